@@ -1,0 +1,120 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { ClinAgentError } from './errors.js';
+
+/**
+ * Every setting comes from the environment and is validated once at start-up. All problems are reported
+ * together, each naming the variable, what is wrong and an example of a good value.
+ */
+const optionalString = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+
+const optionalUrl = optionalString.refine((value) => value === undefined || isHttpUrl(value), {
+  message: 'must be an http(s) URL, e.g. http://127.0.0.1:8000/v1',
+});
+
+const positiveInt = (fallback: number, example: string) =>
+  optionalString
+    .refine((value) => value === undefined || /^\d+$/.test(value), { message: `must be a whole number, e.g. ${example}` })
+    .transform((value) => (value === undefined ? fallback : Number(value)));
+
+const envSchema = z.object({
+  LLM_API_KEY: optionalString,
+  LLM_BASE_URL: optionalUrl,
+  LLM_MODEL: optionalString,
+  LLM_TIMEOUT_MS: positiveInt(60_000, '60000'),
+  LLM_MAX_RETRIES: positiveInt(2, '2'),
+  EMBEDDING_API_KEY: optionalString,
+  EMBEDDING_BASE_URL: optionalUrl,
+  EMBEDDING_MODEL: optionalString,
+  DATABASE_URL: optionalString.refine((value) => value === undefined || /^postgres(ql)?:\/\//.test(value), {
+    message: 'must be a PostgreSQL connection URL, e.g. postgres://user:pass@127.0.0.1:5432/clinagent',
+  }),
+  HOST: optionalString.transform((value) => value ?? '127.0.0.1'),
+  PORT: positiveInt(3000, '3000').refine((port) => port <= 65_535, { message: 'must be between 0 and 65535' }),
+  DATA_DIR: optionalString,
+  SCENARIOS_DIR: optionalString,
+  CLINAGENT_ADMIN_TOKEN: optionalString.refine((value) => value === undefined || value.length >= 24, {
+    message: 'must be at least 24 characters so it cannot be guessed; generate one with `openssl rand -hex 24`',
+  }),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface LlmConfig {
+  apiKey?: string;
+  baseUrl?: string;
+  model?: string;
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+export interface EmbeddingConfig {
+  /** Absent model means the offline local embedder. */
+  apiKey?: string;
+  baseUrl?: string;
+  model?: string;
+}
+
+export interface Config {
+  llm: LlmConfig;
+  embedding: EmbeddingConfig;
+  databaseUrl?: string;
+  host: string;
+  port: number;
+  dataDir: string;
+  scenariosDir: string;
+  adminToken?: string;
+  logLevel: string;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${String(issue.path[0])} ${issue.message}`);
+    throw new ClinAgentError('CONFIG_INVALID', `Invalid configuration:\n- ${problems.join('\n- ')}\nFix these environment variables (see .env.example) and start again.`, {
+      problems,
+    });
+  }
+  const e = parsed.data;
+  const embeddingBaseUrl = e.EMBEDDING_BASE_URL ?? e.LLM_BASE_URL;
+  if (e.EMBEDDING_MODEL && !embeddingBaseUrl) {
+    throw new ClinAgentError(
+      'CONFIG_MISSING',
+      'EMBEDDING_MODEL is set but there is no endpoint for it. Set EMBEDDING_BASE_URL (or LLM_BASE_URL), e.g. http://127.0.0.1:8000/v1, or unset EMBEDDING_MODEL to use the offline local embedder.',
+      { field: 'EMBEDDING_BASE_URL' },
+    );
+  }
+  return {
+    llm: {
+      apiKey: e.LLM_API_KEY,
+      baseUrl: e.LLM_BASE_URL,
+      model: e.LLM_MODEL,
+      timeoutMs: e.LLM_TIMEOUT_MS,
+      maxRetries: e.LLM_MAX_RETRIES,
+    },
+    embedding: {
+      apiKey: e.EMBEDDING_API_KEY ?? e.LLM_API_KEY,
+      baseUrl: e.EMBEDDING_MODEL ? embeddingBaseUrl : undefined,
+      model: e.EMBEDDING_MODEL,
+    },
+    databaseUrl: e.DATABASE_URL,
+    host: e.HOST,
+    port: e.PORT,
+    dataDir: path.resolve(cwd, e.DATA_DIR ?? '.clinagent'),
+    scenariosDir: path.resolve(cwd, e.SCENARIOS_DIR ?? 'scenarios'),
+    adminToken: e.CLINAGENT_ADMIN_TOKEN,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,35 @@
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import type { PgliteDatabase } from 'drizzle-orm/pglite';
+import { migrationsFolder } from '../paths.js';
+import type { Database } from './connect.js';
+
+/** Any fixed number works; it only has to be the same in every ClinAgent process. */
+const MIGRATION_LOCK_KEY = 720_417_001;
+
+/**
+ * Applies the committed SQL migrations. On PostgreSQL several processes (server, workers) may start at
+ * once, so the migration runs under an advisory lock held on one dedicated connection.
+ */
+export async function runMigrations(database: Database): Promise<void> {
+  if (database.engine === 'pglite') {
+    await migratePglite(database.db as unknown as PgliteDatabase, { migrationsFolder: migrationsFolder() });
+    return;
+  }
+  const client = await database.pool!.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await migratePg(drizzlePg({ client }), { migrationsFolder: migrationsFolder() });
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    client.release();
+  }
+}
+
+export async function hasVectorStore(database: Database): Promise<boolean> {
+  const rows = database.pglite
+    ? (await database.pglite.query<{ present: boolean }>("SELECT to_regclass('rag_chunks') IS NOT NULL AS present")).rows
+    : (await database.pool!.query<{ present: boolean }>("SELECT to_regclass('rag_chunks') IS NOT NULL AS present")).rows;
+  return rows[0]?.present === true;
+}

@@ -1,0 +1,3 @@
+export * from './auth.js';
+export * from './trace.js';
+export * from './rag.js';

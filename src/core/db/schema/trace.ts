@@ -1,0 +1,48 @@
+import { index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+/**
+ * The audit record of agent work. A trace is one run (agent run, job, ...); spans are the LLM calls, tool
+ * calls and retrievals inside it. A trace row is written when the run starts, so a run that crashes still
+ * leaves a record.
+ */
+export const traces = pgTable(
+  'traces',
+  {
+    id: uuid('id').primaryKey(),
+    kind: text('kind').notNull(),
+    name: text('name').notNull(),
+    status: text('status').$type<'running' | 'success' | 'failed'>().notNull(),
+    userId: uuid('user_id'),
+    input: jsonb('input'),
+    output: jsonb('output'),
+    error: text('error'),
+    promptTokens: integer('prompt_tokens').notNull().default(0),
+    completionTokens: integer('completion_tokens').notNull().default(0),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+    durationMs: integer('duration_ms'),
+  },
+  (t) => [index('traces_started_idx').on(t.startedAt)],
+);
+
+export const spans = pgTable(
+  'spans',
+  {
+    id: uuid('id').primaryKey(),
+    traceId: uuid('trace_id')
+      .notNull()
+      .references(() => traces.id, { onDelete: 'cascade' }),
+    parentId: uuid('parent_id'),
+    kind: text('kind').$type<'llm' | 'tool' | 'retrieval' | 'step'>().notNull(),
+    name: text('name').notNull(),
+    status: text('status').$type<'success' | 'failed'>().notNull(),
+    input: jsonb('input'),
+    output: jsonb('output'),
+    error: text('error'),
+    promptTokens: integer('prompt_tokens').notNull().default(0),
+    completionTokens: integer('completion_tokens').notNull().default(0),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    durationMs: integer('duration_ms').notNull(),
+  },
+  (t) => [index('spans_trace_idx').on(t.traceId, t.startedAt)],
+);

@@ -1,0 +1,67 @@
+/**
+ * One error type for the whole platform. `code` is stable and is what clients branch on; `status` follows
+ * from the code; the message says what happened and what to do next; `details` names the field, row or rule.
+ */
+const STATUS = {
+  CONFIG_MISSING: 500,
+  CONFIG_INVALID: 500,
+  VALIDATION_FAILED: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT_STATE: 409,
+  SCENARIO_INVALID: 422,
+  UNSUPPORTED_FILE: 415,
+  EMBEDDING_MISMATCH: 409,
+  VECTOR_STORE_UNAVAILABLE: 503,
+  LLM_NOT_CONFIGURED: 503,
+  LLM_AUTH_FAILED: 502,
+  LLM_RATE_LIMITED: 503,
+  LLM_TIMEOUT: 504,
+  LLM_UNAVAILABLE: 502,
+  LLM_BAD_RESPONSE: 502,
+  EMBEDDING_FAILED: 502,
+  INTERNAL: 500,
+} as const;
+
+export type ErrorCode = keyof typeof STATUS;
+
+const MARKER = Symbol.for('clinagent.error');
+
+export class ClinAgentError extends Error {
+  readonly status: number;
+  readonly [MARKER] = true;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'ClinAgentError';
+    this.status = STATUS[code];
+  }
+
+  /** Works across duplicate copies of the package, where `instanceof` would not. */
+  static isInstance(error: unknown): error is ClinAgentError {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
+  }
+
+  toJSON(): { code: ErrorCode; message: string; details: Record<string, unknown> } {
+    return { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+export function statusOf(code: ErrorCode): number {
+  return STATUS[code];
+}
+
+/** Formats zod-style issues as one `path: message` line each; a model or a user can fix each line. */
+export function formatIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string[] {
+  return issues.map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : '(root)'}: ${issue.message}`);
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
