@@ -1,0 +1,51 @@
+import type OpenAI from 'openai';
+
+export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+export type ContentPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
+
+/** A function the model may call; `parameters` is JSON Schema. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  model?: string;
+  temperature?: number;
+  maxTokens?: number;
+  /** Ask the endpoint for a JSON object; not every endpoint honours it, so the parser stays tolerant. */
+  jsonMode?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  /** Raw JSON text as the model wrote it; parsed and validated by the tool registry. */
+  arguments: string;
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface ChatResponse {
+  content: string;
+  toolCalls: ToolCallRequest[];
+  modelName: string;
+  finishReason: string;
+  usage: TokenUsage;
+  latencyMs: number;
+}
+
+export function imagePart(url: string, detail: 'auto' | 'low' | 'high' = 'auto'): ContentPart {
+  return { type: 'image_url', image_url: { url, detail } };
+}
+
+export function textPart(text: string): ContentPart {
+  return { type: 'text', text };
+}

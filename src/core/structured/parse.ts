@@ -1,0 +1,126 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { jsonrepair } from 'jsonrepair';
+import { errorMessage } from '../errors.js';
+import { resolveOutputType, type JsonSchema, type OutputType } from './output-types.js';
+
+/** How the JSON was obtained, so traces show when the model needed repairs. */
+export type ParsedAs = 'text' | 'exact' | 'extracted' | 'repaired' | 'failed';
+
+export interface ParseResult {
+  success: boolean;
+  data: Record<string, unknown>;
+  parsedAs: ParsedAs;
+  /** Why parsing failed; empty on success. */
+  error: string;
+  /** Fields filled with defaults and schema mismatches: light validation, never a failure. */
+  warnings: string[];
+  rawOutput: string;
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validators = new WeakMap<JsonSchema, ValidateFunction>();
+
+/**
+ * The one tolerant structured-output parser. Order: the whole text as JSON, then JSON inside a markdown
+ * fence or prose, then the same candidates through `jsonrepair`. It never throws: a failure is reported
+ * with the raw output kept, so a bad answer never crashes a run.
+ */
+export function parseStructuredOutput(rawOutput: string, outputTypeSpec?: string | OutputType): ParseResult {
+  let outputType: OutputType;
+  try {
+    outputType = resolveOutputType(outputTypeSpec);
+  } catch (error) {
+    return { success: false, data: {}, parsedAs: 'failed', error: errorMessage(error), warnings: [], rawOutput };
+  }
+  if (!outputType.schema) {
+    return { success: true, data: {}, parsedAs: 'text', error: '', warnings: [], rawOutput };
+  }
+  const found = findJsonObject(rawOutput);
+  if (!found) {
+    return {
+      success: false,
+      data: {},
+      parsedAs: 'failed',
+      error: `No JSON object found in the model output (expected output type "${outputType.name}"). The raw output is kept.`,
+      warnings: [],
+      rawOutput,
+    };
+  }
+  const warnings = fillAndCheck(found.value, outputType.schema);
+  return { success: true, data: found.value, parsedAs: found.parsedAs, error: '', warnings, rawOutput };
+}
+
+function findJsonObject(raw: string): { value: Record<string, unknown>; parsedAs: ParsedAs } | undefined {
+  const text = raw.trim();
+  const candidates: Array<{ text: string; parsedAs: ParsedAs }> = [{ text, parsedAs: 'exact' }];
+  for (const match of text.matchAll(/```(?:json|JSON)?\s*\n?([\s\S]*?)```/g)) {
+    if (match[1]?.trim()) candidates.push({ text: match[1].trim(), parsedAs: 'extracted' });
+  }
+  const first = text.indexOf('{');
+  const last = text.lastIndexOf('}');
+  if (first >= 0 && last > first) candidates.push({ text: text.slice(first, last + 1), parsedAs: 'extracted' });
+  // An unterminated object (output cut off by max_tokens) has no closing brace; repair may complete it.
+  if (first >= 0 && last < first) candidates.push({ text: text.slice(first), parsedAs: 'extracted' });
+
+  for (const candidate of candidates) {
+    const value = tryParse(candidate.text);
+    if (isObject(value)) return { value, parsedAs: candidate.parsedAs };
+  }
+  for (const candidate of candidates) {
+    if (!candidate.text.includes('{')) continue;
+    try {
+      const value = JSON.parse(jsonrepair(candidate.text.slice(candidate.text.indexOf('{'))));
+      if (isObject(value)) return { value, parsedAs: 'repaired' };
+    } catch {
+      // try the next candidate
+    }
+  }
+  return undefined;
+}
+
+function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Fills absent declared fields with their schema default (or an empty value of their type), then validates. */
+function fillAndCheck(data: Record<string, unknown>, schema: JsonSchema): string[] {
+  const warnings: string[] = [];
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  for (const [key, property] of Object.entries(properties)) {
+    if (data[key] !== undefined) continue;
+    data[key] = 'default' in property ? structuredClone(property.default) : emptyValueOf(property.type);
+    warnings.push(`${key}: missing, filled with ${JSON.stringify(data[key])}`);
+  }
+  let validate = validators.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    validators.set(schema, validate);
+  }
+  if (!validate(data)) {
+    for (const issue of validate.errors ?? []) warnings.push(`${issue.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(root)'}: ${issue.message}`);
+  }
+  return warnings;
+}
+
+function emptyValueOf(type: unknown): unknown {
+  switch (type) {
+    case 'array':
+      return [];
+    case 'object':
+      return {};
+    case 'string':
+      return '';
+    case 'boolean':
+      return false;
+    default:
+      return null;
+  }
+}

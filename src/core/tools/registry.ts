@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { ClinAgentError, errorMessage, formatIssues } from '../errors.js';
+import type { ToolSpec } from '../llm/types.js';
+import type { TraceScope } from '../trace/store.js';
+
+/**
+ * A tool a model may call. Tools get their inputs as validated arguments and whatever their factory closed
+ * over (records, a read-only store); they never see configuration, so they can never read an API key.
+ */
+export interface ToolDefinition<Args = unknown> {
+  name: string;
+  description: string;
+  schema: z.ZodType<Args>;
+  run(args: Args): Promise<unknown> | unknown;
+}
+
+/** The one result shape for every tool call, success or not. */
+export interface ToolCallResult {
+  toolName: string;
+  success: boolean;
+  arguments: unknown;
+  result: unknown;
+  error: string;
+}
+
+export interface ToolRegistry {
+  register<Args>(tool: ToolDefinition<Args>): void;
+  get(name: string): ToolDefinition | undefined;
+  list(): ToolDefinition[];
+  /** JSON Schema specs for the model; unknown names are an error naming what exists. */
+  specs(names: readonly string[]): ToolSpec[];
+  /** Never throws: unknown tools, bad arguments and throwing tools all come back as failed results. */
+  run(name: string, args: unknown, trace?: TraceScope): Promise<ToolCallResult>;
+}
+
+const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
+
+export function createToolRegistry(): ToolRegistry {
+  const tools = new Map<string, ToolDefinition>();
+
+  async function execute(name: string, rawArgs: unknown): Promise<ToolCallResult> {
+    const tool = tools.get(name);
+    let args: unknown = rawArgs;
+    if (!tool) {
+      return { toolName: name, success: false, arguments: args, result: null, error: `Unknown tool "${name}". Available tools: ${[...tools.keys()].join(', ') || '(none)'}.` };
+    }
+    if (typeof rawArgs === 'string') {
+      try {
+        args = rawArgs.trim() === '' ? {} : JSON.parse(rawArgs);
+      } catch (error) {
+        return { toolName: name, success: false, arguments: rawArgs, result: null, error: `Arguments are not valid JSON (${errorMessage(error)}). Send one JSON object matching the tool's parameters.` };
+      }
+    }
+    const parsed = tool.schema.safeParse(args ?? {});
+    if (!parsed.success) {
+      // One `path: message` line per issue: without the path a model cannot fix its own call.
+      return { toolName: name, success: false, arguments: args, result: null, error: `Invalid arguments for ${name}:\n${formatIssues(parsed.error.issues).join('\n')}` };
+    }
+    try {
+      const result = await tool.run(parsed.data);
+      return { toolName: name, success: true, arguments: parsed.data, result: result ?? null, error: '' };
+    } catch (error) {
+      return { toolName: name, success: false, arguments: parsed.data, result: null, error: `${name} failed: ${errorMessage(error)}` };
+    }
+  }
+
+  return {
+    register(tool) {
+      if (!TOOL_NAME.test(tool.name)) {
+        throw new ClinAgentError('VALIDATION_FAILED', `Tool name "${tool.name}" is invalid: use letters, digits, _ or -, starting with a letter (at most 64).`, { field: 'name' });
+      }
+      if (tools.has(tool.name)) {
+        throw new ClinAgentError('CONFLICT_STATE', `A tool named "${tool.name}" is already registered. Pick another name or register it once.`, { tool: tool.name });
+      }
+      tools.set(tool.name, tool as ToolDefinition);
+    },
+    get: (name) => tools.get(name),
+    list: () => [...tools.values()],
+    specs(names) {
+      return names.map((name) => {
+        const tool = tools.get(name);
+        if (!tool) {
+          throw new ClinAgentError('NOT_FOUND', `Unknown tool "${name}". Available tools: ${[...tools.keys()].join(', ') || '(none)'}.`, { tool: name });
+        }
+        const parameters = z.toJSONSchema(tool.schema, { target: 'draft-7' }) as Record<string, unknown>;
+        delete parameters.$schema;
+        return { name: tool.name, description: tool.description, parameters };
+      });
+    },
+    async run(name, args, trace) {
+      if (!trace) return execute(name, args);
+      return trace.span('tool', name, { arguments: args }, () => execute(name, args), (result) => ({
+        output: result.success ? result.result : null,
+        status: result.success ? 'success' : 'failed',
+        error: result.error || undefined,
+      }));
+    },
+  };
+}

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { asc, desc, eq, sql } from 'drizzle-orm';
+import type { Db } from '../db/connect.js';
+import { spans, traces } from '../db/schema/trace.js';
+import { errorMessage } from '../errors.js';
+import { redactText } from '../logger.js';
+import type { TokenUsage } from '../llm/types.js';
+
+export type SpanKind = 'llm' | 'tool' | 'retrieval' | 'step';
+
+export interface SpanOutcome {
+  output?: unknown;
+  usage?: TokenUsage;
+  /** A call can return normally and still have failed (a tool result with success: false). */
+  status?: 'success' | 'failed';
+  error?: string;
+}
+
+/** What code inside a run needs: a way to time and record one step. */
+export interface TraceScope {
+  readonly traceId: string;
+  span<T>(kind: SpanKind, name: string, input: unknown, fn: () => Promise<T>, describe?: (result: T) => SpanOutcome): Promise<T>;
+}
+
+export interface TraceRun extends TraceScope {
+  finish(outcome: { status: 'success' | 'failed'; output?: unknown; error?: string }): Promise<void>;
+}
+
+export interface TraceView {
+  id: string;
+  kind: string;
+  name: string;
+  status: string;
+  userId: string | null;
+  input: unknown;
+  output: unknown;
+  error: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  startedAt: string;
+  endedAt: string | null;
+  durationMs: number | null;
+  spans: Array<{
+    id: string;
+    kind: string;
+    name: string;
+    status: string;
+    input: unknown;
+    output: unknown;
+    error: string | null;
+    promptTokens: number;
+    completionTokens: number;
+    startedAt: string;
+    durationMs: number;
+  }>;
+}
+
+export interface TraceStore {
+  start(run: { kind: string; name: string; input?: unknown; userId?: string }): Promise<TraceRun>;
+  get(id: string): Promise<TraceView | undefined>;
+  list(options?: { limit?: number }): Promise<Array<Omit<TraceView, 'spans' | 'input' | 'output'>>>;
+}
+
+/**
+ * The one trace store. The trace row is inserted before any work starts and every span is written as soon
+ * as it ends, so the audit record of a run survives the run failing or the process dying mid-way.
+ * `secrets` are scrubbed from everything stored, in case a provider error message echoes a key.
+ */
+export function createTraceStore(db: Db, options: { secrets?: ReadonlyArray<string | undefined> } = {}): TraceStore {
+  const scrub = (value: unknown): unknown => (value === undefined ? null : JSON.parse(redactText(JSON.stringify(value), options.secrets ?? [])));
+
+  return {
+    async start(run) {
+      const traceId = randomUUID();
+      const startedAt = new Date();
+      await db.insert(traces).values({ id: traceId, kind: run.kind, name: run.name, status: 'running', userId: run.userId ?? null, input: scrub(run.input), startedAt });
+
+      const scope: TraceRun = {
+        traceId,
+        async span(kind, name, input, fn, describe) {
+          const spanStarted = new Date();
+          const t0 = performance.now();
+          let outcome: SpanOutcome;
+          let result: Awaited<ReturnType<typeof fn>>;
+          try {
+            result = await fn();
+            outcome = describe ? describe(result) : { output: result };
+          } catch (error) {
+            await writeSpan({ status: 'failed', error: errorMessage(error) });
+            throw error;
+          }
+          await writeSpan(outcome);
+          return result;
+
+          async function writeSpan(o: SpanOutcome) {
+            await db.insert(spans).values({
+              id: randomUUID(),
+              traceId,
+              kind,
+              name,
+              status: o.status ?? (o.error ? 'failed' : 'success'),
+              input: scrub(input),
+              output: scrub(o.output),
+              error: o.error ? redactText(o.error, options.secrets ?? []) : null,
+              promptTokens: o.usage?.promptTokens ?? 0,
+              completionTokens: o.usage?.completionTokens ?? 0,
+              startedAt: spanStarted,
+              durationMs: Math.round(performance.now() - t0),
+            });
+          }
+        },
+        async finish(outcome) {
+          const endedAt = new Date();
+          const [totals] = await db
+            .select({ prompt: sql<number>`coalesce(sum(${spans.promptTokens}), 0)::int`, completion: sql<number>`coalesce(sum(${spans.completionTokens}), 0)::int` })
+            .from(spans)
+            .where(eq(spans.traceId, traceId));
+          await db
+            .update(traces)
+            .set({
+              status: outcome.status,
+              output: scrub(outcome.output),
+              error: outcome.error ? redactText(outcome.error, options.secrets ?? []) : null,
+              promptTokens: Number(totals?.prompt ?? 0),
+              completionTokens: Number(totals?.completion ?? 0),
+              endedAt,
+              durationMs: endedAt.getTime() - startedAt.getTime(),
+            })
+            .where(eq(traces.id, traceId));
+        },
+      };
+      return scope;
+    },
+
+    async get(id) {
+      if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+      const [trace] = await db.select().from(traces).where(eq(traces.id, id));
+      if (!trace) return undefined;
+      const rows = await db.select().from(spans).where(eq(spans.traceId, id)).orderBy(asc(spans.startedAt));
+      return {
+        ...trace,
+        startedAt: trace.startedAt.toISOString(),
+        endedAt: trace.endedAt?.toISOString() ?? null,
+        spans: rows.map((s) => ({
+          id: s.id,
+          kind: s.kind,
+          name: s.name,
+          status: s.status,
+          input: s.input,
+          output: s.output,
+          error: s.error,
+          promptTokens: s.promptTokens,
+          completionTokens: s.completionTokens,
+          startedAt: s.startedAt.toISOString(),
+          durationMs: s.durationMs,
+        })),
+      };
+    },
+
+    async list({ limit = 50 } = {}) {
+      const rows = await db
+        .select({
+          id: traces.id, kind: traces.kind, name: traces.name, status: traces.status, userId: traces.userId, error: traces.error,
+          promptTokens: traces.promptTokens, completionTokens: traces.completionTokens, startedAt: traces.startedAt, endedAt: traces.endedAt, durationMs: traces.durationMs,
+        })
+        .from(traces)
+        .orderBy(desc(traces.startedAt))
+        .limit(Math.min(Math.max(limit, 1), 500));
+      return rows.map((r) => ({ ...r, startedAt: r.startedAt.toISOString(), endedAt: r.endedAt?.toISOString() ?? null }));
+    },
+  };
+}
