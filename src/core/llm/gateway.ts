@@ -8,6 +8,8 @@ import type { ChatMessage, ChatRequest, ChatResponse } from './types.js';
 export interface LlmGateway {
   readonly isConfigured: boolean;
   readonly modelName: string;
+  /** Throws LLM_NOT_CONFIGURED, naming the variables to set, when the endpoint is not configured. */
+  assertConfigured(): void;
   /** One chat completion. Records an `llm` span on `trace` when given, failed calls included. */
   chat(request: ChatRequest, trace?: TraceScope): Promise<ChatResponse>;
 }
@@ -37,7 +39,7 @@ export function createLlmGateway(config: LlmConfig, options: { fetch?: typeof fe
         fetch: options.fetch,
       });
 
-  async function callModel(request: ChatRequest): Promise<ChatResponse> {
+  function assertConfigured(): void {
     if (!client) {
       throw new ClinAgentError(
         'LLM_NOT_CONFIGURED',
@@ -45,9 +47,14 @@ export function createLlmGateway(config: LlmConfig, options: { fetch?: typeof fe
         { missing },
       );
     }
+  }
+
+  async function callModel(request: ChatRequest): Promise<ChatResponse> {
+    assertConfigured();
+    const openai = client!;
     const started = performance.now();
     try {
-      const completion = await client.chat.completions.create(
+      const completion = await openai.chat.completions.create(
         {
           model: request.model ?? config.model!,
           messages: request.messages,
@@ -81,6 +88,7 @@ export function createLlmGateway(config: LlmConfig, options: { fetch?: typeof fe
   return {
     isConfigured: missing.length === 0,
     modelName: config.model ?? '',
+    assertConfigured: () => assertConfigured(),
     async chat(request, trace) {
       if (!trace) return callModel(request);
       return trace.span('llm', request.model ?? config.model ?? 'llm', { model: request.model ?? config.model, messages: summariseMessages(request.messages), tools: request.tools?.map((t) => t.name) }, () => callModel(request), (response) => ({

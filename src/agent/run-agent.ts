@@ -1,0 +1,120 @@
+import type { LlmGateway } from '../core/llm/gateway.js';
+import type { ChatMessage } from '../core/llm/types.js';
+import type { Logger } from '../core/logger.js';
+import { parseStructuredOutput } from '../core/structured/parse.js';
+import type { ToolRegistry } from '../core/tools/registry.js';
+import type { TraceRun, TraceStore } from '../core/trace/store.js';
+import { ClinAgentError, errorMessage } from '../core/errors.js';
+import type { RagStore } from '../rag/index.js';
+import { buildMessages, fitReferences } from './messages.js';
+import { emptyResult, type AgentResult } from './result.js';
+import type { Scenario } from './scenarios/load.js';
+
+/** What a run needs; passed explicitly so a test or another process can build it from any context. */
+export interface AgentDeps {
+  llm: LlmGateway;
+  tools: ToolRegistry;
+  trace: TraceStore;
+  rag?: Pick<RagStore, 'retrieve'>;
+  logger?: Logger;
+}
+
+export interface RunAgentOptions {
+  context: AgentDeps;
+  /** Limit retrieval to these documents of the scenario for this run. */
+  documentIds?: string[];
+  /** Who asked, recorded on the trace. */
+  userId?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * runAgent(scenario, input, options) -> AgentResult: seed 004 section 4, plus a bounded function-calling
+ * loop. It never throws for a run-level problem: configuration gaps, retrieval and LLM failures come back
+ * as a failed result with an error that says what to do, and the trace records the run either way.
+ */
+export async function runAgent(scenario: Scenario, input: string, options: RunAgentOptions): Promise<AgentResult> {
+  const { llm, tools, trace: traceStore, rag } = options.context;
+  const started = performance.now(); // step 1
+  const result = emptyResult();
+  result.modelName = scenario.model.name ?? llm.modelName;
+  const trace = await traceStore.start({ kind: 'agent', name: scenario.id, input: { scenarioId: scenario.id, input, documentIds: options.documentIds }, userId: options.userId });
+  result.traceId = trace.traceId;
+
+  try {
+    if (!input.trim()) throw new ClinAgentError('VALIDATION_FAILED', 'The input is empty. Type a question or instruction for the agent.', { field: 'input' });
+    // Checked before retrieval so an unconfigured install answers at once with what to set.
+    llm.assertConfigured();
+    // step 2: references from this scenario's documents only
+    if (scenario.rag.enabled) {
+      if (!rag) throw new ClinAgentError('VECTOR_STORE_UNAVAILABLE', 'This scenario uses RAG but no document store is available in this process.');
+      const found = await trace.span(
+        'retrieval',
+        scenario.rag.collection,
+        { query: input, topK: scenario.rag.topK, documentIds: options.documentIds },
+        () => rag.retrieve({ scenarioId: scenario.id, query: input, collection: scenario.rag.collection, topK: scenario.rag.topK, documentIds: options.documentIds }),
+        (refs) => ({ output: refs.map((r) => ({ chunkId: r.chunkId, score: r.score })) }),
+      );
+      result.references = fitReferences(found, scenario.rag.maxContextTokens);
+    }
+    // steps 3-5: tools offered to the model, messages, model call with a bounded tool loop
+    const toolSpecs = tools.specs(scenario.tools);
+    const messages = buildMessages(scenario, input, result.references);
+    const final = await callWithTools(trace, options, scenario, messages, toolSpecs, result);
+    result.rawOutput = final.content;
+    result.modelName = final.modelName || result.modelName;
+    // step 6: structured output; a parse failure keeps the run successful (seed 004 section 12)
+    const parsed = parseStructuredOutput(final.content, scenario.outputType);
+    result.structuredOutput = parsed.data;
+    const answerField = scenario.outputType.answerField;
+    const fieldAnswer = answerField ? parsed.data[answerField] : undefined;
+    result.answer = typeof fieldAnswer === 'string' && fieldAnswer.trim() ? fieldAnswer : final.content;
+    result.error = parsed.success ? '' : parsed.error;
+    result.status = 'success'; // step 8
+  } catch (error) {
+    // step 9
+    result.status = 'failed';
+    result.error = ClinAgentError.isInstance(error) ? error.message : `The agent run failed: ${errorMessage(error)}`;
+    options.context.logger?.warn({ traceId: trace.traceId, scenarioId: scenario.id, err: error }, 'agent run failed');
+  }
+  result.latencyMs = Math.round(performance.now() - started); // step 7
+  await trace.finish({
+    status: result.status,
+    output: { answer: result.answer, structuredOutput: result.structuredOutput, references: result.references.map((r) => r.chunkId), toolCalls: result.toolCalls.length, modelName: result.modelName, latencyMs: result.latencyMs },
+    error: result.error || undefined,
+  });
+  return result;
+}
+
+async function callWithTools(
+  trace: TraceRun,
+  options: RunAgentOptions,
+  scenario: Scenario,
+  messages: ChatMessage[],
+  toolSpecs: ReturnType<ToolRegistry['specs']>,
+  result: AgentResult,
+) {
+  const { llm, tools } = options.context;
+  for (let round = 0; ; round++) {
+    // On the last round tools are withheld, so the model has to answer instead of looping forever.
+    const offerTools = toolSpecs.length > 0 && round < scenario.maxToolRounds;
+    const response = await llm.chat(
+      { messages, tools: offerTools ? toolSpecs : undefined, model: scenario.model.name, temperature: scenario.model.temperature, maxTokens: scenario.model.maxTokens, signal: options.signal },
+      trace,
+    );
+    if (!response.toolCalls.length || !offerTools) return response;
+    messages.push({
+      role: 'assistant',
+      content: response.content || null,
+      tool_calls: response.toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })),
+    });
+    for (const call of response.toolCalls) {
+      // Only the scenario's own tools may run, whatever the model asks for.
+      const outcome = scenario.tools.includes(call.name)
+        ? await tools.run(call.name, call.arguments, trace)
+        : { toolName: call.name, success: false, arguments: call.arguments, result: null, error: `Tool "${call.name}" is not available in scenario ${scenario.id}. Available: ${scenario.tools.join(', ') || '(none)'}.` };
+      result.toolCalls.push(outcome);
+      messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(outcome.success ? { result: outcome.result } : { error: outcome.error }) });
+    }
+  }
+}

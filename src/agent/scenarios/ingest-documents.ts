@@ -1,0 +1,24 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { RagStore } from '../../rag/index.js';
+import { extractText } from '../../rag/index.js';
+import type { Scenario } from './load.js';
+
+/**
+ * Ingests the documents a scenario ships with. Document ids derive from the scenario and file name, so a
+ * restart re-ingests nothing that has not changed (the store compares content hashes).
+ */
+export async function ingestScenarioDocuments(rag: RagStore, scenario: Scenario): Promise<Array<{ documentId: string; chunks: number; unchanged: boolean }>> {
+  if (!scenario.rag.enabled) return [];
+  const results = [];
+  for (const file of scenario.documents) {
+    const sourceFile = path.basename(file);
+    const text = await extractText(sourceFile, new Uint8Array(await readFile(file)));
+    results.push(await rag.ingestDocument({ documentId: scenarioDocumentId(scenario.id, sourceFile), scenarioId: scenario.id, sourceFile, text, collection: scenario.rag.collection }));
+  }
+  return results;
+}
+
+export function scenarioDocumentId(scenarioId: string, sourceFile: string): string {
+  return `${scenarioId}--${sourceFile.replace(/[^A-Za-z0-9._-]+/g, '_')}`;
+}

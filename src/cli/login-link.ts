@@ -1,0 +1,21 @@
+import { eq } from 'drizzle-orm';
+import { closeContext, createContext } from '../context.js';
+import { loadConfig } from '../core/config.js';
+import { users } from '../core/db/schema/auth.js';
+import { ClinAgentError } from '../core/errors.js';
+
+/** Recovery path when the first-start link was lost: issues a fresh one-time link for the first admin. */
+export async function loginLinkCommand(): Promise<number> {
+  const config = loadConfig();
+  const ctx = await createContext(config);
+  try {
+    await ctx.users.bootstrapAdmin();
+    const [admin] = await ctx.db.select().from(users).where(eq(users.role, 'admin')).limit(1);
+    if (!admin) throw new ClinAgentError('NOT_FOUND', 'No admin user exists. Start the server once (clinagent serve) to create one.');
+    const code = await ctx.users.issueLoginCode(admin.id);
+    process.stdout.write(`One-time sign-in link for ${admin.name} (valid 24 hours):\n    http://${config.host}:${config.port}/?login=${code}\n`);
+    return 0;
+  } finally {
+    await closeContext(ctx);
+  }
+}

@@ -1,0 +1,24 @@
+import { runAgent } from '../agent/run-agent.js';
+import { ingestScenarioDocuments } from '../agent/scenarios/ingest-documents.js';
+import { closeContext, createContext } from '../context.js';
+import { loadConfig } from '../core/config.js';
+import { ClinAgentError } from '../core/errors.js';
+
+export async function runCommand(args: string[]): Promise<number> {
+  const [scenarioId, ...words] = args;
+  const input = words.join(' ');
+  if (!scenarioId || !input.trim()) {
+    throw new ClinAgentError('VALIDATION_FAILED', 'Usage: clinagent run <scenarioId> "<input>", e.g. clinagent run protocol-qa "What are the inclusion criteria?"');
+  }
+  const ctx = await createContext(loadConfig(), { logger: undefined });
+  try {
+    const scenario = ctx.scenarios.get(scenarioId);
+    // The shipped documents must be there for references; unchanged files are skipped by hash.
+    if (ctx.hasVectorStore) await ingestScenarioDocuments(ctx.rag, scenario);
+    const result = await runAgent(scenario, input, { context: { llm: ctx.llm, tools: ctx.tools, trace: ctx.trace, rag: ctx.rag, logger: ctx.logger } });
+    process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    return result.status === 'success' ? 0 : 1;
+  } finally {
+    await closeContext(ctx);
+  }
+}

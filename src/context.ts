@@ -1,0 +1,81 @@
+import { registerBuiltinTools } from './agent/tools/builtin.js';
+import { loadDemoRecords } from './agent/tools/demo-records.js';
+import { createScenarioCatalog, type ScenarioCatalog } from './agent/scenarios/catalog.js';
+import { loadScenarios } from './agent/scenarios/load.js';
+import { createUserStore, type UserStore } from './core/auth/users.js';
+import type { Config } from './core/config.js';
+import { openDatabase, type Database, type Db } from './core/db/connect.js';
+import { hasVectorStore, runMigrations } from './core/db/migrate.js';
+import { createJobs, type Jobs } from './core/jobs/boss.js';
+import { createLlmGateway, type LlmGateway } from './core/llm/gateway.js';
+import { createLogger, type Logger } from './core/logger.js';
+import { createToolRegistry, type ToolRegistry } from './core/tools/registry.js';
+import { createTraceStore, type TraceStore } from './core/trace/store.js';
+import { createEmbedder, createRagStore, type Embedder, type RagStore } from './rag/index.js';
+
+/** Built once at start-up and handed to every area; per-request values are arguments, never fields here. */
+export interface AppContext {
+  config: Config;
+  logger: Logger;
+  database: Database;
+  db: Db;
+  jobs?: Jobs;
+  llm: LlmGateway;
+  embedder: Embedder;
+  tools: ToolRegistry;
+  trace: TraceStore;
+  rag: RagStore;
+  users: UserStore;
+  scenarios: ScenarioCatalog;
+  /** False on a PostgreSQL without pgvector: RAG calls then fail with VECTOR_STORE_UNAVAILABLE. */
+  hasVectorStore: boolean;
+}
+
+export interface CreateContextOptions {
+  logger?: Logger;
+  /** Start pg-boss (server and worker processes); off for one-shot CLI commands. */
+  startJobs?: boolean;
+  /** Use this database instead of opening one from config (tests). */
+  database?: Database;
+}
+
+export async function createContext(config: Config, options: CreateContextOptions = {}): Promise<AppContext> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const tools = createToolRegistry();
+  registerBuiltinTools(tools, loadDemoRecords());
+  // Scenarios are validated before the database opens: a typo should fail fast, not after migrations.
+  const scenarios = createScenarioCatalog(loadScenarios(config.scenariosDir), tools);
+  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  try {
+    await runMigrations(database);
+    const vectorStore = await hasVectorStore(database);
+    if (!vectorStore) logger.warn('this PostgreSQL has no pgvector extension: RAG is unavailable until it is installed');
+    const embedder = createEmbedder(config.embedding, config.llm);
+    const secrets = [config.llm.apiKey, config.embedding.apiKey, config.adminToken];
+    const jobs = options.startJobs ? await createJobs(database, logger) : undefined;
+    return {
+      config,
+      logger,
+      database,
+      db: database.db,
+      jobs,
+      llm: createLlmGateway(config.llm),
+      embedder,
+      tools,
+      trace: createTraceStore(database.db, { secrets }),
+      rag: createRagStore({ db: database.db, embedder }),
+      users: createUserStore(database.db),
+      scenarios,
+      hasVectorStore: vectorStore,
+    };
+  } catch (error) {
+    if (!options.database) await database.close();
+    throw error;
+  }
+}
+
+/** pg-boss first (it may still be finishing a job that writes), then the database. */
+export async function closeContext(ctx: AppContext, options: { keepDatabase?: boolean } = {}): Promise<void> {
+  await ctx.jobs?.stop();
+  if (!options.keepDatabase) await ctx.database.close();
+}

@@ -1,0 +1,86 @@
+import PgBoss from 'pg-boss';
+import type { Database } from '../db/connect.js';
+import { ClinAgentError, errorMessage, formatIssues } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { pgliteExecuteSql } from './pglite-adapter.js';
+import type { QueueDef } from './queues.js';
+
+export interface WorkOptions {
+  /** Jobs fetched per poll; pg-boss throughput is batchSize per polling interval. */
+  batchSize?: number;
+  pollingIntervalSeconds?: number;
+}
+
+export interface Jobs {
+  readonly boss: PgBoss;
+  send<T>(queue: QueueDef<T>, data: T, options?: PgBoss.SendOptions): Promise<string | null>;
+  /** Handles each job of the batch in turn; a throwing handler fails that job only, and pg-boss retries it. */
+  work<T>(queue: QueueDef<T>, handler: (data: T, job: PgBoss.Job<T>) => Promise<void>, options?: WorkOptions): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export interface CreateJobsOptions {
+  /** Maintenance and cron scheduling; off for pure worker processes beyond the first is fine either way. */
+  supervise?: boolean;
+  schedule?: boolean;
+}
+
+/**
+ * pg-boss 10 on the shared database: node-postgres by connection string on PostgreSQL, the executeSql
+ * adapter over the one PGlite connection when embedded. Several `clinagent worker` processes on one
+ * PostgreSQL share the queues through SKIP LOCKED, so each job is handled once.
+ */
+export async function createJobs(database: Database, logger: Logger, options: CreateJobsOptions = {}): Promise<Jobs> {
+  const boss = database.pglite
+    ? new PgBoss({ db: pgliteExecuteSql(database.pglite) as PgBoss.Db, supervise: options.supervise ?? true, schedule: options.schedule ?? true })
+    : new PgBoss({ connectionString: database.connectionString!, max: 4, supervise: options.supervise ?? true, schedule: options.schedule ?? true });
+  boss.on('error', (error) => logger.error({ err: error }, 'job queue error'));
+  await boss.start();
+  const created = new Set<string>();
+
+  async function ensureQueue(queue: QueueDef<unknown>): Promise<void> {
+    if (created.has(queue.name)) return;
+    // createQueue is idempotent in pg-boss 10; concurrent creation by two processes may still race.
+    try {
+      await boss.createQueue(queue.name, { name: queue.name, retryLimit: queue.retryLimit, expireInSeconds: queue.expireInSeconds, retryBackoff: true });
+    } catch (error) {
+      if (!(await boss.getQueue(queue.name))) throw error;
+    }
+    created.add(queue.name);
+  }
+
+  return {
+    boss,
+    async send(queue, data, sendOptions = {}) {
+      const parsed = queue.schema.safeParse(data);
+      if (!parsed.success) {
+        throw new ClinAgentError('VALIDATION_FAILED', `Job for queue ${queue.name} has an invalid payload:\n${formatIssues(parsed.error.issues).join('\n')}`, { queue: queue.name });
+      }
+      await ensureQueue(queue as QueueDef<unknown>);
+      return boss.send(queue.name, parsed.data as object, sendOptions);
+    },
+    async work(queue, handler, workOptions = {}) {
+      await ensureQueue(queue as QueueDef<unknown>);
+      return boss.work<unknown>(queue.name, { batchSize: workOptions.batchSize ?? 1, pollingIntervalSeconds: workOptions.pollingIntervalSeconds ?? 1 }, async (jobs) => {
+        // Settle each job on its own: pg-boss fails a whole batch when the handler throws, which would
+        // retry (and so repeat) the jobs of the batch that had already succeeded.
+        for (const job of jobs) {
+          try {
+            const parsed = queue.schema.safeParse(job.data);
+            if (!parsed.success) {
+              throw new ClinAgentError('VALIDATION_FAILED', `Invalid payload for ${queue.name}: ${formatIssues(parsed.error.issues).join('; ')}`);
+            }
+            await handler(parsed.data, job as PgBoss.Job<typeof parsed.data>);
+            await boss.complete(queue.name, job.id);
+          } catch (error) {
+            logger.warn({ queue: queue.name, jobId: job.id, err: error }, 'job failed; pg-boss will retry it if retries remain');
+            await boss.fail(queue.name, job.id, { message: errorMessage(error) });
+          }
+        }
+      });
+    },
+    async stop() {
+      await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+    },
+  };
+}

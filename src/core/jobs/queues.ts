@@ -1,0 +1,20 @@
+import { z } from 'zod';
+
+/** A queue name next to the zod schema of its payload: a job with a bad payload fails before any work. */
+export interface QueueDef<T> {
+  name: string;
+  schema: z.ZodType<T>;
+  /** pg-boss retry policy for this queue. */
+  retryLimit: number;
+  /** Active jobs older than this are expired and retried; long enough for a slow LLM or embedding call. */
+  expireInSeconds: number;
+}
+
+export function defineQueue<T>(name: string, schema: z.ZodType<T>, options: Partial<Omit<QueueDef<T>, 'name' | 'schema'>> = {}): QueueDef<T> {
+  return { name, schema, retryLimit: options.retryLimit ?? 3, expireInSeconds: options.expireInSeconds ?? 15 * 60 };
+}
+
+/** Ingests the documents a scenario ships with; one job per scenario, repeated runs are cheap (hash check). */
+export const ingestScenarioDocumentsQueue = defineQueue('rag-ingest-scenario-documents', z.object({ scenarioId: z.string().min(1) }));
+
+export const ALL_QUEUES: ReadonlyArray<QueueDef<unknown>> = [ingestScenarioDocumentsQueue as QueueDef<unknown>];

@@ -1,0 +1,94 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { ClinAgentError } from '../../core/errors.js';
+import { extractText } from '../../rag/index.js';
+import { documentInfoBody, errorResponses } from '../schemas.js';
+
+/** Multipart uploads arrive as `{ filename, data }` (see the onFile hook in server.ts); JSON as text. */
+interface UploadBody {
+  scenarioId: string;
+  documentId?: string;
+  sourceFile?: string;
+  text?: string;
+  file?: { filename: string; data: Buffer };
+}
+
+export const ragRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.get<{ Querystring: { scenarioId?: string } }>(
+    '/api/rag/documents',
+    {
+      schema: {
+        tags: ['rag'],
+        summary: 'Documents ingested, optionally for one scenario',
+        querystring: { type: 'object', properties: { scenarioId: { type: 'string' } }, additionalProperties: false },
+        response: { 200: { type: 'object', properties: { documents: { type: 'array', items: documentInfoBody } } }, ...errorResponses },
+      },
+    },
+    async (request) => ({ documents: await ctx.rag.listDocuments({ scenarioId: request.query.scenarioId }) }),
+  );
+
+  app.post<{ Body: UploadBody }>(
+    '/api/rag/documents',
+    {
+      config: { access: 'write' },
+      schema: {
+        tags: ['rag'],
+        summary: 'Ingest a document into a scenario: JSON {scenarioId, sourceFile, text, documentId?} or multipart (scenarioId, documentId?, file: .txt .md .pdf). Re-using a documentId replaces its chunks.',
+        consumes: ['application/json', 'multipart/form-data'],
+        body: {
+          type: 'object',
+          properties: {
+            scenarioId: { type: 'string', minLength: 1 },
+            documentId: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
+            sourceFile: { type: 'string', minLength: 1, maxLength: 255 },
+            text: { type: 'string', minLength: 1 },
+            file: { type: 'object' },
+          },
+          required: ['scenarioId'],
+          additionalProperties: false,
+        },
+        response: { 201: { type: 'object', properties: { documentId: { type: 'string' }, chunks: { type: 'integer' }, unchanged: { type: 'boolean' } } }, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const scenario = ctx.scenarios.get(body.scenarioId);
+      if (!scenario.rag.enabled) {
+        throw new ClinAgentError('VALIDATION_FAILED', `Scenario "${scenario.id}" does not use RAG (rag.enabled is false in ${scenario.sourceFile}); enable it there first.`, { field: 'scenarioId' });
+      }
+      let text: string;
+      let sourceFile: string;
+      if (body.file) {
+        sourceFile = body.sourceFile ?? body.file.filename;
+        text = await extractText(body.file.filename, new Uint8Array(body.file.data));
+      } else if (body.text !== undefined) {
+        if (!body.sourceFile) throw new ClinAgentError('VALIDATION_FAILED', 'body.sourceFile: is required with text; give the file name the text came from.', { field: 'sourceFile' });
+        sourceFile = body.sourceFile;
+        text = body.text;
+      } else {
+        throw new ClinAgentError('VALIDATION_FAILED', 'Send either JSON with "text" and "sourceFile", or a multipart form with a "file" part.', { field: 'text' });
+      }
+      const result = await ctx.rag.ingestDocument({ documentId: body.documentId, scenarioId: scenario.id, sourceFile, text, collection: scenario.rag.collection });
+      return reply.status(201).send(result);
+    },
+  );
+
+  app.delete<{ Params: { documentId: string } }>(
+    '/api/rag/documents/:documentId',
+    {
+      config: { access: 'write' },
+      schema: {
+        tags: ['rag'],
+        summary: 'Delete a document and all its chunks',
+        params: { type: 'object', properties: { documentId: { type: 'string' } }, required: ['documentId'] },
+        response: { 204: { type: 'null' }, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      if (!(await ctx.rag.deleteDocument(request.params.documentId))) {
+        throw new ClinAgentError('NOT_FOUND', `Document "${request.params.documentId}" does not exist. List documents with GET /api/rag/documents.`, { documentId: request.params.documentId });
+      }
+      return reply.status(204).send();
+    },
+  );
+};

@@ -1,0 +1,71 @@
+import fastifyMultipart from '@fastify/multipart';
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import { VERSION } from '../version.js';
+import { accessHook } from './access.js';
+import { registerConsole } from './console.js';
+import { errorHandler } from './error-handler.js';
+import { agentRoutes } from './routes/agent.js';
+import { authRoutes } from './routes/auth.js';
+import { healthRoutes } from './routes/health.js';
+import { ragRoutes } from './routes/rag.js';
+import { scenarioRoutes } from './routes/scenarios.js';
+import { traceRoutes } from './routes/traces.js';
+
+/** Uploads larger than this are refused with 413: a protocol PDF is a few MB; 25 MB leaves room for scans. */
+const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+
+export interface RouteInfo {
+  method: string;
+  url: string;
+  access: string;
+}
+
+/**
+ * Builds the HTTP server over a context: third-party plugins, then the access hook, then route plugins.
+ * `routes` lists every route registered, so tests can walk the whole table.
+ */
+export async function buildServer(ctx: AppContext, options: { serveConsole?: boolean } = {}): Promise<FastifyInstance & { routeTable: RouteInfo[] }> {
+  const app = Fastify({
+    loggerInstance: ctx.logger.child({ area: 'http' }),
+    disableRequestLogging: false,
+    bodyLimit: 5 * 1024 * 1024,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
+  }) as unknown as FastifyInstance;
+  const routeTable: RouteInfo[] = [];
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/api/')) {
+      for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method, url: route.url, access: route.config?.access ?? 'read' });
+    }
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: { title: 'ClinAgent API', version: VERSION, description: 'AI agents for clinical research. Every route except GET /api/health needs Authorization: Bearer <token>.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(fastifyMultipart, {
+    attachFieldsToBody: 'keyValues',
+    limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 },
+    async onFile(part) {
+      (part as unknown as { value: unknown }).value = { filename: part.filename, data: await part.toBuffer() };
+    },
+  });
+  app.setErrorHandler(errorHandler);
+  app.addHook('onRequest', accessHook(ctx.users));
+
+  await app.register(healthRoutes, { ctx });
+  await app.register(authRoutes, { users: ctx.users });
+  await app.register(scenarioRoutes, { ctx });
+  await app.register(agentRoutes, { ctx });
+  await app.register(ragRoutes, { ctx });
+  await app.register(traceRoutes, { trace: ctx.trace });
+  app.get('/api/openapi.json', { schema: { tags: ['system'], summary: 'This API as an OpenAPI 3 document', hide: true } }, async () => app.swagger());
+  if (options.serveConsole !== false) await registerConsole(app);
+  else app.setNotFoundHandler((request, reply) => void reply.status(404).send({ code: 'NOT_FOUND', message: `No route ${request.method} ${request.url.split('?')[0]}.`, details: {} }));
+
+  return Object.assign(app, { routeTable });
+}

@@ -1,0 +1,31 @@
+/**
+ * The ClinAgent library. Everything the server uses is importable from here, so scripts, notebooks and
+ * other services can run the same engines: `import { runAgent, loadScenario } from 'clinagent'`.
+ */
+export { runAgent, type AgentDeps, type RunAgentOptions } from './agent/run-agent.js';
+export type { AgentResult } from './agent/result.js';
+export { loadScenario, loadScenarios, type Scenario } from './agent/scenarios/load.js';
+export { createScenarioCatalog, type ScenarioCatalog } from './agent/scenarios/catalog.js';
+export { ingestScenarioDocuments } from './agent/scenarios/ingest-documents.js';
+export { registerBuiltinTools, calculateRateTool, queryDemoRecordsTool, checkRequiredFieldsTool, generateActionItemsTool } from './agent/tools/builtin.js';
+export { loadDemoRecords, type DemoRecord, type DemoRecordSet } from './agent/tools/demo-records.js';
+export { createContext, closeContext, type AppContext, type CreateContextOptions } from './context.js';
+export { startServer, type RunningServer, type StartServerOptions } from './main.js';
+export { buildServer } from './http/server.js';
+export { loadConfig, type Config, type LlmConfig, type EmbeddingConfig } from './core/config.js';
+export { ClinAgentError, type ErrorCode } from './core/errors.js';
+export { createLogger, type Logger } from './core/logger.js';
+export { openDatabase, type Database, type Db } from './core/db/connect.js';
+export { runMigrations } from './core/db/migrate.js';
+export { createJobs, type Jobs } from './core/jobs/boss.js';
+export { defineQueue, type QueueDef } from './core/jobs/queues.js';
+export { createLlmGateway, type LlmGateway } from './core/llm/gateway.js';
+export type { ChatMessage, ChatRequest, ChatResponse, ToolSpec, TokenUsage } from './core/llm/types.js';
+export { imagePart, textPart } from './core/llm/types.js';
+export { countTokens, trimToTokens, fitToBudget } from './core/tokenizer.js';
+export { createTraceStore, type TraceStore, type TraceScope, type TraceRun, type TraceView } from './core/trace/store.js';
+export { createToolRegistry, type ToolRegistry, type ToolDefinition, type ToolCallResult } from './core/tools/registry.js';
+export { parseStructuredOutput, type ParseResult } from './core/structured/parse.js';
+export { BUILTIN_OUTPUT_TYPES, type OutputType } from './core/structured/output-types.js';
+export { createUserStore, type UserStore, type User } from './core/auth/users.js';
+export * from './rag/index.js';

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import { closeContext, createContext, type AppContext } from './context.js';
+import { loadConfig } from './core/config.js';
+import { createLogger } from './core/logger.js';
+import { buildServer } from './http/server.js';
+import { enqueueScenarioDocuments, registerWorkers } from './workers.js';
+
+export interface StartServerOptions {
+  env?: NodeJS.ProcessEnv;
+  logLevel?: string;
+  serveConsole?: boolean;
+  /** Where the first-start sign-in link is printed; stdout by default. */
+  print?: (line: string) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  app: FastifyInstance;
+  ctx: AppContext;
+  /** The admin token from CLINAGENT_ADMIN_TOKEN, when it was given. */
+  adminToken?: string;
+  /** The one-time sign-in link printed at first start, when one was issued. */
+  loginUrl?: string;
+  close(): Promise<void>;
+}
+
+/**
+ * start-up: loadConfig -> createContext (migrations, pg-boss) -> workers -> HTTP server -> first-start
+ * admin. One process on the embedded database does everything.
+ */
+export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
+  const config = loadConfig(options.env ?? process.env);
+  const logger = createLogger(options.logLevel ?? config.logLevel);
+  const print = options.print ?? ((line: string) => process.stdout.write(line + '\n'));
+  const ctx = await createContext(config, { logger, startJobs: true });
+  let app: FastifyInstance | undefined;
+  try {
+    await registerWorkers(ctx);
+    app = await buildServer(ctx, { serveConsole: options.serveConsole });
+    const bootstrap = await ctx.users.bootstrapAdmin(config.adminToken);
+    const address = await app.listen({ host: config.host, port: config.port });
+    const url = address.replace('[::1]', 'localhost');
+    const loginUrl = bootstrap.loginCode ? `${url}/?login=${bootstrap.loginCode}` : undefined;
+    print(`ClinAgent ${ctx.database.engine === 'pglite' ? `(embedded database in ${config.dataDir})` : '(PostgreSQL)'} is running at ${url}`);
+    if (loginUrl) print(`Sign in as admin with this one-time link (valid 24 hours):\n    ${loginUrl}`);
+    if (!ctx.llm.isConfigured) print('No LLM is configured yet: set LLM_BASE_URL and LLM_MODEL (see .env.example); agent runs fail until then.');
+    await enqueueScenarioDocuments(ctx);
+    const server = app;
+    return {
+      url,
+      app: server,
+      ctx,
+      adminToken: config.adminToken,
+      loginUrl,
+      async close() {
+        await server.close();
+        await closeContext(ctx);
+      },
+    };
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    await closeContext(ctx).catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type Database } from '../core/db/connect.js';
+import { runMigrations } from '../core/db/migrate.js';
+
+/**
+ * A fresh, migrated database for one test file: in-memory PGlite by default, or a throwaway database on the
+ * PostgreSQL server named by TEST_DATABASE_URL (dropped again by `close`). Same migrations, same code.
+ */
+export async function openTestDatabase(options: { engine?: 'pglite' | 'postgres' } = {}): Promise<Database & { url?: string }> {
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  const engine = options.engine ?? (serverUrl ? 'postgres' : 'pglite');
+  if (engine === 'pglite') {
+    const database = await openDatabase({});
+    await runMigrations(database);
+    return database;
+  }
+  if (!serverUrl) throw new Error('openTestDatabase({ engine: "postgres" }) needs TEST_DATABASE_URL');
+  const { url, drop } = await createThrowawayDatabase(serverUrl);
+  const database = await openDatabase({ databaseUrl: url, poolSize: 4 });
+  await runMigrations(database);
+  return {
+    ...database,
+    url,
+    async close() {
+      await database.close();
+      await drop();
+    },
+  };
+}
+
+export async function createThrowawayDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `clinagent_test_${Date.now()}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}

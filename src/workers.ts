@@ -1,0 +1,27 @@
+import { ingestScenarioDocuments } from './agent/scenarios/ingest-documents.js';
+import type { AppContext } from './context.js';
+import { ingestScenarioDocumentsQueue } from './core/jobs/queues.js';
+
+/**
+ * Registers every queue handler. The server calls it (one process on PGlite does everything); on
+ * PostgreSQL any number of `clinagent worker` processes may call it too and share the queues.
+ */
+export async function registerWorkers(ctx: AppContext): Promise<void> {
+  if (!ctx.jobs) throw new Error('registerWorkers needs a context created with startJobs: true');
+  await ctx.jobs.work(ingestScenarioDocumentsQueue, async ({ scenarioId }) => {
+    if (!ctx.scenarios.has(scenarioId)) {
+      ctx.logger.warn({ scenarioId }, 'document ingestion job for a scenario this process does not know; skipped');
+      return;
+    }
+    const results = await ingestScenarioDocuments(ctx.rag, ctx.scenarios.get(scenarioId));
+    ctx.logger.info({ scenarioId, documents: results.length, changed: results.filter((r) => !r.unchanged).length }, 'scenario documents ingested');
+  });
+}
+
+/** Queues the ingestion of every scenario's shipped documents; cheap when nothing changed. */
+export async function enqueueScenarioDocuments(ctx: AppContext): Promise<void> {
+  if (!ctx.jobs || !ctx.hasVectorStore) return;
+  for (const scenario of ctx.scenarios.list()) {
+    if (scenario.rag.enabled && scenario.documents.length) await ctx.jobs.send(ingestScenarioDocumentsQueue, { scenarioId: scenario.id });
+  }
+}

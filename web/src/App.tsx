@@ -1,0 +1,45 @@
+import { useEffect } from 'react';
+import { useRoute } from './router';
+import { ApiDocsScreen } from './screens/api-docs/ApiDocsScreen';
+import { ChatScreen } from './screens/chat/ChatScreen';
+import { Header } from './screens/layout/Header';
+import { LlmWarning } from './screens/layout/LlmWarning';
+import { ServerFooter } from './screens/layout/ServerFooter';
+import { ScenarioListScreen } from './screens/scenarios/ScenarioListScreen';
+import { SignInScreen } from './screens/sign-in/SignInScreen';
+import { useHealthStore } from './stores/health';
+import { useLocaleStore } from './stores/locale';
+import { useSessionStore } from './stores/session';
+
+export function App() {
+  const status = useSessionStore((state) => state.status);
+  const locale = useLocaleStore((state) => state.locale);
+  const route = useRoute();
+  const loadHealth = useHealthStore((state) => state.load);
+
+  useEffect(() => {
+    document.documentElement.lang = locale === 'zh' ? 'zh-CN' : 'en';
+  }, [locale]);
+
+  // Health needs no token; reload it after sign-in so a server restarted with an LLM configured clears the warning.
+  useEffect(() => {
+    void loadHealth();
+  }, [loadHealth, status]);
+
+  if (status !== 'signedIn') return <SignInScreen />;
+
+  return (
+    <div className="app">
+      <Header route={route} />
+      <LlmWarning />
+      {route.name === 'chat' ? (
+        <ChatScreen key={route.scenarioId} scenarioId={route.scenarioId} />
+      ) : route.name === 'api' ? (
+        <ApiDocsScreen />
+      ) : (
+        <ScenarioListScreen />
+      )}
+      <ServerFooter />
+    </div>
+  );
+}

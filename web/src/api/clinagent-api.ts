@@ -1,0 +1,26 @@
+import type { HttpClient } from './http-client';
+import type {
+  AgentResult,
+  AgentRunRequest,
+  Health,
+  LoginResponse,
+  Me,
+  OpenApiDocument,
+  Scenario,
+  Trace,
+} from './types';
+
+/** One typed function per server route the console uses. */
+export function createClinAgentApi(http: HttpClient) {
+  return {
+    health: () => http.get<Health>('/api/health'),
+    login: (code: string) => http.post<LoginResponse>('/api/auth/login', { code }),
+    me: () => http.get<Me>('/api/me'),
+    listScenarios: async () => (await http.get<{ scenarios: Scenario[] }>('/api/scenarios')).scenarios,
+    runAgent: (request: AgentRunRequest) => http.post<AgentResult>('/api/agent/run', request),
+    getTrace: (traceId: string) => http.get<Trace>(`/api/traces/${encodeURIComponent(traceId)}`),
+    openApi: () => http.get<OpenApiDocument>('/api/openapi.json'),
+  };
+}
+
+export type ClinAgentApi = ReturnType<typeof createClinAgentApi>;

@@ -1,0 +1,94 @@
+import { useEffect, useRef } from 'react';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { Spinner } from '../../components/Spinner';
+import { useT } from '../../i18n/use-t';
+import { routes } from '../../router';
+import { conversationOf, useChatStore } from '../../stores/chat';
+import { useScenariosStore } from '../../stores/scenarios';
+import { ChatComposer } from './ChatComposer';
+import { DocumentScopePicker } from './DocumentScopePicker';
+import { TurnView } from './TurnView';
+
+export function ChatScreen({ scenarioId }: { scenarioId: string }) {
+  const t = useT();
+  const { scenarios, hasLoaded, isLoading, error, load } = useScenariosStore();
+  const conversation = useChatStore((state) => conversationOf(state, scenarioId));
+  const { send, setExcluded, clear } = useChatStore.getState();
+  const endRef = useRef<HTMLDivElement>(null);
+
+  // Fresh document list on entry: ingestion runs in the background and may have finished since the list loaded.
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  useEffect(() => {
+    endRef.current?.scrollIntoView({ block: 'end', behavior: 'smooth' });
+  }, [conversation.turns]);
+
+  const scenario = scenarios.find((item) => item.id === scenarioId);
+  if (!scenario) {
+    if (!hasLoaded) {
+      return <main className="page">{error ? <ErrorAlert error={error} /> : <Spinner label={t('common.loading')} />}</main>;
+    }
+    return (
+      <main className="page">
+        <ErrorAlert error={new Error(t('chat.notFound', { id: scenarioId }))} />
+        <a href={routes.scenarios()}>← {t('chat.backToList')}</a>
+      </main>
+    );
+  }
+
+  const excluded = new Set(conversation.excludedDocumentIds);
+  const selectedIds = scenario.documents.map((doc) => doc.documentId).filter((id) => !excluded.has(id));
+  // All ticked (or nothing ingested yet) means no filter: the server then searches every document.
+  const isWholeScope = selectedIds.length === scenario.documents.length;
+  const canSend = scenario.documents.length === 0 || selectedIds.length > 0;
+
+  return (
+    <main className="page chat-page">
+      <div className="page-head">
+        <div>
+          <a className="back-link" href={routes.scenarios()}>
+            ← {t('chat.backToList')}
+          </a>
+          <h1 data-testid="scenario-title">{scenario.name}</h1>
+          <p className="muted">{scenario.description}</p>
+        </div>
+        <div className="page-actions">
+          <button type="button" className="button" onClick={() => void load()} disabled={isLoading} data-testid="refresh-scenario">
+            {t('common.refresh')}
+          </button>
+          {conversation.turns.length > 0 ? (
+            <button type="button" className="button" onClick={() => clear(scenarioId)} disabled={conversation.isRunning}>
+              {t('chat.clear')}
+            </button>
+          ) : null}
+        </div>
+      </div>
+      {error ? <ErrorAlert error={error} /> : null}
+
+      <div className="chat-layout">
+        <section className="conversation" aria-live="polite">
+          {conversation.turns.length === 0 ? <p className="empty">{t('chat.empty')}</p> : null}
+          {conversation.turns.map((turn) => (
+            <TurnView key={turn.id} turn={turn} />
+          ))}
+          <div ref={endRef} />
+          <ChatComposer
+            isRunning={conversation.isRunning}
+            canSend={canSend}
+            onSend={(input) => void send(scenarioId, input, isWholeScope ? undefined : selectedIds)}
+          />
+        </section>
+        <aside className="chat-side">
+          <DocumentScopePicker
+            documents={scenario.documents}
+            excludedDocumentIds={conversation.excludedDocumentIds}
+            onChange={(ids) => setExcluded(scenarioId, ids)}
+            disabled={conversation.isRunning}
+          />
+        </aside>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,31 @@
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { Spinner } from '../../components/Spinner';
+import { useT } from '../../i18n/use-t';
+import type { Turn } from '../../stores/chat';
+import { AnswerView } from './AnswerView';
+
+export function TurnView({ turn }: { turn: Turn }) {
+  const t = useT();
+  const isPending = !turn.result && turn.requestError === undefined;
+  return (
+    <div className="turn">
+      <div className="message message-user" data-testid="user-message">
+        <div className="message-author">
+          {t('chat.you')}
+          {turn.documentIds ? (
+            <span className="muted small"> · {t('answer.scope', { count: turn.documentIds.length })}</span>
+          ) : null}
+        </div>
+        <div className="message-text">{turn.input}</div>
+      </div>
+      <div className="message message-agent">
+        <div className="message-author">{t('chat.agent')}</div>
+        {turn.result ? <AnswerView result={turn.result} /> : null}
+        {turn.requestError !== undefined ? (
+          <ErrorAlert error={turn.requestError} title={t('answer.requestFailed')} testId="run-error" />
+        ) : null}
+        {isPending ? <Spinner label={t('chat.running')} /> : null}
+      </div>
+    </div>
+  );
+}
