@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'web/e2e/**/*.e2e.test.ts'],
+    include: ['src/**/*.test.ts', 'web/src/**/*.test.ts', 'web/e2e/**/*.e2e.test.ts'],
     exclude: ['**/*.live.test.ts', 'node_modules/**'],
     // Each file opens its own database (in-memory PGlite or a throwaway PostgreSQL database); forks keep
     // PGlite's WASM heaps apart and stay within 2 cores.

@@ -40,7 +40,10 @@ const envSchema = z.object({
   CLINAGENT_ADMIN_TOKEN: optionalString.refine((value) => value === undefined || value.length >= 24, {
     message: 'must be at least 24 characters so it cannot be guessed; generate one with `openssl rand -hex 24`',
   }),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Empty means unset here too, as for every other variable (`LOG_LEVEL=` in a .env file).
+  LOG_LEVEL: optionalString.transform((value) => value ?? 'info').pipe(
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be one of fatal, error, warn, info, debug, trace, silent, e.g. info' }),
+  ),
 });
 
 export interface LlmConfig {

@@ -14,7 +14,13 @@ export function trimToTokens(text: string, maxTokens: number): string {
   if (maxTokens <= 0) return '';
   const tokens = encode(text);
   if (tokens.length <= maxTokens) return text;
-  return decode(tokens.slice(0, maxTokens));
+  // A cut can fall inside a multi-byte character (CJK, emoji): the decoded prefix then ends in U+FFFD, is not
+  // a prefix of the text and re-encodes to more tokens than the budget. Step back to a whole character.
+  for (let n = maxTokens; n > 0; n--) {
+    const prefix = decode(tokens.slice(0, n));
+    if (text.startsWith(prefix) && countTokens(prefix) <= maxTokens) return prefix;
+  }
+  return '';
 }
 
 /** Keeps items in order while their running total stays within `maxTokens`; returns what fits. */

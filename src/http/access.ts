@@ -25,7 +25,10 @@ export function requireUser(request: FastifyRequest): User {
 
 export function accessHook(users: UserStore) {
   return async function checkAccess(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    const access: Access = request.routeOptions.config?.access ?? 'read';
+    // API routes default to `read`, so a route that forgets to declare access still needs a token. The
+    // console's static files and the not-found handler carry no data and stay public.
+    const isApiRoute = request.routeOptions.url?.startsWith('/api/') ?? false;
+    const access: Access = request.routeOptions.config?.access ?? (isApiRoute ? 'read' : 'public');
     if (access === 'public') return;
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);

@@ -29,7 +29,6 @@ export interface RouteInfo {
 export async function buildServer(ctx: AppContext, options: { serveConsole?: boolean } = {}): Promise<FastifyInstance & { routeTable: RouteInfo[] }> {
   const app = Fastify({
     loggerInstance: ctx.logger.child({ area: 'http' }),
-    disableRequestLogging: false,
     bodyLimit: 5 * 1024 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
   }) as unknown as FastifyInstance;

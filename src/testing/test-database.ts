@@ -53,3 +53,11 @@ export async function createThrowawayDatabase(serverUrl: string): Promise<{ url:
     },
   };
 }
+
+/**
+ * The engines data-layer tests run on: PGlite always, plus PostgreSQL when TEST_DATABASE_URL is set, so a
+ * CI run proves both with `describe.each(testEngines())`.
+ */
+export function testEngines(): Array<'pglite' | 'postgres'> {
+  return process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+}

@@ -5,6 +5,9 @@ import type { Logger } from '../logger.js';
 import { pgliteExecuteSql } from './pglite-adapter.js';
 import type { QueueDef } from './queues.js';
 
+/** Named explicitly because send(..., { db }) calls its create_queue function directly. */
+const PGBOSS_SCHEMA = 'pgboss';
+
 export interface WorkOptions {
   /** Jobs fetched per poll; pg-boss throughput is batchSize per polling interval. */
   batchSize?: number;
@@ -31,18 +34,27 @@ export interface CreateJobsOptions {
  * PostgreSQL share the queues through SKIP LOCKED, so each job is handled once.
  */
 export async function createJobs(database: Database, logger: Logger, options: CreateJobsOptions = {}): Promise<Jobs> {
+  const shared = { schema: PGBOSS_SCHEMA, supervise: options.supervise ?? true, schedule: options.schedule ?? true };
   const boss = database.pglite
-    ? new PgBoss({ db: pgliteExecuteSql(database.pglite) as PgBoss.Db, supervise: options.supervise ?? true, schedule: options.schedule ?? true })
-    : new PgBoss({ connectionString: database.connectionString!, max: 4, supervise: options.supervise ?? true, schedule: options.schedule ?? true });
+    ? new PgBoss({ db: pgliteExecuteSql(database.pglite) as PgBoss.Db, ...shared })
+    : new PgBoss({ connectionString: database.connectionString!, max: 4, ...shared });
   boss.on('error', (error) => logger.error({ err: error }, 'job queue error'));
   await boss.start();
   const created = new Set<string>();
 
-  async function ensureQueue(queue: QueueDef<unknown>): Promise<void> {
+  async function ensureQueue(queue: QueueDef<unknown>, db?: PgBoss.Db): Promise<void> {
     if (created.has(queue.name)) return;
+    const queueOptions = { retryLimit: queue.retryLimit, expireInSeconds: queue.expireInSeconds, retryBackoff: true };
+    if (db) {
+      // send(..., { db }) runs inside the caller's transaction. pg-boss 10's createQueue has no db option, and its
+      // own adapter would wait forever on the PGlite lock that transaction holds, so create the queue through the
+      // caller's db (create_queue is idempotent). Not remembered: the transaction may still roll back.
+      await db.executeSql(`SELECT ${PGBOSS_SCHEMA}.create_queue($1, $2)`, [queue.name, { policy: 'standard', ...queueOptions }]);
+      return;
+    }
     // createQueue is idempotent in pg-boss 10; concurrent creation by two processes may still race.
     try {
-      await boss.createQueue(queue.name, { name: queue.name, retryLimit: queue.retryLimit, expireInSeconds: queue.expireInSeconds, retryBackoff: true });
+      await boss.createQueue(queue.name, { name: queue.name, ...queueOptions });
     } catch (error) {
       if (!(await boss.getQueue(queue.name))) throw error;
     }
@@ -56,7 +68,7 @@ export async function createJobs(database: Database, logger: Logger, options: Cr
       if (!parsed.success) {
         throw new ClinAgentError('VALIDATION_FAILED', `Job for queue ${queue.name} has an invalid payload:\n${formatIssues(parsed.error.issues).join('\n')}`, { queue: queue.name });
       }
-      await ensureQueue(queue as QueueDef<unknown>);
+      await ensureQueue(queue as QueueDef<unknown>, sendOptions.db);
       return boss.send(queue.name, parsed.data as object, sendOptions);
     },
     async work(queue, handler, workOptions = {}) {

@@ -95,13 +95,20 @@ function fillAndCheck(data: Record<string, unknown>, schema: JsonSchema): string
   const warnings: string[] = [];
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   for (const [key, property] of Object.entries(properties)) {
-    if (data[key] !== undefined) continue;
+    if (data[key] !== undefined || !isObject(property)) continue;
     data[key] = 'default' in property ? structuredClone(property.default) : emptyValueOf(property.type);
     warnings.push(`${key}: missing, filled with ${JSON.stringify(data[key])}`);
   }
   let validate = validators.get(schema);
   if (!validate) {
-    validate = ajv.compile(schema);
+    try {
+      validate = ajv.compile(schema);
+    } catch (error) {
+      // A scenario's own schema can be invalid JSON Schema; that must not crash the run that produced the
+      // answer (the parser never throws), so the answer is kept unchecked and the reason shown.
+      warnings.push(`(schema): cannot be checked, the output type's JSON Schema is invalid: ${errorMessage(error)}`);
+      return warnings;
+    }
     validators.set(schema, validate);
   }
   if (!validate(data)) {

@@ -82,7 +82,9 @@ export function createToolRegistry(): ToolRegistry {
         if (!tool) {
           throw new ClinAgentError('NOT_FOUND', `Unknown tool "${name}". Available tools: ${[...tools.keys()].join(', ') || '(none)'}.`, { tool: name });
         }
-        const parameters = z.toJSONSchema(tool.schema, { target: 'draft-7' }) as Record<string, unknown>;
+        // The model writes the input side of the schema: a field with a default is optional to it. The output
+        // side (zod's default) would list `limit: z.number().default(50)` as required.
+        const parameters = z.toJSONSchema(tool.schema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
         delete parameters.$schema;
         return { name: tool.name, description: tool.description, parameters };
       });

@@ -75,10 +75,15 @@ export function createTraceStore(db: Db, options: { secrets?: ReadonlyArray<stri
       const startedAt = new Date();
       await db.insert(traces).values({ id: traceId, kind: run.kind, name: run.name, status: 'running', userId: run.userId ?? null, input: scrub(run.input), startedAt });
 
+      // Spans are read back ordered by start time, and fast steps often start in the same millisecond; ties
+      // would then come back in physical row order, which PostgreSQL does not promise. Each span of a run
+      // starts at least 1 ms after the previous one, so the stored order is the order the spans began.
+      let lastSpanStartMs = startedAt.getTime();
       const scope: TraceRun = {
         traceId,
         async span(kind, name, input, fn, describe) {
-          const spanStarted = new Date();
+          const spanStarted = new Date(Math.max(Date.now(), lastSpanStartMs + 1));
+          lastSpanStartMs = spanStarted.getTime();
           const t0 = performance.now();
           let outcome: SpanOutcome;
           let result: Awaited<ReturnType<typeof fn>>;

@@ -84,19 +84,21 @@ export interface AgentResult {
   modelName: string;
   latencyMs: number;
   status: 'success' | 'failed';
+  /** Why a failed run failed; on a successful run, the structured-output parse problem, if any. */
   error: string;
   traceId: string;
   parseError?: string;
 }
 
+/** Token counts and duration are absent for spans that have none (a retrieval uses no tokens). */
 export interface TraceSpan {
   kind: string;
   name: string;
   status: string;
-  durationMs: number | null;
-  promptTokens: number | null;
-  completionTokens: number | null;
-  error: string | null;
+  durationMs?: number | null;
+  promptTokens?: number | null;
+  completionTokens?: number | null;
+  error?: string | null;
 }
 
 export interface Trace {

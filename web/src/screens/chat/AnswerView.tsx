@@ -10,6 +10,9 @@ export function AnswerView({ result }: { result: AgentResult }) {
   const t = useT();
   const [isTraceOpen, setTraceOpen] = useState(false);
   const isFailed = result.status === 'failed';
+  // On a successful run the server puts the structured-output parse problem in `error` (the answer is still
+  // usable); newer servers may also send it as `parseError`.
+  const parseProblem = result.parseError || (!isFailed ? result.error : '');
 
   return (
     <article className={`answer ${isFailed ? 'answer-failed' : ''}`} data-testid="answer">
@@ -52,9 +55,9 @@ export function AnswerView({ result }: { result: AgentResult }) {
         <p className="muted">{t('answer.noAnswer')}</p>
       ) : null}
 
-      {result.parseError ? (
-        <div className="alert alert-warning small" role="status">
-          {t('answer.parseError', { message: result.parseError })}
+      {parseProblem ? (
+        <div className="alert alert-warning small" role="status" data-testid="parse-warning">
+          {t('answer.parseError', { message: parseProblem })}
         </div>
       ) : null}
 

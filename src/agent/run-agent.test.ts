@@ -1,0 +1,208 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedModel, type ScriptedModel } from '../testing/scripted-model.js';
+import { buildTestContext } from '../testing/test-context.js';
+import { runAgent, type AgentDeps } from './run-agent.js';
+import { loadScenario } from './scenarios/load.js';
+
+type TestContext = Awaited<ReturnType<typeof buildTestContext>>;
+
+function writeScenario(dir: string, name: string, body: string): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, body);
+  return file;
+}
+
+describe('runAgent against the scripted model', () => {
+  let model: ScriptedModel;
+  let ctx: TestContext;
+  let deps: AgentDeps;
+  let dir: string;
+
+  beforeAll(async () => {
+    model = await startScriptedModel();
+    // Vector search needs pgvector, which the CI PostgreSQL lacks: agent runs are proven on PGlite.
+    ctx = await buildTestContext({ llmBaseUrl: model.baseURL, engine: 'pglite' });
+    deps = { llm: ctx.llm, tools: ctx.tools, trace: ctx.trace, rag: ctx.rag };
+    dir = mkdtempSync(path.join(tmpdir(), 'clinagent-scenarios-'));
+    await ctx.rag.ingestDocument({
+      documentId: 'alpha-protocol',
+      scenarioId: 'alpha',
+      sourceFile: 'alpha-protocol.md',
+      collection: 'shared-docs',
+      text: 'Alpha trial visit schedule: the week 4 visit has a window of plus or minus 3 days. Blood pressure is measured three times.',
+    });
+    await ctx.rag.ingestDocument({
+      documentId: 'beta-protocol',
+      scenarioId: 'beta',
+      sourceFile: 'beta-protocol.md',
+      collection: 'shared-docs',
+      text: 'Beta trial visit schedule: the week 4 visit has a window of plus or minus 7 days. Blood pressure is measured twice.',
+    });
+  });
+
+  afterAll(async () => {
+    await ctx?.close();
+    await model?.close();
+  });
+
+  const ragScenario = (id: string, outputType = 'qa_answer') =>
+    loadScenario(
+      writeScenario(
+        dir,
+        `${id}.yaml`,
+        `id: ${id}\nname: ${id}\nsystem_prompt: Answer from the references.\nrag: { enabled: true, collection: shared-docs, top_k: 5 }\noutput_type: ${outputType}\n`,
+      ),
+    );
+
+  it("answers with references from the scenario's own documents only, never another scenario's", async () => {
+    model.push({ reply: '{"answer": "The window is ±3 days [1].", "citations": ["[1]"], "confidence": "high"}' });
+    const result = await runAgent(ragScenario('alpha'), 'What is the window of the week 4 visit in the beta trial?', { context: deps });
+
+    expect(result.status).toBe('success');
+    expect(result.answer).toBe('The window is ±3 days [1].');
+    expect(result.structuredOutput).toMatchObject({ citations: ['[1]'], confidence: 'high' });
+    expect(result.references.length).toBeGreaterThan(0);
+    expect(result.references.every((r) => r.scenarioId === 'alpha' && r.documentId === 'alpha-protocol')).toBe(true);
+    // The model saw the alpha excerpt, numbered for citation, and nothing of beta.
+    const sent = JSON.stringify(model.requests.at(-1)!.body.messages);
+    expect(sent).toContain('[1] (alpha-protocol.md, alpha-protocol#0)');
+    expect(sent).not.toContain('Beta trial');
+  });
+
+  it('limits retrieval to the documents named for the run', async () => {
+    model.push({ reply: '{"answer": "none", "citations": [], "confidence": "low"}' });
+    const none = await runAgent(ragScenario('beta'), 'week 4 window', { context: deps, documentIds: ['alpha-protocol'] });
+    expect(none.status).toBe('success');
+    expect(none.references).toEqual([]);
+
+    model.push({ reply: '{"answer": "±7 days", "citations": ["[1]"], "confidence": "high"}' });
+    const scoped = await runAgent(ragScenario('beta'), 'week 4 window', { context: deps, documentIds: ['beta-protocol'] });
+    expect(scoped.references.map((r) => r.documentId)).toEqual(['beta-protocol']);
+  });
+
+  it('records the tool calls of a function-calling run and feeds results back to the model', async () => {
+    const scenario = loadScenario(path.join(process.cwd(), 'scenarios', 'data-completeness.yaml'));
+    model.push(
+      { toolCalls: [{ name: 'check_required_fields', arguments: { required_fields: ['consent_date', 'sex'] } }] },
+      { toolCalls: [{ name: 'calculate_rate', arguments: { numerator: 58, denominator: 60, label: 'completion' } }, { name: 'no_such_tool', arguments: {} }] },
+      {
+        reply:
+          'Report:\n```json\n{"summary": "2 fields missing", "completion_rate": 0.9667, "issues": [{"record_id": "S004", "field": "consent_date", "problem": "missing"}], "action_items": ["Query S004 consent date"]}\n```',
+      },
+    );
+    const before = model.requests.length;
+    const result = await runAgent(scenario, 'Check consent date and sex for all subjects', { context: deps });
+
+    expect(result.status).toBe('success');
+    expect(result.toolCalls.map((c) => [c.toolName, c.success])).toEqual([
+      ['check_required_fields', true],
+      ['calculate_rate', true],
+      ['no_such_tool', false],
+    ]);
+    const check = result.toolCalls[0]!.result as { missing: Array<{ subject_id: string; field: string }> };
+    expect(check.missing).toEqual(expect.arrayContaining([expect.objectContaining({ subject_id: 'S004', field: 'consent_date' }), expect.objectContaining({ subject_id: 'S027', field: 'sex' })]));
+    expect(result.toolCalls[2]!.error).toContain('not available in scenario data-completeness');
+    expect(result.answer).toBe('2 fields missing');
+    expect(result.structuredOutput.completion_rate).toBe(0.9667);
+
+    const calls = model.requests.slice(before);
+    expect(calls).toHaveLength(3);
+    expect(calls[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(scenario.tools);
+    const toolMessages = calls[1]!.body.messages.filter((m: { role: string }) => m.role === 'tool');
+    expect(toolMessages).toHaveLength(1);
+    expect(JSON.parse(toolMessages[0].content).result.missing_count).toBeGreaterThan(0);
+
+    const trace = await ctx.trace.get(result.traceId);
+    expect(trace?.status).toBe('success');
+    expect(trace?.spans.filter((s) => s.kind === 'tool').map((s) => [s.name, s.status])).toEqual([
+      ['check_required_fields', 'success'],
+      ['calculate_rate', 'success'],
+    ]);
+    expect(trace?.spans.filter((s) => s.kind === 'llm')).toHaveLength(3);
+    expect(trace?.promptTokens).toBeGreaterThan(0);
+  });
+
+  it('stops offering tools after max_tool_rounds so a looping model must answer', async () => {
+    const scenario = { ...loadScenario(path.join(process.cwd(), 'scenarios', 'data-completeness.yaml')), maxToolRounds: 1 };
+    model.push({ toolCalls: [{ name: 'calculate_rate', arguments: { numerator: 1, denominator: 2 } }] }, { toolCalls: [{ name: 'calculate_rate', arguments: { numerator: 1, denominator: 2 } }] });
+    const before = model.requests.length;
+    const result = await runAgent(scenario, 'rate?', { context: deps });
+    const calls = model.requests.slice(before);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.body.tools).toBeUndefined();
+    expect(result.toolCalls).toHaveLength(1);
+    expect(result.status).toBe('success');
+  });
+
+  it('turns a throwing tool or bad arguments into failed tool calls and carries on', async () => {
+    const scenario = loadScenario(path.join(process.cwd(), 'scenarios', 'data-completeness.yaml'));
+    model.push(
+      { toolCalls: [{ name: 'calculate_rate', arguments: { numerator: 5, denominator: 2 } }, { name: 'check_required_fields', arguments: '{"required_fields": "not-an-array"}' }] },
+      { reply: '{"summary": "could not compute", "completion_rate": 0, "issues": [], "action_items": []}' },
+    );
+    const result = await runAgent(scenario, 'rate?', { context: deps });
+    expect(result.status).toBe('success');
+    expect(result.toolCalls.map((c) => c.success)).toEqual([false, false]);
+    expect(result.toolCalls[0]!.error).toContain('numerator (5) is larger than denominator (2)');
+    expect(result.toolCalls[1]!.error).toContain('required_fields:');
+  });
+
+  it('keeps a successful status with the parse error and raw output when the answer is malformed JSON', async () => {
+    const raw = 'Here is my answer: {"answer": "three times", "citations": [';
+    model.push({ reply: raw });
+    const broken = await runAgent(ragScenario('alpha-broken'), 'How often is blood pressure measured?', { context: deps });
+    expect(broken.status).toBe('success');
+    expect(broken.rawOutput).toBe(raw);
+
+    model.push({ reply: 'I cannot answer in JSON today.' });
+    const prose = await runAgent(ragScenario('alpha-prose'), 'How often is blood pressure measured?', { context: deps });
+    expect(prose.status).toBe('success');
+    expect(prose.error).toMatch(/No JSON object found/);
+    expect(prose.rawOutput).toBe('I cannot answer in JSON today.');
+    expect(prose.answer).toBe('I cannot answer in JSON today.');
+    expect(prose.structuredOutput).toEqual({});
+  });
+
+  it('returns a failed result naming the variables to set when no LLM is configured, and still records the trace', async () => {
+    const bare = await buildTestContext({ engine: 'pglite' });
+    try {
+      const result = await runAgent(loadScenario(path.join(process.cwd(), 'scenarios', 'protocol-qa.yaml')), 'What are the inclusion criteria?', {
+        context: { llm: bare.llm, tools: bare.tools, trace: bare.trace, rag: bare.rag },
+      });
+      expect(result).toMatchObject({ status: 'failed', answer: '', structuredOutput: {}, references: [], toolCalls: [], rawOutput: '' });
+      expect(result.error).toContain('LLM_BASE_URL');
+      expect(result.error).toContain('LLM_MODEL');
+      const trace = await bare.trace.get(result.traceId);
+      expect(trace).toMatchObject({ status: 'failed', kind: 'agent', name: 'protocol-qa' });
+      expect(trace?.error).toContain('LLM_BASE_URL');
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('returns a failed result when the LLM call fails, with an actionable error', async () => {
+    model.push({ status: 401, body: { error: { message: 'invalid api key sk-test-secret-key-000000000000' } } });
+    const result = await runAgent(ragScenario('alpha'), 'week 4 visit window', { context: deps });
+    expect(result.status).toBe('failed');
+    expect(result.error).toContain('LLM_API_KEY');
+    expect(result.references.length).toBeGreaterThan(0);
+    const trace = await ctx.trace.get(result.traceId);
+    expect(JSON.stringify(trace)).not.toContain('sk-test-secret-key-000000000000');
+  });
+
+  it('has every AgentResult field present on success and failure', async () => {
+    model.push({ reply: 'plain answer' });
+    const textScenario = loadScenario(writeScenario(dir, 'plain.yaml', 'id: plain\nname: Plain\nsystem_prompt: Be brief.\n'));
+    const ok = await runAgent(textScenario, 'hi', { context: deps });
+    const failed = await runAgent(textScenario, '   ', { context: deps });
+    for (const result of [ok, failed]) {
+      expect(Object.keys(result).sort()).toEqual(['answer', 'error', 'latencyMs', 'modelName', 'rawOutput', 'references', 'status', 'structuredOutput', 'toolCalls', 'traceId']);
+    }
+    expect(ok).toMatchObject({ status: 'success', answer: 'plain answer', modelName: 'scripted-model', error: '' });
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toContain('input is empty');
+  });
+});

@@ -1,0 +1,114 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config.js';
+import { ClinAgentError } from './errors.js';
+
+const cwd = path.resolve('/srv/clinagent');
+
+/** Runs `loadConfig` expecting a failure and returns the ClinAgentError it threw. */
+function configError(env: NodeJS.ProcessEnv): ClinAgentError {
+  try {
+    loadConfig(env, cwd);
+  } catch (error) {
+    if (ClinAgentError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('loadConfig accepted a bad configuration');
+}
+
+describe('loadConfig', () => {
+  it('starts on 127.0.0.1:3000 with data in ./.clinagent when nothing is set', () => {
+    const config = loadConfig({}, cwd);
+
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.port).toBe(3000);
+    expect(config.dataDir).toBe(path.join(cwd, '.clinagent'));
+    expect(path.isAbsolute(config.dataDir)).toBe(true);
+    expect(config.scenariosDir).toBe(path.join(cwd, 'scenarios'));
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.llm).toEqual({ apiKey: undefined, baseUrl: undefined, model: undefined, timeoutMs: 60_000, maxRetries: 2 });
+    expect(config.logLevel).toBe('info');
+  });
+
+  it('treats empty variables as unset, LOG_LEVEL included', () => {
+    const config = loadConfig({ HOST: '', PORT: '', LLM_BASE_URL: '  ', LOG_LEVEL: '' }, cwd);
+
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.port).toBe(3000);
+    expect(config.llm.baseUrl).toBeUndefined();
+    expect(config.logLevel).toBe('info');
+  });
+
+  it('resolves a relative DATA_DIR against the working directory', () => {
+    expect(loadConfig({ DATA_DIR: 'var/data' }, cwd).dataDir).toBe(path.join(cwd, 'var', 'data'));
+  });
+
+  it('lets the embedding endpoint reuse the LLM key and base URL when only EMBEDDING_MODEL is set', () => {
+    const config = loadConfig({ LLM_API_KEY: 'sk-llm-key-0123456789', LLM_BASE_URL: 'http://127.0.0.1:8000/v1', LLM_MODEL: 'qwen-plus', EMBEDDING_MODEL: 'text-embedding-v3' }, cwd);
+
+    expect(config.embedding).toEqual({ apiKey: 'sk-llm-key-0123456789', baseUrl: 'http://127.0.0.1:8000/v1', model: 'text-embedding-v3' });
+  });
+
+  it('prefers the EMBEDDING_* variables over the LLM ones when both are set', () => {
+    const config = loadConfig(
+      {
+        LLM_API_KEY: 'sk-llm-key-0123456789',
+        LLM_BASE_URL: 'http://127.0.0.1:8000/v1',
+        EMBEDDING_API_KEY: 'sk-embed-key-0123456789',
+        EMBEDDING_BASE_URL: 'https://embeddings.example.org/v1',
+        EMBEDDING_MODEL: 'bge-m3',
+      },
+      cwd,
+    );
+
+    expect(config.embedding).toEqual({ apiKey: 'sk-embed-key-0123456789', baseUrl: 'https://embeddings.example.org/v1', model: 'bge-m3' });
+  });
+
+  it('uses the offline local embedder (no model, no endpoint) when EMBEDDING_MODEL is absent', () => {
+    const config = loadConfig({ LLM_BASE_URL: 'http://127.0.0.1:8000/v1', LLM_MODEL: 'qwen-plus' }, cwd);
+
+    expect(config.embedding.model).toBeUndefined();
+    expect(config.embedding.baseUrl).toBeUndefined();
+  });
+
+  it('reports every bad variable at once, each by name', () => {
+    const error = configError({ PORT: 'abc', LLM_BASE_URL: 'not-a-url', DATABASE_URL: 'mysql://root@127.0.0.1/clinagent' });
+
+    expect(error.code).toBe('CONFIG_INVALID');
+    const problems = error.details.problems as string[];
+    expect(problems).toHaveLength(3);
+    expect(problems.find((p) => p.startsWith('PORT '))).toMatch(/whole number/);
+    expect(problems.find((p) => p.startsWith('LLM_BASE_URL '))).toMatch(/http\(s\) URL/);
+    expect(problems.find((p) => p.startsWith('DATABASE_URL '))).toMatch(/PostgreSQL/);
+    for (const name of ['PORT', 'LLM_BASE_URL', 'DATABASE_URL']) expect(error.message).toContain(name);
+  });
+
+  it('rejects a port above 65535 and a non-numeric timeout', () => {
+    const error = configError({ PORT: '70000', LLM_TIMEOUT_MS: '1m' });
+
+    expect(error.details.problems).toEqual([expect.stringMatching(/^LLM_TIMEOUT_MS /), expect.stringMatching(/^PORT .*65535/)]);
+  });
+
+  it('rejects an unknown LOG_LEVEL naming the accepted levels', () => {
+    const error = configError({ LOG_LEVEL: 'loud' });
+
+    expect(error.details.problems).toEqual([expect.stringMatching(/^LOG_LEVEL .*debug/)]);
+  });
+
+  it('rejects a CLINAGENT_ADMIN_TOKEN short enough to guess', () => {
+    const error = configError({ CLINAGENT_ADMIN_TOKEN: 'hunter2' });
+
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toContain('CLINAGENT_ADMIN_TOKEN');
+    expect(error.message).toMatch(/at least 24 characters/);
+    expect(loadConfig({ CLINAGENT_ADMIN_TOKEN: 'a'.repeat(24) }, cwd).adminToken).toBe('a'.repeat(24));
+  });
+
+  it('asks for EMBEDDING_BASE_URL when EMBEDDING_MODEL is set but no base URL is', () => {
+    const error = configError({ EMBEDDING_MODEL: 'bge-m3' });
+
+    expect(error.code).toBe('CONFIG_MISSING');
+    expect(error.message).toContain('EMBEDDING_BASE_URL');
+    expect(error.details).toEqual({ field: 'EMBEDDING_BASE_URL' });
+  });
+});

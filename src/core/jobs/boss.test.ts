@@ -1,0 +1,181 @@
+import { randomBytes } from 'node:crypto';
+import type PgBoss from 'pg-boss';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { openTestDatabase } from '../../testing/test-database.js';
+import type { Database } from '../db/connect.js';
+import { createLogger } from '../logger.js';
+import { createJobs, type Jobs } from './boss.js';
+import { pgliteExecuteSql } from './pglite-adapter.js';
+import { defineQueue, type QueueDef } from './queues.js';
+
+// openTestDatabase() picks the engine the same way: PostgreSQL when TEST_DATABASE_URL is set.
+const engine = process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite';
+/** pg-boss 10's minimum; throughput and test speed are both set by it. */
+const POLLING_INTERVAL_SECONDS = 0.5;
+
+const visitPayload = z.object({ subjectId: z.string().trim().min(1), visit: z.number().int() });
+type VisitPayload = z.infer<typeof visitPayload>;
+
+/** A fresh queue name per test, so one test's jobs and workers never reach another's. */
+function visitQueue(options: { retryLimit?: number } = {}): QueueDef<VisitPayload> {
+  return defineQueue(`test-visit-${randomBytes(4).toString('hex')}`, visitPayload, options);
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe(`createJobs on ${engine}`, () => {
+  let database: Database;
+  let jobs: Jobs;
+  const workerIds: string[] = [];
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    jobs = await createJobs(database, createLogger('silent'));
+  });
+
+  afterAll(async () => {
+    await jobs?.stop();
+    await database?.close();
+  });
+
+  async function work<T>(queue: QueueDef<T>, handler: (data: T, job: PgBoss.Job<T>) => Promise<void>, batchSize = 1): Promise<void> {
+    workerIds.push(await jobs.work(queue, handler, { batchSize, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS }));
+  }
+
+  async function stateOf(queue: QueueDef<unknown>, id: string) {
+    return jobs.boss.getJobById(queue.name, id);
+  }
+
+  async function settled(queue: QueueDef<unknown>, id: string) {
+    const job = await stateOf(queue, id);
+    return job && (job.state === 'completed' || job.state === 'failed') ? job : undefined;
+  }
+
+  it('hands a sent job to its worker with the payload as the queue schema parsed it', async () => {
+    const queue = visitQueue();
+    const handled: Array<{ data: VisitPayload; id: string }> = [];
+    await work(queue, async (data, job) => {
+      handled.push({ data, id: job.id });
+    });
+
+    const id = await jobs.send(queue, { subjectId: '  S-001 ', visit: 2 });
+
+    expect(id).toEqual(expect.any(String));
+    const job = await waitFor(() => settled(queue as QueueDef<unknown>, id!), 'the job to complete');
+    expect(job.state).toBe('completed');
+    expect(handled).toEqual([{ data: { subjectId: 'S-001', visit: 2 }, id }]);
+  });
+
+  it('refuses to send a payload that fails the queue schema, naming the field', async () => {
+    const queue = visitQueue();
+
+    const sending = jobs.send(queue, { subjectId: 'S-001', visit: 'two' } as unknown as VisitPayload);
+
+    await expect(sending).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringMatching(/^visit: /m), details: { queue: queue.name } });
+    // Nothing reached the database: the queue was not even created for the bad payload.
+    expect(await jobs.boss.getQueue(queue.name)).toBeNull();
+  });
+
+  it('fails only the job whose handler throws and completes the rest of its batch once each', async () => {
+    // With one retry, a batch failed as a whole would hand the four good jobs over a second time.
+    const queue = visitQueue({ retryLimit: 1 });
+    const ids: string[] = [];
+    for (let visit = 1; visit <= 5; visit++) ids.push((await jobs.send(queue, { subjectId: 'S-002', visit }))!);
+    const handledVisits: number[] = [];
+
+    // Sent before the worker starts, so its first fetch takes all five as one batch.
+    await work(
+      queue,
+      async ({ visit }) => {
+        handledVisits.push(visit);
+        if (visit === 3) throw new Error('visit 3: site EDC unreachable');
+      },
+      10,
+    );
+
+    const settledJobs = await Promise.all(ids.map((id) => waitFor(() => settled(queue as QueueDef<unknown>, id), `job ${id} to settle`)));
+    expect(settledJobs.map((job) => job.state)).toEqual(['completed', 'completed', 'failed', 'completed', 'completed']);
+    expect(settledJobs[2]!.output).toMatchObject({ message: 'visit 3: site EDC unreachable' });
+    expect(handledVisits.sort()).toEqual([1, 2, 3, 3, 4, 5]);
+  });
+
+  it('leaves a job failed when its retry, running in another worker, fails while the first batch is still busy', async () => {
+    // pg-boss completes every job of a batch once the batch handler returns. A job failed early in a slow
+    // batch is retried 1-2 s later; if another worker holds that retry when the batch ends, the blanket
+    // completion must not mark it completed, whatever the retry's own outcome.
+    const queue = visitQueue({ retryLimit: 1 });
+    const failing = (await jobs.send(queue, { subjectId: 'S-006', visit: 1 }))!;
+    const slow = (await jobs.send(queue, { subjectId: 'S-006', visit: 2 }))!;
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const attemptsOfVisit1: number[] = [];
+    const handler = async ({ visit }: VisitPayload) => {
+      if (visit === 2) return pause(4_000);
+      attemptsOfVisit1.push(Date.now());
+      if (attemptsOfVisit1.length === 1) throw new Error('visit 1: attempt 1 failed');
+      await pause(3_000);
+      throw new Error('visit 1: attempt 2 failed');
+    };
+
+    await work(queue, handler, 2);
+    await waitFor(async () => attemptsOfVisit1.length > 0, 'the batch worker to take both jobs');
+    await work(queue, handler, 1);
+
+    const [failingJob, slowJob] = await Promise.all([failing, slow].map((id) => waitFor(() => settled(queue as QueueDef<unknown>, id), `job ${id} to settle`, 30_000)));
+    expect(slowJob!.state).toBe('completed');
+    expect(failingJob!.state).toBe('failed');
+    expect(failingJob!.output).toMatchObject({ message: 'visit 1: attempt 2 failed' });
+    expect(attemptsOfVisit1).toHaveLength(2);
+  });
+
+  it('retries a failing job retryLimit times, then leaves it failed with the last error', async () => {
+    const queue = visitQueue({ retryLimit: 2 });
+    let attempts = 0;
+    await work(queue, async () => {
+      attempts++;
+      throw new Error(`attempt ${attempts}: site EDC unreachable`);
+    });
+
+    const id = (await jobs.send(queue, { subjectId: 'S-003', visit: 1 }))!;
+
+    // pg-boss backs off 1-2 s, then 2-4 s, between the attempts.
+    const job = await waitFor(() => settled(queue as QueueDef<unknown>, id), 'the job to fail for good', 30_000);
+    expect(job.state).toBe('failed');
+    expect(job.retryCount).toBe(2);
+    expect(attempts).toBe(3);
+    expect(job.output).toMatchObject({ message: 'attempt 3: site EDC unreachable' });
+  });
+
+  it.skipIf(engine !== 'pglite')('rolls a job sent inside a PGlite transaction back with that transaction (PGlite only)', async () => {
+    const queue = visitQueue();
+    const kept = (await jobs.send(queue, { subjectId: 'S-004', visit: 1 }))!;
+    let rolledBack: string | null = null;
+
+    const transaction = database.pglite!.transaction(async (tx) => {
+      rolledBack = await jobs.send(queue, { subjectId: 'S-004', visit: 2 }, { db: pgliteExecuteSql(tx) });
+      throw new Error('the application write failed');
+    });
+
+    await expect(transaction).rejects.toThrow('the application write failed');
+    expect(rolledBack).toEqual(expect.any(String));
+    expect(await stateOf(queue as QueueDef<unknown>, rolledBack!)).toBeNull();
+    expect(await stateOf(queue as QueueDef<unknown>, kept)).toMatchObject({ state: 'created' });
+  });
+
+  it.skipIf(engine !== 'pglite')('commits a job sent inside a PGlite transaction with that transaction (PGlite only)', async () => {
+    // A queue no job was sent to yet: the queue has to be created inside the caller's transaction too.
+    const queue = visitQueue();
+
+    const id = await database.pglite!.transaction(async (tx) => jobs.send(queue, { subjectId: 'S-005', visit: 1 }, { db: pgliteExecuteSql(tx) }));
+
+    expect(await stateOf(queue as QueueDef<unknown>, id!)).toMatchObject({ state: 'created', data: { subjectId: 'S-005', visit: 1 } });
+  });
+});

@@ -1,0 +1,9 @@
+// The RAG area's public surface: chunk, embed, ingest and search documents over pgvector.
+export type { Embedder, OpenAiEmbedderConfig } from '../core/embeddings.js';
+export { createOpenAiEmbedder } from '../core/embeddings.js';
+export { createLocalEmbedder, LOCAL_EMBEDDER_MODEL } from './local-embedder.js';
+export { createEmbedder } from './create-embedder.js';
+export { chunkText, type ChunkOptions, type TextChunk } from './chunk-text.js';
+export { extractText, SUPPORTED_EXTENSIONS } from './extract-text.js';
+export { createRagStore } from './rag-store.js';
+export type { DocumentInfo, IngestInput, IngestResult, RagStore, ReferenceChunk, RetrieveQuery } from './types.js';

@@ -1,0 +1,189 @@
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Db } from '../core/db/connect.js';
+import { ragCollections, ragDocuments } from '../core/db/schema/rag.js';
+import { collectionLiteral, vectorLiteral, type VectorShape } from './vector-sql.js';
+
+/**
+ * Every SQL statement RAG runs, one named function each. Functions take `db`, which may also be a
+ * transaction. rag_chunks has no Drizzle table (it exists only where pgvector does), so its statements are raw.
+ */
+
+export interface CollectionRow {
+  name: string;
+  embeddingModel: string;
+  dimension: number;
+}
+
+export type DocumentRow = typeof ragDocuments.$inferSelect;
+
+export interface ChunkRow {
+  documentId: string;
+  chunkIndex: number;
+  scenarioId: string;
+  collection: string;
+  content: string;
+  start: number;
+  end: number;
+  embedding: readonly number[];
+}
+
+export interface NearestChunkRow {
+  document_id: string;
+  chunk_index: number;
+  content: string;
+  distance: number;
+  scenario_id: string;
+  collection: string;
+  source_file: string;
+}
+
+/** pgvector's version when rag_chunks exists, undefined on a server without pgvector. */
+export async function selectVectorStoreVersion(db: Db): Promise<string | undefined> {
+  const [row] = await queryRows<{ present: boolean; version: string | null }>(
+    db,
+    sql`SELECT to_regclass('rag_chunks') IS NOT NULL AS present, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS version`,
+  );
+  return row?.present ? (row.version ?? '0') : undefined;
+}
+
+export async function selectCollection(db: Db, name: string): Promise<CollectionRow | undefined> {
+  const [row] = await db
+    .select({ name: ragCollections.name, embeddingModel: ragCollections.embeddingModel, dimension: ragCollections.dimension })
+    .from(ragCollections)
+    .where(eq(ragCollections.name, name));
+  return row;
+}
+
+/** Records the collection's model unless a concurrent ingest already did; the caller re-reads to compare. */
+export async function insertCollection(db: Db, row: CollectionRow): Promise<void> {
+  await db.insert(ragCollections).values(row).onConflictDoNothing({ target: ragCollections.name });
+}
+
+export async function indexExists(db: Db, indexName: string): Promise<boolean> {
+  const [row] = await queryRows<{ present: boolean }>(db, sql`SELECT to_regclass(${indexName}) IS NOT NULL AS present`);
+  return row?.present === true;
+}
+
+export async function countCollectionChunks(db: Db, collection: string): Promise<number> {
+  const [row] = await queryRows<{ n: number | string }>(db, sql`SELECT count(*)::int AS n FROM rag_chunks WHERE collection = ${collection}`);
+  return Number(row?.n ?? 0);
+}
+
+// m = 16, ef_construction = 64 are pgvector's defaults, stated so a future change is a visible decision.
+export async function createCollectionIndex(db: Db, index: { name: string; collection: string; shape: VectorShape; maintenanceWorkMemMb: number }): Promise<void> {
+  await db.transaction(async (tx) => {
+    // Below the graph's size the build spills to disk and slows down several times.
+    await tx.execute(sql.raw(`SET LOCAL maintenance_work_mem = '${Math.round(index.maintenanceWorkMemMb)}MB'`));
+    await tx.execute(
+      sql.raw(
+        `CREATE INDEX IF NOT EXISTS "${index.name}" ON rag_chunks USING hnsw ((embedding::${index.shape.type}) ${index.shape.cosineOps}) ` +
+          `WITH (m = 16, ef_construction = 64) WHERE collection = ${collectionLiteral(index.collection)}`,
+      ),
+    );
+  });
+}
+
+export async function selectDocument(db: Db, documentId: string): Promise<DocumentRow | undefined> {
+  const [row] = await db.select().from(ragDocuments).where(eq(ragDocuments.id, documentId));
+  return row;
+}
+
+export async function selectDocuments(db: Db, filter: { scenarioId?: string }): Promise<DocumentRow[]> {
+  return db
+    .select()
+    .from(ragDocuments)
+    .where(filter.scenarioId === undefined ? undefined : eq(ragDocuments.scenarioId, filter.scenarioId))
+    .orderBy(desc(ragDocuments.updatedAt), ragDocuments.id);
+}
+
+/**
+ * Inserts or replaces the document row, and locks it until the transaction ends so two ingests of one
+ * document take turns. Returns false, changing nothing, when the id belongs to another scenario or
+ * collection: the check and the write are one statement, so a concurrent ingest cannot slip between them.
+ */
+export async function upsertDocument(db: Db, row: { id: string; scenarioId: string; collection: string; sourceFile: string; contentHash: string; chunkCount: number }): Promise<boolean> {
+  const written = await db
+    .insert(ragDocuments)
+    .values(row)
+    .onConflictDoUpdate({
+      target: ragDocuments.id,
+      set: { sourceFile: row.sourceFile, contentHash: row.contentHash, chunkCount: row.chunkCount, updatedAt: sql`now()` },
+      setWhere: and(eq(ragDocuments.scenarioId, row.scenarioId), eq(ragDocuments.collection, row.collection)),
+    })
+    .returning({ id: ragDocuments.id });
+  return written.length > 0;
+}
+
+export async function updateSourceFile(db: Db, documentId: string, sourceFile: string): Promise<void> {
+  await db.update(ragDocuments).set({ sourceFile, updatedAt: sql`now()` }).where(eq(ragDocuments.id, documentId));
+}
+
+/** Chunks go with it (ON DELETE CASCADE). */
+export async function deleteDocumentRow(db: Db, documentId: string): Promise<boolean> {
+  const deleted = await db.delete(ragDocuments).where(eq(ragDocuments.id, documentId)).returning({ id: ragDocuments.id });
+  return deleted.length > 0;
+}
+
+export async function deleteDocumentChunks(db: Db, documentId: string): Promise<void> {
+  await db.execute(sql`DELETE FROM rag_chunks WHERE document_id = ${documentId}`);
+}
+
+const CHUNK_COLUMNS = 8;
+/** PostgreSQL's bind-parameter limit per statement. */
+const MAX_PARAMETERS = 65_535;
+/** Keeps one statement near 2 MB: large enough to amortise round trips, small enough for PGlite's memory. */
+const TARGET_STATEMENT_BYTES = 2_000_000;
+
+/** Multi-row INSERTs sized by parameter count and bytes, so 100k chunks take a few hundred statements. */
+export async function insertChunkRows(db: Db, rows: readonly ChunkRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const dimension = rows[0]!.embedding.length;
+  const bytesPerRow = 3 * 1000 + 10 * dimension; // ~1000 characters of (often CJK) text plus the vector text
+  const rowsPerStatement = Math.max(1, Math.min(Math.floor(MAX_PARAMETERS / CHUNK_COLUMNS), Math.floor(TARGET_STATEMENT_BYTES / bytesPerRow)));
+  for (let i = 0; i < rows.length; i += rowsPerStatement) {
+    const values = rows
+      .slice(i, i + rowsPerStatement)
+      .map((r) => sql`(${r.documentId}, ${r.chunkIndex}, ${r.scenarioId}, ${r.collection}, ${r.content}, ${r.start}, ${r.end}, ${vectorLiteral(r.embedding)}::vector)`);
+    await db.execute(
+      sql`INSERT INTO rag_chunks (document_id, chunk_index, scenario_id, collection, content, start_offset, end_offset, embedding) VALUES ${sql.join(values, sql`, `)}`,
+    );
+  }
+}
+
+/**
+ * Settings for the nearest-neighbour query that follows in the same transaction (SET LOCAL ends with it).
+ * `iterativeScan` (pgvector 0.8+) lets HNSW keep walking the graph until the scenario and document
+ * filters have let `LIMIT` rows through; without it a filtered search returns fewer rows than asked for.
+ * `exact` turns index scans off, for measuring the index's recall against the true neighbours.
+ */
+export async function setSearchParameters(db: Db, settings: { efSearch: number; iterativeScan: boolean; exact?: boolean }): Promise<void> {
+  await db.execute(sql.raw(`SET LOCAL hnsw.ef_search = ${Math.round(settings.efSearch)}`));
+  if (settings.iterativeScan) await db.execute(sql.raw('SET LOCAL hnsw.iterative_scan = relaxed_order'));
+  if (settings.exact) await db.execute(sql.raw('SET LOCAL enable_indexscan = off'));
+}
+
+/**
+ * The `topK` chunks nearest to `vector` within one collection and scenario (and documents, when given).
+ * The WHERE repeats the partial index's predicate and the ORDER BY its expression, so the HNSW index is
+ * used. relaxed_order may return rows slightly out of order, hence the materialised CTE re-sorted outside,
+ * as pgvector's documentation recommends.
+ */
+export function nearestChunksQuery(search: { collection: string; shape: VectorShape; scenarioId: string; documentIds?: readonly string[]; vector: readonly number[]; topK: number }): SQL {
+  const type = sql.raw(search.shape.type);
+  const inCollection = sql.raw(`collection = ${collectionLiteral(search.collection)}`);
+  const inDocuments = search.documentIds ? sql` AND document_id IN (${sql.join(search.documentIds.map((id) => sql`${id}`), sql`, `)})` : sql``;
+  return sql`WITH nearest AS MATERIALIZED (
+    SELECT document_id, chunk_index, content, embedding::${type} <=> ${vectorLiteral(search.vector)}::${type} AS distance
+    FROM rag_chunks
+    WHERE ${inCollection} AND scenario_id = ${search.scenarioId}${inDocuments}
+    ORDER BY distance
+    LIMIT ${search.topK}
+  )
+  SELECT n.document_id, n.chunk_index, n.content, n.distance, d.scenario_id, d.collection, d.source_file
+  FROM nearest n JOIN rag_documents d ON d.id = n.document_id
+  ORDER BY n.distance, n.document_id, n.chunk_index`;
+}
+
+export async function selectNearestChunks(db: Db, search: Parameters<typeof nearestChunksQuery>[0]): Promise<NearestChunkRow[]> {
+  return queryRows<NearestChunkRow>(db, nearestChunksQuery(search));
+}
