@@ -3,6 +3,7 @@ import { ingestScenarioDocuments } from '../agent/scenarios/ingest-documents.js'
 import { closeContext, createContext } from '../context.js';
 import { loadConfig } from '../core/config.js';
 import { ClinAgentError } from '../core/errors.js';
+import { createLogger } from '../core/logger.js';
 
 export async function runCommand(args: string[]): Promise<number> {
   const [scenarioId, ...words] = args;
@@ -10,7 +11,9 @@ export async function runCommand(args: string[]): Promise<number> {
   if (!scenarioId || !input.trim()) {
     throw new ClinAgentError('VALIDATION_FAILED', 'Usage: clinagent run <scenarioId> "<input>", e.g. clinagent run protocol-qa "What are the inclusion criteria?"');
   }
-  const ctx = await createContext(loadConfig(), { logger: undefined });
+  const config = loadConfig();
+  // stdout carries the AgentResult JSON alone (so `clinagent run ... | jq` works); log lines go to stderr.
+  const ctx = await createContext(config, { logger: createLogger(config.logLevel, process.stderr) });
   try {
     const scenario = ctx.scenarios.get(scenarioId);
     // The shipped documents must be there for references; unchanged files are skipped by hash.

@@ -106,3 +106,23 @@ describe('access control over the whole route table', () => {
     expect(health.body).not.toMatch(/sk-|token/i);
   });
 });
+
+describe('request logs', () => {
+  it('mask query values such as a sign-in code', async () => {
+    const { Writable } = await import('node:stream');
+    const { createLogger } = await import('../core/logger.js');
+    const lines: string[] = [];
+    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const ctx = await buildTestContext({ engine: 'pglite' });
+    const app = await buildServer({ ...ctx, logger: createLogger('info', sink) }, { serveConsole: false });
+    try {
+      await app.inject({ method: 'GET', url: '/api/health?login=login_supersecretcode' });
+      const log = lines.join('');
+      expect(log).toContain('/api/health?login=[redacted]');
+      expect(log).not.toContain('supersecretcode');
+    } finally {
+      await app.close();
+      await ctx.close();
+    }
+  });
+});

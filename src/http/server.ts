@@ -16,6 +16,11 @@ import { traceRoutes } from './routes/traces.js';
 /** Uploads larger than this are refused with 413: a protocol PDF is a few MB; 25 MB leaves room for scans. */
 const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 
+/** Request log lines keep method and path; query values such as a sign-in code are masked. */
+function serializeRequest(request: { method: string; url: string; id?: string }) {
+  return { id: request.id, method: request.method, url: request.url.replace(/([?&][^=&]+=)[^&]*/g, '$1[redacted]') };
+}
+
 export interface RouteInfo {
   method: string;
   url: string;
@@ -28,7 +33,7 @@ export interface RouteInfo {
  */
 export async function buildServer(ctx: AppContext, options: { serveConsole?: boolean } = {}): Promise<FastifyInstance & { routeTable: RouteInfo[] }> {
   const app = Fastify({
-    loggerInstance: ctx.logger.child({ area: 'http' }),
+    loggerInstance: ctx.logger.child({ area: 'http' }, { serializers: { req: serializeRequest } }),
     bodyLimit: 5 * 1024 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
   }) as unknown as FastifyInstance;

@@ -150,6 +150,16 @@ export async function insertChunkRows(db: Db, rows: readonly ChunkRow[]): Promis
   }
 }
 
+/** The planner's row estimate for rag_chunks; -1 until the table is first analysed. */
+export async function selectEstimatedChunkRows(db: Db): Promise<number> {
+  const [row] = await queryRows<{ estimate: number | string }>(db, sql`SELECT reltuples AS estimate FROM pg_class WHERE oid = 'rag_chunks'::regclass`);
+  return Number(row?.estimate ?? -1);
+}
+
+export async function analyzeChunks(db: Db): Promise<void> {
+  await db.execute(sql`ANALYZE rag_chunks`);
+}
+
 /**
  * Settings for the nearest-neighbour query that follows in the same transaction (SET LOCAL ends with it).
  * `iterativeScan` (pgvector 0.8+) lets HNSW keep walking the graph until the scenario and document

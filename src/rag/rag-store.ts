@@ -3,6 +3,7 @@ import type { Db } from '../core/db/connect.js';
 import type { Embedder } from '../core/embeddings.js';
 import { ClinAgentError } from '../core/errors.js';
 import { chunkText } from './chunk-text.js';
+import { createChunkStatistics } from './chunk-statistics.js';
 import { assertSameEmbedding, documentInOtherScope, vectorStoreUnavailable } from './rag-errors.js';
 import * as q from './rag-sql.js';
 import type { DocumentInfo, IngestInput, IngestResult, RagStore, ReferenceChunk, RetrieveQuery } from './types.js';
@@ -36,6 +37,7 @@ export function createRagStore(deps: { db: Db; embedder: Embedder }): RagStore {
   const { db, embedder } = deps;
   let vectorStore: { iterativeScan: boolean } | undefined;
   const ensuredIndexes = new Set<string>();
+  const statistics = createChunkStatistics();
 
   async function requireVectorStore(): Promise<{ iterativeScan: boolean }> {
     // Only a positive answer is cached: pgvector may be installed and the database migrated while we run.
@@ -60,6 +62,8 @@ export function createRagStore(deps: { db: Db; embedder: Embedder }): RagStore {
         // Another process may have created it between our check and our CREATE (duplicate name in pg_class).
         if (!(await q.indexExists(db, name))) throw error;
       }
+      // Rows loaded before the index existed may never have been counted; the planner needs them to pick it.
+      if (rows > 0) await statistics.refresh(db);
     }
     ensuredIndexes.add(name);
   }
@@ -120,6 +124,7 @@ export function createRagStore(deps: { db: Db; embedder: Embedder }): RagStore {
         chunks.map((chunk, i) => ({ documentId, chunkIndex: chunk.index, ...scope, content: chunk.content, start: chunk.start, end: chunk.end, embedding: vectors[i]! })),
       );
     });
+    await statistics.noteChanges(db, chunks.length + (existing?.chunkCount ?? 0));
     return { documentId, chunks: chunks.length, unchanged: false };
   }
 

@@ -10,6 +10,7 @@ import { loadDemoRecords, type DemoRecordSet } from './demo-records.js';
 const demo = JSON.parse(readFileSync(path.join(packageRoot(), 'data', 'demo', 'records.json'), 'utf8')) as DemoRecordSet;
 const fields = Object.keys(demo.records[0]!).filter((field) => field !== 'subject_id');
 const isBlank = (value: unknown) => value === null || value === undefined || (typeof value === 'string' && value.trim() === '');
+const subject = (id: string) => demo.records.find((record) => record.subject_id === id)!;
 const plantedGaps = demo.records.flatMap((record) => fields.filter((field) => isBlank(record[field])).map((field) => `${record.subject_id}.${field}`));
 
 function builtinRegistry() {
@@ -118,8 +119,8 @@ describe('query_demo_records', () => {
       total: 2,
       returned: 2,
       records: [
-        { subject_id: 'S004', baseline_sbp: demo.records[3]!.baseline_sbp, consent_date: null },
-        { subject_id: 'S009', baseline_sbp: null, consent_date: demo.records[8]!.consent_date },
+        { subject_id: 'S004', baseline_sbp: subject('S004').baseline_sbp, consent_date: null },
+        { subject_id: 'S009', baseline_sbp: null, consent_date: subject('S009').consent_date },
       ],
     });
     for (const record of (result.result as { records: object[] }).records) expect(Object.keys(record).sort()).toEqual(['baseline_sbp', 'consent_date', 'subject_id']);

@@ -115,9 +115,9 @@ describe(`createJobs on ${engine}`, () => {
     const queue = visitQueue({ retryLimit: 1 });
     const failing = (await jobs.send(queue, { subjectId: 'S-006', visit: 1 }))!;
     const slow = (await jobs.send(queue, { subjectId: 'S-006', visit: 2 }))!;
-    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
     const attemptsOfVisit1: number[] = [];
-    const handler = async ({ visit }: VisitPayload) => {
+    const handler = async ({ visit }: VisitPayload): Promise<void> => {
       if (visit === 2) return pause(4_000);
       attemptsOfVisit1.push(Date.now());
       if (attemptsOfVisit1.length === 1) throw new Error('visit 1: attempt 1 failed');

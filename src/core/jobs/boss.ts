@@ -76,6 +76,7 @@ export async function createJobs(database: Database, logger: Logger, options: Cr
       return boss.work<unknown>(queue.name, { batchSize: workOptions.batchSize ?? 1, pollingIntervalSeconds: workOptions.pollingIntervalSeconds ?? 1 }, async (jobs) => {
         // Settle each job on its own: pg-boss fails a whole batch when the handler throws, which would
         // retry (and so repeat) the jobs of the batch that had already succeeded.
+        const failures: Array<{ id: string; message: string }> = [];
         for (const job of jobs) {
           try {
             const parsed = queue.schema.safeParse(job.data);
@@ -86,9 +87,13 @@ export async function createJobs(database: Database, logger: Logger, options: Cr
             await boss.complete(queue.name, job.id);
           } catch (error) {
             logger.warn({ queue: queue.name, jobId: job.id, err: error }, 'job failed; pg-boss will retry it if retries remain');
-            await boss.fail(queue.name, job.id, { message: errorMessage(error) });
+            failures.push({ id: job.id, message: errorMessage(error) });
           }
         }
+        // Failed only once the batch is done: when this returns, pg-boss completes every job of the batch that is
+        // active. A job failed mid-batch would be retried meanwhile (its retry delay is 1-2 s) and, if another
+        // worker held that retry when a slow batch ended, be marked completed whatever its retry did.
+        for (const failure of failures) await boss.fail(queue.name, failure.id, { message: failure.message });
       });
     },
     async stop() {

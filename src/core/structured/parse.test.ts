@@ -77,9 +77,17 @@ describe('parseStructuredOutput', () => {
   });
 
   it('fills a missing field from its schema default when it has one', () => {
-    const type: OutputType = { name: 'triage', schema: { type: 'object', properties: { level: { type: 'string', default: 'routine' } }, required: ['level'] } };
+    const type: OutputType = { name: 'triage', schema: { type: 'object', properties: { level: { type: 'string', default: 'routine' }, reason: { type: 'string' } }, required: ['level'] } };
 
-    expect(parseStructuredOutput('{}', type)).toMatchObject({ success: true, data: { level: 'routine' }, warnings: ['level: missing, filled with "routine"'] });
+    expect(parseStructuredOutput('{"reason": "stable"}', type)).toMatchObject({ success: true, data: { level: 'routine', reason: 'stable' }, warnings: ['level: missing, filled with "routine"'] });
+  });
+
+  it('fails an object that has none of the fields of the output type instead of filling it with empties', () => {
+    for (const raw of ['{', '}{', '{}', '{"unrelated": 1}']) {
+      const result = parseStructuredOutput(raw, 'qa_answer');
+      expect(result, raw).toMatchObject({ success: false, parsedAs: 'failed', data: {}, rawOutput: raw });
+      expect(result.error).toContain('none of the fields of output type "qa_answer"');
+    }
   });
 
   it('reports wrong types as warnings, not as a failure', () => {

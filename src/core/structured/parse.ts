@@ -46,6 +46,19 @@ export function parseStructuredOutput(rawOutput: string, outputTypeSpec?: string
       rawOutput,
     };
   }
+  // An object with none of the expected fields (often `{}` repaired from a stray brace) is not an answer
+  // of this type; filling every field with empties would pass it off as one.
+  const expected = Object.keys((outputType.schema.properties ?? {}) as Record<string, unknown>);
+  if (expected.length && !expected.some((key) => key in found.value)) {
+    return {
+      success: false,
+      data: {},
+      parsedAs: 'failed',
+      error: `The JSON in the model output has none of the fields of output type "${outputType.name}" (${expected.join(', ')}). The raw output is kept.`,
+      warnings: [],
+      rawOutput,
+    };
+  }
   const warnings = fillAndCheck(found.value, outputType.schema);
   return { success: true, data: found.value, parsedAs: found.parsedAs, error: '', warnings, rawOutput };
 }

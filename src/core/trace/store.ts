@@ -67,7 +67,10 @@ export interface TraceStore {
  * `secrets` are scrubbed from everything stored, in case a provider error message echoes a key.
  */
 export function createTraceStore(db: Db, options: { secrets?: ReadonlyArray<string | undefined> } = {}): TraceStore {
-  const scrub = (value: unknown): unknown => (value === undefined ? null : JSON.parse(redactText(JSON.stringify(value), options.secrets ?? [])));
+  const secrets = options.secrets ?? [];
+  // Values are scrubbed as JSON text, where a secret holding `"` or `\` appears escaped: mask both forms.
+  const jsonSecrets = [...secrets, ...secrets.map((s) => (s ? JSON.stringify(s).slice(1, -1) : s))];
+  const scrub = (value: unknown): unknown => (value === undefined ? null : JSON.parse(redactText(JSON.stringify(value), jsonSecrets)));
 
   return {
     async start(run) {
@@ -75,15 +78,13 @@ export function createTraceStore(db: Db, options: { secrets?: ReadonlyArray<stri
       const startedAt = new Date();
       await db.insert(traces).values({ id: traceId, kind: run.kind, name: run.name, status: 'running', userId: run.userId ?? null, input: scrub(run.input), startedAt });
 
-      // Spans are read back ordered by start time, and fast steps often start in the same millisecond; ties
-      // would then come back in physical row order, which PostgreSQL does not promise. Each span of a run
-      // starts at least 1 ms after the previous one, so the stored order is the order the spans began.
-      let lastSpanStartMs = startedAt.getTime();
+      // Fast steps often start in the same millisecond, so spans carry their start order explicitly.
+      let nextSeq = 0;
       const scope: TraceRun = {
         traceId,
         async span(kind, name, input, fn, describe) {
-          const spanStarted = new Date(Math.max(Date.now(), lastSpanStartMs + 1));
-          lastSpanStartMs = spanStarted.getTime();
+          const spanStarted = new Date();
+          const seq = nextSeq++;
           const t0 = performance.now();
           let outcome: SpanOutcome;
           let result: Awaited<ReturnType<typeof fn>>;
@@ -101,6 +102,7 @@ export function createTraceStore(db: Db, options: { secrets?: ReadonlyArray<stri
             await db.insert(spans).values({
               id: randomUUID(),
               traceId,
+              seq,
               kind,
               name,
               status: o.status ?? (o.error ? 'failed' : 'success'),
@@ -141,7 +143,7 @@ export function createTraceStore(db: Db, options: { secrets?: ReadonlyArray<stri
       if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
       const [trace] = await db.select().from(traces).where(eq(traces.id, id));
       if (!trace) return undefined;
-      const rows = await db.select().from(spans).where(eq(spans.traceId, id)).orderBy(asc(spans.startedAt));
+      const rows = await db.select().from(spans).where(eq(spans.traceId, id)).orderBy(asc(spans.seq));
       return {
         ...trace,
         startedAt: trace.startedAt.toISOString(),

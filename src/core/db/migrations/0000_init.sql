@@ -41,6 +41,7 @@ CREATE TABLE "spans" (
 	"id" uuid PRIMARY KEY NOT NULL,
 	"trace_id" uuid NOT NULL,
 	"parent_id" uuid,
+	"seq" integer NOT NULL,
 	"kind" text NOT NULL,
 	"name" text NOT NULL,
 	"status" text NOT NULL,
@@ -94,5 +95,5 @@ ALTER TABLE "project_members" ADD CONSTRAINT "project_members_user_id_users_id_f
 ALTER TABLE "spans" ADD CONSTRAINT "spans_trace_id_traces_id_fk" FOREIGN KEY ("trace_id") REFERENCES "public"."traces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "rag_documents" ADD CONSTRAINT "rag_documents_collection_rag_collections_name_fk" FOREIGN KEY ("collection") REFERENCES "public"."rag_collections"("name") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "api_tokens_user_idx" ON "api_tokens" USING btree ("user_id");--> statement-breakpoint
-CREATE INDEX "spans_trace_idx" ON "spans" USING btree ("trace_id","started_at");--> statement-breakpoint
+CREATE INDEX "spans_trace_idx" ON "spans" USING btree ("trace_id","seq");--> statement-breakpoint
 CREATE INDEX "traces_started_idx" ON "traces" USING btree ("started_at");

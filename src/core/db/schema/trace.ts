@@ -33,6 +33,8 @@ export const spans = pgTable(
       .notNull()
       .references(() => traces.id, { onDelete: 'cascade' }),
     parentId: uuid('parent_id'),
+    /** Start order within the trace; timestamps tie when steps start in the same millisecond. */
+    seq: integer('seq').notNull(),
     kind: text('kind').$type<'llm' | 'tool' | 'retrieval' | 'step'>().notNull(),
     name: text('name').notNull(),
     status: text('status').$type<'success' | 'failed'>().notNull(),
@@ -44,5 +46,5 @@ export const spans = pgTable(
     startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
     durationMs: integer('duration_ms').notNull(),
   },
-  (t) => [index('spans_trace_idx').on(t.traceId, t.startedAt)],
+  (t) => [index('spans_trace_idx').on(t.traceId, t.seq)],
 );

@@ -1,5 +1,5 @@
 import type { OpenApiDocument } from '../../api';
-import { CollapsibleJson } from '../../components/JsonView';
+import { CollapsibleJson, JsonView } from '../../components/JsonView';
 import { useT } from '../../i18n/use-t';
 import type { OperationEntry } from './list-operations';
 import { resolveRefs } from './resolve-refs';
@@ -55,15 +55,20 @@ export function OperationCard({ entry, document }: { entry: OperationEntry; docu
           <h4>{t('apiDocs.responses')}</h4>
           {Object.entries(operation.responses ?? {}).map(([status, response]) => {
             const schema = firstSchema(response.content);
-            return (
+            const label = (
+              <>
+                <span className={`status-code status-${status.charAt(0)}xx`}>{status}</span> {response.description ?? ''}
+              </>
+            );
+            // A response with a schema expands to show it; one without is a plain line.
+            return schema ? (
+              <details className="response collapsible" key={status}>
+                <summary>{label}</summary>
+                <JsonView value={resolveRefs(schema.schema, document)} />
+              </details>
+            ) : (
               <div className="response" key={status}>
-                <span className={`status-code status-${status.charAt(0)}xx`}>{status}</span>{' '}
-                <span>{response.description ?? ''}</span>
-                {schema ? (
-                  <CollapsibleJson label={t('common.showJson')} value={resolveRefs(schema.schema, document)} />
-                ) : (
-                  <span className="muted small"> · {t('apiDocs.noSchema')}</span>
-                )}
+                {label} <span className="muted small">· {t('apiDocs.noSchema')}</span>
               </div>
             );
           })}
