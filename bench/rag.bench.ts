@@ -3,6 +3,7 @@ import { openDatabase, queryRows, sql, type Database, type Db } from '../src/cor
 import { runMigrations } from '../src/core/db/migrate.js';
 import { chunkText, createLocalEmbedder, createRagStore, type Embedder, type RagStore } from '../src/rag/index.js';
 import * as q from '../src/rag/rag-sql.js';
+import { efSearchFor } from '../src/rag/rag-store.js';
 import { collectionIndexName, vectorShape } from '../src/rag/vector-sql.js';
 import { printTable, summarise } from './stats.js';
 
@@ -50,7 +51,7 @@ export async function main(): Promise<void> {
     }
   }
   printTable('RAG ingest (local embedder, 256-d, in-memory PGlite)', ingestRows);
-  printTable(`RAG retrieve (topK=${TOP_K}; latency over ${LATENCY_QUERIES} queries, recall over ${RECALL_QUERIES})`, searchRows);
+  printTable(`RAG retrieve (topK=${TOP_K}; latency over ${LATENCY_QUERIES} queries, recall@k vs exact scan over ${RECALL_QUERIES}, ties counted as hits)`, searchRows);
 }
 
 async function measureChunkAndEmbed(embedder: Embedder): Promise<Record<string, string | number>> {
@@ -131,21 +132,26 @@ async function measureSearch(database: Database, store: RagStore, embedder: Embe
     if (i >= 10) samples.push(performance.now() - t0); // the first queries warm the JIT and PGlite's caches
   }
   let recallSum = 0;
+  const exactSamples: number[] = [];
   for (const query of questions.slice(0, RECALL_QUERIES)) {
     const found = await store.retrieve({ scenarioId: scenario.id, query, collection: COLLECTION, topK: TOP_K });
     const [vector] = await embedder.embed([query]);
+    const t0 = performance.now();
     const exact = await nearest(database.db, { scenarioId: scenario.id, vector: vector!, exact: true });
-    const truth = new Set(exact.map((row) => `${row.document_id}#${row.chunk_index}`));
-    recallSum += found.filter((chunk) => truth.has(chunk.chunkId)).length / Math.max(1, truth.size);
+    exactSamples.push(performance.now() - t0);
+    // Template text has many chunks at exactly the same distance; any of them is a correct k-th neighbour,
+    // so a hit is a result no farther than the exact k-th distance, not one with the same id.
+    const kthDistance = Number(exact.at(-1)?.distance ?? Infinity);
+    recallSum += found.filter((chunk) => 1 - chunk.score <= kthDistance + 1e-6).length / Math.max(1, exact.length);
   }
   const { p50, p99 } = summarise(samples);
-  return { chunks: size, scope: `${scenario.id} (${Math.round(scenario.share * 100)}%)`, plan: await planOf(database.db, embedder, scenario.id), 'p50 ms': p50, 'p99 ms': p99, [`recall@${TOP_K}`]: recallSum / RECALL_QUERIES };
+  return { chunks: size, scope: `${scenario.id} (${Math.round(scenario.share * 100)}%)`, plan: await planOf(database.db, embedder, scenario.id), 'p50 ms': p50, 'p99 ms': p99, 'exact scan p50 ms': summarise(exactSamples).p50, [`recall@${TOP_K}`]: recallSum / RECALL_QUERIES };
 }
 
 async function nearest(db: Db, search: { scenarioId: string; vector: number[]; exact: boolean }): Promise<q.NearestChunkRow[]> {
   return db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
-    await q.setSearchParameters(tx, { efSearch: 100, iterativeScan: true, exact: search.exact });
+    await q.setSearchParameters(tx, { efSearch: efSearchFor(TOP_K), iterativeScan: true, exact: search.exact });
     return q.selectNearestChunks(tx, { collection: COLLECTION, shape: vectorShape(search.vector.length), scenarioId: search.scenarioId, vector: search.vector, topK: TOP_K });
   });
 }
@@ -154,7 +160,7 @@ async function planOf(db: Db, embedder: Embedder, scenarioId: string): Promise<s
   const [vector] = await embedder.embed(['肝功能异常 暂停给药']);
   const plan = await db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
-    await q.setSearchParameters(tx, { efSearch: 100, iterativeScan: true });
+    await q.setSearchParameters(tx, { efSearch: efSearchFor(TOP_K), iterativeScan: true });
     const query = q.nearestChunksQuery({ collection: COLLECTION, shape: vectorShape(vector!.length), scenarioId, vector: vector!, topK: TOP_K });
     return (await queryRows<Record<string, string>>(tx, sql`EXPLAIN ${query}`)).map((row) => Object.values(row)[0]).join('\n');
   });

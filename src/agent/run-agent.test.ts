@@ -193,6 +193,19 @@ describe('runAgent against the scripted model', () => {
     expect(JSON.stringify(trace)).not.toContain('sk-test-secret-key-000000000000');
   });
 
+  it('hides internal failure details from the user but keeps them in the trace', async () => {
+    // A real fault: retrieval against a database that has been closed.
+    const broken = await buildTestContext({ engine: 'pglite' });
+    await broken.close();
+    const result = await runAgent(ragScenario('alpha'), 'week 4 visit window', { context: { ...deps, rag: broken.rag } });
+    expect(result.status).toBe('failed');
+    expect(result.error).toBe(`The agent run failed because of an internal error. Trace ${result.traceId} and the server log have the details.`);
+    const trace = await ctx.trace.get(result.traceId);
+    expect(trace?.error).toBeTruthy();
+    expect(trace?.error).not.toBe(result.error);
+    expect(trace?.spans.find((s) => s.kind === 'retrieval')?.status).toBe('failed');
+  });
+
   it('has every AgentResult field present on success and failure', async () => {
     model.push({ reply: 'plain answer' });
     const textScenario = loadScenario(writeScenario(dir, 'plain.yaml', 'id: plain\nname: Plain\nsystem_prompt: Be brief.\n'));

@@ -40,6 +40,7 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
   result.modelName = scenario.model.name ?? llm.modelName;
   const trace = await traceStore.start({ kind: 'agent', name: scenario.id, input: { scenarioId: scenario.id, input, documentIds: options.documentIds }, userId: options.userId });
   result.traceId = trace.traceId;
+  let internalError: string | undefined;
 
   try {
     if (!input.trim()) throw new ClinAgentError('VALIDATION_FAILED', 'The input is empty. Type a question or instruction for the agent.', { field: 'input' });
@@ -74,14 +75,17 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
   } catch (error) {
     // step 9
     result.status = 'failed';
-    result.error = ClinAgentError.isInstance(error) ? error.message : `The agent run failed: ${errorMessage(error)}`;
+    // Our own errors are written for the user. Anything else (a database fault, a bug) may hold SQL or
+    // internals: the user gets the trace id, the trace and the log get the details.
+    internalError = ClinAgentError.isInstance(error) ? undefined : errorMessage(error);
+    result.error = internalError === undefined ? (error as ClinAgentError).message : `The agent run failed because of an internal error. Trace ${trace.traceId} and the server log have the details.`;
     options.context.logger?.warn({ traceId: trace.traceId, scenarioId: scenario.id, err: error }, 'agent run failed');
   }
   result.latencyMs = Math.round(performance.now() - started); // step 7
   await trace.finish({
     status: result.status,
     output: { answer: result.answer, structuredOutput: result.structuredOutput, references: result.references.map((r) => r.chunkId), toolCalls: result.toolCalls.length, modelName: result.modelName, latencyMs: result.latencyMs },
-    error: result.error || undefined,
+    error: internalError ?? (result.error || undefined),
   });
   return result;
 }

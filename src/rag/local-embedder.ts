@@ -7,24 +7,21 @@ const DEFAULT_DIMENSION = 256;
 /** HNSW indexes `vector` columns up to 2000 dimensions; a hashed embedding gains nothing beyond that. */
 const MAX_DIMENSION = 2000;
 
-/** Feature kinds, each hashed with its own seed so the unigram "肝" and the word "肝" do not collide by design. */
-const CJK_UNIGRAM = { seed: 0x9e3779b1, weight: 1 };
-const CJK_BIGRAM = { seed: 0x85ebca6b, weight: 1 };
-const WORD = { seed: 0xc2b2ae35, weight: 1 };
-/** Trigrams match inflections and abbreviations ("randomised"/"randomized"), but weigh less than whole words. */
-const TRIGRAM = { seed: 0x27d4eb2f, weight: 0.5 };
-const FALLBACK_CHAR = { seed: 0x165667b1, weight: 1 };
+/** Each feature kind is hashed with its own seed, so the unigram "肝" and the word "肝" never collide by design. */
+const SEED_CJK_UNIGRAM = 0x9e3779b1;
+const SEED_CJK_BIGRAM = 0x85ebca6b;
+const SEED_WORD = 0xc2b2ae35;
+const SEED_TRIGRAM = 0x27d4eb2f;
+const SEED_FALLBACK_CHAR = 0x165667b1;
+/** Trigrams match inflections and abbreviations ("randomised"/"randomized") but weigh less than whole words. */
+const TRIGRAM_WEIGHT = 0.5;
 
 /** Words that occur in every English passage; matching them says nothing about the topic. */
 const EN_STOPWORDS = new Set(
   'a an and are as at be by for from has have if in into is it its of on or that the their then there these this to was were will with'.split(' '),
 );
 /** Chinese function characters: kept inside bigrams, dropped as unigrams. */
-const ZH_STOP_CHARS = new Set('的了在是和与及或其之而被为对'.split(''));
-
-const CJK = '\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\p{sc=Hangul}';
-/** A run of CJK characters, or a run of other letters and digits (a Latin word, a number, "hba1c"). */
-const TOKEN_RUN = new RegExp(`[${CJK}]+|(?:(?![${CJK}])[\\p{L}\\p{N}\\p{M}])+`, 'gu');
+const ZH_STOP_CHARS = new Set(Array.from('的了在是和与及或其之而被为对', (ch) => ch.codePointAt(0)!));
 
 /**
  * An offline, deterministic embedder: hashed character n-grams (feature hashing with a sign hash, so
@@ -49,65 +46,105 @@ export function createLocalEmbedder(options: { dimension?: number } = {}): Embed
   };
 }
 
-type Features = Map<number, { count: number; weight: number }>;
+/** Feature hash -> occurrence count, one map per weight. */
+interface Features {
+  whole: Map<number, number>;
+  trigram: Map<number, number>;
+}
 
+/**
+ * One pass over the code points, without building a string per n-gram: the embedder must keep up with
+ * bulk ingestion (several thousand chunks per second on one core).
+ */
 function embedOne(text: string, dimension: number): number[] {
-  const normalized = text.normalize('NFKC').toLowerCase();
-  const features: Features = new Map();
-  for (const match of normalized.matchAll(TOKEN_RUN)) {
-    const run = match[0];
-    if (isCjkRun(run)) addCjkFeatures(features, run);
-    else addWordFeatures(features, run);
+  const s = text.normalize('NFKC').toLowerCase();
+  const features: Features = { whole: new Map(), trigram: new Map() };
+  let i = 0;
+  while (i < s.length) {
+    const cp = s.codePointAt(i)!;
+    if (isCjk(cp)) {
+      let previous = -1;
+      while (i < s.length) {
+        const c = s.codePointAt(i)!;
+        if (!isCjk(c)) break;
+        if (!ZH_STOP_CHARS.has(c)) bump(features.whole, hashCodePoints(SEED_CJK_UNIGRAM, c));
+        if (previous >= 0) bump(features.whole, hashCodePoints(SEED_CJK_BIGRAM, previous, c));
+        previous = c;
+        i += c > 0xffff ? 2 : 1;
+      }
+    } else if (isWordChar(cp)) {
+      const start = i;
+      while (i < s.length) {
+        const c = s.codePointAt(i)!;
+        if (isCjk(c) || !isWordChar(c)) break;
+        i += c > 0xffff ? 2 : 1;
+      }
+      addWordFeatures(features, s.slice(start, i));
+    } else {
+      i += cp > 0xffff ? 2 : 1;
+    }
   }
   // Text with no letters or digits at all (a row of symbols) still gets a vector, from its characters.
-  if (features.size === 0) {
-    for (const ch of normalized) if (!/\s/u.test(ch)) add(features, hash(FALLBACK_CHAR.seed, ch), FALLBACK_CHAR.weight);
+  if (features.whole.size === 0 && features.trigram.size === 0) {
+    for (const ch of s) if (!/\s/u.test(ch)) bump(features.whole, hashCodePoints(SEED_FALLBACK_CHAR, ch.codePointAt(0)!));
   }
   const vector = new Array<number>(dimension).fill(0);
-  for (const [h, { count, weight }] of features) {
-    const mixed = fmix32(h);
-    vector[mixed % dimension]! += (mixed & 0x80000000 ? -1 : 1) * weight * (1 + Math.log(count));
-  }
+  addToVector(vector, features.whole, 1);
+  addToVector(vector, features.trigram, TRIGRAM_WEIGHT);
   let norm = 0;
   for (const x of vector) norm += x * x;
   norm = Math.sqrt(norm);
   return norm === 0 ? vector : vector.map((x) => x / norm);
 }
 
-const CJK_TEST = new RegExp(`^[${CJK}]`, 'u');
-function isCjkRun(run: string): boolean {
-  return CJK_TEST.test(run);
+/** Feature hashing with a sign hash (collisions cancel out on average) and sublinear term frequency. */
+function addToVector(vector: number[], counts: Map<number, number>, weight: number): void {
+  for (const [h, count] of counts) {
+    const mixed = fmix32(h);
+    vector[mixed % vector.length]! += (mixed & 0x80000000 ? -1 : 1) * weight * (1 + Math.log(count));
+  }
 }
 
-function addCjkFeatures(features: Features, run: string): void {
-  const chars = Array.from(run);
-  for (let i = 0; i < chars.length; i++) {
-    const ch = chars[i]!;
-    if (!ZH_STOP_CHARS.has(ch)) add(features, hash(CJK_UNIGRAM.seed, ch), CJK_UNIGRAM.weight);
-    if (i + 1 < chars.length) add(features, hash(CJK_BIGRAM.seed, ch + chars[i + 1]!), CJK_BIGRAM.weight);
-  }
+/** Han, kana and Hangul: scripts written without spaces, embedded as character unigrams and bigrams. */
+function isCjk(cp: number): boolean {
+  return (
+    (cp >= 0x4e00 && cp <= 0x9fff) || // CJK unified ideographs
+    (cp >= 0x3400 && cp <= 0x4dbf) || // extension A
+    (cp >= 0x3040 && cp <= 0x30ff) || // hiragana, katakana
+    (cp >= 0xac00 && cp <= 0xd7af) || // Hangul syllables
+    (cp >= 0xf900 && cp <= 0xfaff) || // compatibility ideographs
+    (cp >= 0x20000 && cp <= 0x3134f) // extensions B-G
+  );
+}
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}\p{M}]/u;
+function isWordChar(cp: number): boolean {
+  if (cp < 0x80) return (cp >= 0x61 && cp <= 0x7a) || (cp >= 0x30 && cp <= 0x39); // input is lower-cased
+  return LETTER_OR_DIGIT.test(String.fromCodePoint(cp));
 }
 
 function addWordFeatures(features: Features, word: string): void {
   if (EN_STOPWORDS.has(word)) return;
-  add(features, hash(WORD.seed, word), WORD.weight);
+  bump(features.whole, hashString(SEED_WORD, word));
   const padded = `^${word}$`;
-  for (let i = 0; i + 3 <= padded.length; i++) add(features, hash(TRIGRAM.seed, padded.slice(i, i + 3)), TRIGRAM.weight);
+  for (let i = 0; i + 3 <= padded.length; i++) bump(features.trigram, hashString(SEED_TRIGRAM, padded, i, i + 3));
 }
 
-function add(features: Features, h: number, weight: number): void {
-  const feature = features.get(h);
-  if (feature) feature.count++;
-  else features.set(h, { count: 1, weight });
+function bump(counts: Map<number, number>, h: number): void {
+  counts.set(h, (counts.get(h) ?? 0) + 1);
 }
 
-/** FNV-1a over UTF-16 code units, started from a per-kind seed. Stable across platforms and releases. */
-function hash(seed: number, text: string): number {
+/** FNV-1a over code points, from a per-kind seed. Stable across platforms and releases. */
+function hashCodePoints(seed: number, a: number, b = -1): number {
+  let h = Math.imul((0x811c9dc5 ^ seed) ^ a, 0x01000193);
+  if (b >= 0) h = Math.imul(h ^ b, 0x01000193);
+  return h >>> 0;
+}
+
+/** FNV-1a over the UTF-16 code units of text[from, to), from a per-kind seed. */
+function hashString(seed: number, text: string, from = 0, to = text.length): number {
   let h = (0x811c9dc5 ^ seed) >>> 0;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
+  for (let i = from; i < to; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   return h >>> 0;
 }
 

@@ -3,7 +3,7 @@ import { openDatabase, queryRows, sql, type Database, type Db } from '../core/db
 import { runMigrations } from '../core/db/migrate.js';
 import { createLocalEmbedder } from './local-embedder.js';
 import * as q from './rag-sql.js';
-import { createRagStore } from './rag-store.js';
+import { createRagStore, efSearchFor } from './rag-store.js';
 import type { RagStore } from './types.js';
 import { collectionIndexName, vectorShape } from './vector-sql.js';
 
@@ -13,10 +13,7 @@ import { collectionIndexName, vectorShape } from './vector-sql.js';
  * sequential scan (a few thousand), so the rows are bulk-inserted the way the benchmark does it.
  */
 const TOTAL_CHUNKS = 8000;
-/**
- * Every 10th chunk belongs to the small scenario. At 10% the planner still prefers the HNSW index (at 5% it
- * rightly switches to the scope b-tree and an exact sort), and ef_search=100 alone would find about 10.
- */
+/** Every 10th chunk belongs to the small scenario, so the index's 200 candidates hold only ~20-40 of its chunks. */
 const MINOR_EVERY = 10;
 const COLLECTION = 'plan-test';
 
@@ -51,41 +48,50 @@ afterAll(async () => {
   await database.close();
 });
 
-async function explain(scenarioId: string, topK: number): Promise<string> {
+/**
+ * Runs the store's search statement with the store's settings. `forceIndex` disables sorting, which leaves the
+ * HNSW index as the only ordered path: for a 10% scope the planner would rightly prefer the scope b-tree and
+ * an exact sort, and this is about what happens when it does pick the index (larger collections).
+ */
+async function search(scenarioId: string, topK: number, options: { iterativeScan: boolean; forceIndex?: boolean }) {
   const [vector] = await embedder.embed(['肝功能 转氨酶 ALT 暂停给药']);
   return database.db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
-    await q.setSearchParameters(tx, { efSearch: 100, iterativeScan: true });
+    await q.setSearchParameters(tx, { efSearch: efSearchFor(topK), iterativeScan: options.iterativeScan });
+    if (options.forceIndex) await tx.execute(sql`SET LOCAL enable_sort = off`);
     const query = q.nearestChunksQuery({ collection: COLLECTION, shape: vectorShape(embedder.dimension), scenarioId, vector: vector!, topK });
-    const rows = await queryRows<Record<string, string>>(tx, sql`EXPLAIN ${query}`);
-    return rows.map((row) => Object.values(row)[0]).join('\n');
+    const plan = (await queryRows<Record<string, string>>(tx, sql`EXPLAIN ${query}`)).map((row) => Object.values(row)[0]).join('\n');
+    return { plan, rows: await queryRows<q.NearestChunkRow>(tx, query) };
   });
 }
 
 describe('RAG search plan', () => {
+  const indexScan = `Index Scan using ${collectionIndexName(COLLECTION, embedder.dimension)}`;
+
   it('builds the collection index on first use and searches through it', async () => {
     expect(await store.retrieve({ scenarioId: 'major', query: '肝功能 暂停给药', collection: COLLECTION, topK: 5 })).toHaveLength(5);
-    const indexName = collectionIndexName(COLLECTION, embedder.dimension);
-    const [definition] = await queryRows<{ indexdef: string }>(database.db, sql`SELECT indexdef FROM pg_indexes WHERE indexname = ${indexName}`);
+    const [definition] = await queryRows<{ indexdef: string }>(database.db, sql`SELECT indexdef FROM pg_indexes WHERE indexname = ${collectionIndexName(COLLECTION, embedder.dimension)}`);
     expect(definition!.indexdef).toMatch(/USING hnsw \(\(\(embedding\)::vector\(256\)\) vector_cosine_ops\).*WHERE \(collection = 'plan-test'::text\)/);
-    expect(await explain('major', 5)).toContain(`Index Scan using ${indexName}`);
+    expect((await search('major', 5, { iterativeScan: true })).plan).toContain(indexScan);
   });
 
-  it('returns topK rows for a scenario holding 10% of the collection, thanks to the iterative index scan', async () => {
-    expect(await explain('minor', 30)).toContain(`Index Scan using ${collectionIndexName(COLLECTION, embedder.dimension)}`);
-    const hits = await store.retrieve({ scenarioId: 'minor', query: '肝功能 转氨酶 ALT 暂停给药', collection: COLLECTION, topK: 30 });
-    expect(hits).toHaveLength(30);
-    expect(new Set(hits.map((hit) => hit.scenarioId))).toEqual(new Set(['minor']));
-    expect(hits.map((hit) => hit.score)).toEqual([...hits.map((hit) => hit.score)].sort((a, b) => b - a));
+  it('returns topK rows through the index for a scenario holding 10% of the collection, thanks to the iterative scan', async () => {
+    const { plan, rows } = await search('minor', 50, { iterativeScan: true, forceIndex: true });
+    expect(plan).toContain(indexScan);
+    expect(rows).toHaveLength(50);
+    expect(new Set(rows.map((row) => row.scenario_id))).toEqual(new Set(['minor']));
+    expect(rows.map((row) => row.distance)).toEqual([...rows.map((row) => row.distance)].sort((a, b) => a - b));
   });
 
   it('would have returned fewer than topK rows without it', async () => {
-    const [vector] = await embedder.embed(['肝功能 转氨酶 ALT 暂停给药']);
-    const rows = await database.db.transaction(async (txn) => {
-      const tx = txn as unknown as Db;
-      await q.setSearchParameters(tx, { efSearch: 100, iterativeScan: false });
-      return q.selectNearestChunks(tx, { collection: COLLECTION, shape: vectorShape(embedder.dimension), scenarioId: 'minor', vector: vector!, topK: 30 });
-    });
-    expect(rows.length).toBeLessThan(30);
+    const { plan, rows } = await search('minor', 50, { iterativeScan: false, forceIndex: true });
+    expect(plan).toContain(indexScan);
+    expect(rows.length).toBeLessThan(50);
+  });
+
+  it('lets retrieve() return topK rows for the small scenario, whichever plan the planner picks', async () => {
+    const hits = await store.retrieve({ scenarioId: 'minor', query: '肝功能 转氨酶 ALT 暂停给药', collection: COLLECTION, topK: 50 });
+    expect(hits).toHaveLength(50);
+    expect(new Set(hits.map((hit) => hit.scenarioId))).toEqual(new Set(['minor']));
   });
 });

@@ -176,7 +176,8 @@ export async function setSearchParameters(db: Db, settings: { efSearch: number; 
  * The `topK` chunks nearest to `vector` within one collection and scenario (and documents, when given).
  * The WHERE repeats the partial index's predicate and the ORDER BY its expression, so the HNSW index is
  * used. relaxed_order may return rows slightly out of order, hence the materialised CTE re-sorted outside,
- * as pgvector's documentation recommends.
+ * as pgvector's documentation recommends; the `+ 0` stops PostgreSQL 17 (PGlite) from trusting the index's
+ * order and only sorting ties (an Incremental Sort), which would keep the misordering.
  */
 export function nearestChunksQuery(search: { collection: string; shape: VectorShape; scenarioId: string; documentIds?: readonly string[]; vector: readonly number[]; topK: number }): SQL {
   const type = sql.raw(search.shape.type);
@@ -191,7 +192,7 @@ export function nearestChunksQuery(search: { collection: string; shape: VectorSh
   )
   SELECT n.document_id, n.chunk_index, n.content, n.distance, d.scenario_id, d.collection, d.source_file
   FROM nearest n JOIN rag_documents d ON d.id = n.document_id
-  ORDER BY n.distance, n.document_id, n.chunk_index`;
+  ORDER BY n.distance + 0, n.document_id, n.chunk_index`;
 }
 
 export async function selectNearestChunks(db: Db, search: Parameters<typeof nearestChunksQuery>[0]): Promise<NearestChunkRow[]> {
