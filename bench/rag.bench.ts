@@ -28,14 +28,20 @@ const SCENARIOS = [
   { id: 'trial-c', share: 0.1 },
 ];
 
+/** Progress on stderr, so a run of several minutes shows where it is without cluttering the tables. */
+const progress = (message: string) => process.stderr.write(`[rag bench] ${message}\n`);
+
 export async function main(): Promise<void> {
   const embedder = createLocalEmbedder();
   const ingestRows: Array<Record<string, string | number>> = [];
   const searchRows: Array<Record<string, string | number>> = [];
 
+  progress('chunking and embedding');
   ingestRows.push(await measureChunkAndEmbed(embedder));
+  progress(`ingestDocument end to end, ${E2E_CHUNKS} chunks`);
   ingestRows.push(await measureEndToEndIngest(embedder));
   for (const size of SIZES) {
+    progress(`${size} chunks: bulk load, index build, queries`);
     const database = await openDatabase({});
     try {
       await runMigrations(database);
@@ -112,8 +118,8 @@ async function bulkLoad(db: Db, embedder: Embedder, size: number): Promise<Recor
 }
 
 /** Interleaves scenarios across the load, in proportion to their shares. */
-function pickScenario(progress: number): string {
-  const slot = (progress * 97) % 1;
+function pickScenario(fraction: number): string {
+  const slot = (fraction * 97) % 1;
   let cumulative = 0;
   for (const scenario of SCENARIOS) {
     cumulative += scenario.share;

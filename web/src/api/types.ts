@@ -1,6 +1,12 @@
+// The result contract is the server's own type, imported for types only (erased from the bundle), so the
+// console cannot drift from what /api/agent/run returns.
+import type { AgentResult as ServerAgentResult } from '../../../src/agent/result.js';
+import type { ToolCallResult } from '../../../src/core/tools/registry.js';
+import type { ReferenceChunk } from '../../../src/rag/types.js';
+
 /**
- * Shapes of the HTTP API as the console sees them. They mirror the server's route schemas; the console
- * keeps its own copy because it is bundled for the browser and must not pull in server modules.
+ * Shapes of the HTTP API as the console sees them. Result types come from the server as type-only imports
+ * (nothing of the server is bundled); the smaller route shapes mirror the server's route schemas.
  */
 
 /** Every non-2xx body the server sends. `message` is written for the user and says what to do next. */
@@ -56,39 +62,9 @@ export interface AgentRunRequest {
   options?: { documentIds?: string[] };
 }
 
-export interface Reference {
-  documentId: string;
-  scenarioId: string;
-  collection: string;
-  sourceFile: string;
-  chunkId: string;
-  chunkIndex: number;
-  content: string;
-  score: number;
-}
-
-export interface ToolCall {
-  toolName: string;
-  success: boolean;
-  arguments: unknown;
-  result: unknown;
-  error: string;
-}
-
-export interface AgentResult {
-  answer: string;
-  structuredOutput: Record<string, unknown>;
-  references: Reference[];
-  toolCalls: ToolCall[];
-  rawOutput: string;
-  modelName: string;
-  latencyMs: number;
-  status: 'success' | 'failed';
-  /** Why a failed run failed; on a successful run, the structured-output parse problem, if any. */
-  error: string;
-  traceId: string;
-  parseError?: string;
-}
+export type Reference = ReferenceChunk;
+export type ToolCall = ToolCallResult;
+export type AgentResult = ServerAgentResult;
 
 /** Token counts and duration are absent for spans that have none (a retrieval uses no tokens). */
 export interface TraceSpan {

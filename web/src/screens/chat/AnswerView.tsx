@@ -10,9 +10,8 @@ export function AnswerView({ result }: { result: AgentResult }) {
   const t = useT();
   const [isTraceOpen, setTraceOpen] = useState(false);
   const isFailed = result.status === 'failed';
-  // On a successful run the server puts the structured-output parse problem in `error` (the answer is still
-  // usable); newer servers may also send it as `parseError`.
-  const parseProblem = result.parseError || (!isFailed ? result.error : '');
+  // On a successful run `error` holds the structured-output parse problem; the answer is still usable.
+  const parseProblem = isFailed ? '' : result.error;
 
   return (
     <article className={`answer ${isFailed ? 'answer-failed' : ''}`} data-testid="answer">
