@@ -48,7 +48,7 @@ export async function createContext(config: Config, options: CreateContextOption
   const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   try {
     await runMigrations(database);
-    const vectorStore = await hasVectorStore(database);
+    const vectorStore = await hasVectorStore(database.db);
     if (!vectorStore) logger.warn('this PostgreSQL has no pgvector extension: RAG is unavailable until it is installed');
     const embedder = createEmbedder(config.embedding, config.llm);
     const secrets = [config.llm.apiKey, config.embedding.apiKey, config.adminToken];

@@ -7,7 +7,7 @@ export async function migrateCommand(): Promise<number> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     await runMigrations(database);
-    const vectors = await hasVectorStore(database);
+    const vectors = await hasVectorStore(database.db);
     process.stdout.write(`Migrations applied (${database.engine}).${vectors ? '' : ' Note: no pgvector on this server, so RAG is unavailable.'}\n`);
     return 0;
   } finally {

@@ -13,8 +13,8 @@ import { collectionIndexName, vectorShape } from './vector-sql.js';
  * sequential scan (a few thousand), so the rows are bulk-inserted the way the benchmark does it.
  */
 const TOTAL_CHUNKS = 8000;
-/** Every 10th chunk belongs to the small scenario, so the index's 200 candidates hold only ~20-40 of its chunks. */
-const MINOR_EVERY = 10;
+/** Every 20th chunk belongs to the small scenario, so the index's 400 candidates hold only ~20-40 of its chunks. */
+const MINOR_EVERY = 20;
 const COLLECTION = 'plan-test';
 
 let database: Database;
@@ -50,7 +50,7 @@ afterAll(async () => {
 
 /**
  * Runs the store's search statement with the store's settings. `forceIndex` disables sorting, which leaves the
- * HNSW index as the only ordered path: for a 10% scope the planner would rightly prefer the scope b-tree and
+ * HNSW index as the only ordered path: for a 5% scope the planner would rightly prefer the scope b-tree and
  * an exact sort, and this is about what happens when it does pick the index (larger collections).
  */
 async function search(scenarioId: string, topK: number, options: { iterativeScan: boolean; forceIndex?: boolean }) {
@@ -75,7 +75,7 @@ describe('RAG search plan', () => {
     expect((await search('major', 5, { iterativeScan: true })).plan).toContain(indexScan);
   });
 
-  it('returns topK rows through the index for a scenario holding 10% of the collection, thanks to the iterative scan', async () => {
+  it('returns topK rows through the index for a scenario holding 5% of the collection, thanks to the iterative scan', async () => {
     const { plan, rows } = await search('minor', 50, { iterativeScan: true, forceIndex: true });
     expect(plan).toContain(indexScan);
     expect(rows).toHaveLength(50);

@@ -29,7 +29,7 @@ describe.runIf(serverUrl)('createRagStore on PostgreSQL without pgvector', () =>
   });
 
   it('throws VECTOR_STORE_UNAVAILABLE from every method, saying how to install pgvector', async (context) => {
-    if (await hasVectorStore(database)) context.skip(); // this server has pgvector: nothing to check here
+    if (await hasVectorStore(database.db)) context.skip(); // this server has pgvector: nothing to check here
     const store = createRagStore({ db: database.db, embedder: createLocalEmbedder() });
     const expected = {
       code: 'VECTOR_STORE_UNAVAILABLE',

@@ -3,7 +3,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgliteDatabase } from 'drizzle-orm/pglite';
 import { migrationsFolder } from '../paths.js';
-import type { Database } from './connect.js';
+import { queryRows, sql, type Database, type Db } from './connect.js';
 
 /** Any fixed number works; it only has to be the same in every ClinAgent process. */
 const MIGRATION_LOCK_KEY = 720_417_001;
@@ -27,9 +27,8 @@ export async function runMigrations(database: Database): Promise<void> {
   }
 }
 
-export async function hasVectorStore(database: Database): Promise<boolean> {
-  const rows = database.pglite
-    ? (await database.pglite.query<{ present: boolean }>("SELECT to_regclass('rag_chunks') IS NOT NULL AS present")).rows
-    : (await database.pool!.query<{ present: boolean }>("SELECT to_regclass('rag_chunks') IS NOT NULL AS present")).rows;
-  return rows[0]?.present === true;
+/** False on a PostgreSQL server without pgvector, where the conditional rag migration created nothing. */
+export async function hasVectorStore(db: Db): Promise<boolean> {
+  const [row] = await queryRows<{ present: boolean }>(db, sql`SELECT to_regclass('rag_chunks') IS NOT NULL AS present`);
+  return row?.present === true;
 }
