@@ -7,6 +7,8 @@ export default defineConfig({
     // Each file opens its own database (in-memory PGlite or a throwaway PostgreSQL database); forks keep
     // PGlite's WASM heaps apart and stay within 2 cores.
     pool: 'forks',
+    // CI also writes a JSON report, from which .ci/run prints the plain "N passed, N failed" line.
+    reporters: process.env.CI ? ['default', ['json', { outputFile: '.ci/test-results.json' }]] : ['default'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -1,11 +1,5 @@
 import { parseArgs } from 'node:util';
 import { ClinAgentError, errorMessage } from '../core/errors.js';
-import { ingestCommand } from './ingest.js';
-import { loginLinkCommand } from './login-link.js';
-import { migrateCommand } from './migrate.js';
-import { runCommand } from './run.js';
-import { serveCommand } from './serve.js';
-import { workerCommand } from './worker.js';
 
 const USAGE = `Usage: clinagent <command> [arguments]
 
@@ -19,13 +13,16 @@ Commands:
 
 Configuration comes from environment variables; see .env.example.`;
 
-const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
-  serve: serveCommand,
-  worker: workerCommand,
-  migrate: migrateCommand,
-  run: runCommand,
-  ingest: ingestCommand,
-  'login-link': loginLinkCommand,
+type Command = (args: string[]) => Promise<number>;
+
+// Loaded on demand: importing every command would load the server, pg-boss and PGlite just to print help.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./serve.js')).serveCommand,
+  worker: async () => (await import('./worker.js')).workerCommand,
+  migrate: async () => (await import('./migrate.js')).migrateCommand,
+  run: async () => (await import('./run.js')).runCommand,
+  ingest: async () => (await import('./ingest.js')).ingestCommand,
+  'login-link': async () => (await import('./login-link.js')).loginLinkCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -35,13 +32,13 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + '\n');
     return command || values.help ? 0 : 1;
   }
-  const handler = COMMANDS[command];
-  if (!handler) {
+  const load = COMMANDS[command];
+  if (!load) {
     process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
     return 1;
   }
   try {
-    return await handler(rest);
+    return await (await load())(rest);
   } catch (error) {
     process.stderr.write(`clinagent ${command}: ${ClinAgentError.isInstance(error) ? `${error.code}: ${error.message}` : errorMessage(error)}\n`);
     return 1;
