@@ -26,33 +26,29 @@ export interface TraceRun extends TraceScope {
   finish(outcome: { status: 'success' | 'failed'; output?: unknown; error?: string }): Promise<void>;
 }
 
-export interface TraceView {
+/** What a trace and each of its spans have in common: a named, timed step with its tokens. */
+interface StepView {
   id: string;
   kind: string;
   name: string;
   status: string;
-  userId: string | null;
   input: unknown;
   output: unknown;
   error: string | null;
   promptTokens: number;
   completionTokens: number;
   startedAt: string;
+}
+
+export interface SpanView extends StepView {
+  durationMs: number;
+}
+
+export interface TraceView extends StepView {
+  userId: string | null;
   endedAt: string | null;
   durationMs: number | null;
-  spans: Array<{
-    id: string;
-    kind: string;
-    name: string;
-    status: string;
-    input: unknown;
-    output: unknown;
-    error: string | null;
-    promptTokens: number;
-    completionTokens: number;
-    startedAt: string;
-    durationMs: number;
-  }>;
+  spans: SpanView[];
 }
 
 export interface TraceStore {
