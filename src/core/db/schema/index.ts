@@ -1,3 +1,4 @@
 export * from './auth.js';
 export * from './trace.js';
 export * from './rag.js';
+export * from './trial.js';

@@ -1,0 +1,159 @@
+import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { projects } from './auth.js';
+
+/**
+ * Trial data in REDCap's flat shape: a project (trial) has a data dictionary, an event schedule with
+ * windows, and records keyed by (record id, event). Records keep their field values as JSON, as REDCap
+ * exports them, so a dictionary change never needs a schema migration.
+ */
+export const FIELD_TYPES = ['text', 'integer', 'number', 'date', 'datetime', 'dropdown', 'radio', 'checkbox', 'yesno', 'truefalse', 'calc', 'notes'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export const trialFields = pgTable(
+  'trial_fields',
+  {
+    projectId: text('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    fieldName: text('field_name').notNull(),
+    formName: text('form_name').notNull(),
+    fieldType: text('field_type').$type<FieldType>().notNull(),
+    label: text('label').notNull(),
+    /** Choices of dropdown/radio/checkbox fields: code and label. */
+    choices: jsonb('choices').$type<Array<{ code: string; label: string }>>().notNull().default([]),
+    validationMin: text('validation_min'),
+    validationMax: text('validation_max'),
+    required: boolean('required').notNull().default(false),
+    ordinal: integer('ordinal').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.fieldName] })],
+);
+
+export const trialEvents = pgTable(
+  'trial_events',
+  {
+    projectId: text('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    eventName: text('event_name').notNull(),
+    label: text('label').notNull(),
+    /** Target day relative to the anchor date (enrolment), and the allowed window around it. */
+    dayOffset: integer('day_offset').notNull(),
+    windowBefore: integer('window_before').notNull().default(0),
+    windowAfter: integer('window_after').notNull().default(0),
+    ordinal: integer('ordinal').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.eventName] })],
+);
+
+export const trialRecords = pgTable(
+  'trial_records',
+  {
+    projectId: text('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    recordId: text('record_id').notNull(),
+    eventName: text('event_name').notNull(),
+    site: text('site').notNull().default(''),
+    data: jsonb('data').$type<Record<string, string | number | null>>().notNull(),
+    /** Bumped on every change, so a QC result can say which version of the record it checked. */
+    version: integer('version').notNull().default(1),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.recordId, t.eventName] }), index('trial_records_site_idx').on(t.projectId, t.site)],
+);
+
+/** A batch of SOP runs of one skill over many records. */
+export const qcRuns = pgTable(
+  'qc_runs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: text('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    skillId: text('skill_id').notNull(),
+    status: text('status').$type<'queued' | 'running' | 'completed' | 'failed' | 'cancelled'>().notNull(),
+    total: integer('total').notNull(),
+    trigger: text('trigger').$type<'manual' | 'cron'>().notNull().default('manual'),
+    createdBy: text('created_by').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [index('qc_runs_project_idx').on(t.projectId, t.createdAt)],
+);
+
+export type TaskRunStatus = 'RUNNING' | 'SUSPENDED' | 'COMPLETED' | 'FAILED';
+
+/**
+ * One SOP run of a skill on one record (seed 000 section 4). Saved like a checkpoint: the current node and
+ * the steps so far are written before the next node starts, so a resume continues from the latest state and
+ * never replays history. `leaseUntil` lets another process take over a run whose worker died.
+ */
+export const taskRuns = pgTable(
+  'task_runs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: text('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    qcRunId: uuid('qc_run_id').references(() => qcRuns.id, { onDelete: 'cascade' }),
+    skillId: text('skill_id').notNull(),
+    recordId: text('record_id').notNull(),
+    eventName: text('event_name').notNull().default(''),
+    status: text('status').$type<TaskRunStatus>().notNull(),
+    currentNode: text('current_node').notNull(),
+    steps: jsonb('steps').$type<Array<Record<string, unknown>>>().notNull().default([]),
+    /** Where a suspended run goes on approve and on reject. */
+    onApprove: text('on_approve'),
+    onReject: text('on_reject'),
+    review: jsonb('review').$type<{ reviewer: string; decision: 'approve' | 'reject'; comment: string; decidedAt: string } | null>(),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    error: text('error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+  },
+  (t) => [
+    // A batch checks each record once, however often its job is retried.
+    uniqueIndex('task_runs_batch_record_uq').on(t.qcRunId, t.recordId, t.eventName),
+    index('task_runs_status_idx').on(t.projectId, t.status),
+  ],
+);
+
+export type QueryStatus = 'open' | 'answered' | 'closed' | 'reopened';
+
+/** A data query raised from a violation, with the EDC lifecycle open -> answered -> closed (or reopened). */
+export const pendingActions = pgTable(
+  'pending_actions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: text('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    taskRunId: uuid('task_run_id').notNull().references(() => taskRuns.id, { onDelete: 'cascade' }),
+    recordId: text('record_id').notNull(),
+    eventName: text('event_name').notNull().default(''),
+    site: text('site').notNull().default(''),
+    nodeId: text('node_id').notNull(),
+    ruleId: text('rule_id').notNull(),
+    field: text('field').notNull(),
+    message: text('message').notNull(),
+    severity: text('severity').$type<'error' | 'warning' | 'info'>().notNull(),
+    value: jsonb('value'),
+    status: text('status').$type<QueryStatus>().notNull().default('open'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    // Retries and resumes of a run never raise the same query twice.
+    uniqueIndex('pending_actions_dedupe_uq').on(t.taskRunId, t.nodeId, t.ruleId, t.field),
+    index('pending_actions_project_idx').on(t.projectId, t.status),
+  ],
+);
+
+/** Append-only audit trail (who, when, what, old and new value, why); a trigger refuses UPDATE and DELETE. */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    projectId: text('project_id').notNull(),
+    entityType: text('entity_type').$type<'record' | 'query' | 'task_run' | 'qc_run' | 'project'>().notNull(),
+    entityId: text('entity_id').notNull(),
+    action: text('action').notNull(),
+    actor: text('actor').notNull(),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+    oldValue: jsonb('old_value'),
+    newValue: jsonb('new_value'),
+    reason: text('reason').notNull().default(''),
+  },
+  (t) => [index('audit_log_entity_idx').on(t.projectId, t.entityType, t.entityId, t.id)],
+);
