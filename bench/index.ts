@@ -1,7 +1,9 @@
 /** `npm run bench`: every benchmark, one after the other, each printing its own table. */
 const { main: rag } = await import('./rag.bench.js');
 const { main: agent } = await import('./agent.bench.js');
+const { main: rules } = await import('./rules.bench.js');
 
 console.log(`ClinAgent benchmarks on Node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
 await rag();
 await agent();
+await rules();

@@ -11,6 +11,8 @@ import { createLlmGateway, type LlmGateway } from './core/llm/gateway.js';
 import { createLogger, type Logger } from './core/logger.js';
 import { createToolRegistry, type ToolRegistry } from './core/tools/registry.js';
 import { createTraceStore, type TraceStore } from './core/trace/store.js';
+import { loadSkills } from './trial/sop/load-skills.js';
+import { createSkillCatalog, type SkillCatalog } from './trial/sop/skill-catalog.js';
 import { createEmbedder, createRagStore, type Embedder, type RagStore } from './rag/index.js';
 
 /** Built once at start-up and handed to every area; per-request values are arguments, never fields here. */
@@ -27,6 +29,7 @@ export interface AppContext {
   rag: RagStore;
   users: UserStore;
   scenarios: ScenarioCatalog;
+  skills: SkillCatalog;
   /** False on a PostgreSQL without pgvector: RAG calls then fail with VECTOR_STORE_UNAVAILABLE. */
   hasVectorStore: boolean;
 }
@@ -45,13 +48,14 @@ export async function createContext(config: Config, options: CreateContextOption
   registerBuiltinTools(tools, loadDemoRecords());
   // Scenarios are validated before the database opens: a typo should fail fast, not after migrations.
   const scenarios = createScenarioCatalog(loadScenarios(config.scenariosDir), tools);
+  const skills = createSkillCatalog(loadSkills(config.skillsDir), tools);
   const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   try {
     await runMigrations(database);
     const vectorStore = await hasVectorStore(database.db);
     if (!vectorStore) logger.warn('this PostgreSQL has no pgvector extension: RAG is unavailable until it is installed');
     const embedder = createEmbedder(config.embedding, config.llm);
-    const secrets = [config.llm.apiKey, config.embedding.apiKey, config.adminToken];
+    const secrets = [config.llm.apiKey, config.embedding.apiKey, config.adminToken, config.redcap.token];
     const jobs = options.startJobs ? await createJobs(database, logger) : undefined;
     return {
       config,
@@ -66,6 +70,7 @@ export async function createContext(config: Config, options: CreateContextOption
       rag: createRagStore({ db: database.db, embedder }),
       users: createUserStore(database.db),
       scenarios,
+      skills,
       hasVectorStore: vectorStore,
     };
   } catch (error) {

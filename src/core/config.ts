@@ -37,6 +37,11 @@ const envSchema = z.object({
   PORT: positiveInt(3000, '3000').refine((port) => port <= 65_535, { message: 'must be between 0 and 65535' }),
   DATA_DIR: optionalString,
   SCENARIOS_DIR: optionalString,
+  SKILLS_DIR: optionalString,
+  REVIEW_WEBHOOK_URL: optionalUrl,
+  REDCAP_API_URL: optionalUrl,
+  REDCAP_API_TOKEN: optionalString,
+  QC_CONCURRENCY: positiveInt(4, '4').refine((n) => n >= 1 && n <= 64, { message: 'must be between 1 and 64' }),
   CLINAGENT_ADMIN_TOKEN: optionalString.refine((value) => value === undefined || value.length >= 24, {
     message: 'must be at least 24 characters so it cannot be guessed; generate one with `openssl rand -hex 24`',
   }),
@@ -69,6 +74,9 @@ export interface Config {
   port: number;
   dataDir: string;
   scenariosDir: string;
+  skillsDir: string;
+  qc: { concurrency: number; reviewWebhookUrl?: string };
+  redcap: { url?: string; token?: string };
   adminToken?: string;
   logLevel: string;
 }
@@ -108,6 +116,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     port: e.PORT,
     dataDir: path.resolve(cwd, e.DATA_DIR ?? '.clinagent'),
     scenariosDir: path.resolve(cwd, e.SCENARIOS_DIR ?? 'scenarios'),
+    skillsDir: path.resolve(cwd, e.SKILLS_DIR ?? 'skills'),
+    qc: { concurrency: e.QC_CONCURRENCY, reviewWebhookUrl: e.REVIEW_WEBHOOK_URL },
+    redcap: { url: e.REDCAP_API_URL, token: e.REDCAP_API_TOKEN },
     adminToken: e.CLINAGENT_ADMIN_TOKEN,
     logLevel: e.LOG_LEVEL,
   };

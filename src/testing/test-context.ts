@@ -20,6 +20,7 @@ export async function buildTestContext(options: TestContextOptions = {}): Promis
   const database = options.database ?? (await openTestDatabase({ engine: options.engine }));
   const config = loadConfig({
     SCENARIOS_DIR: path.join(packageRoot(), 'scenarios'),
+    SKILLS_DIR: path.join(packageRoot(), 'skills'),
     DATA_DIR: path.join(packageRoot(), '.clinagent-test-unused'),
     LLM_BASE_URL: options.llmBaseUrl,
     LLM_MODEL: options.llmBaseUrl ? 'scripted-model' : undefined,

@@ -74,7 +74,8 @@ export const qcRuns = pgTable(
   (t) => [index('qc_runs_project_idx').on(t.projectId, t.createdAt)],
 );
 
-export type TaskRunStatus = 'RUNNING' | 'SUSPENDED' | 'COMPLETED' | 'FAILED';
+/** PENDING: created with its batch, not started yet. Stored as text, so adding a state needs no migration. */
+export type TaskRunStatus = 'PENDING' | 'RUNNING' | 'SUSPENDED' | 'COMPLETED' | 'FAILED';
 
 /**
  * One SOP run of a skill on one record (seed 000 section 4). Saved like a checkpoint: the current node and

@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClinAgentError } from '../../core/errors.js';
+import { packageRoot } from '../../core/paths.js';
+import { openTestDatabase, testEngines } from '../../testing/test-database.js';
+import { createTrialStore, type TrialStore } from '../store/trial-store.js';
+import { importRedcapCsv } from './import-redcap-csv.js';
+
+const readTrialTestFile = (name: string) => readFileSync(path.join(packageRoot(), 'test-data', 'trial', name), 'utf8');
+const dictionaryCsv = readTrialTestFile('redcap-dictionary.csv');
+const eventsCsv = readTrialTestFile('redcap-events.csv');
+const recordsCsv = readTrialTestFile('redcap-records.csv');
+
+describe.each(testEngines())('importRedcapCsv on %s', (engine) => {
+  let close: () => Promise<void>;
+  let store: TrialStore;
+  let projectSeq = 0;
+  const newProject = async () => {
+    const id = `csv-${++projectSeq}`;
+    await store.ensureProject({ id, name: id }, 'dm.alice');
+    return id;
+  };
+  /** Everything an import may touch, to prove a refused import touched nothing. */
+  const snapshot = async (projectId: string) => ({
+    fields: await store.getDictionary(projectId),
+    events: await store.getEvents(projectId),
+    records: await store.listRecords(projectId),
+    audit: await store.listAudit(projectId),
+  });
+
+  beforeAll(async () => {
+    const database = await openTestDatabase({ engine });
+    close = () => database.close();
+    store = createTrialStore(database.db);
+  });
+
+  afterAll(async () => {
+    await close?.();
+  });
+
+  it('imports dictionary, events and records of a REDCap export in one go', async () => {
+    const projectId = await newProject();
+    const summary = await importRedcapCsv(store, projectId, { dictionaryCsv, eventsCsv, recordsCsv }, 'dm.alice', { reason: 'site 02 export' });
+
+    expect(summary).toEqual({ fields: 12, events: 2, records: { created: 4, updated: 0, unchanged: 0 }, isDictionaryChanged: true, isEventsChanged: true });
+    expect((await store.getDictionary(projectId)).find((field) => field.fieldName === 'age')?.label).toBe('年龄（岁）Age, years');
+    expect(await store.listSites(projectId)).toEqual([
+      { site: 'site_01', subjects: 1 },
+      { site: 'site_02', subjects: 1 },
+    ]);
+    const audit = await store.listAudit(projectId);
+    expect(audit.map((entry) => entry.action)).toEqual(['project.create', 'dictionary.replace', 'events.replace', 'record.create', 'record.create', 'record.create', 'record.create']);
+    expect(audit.every((entry) => entry.entityType === 'project' || entry.reason === 'site 02 export')).toBe(true);
+  });
+
+  it('changes nothing on a second import of the same files', async () => {
+    const projectId = await newProject();
+    await importRedcapCsv(store, projectId, { dictionaryCsv, eventsCsv, recordsCsv }, 'dm.alice');
+    const before = await snapshot(projectId);
+
+    const summary = await importRedcapCsv(store, projectId, { dictionaryCsv, eventsCsv, recordsCsv }, 'dm.alice');
+
+    expect(summary).toMatchObject({ records: { created: 0, updated: 0, unchanged: 4 }, isDictionaryChanged: false, isEventsChanged: false });
+    expect(await snapshot(projectId)).toEqual(before);
+  });
+
+  it('audits a corrected value with its old and new value', async () => {
+    const projectId = await newProject();
+    await importRedcapCsv(store, projectId, { dictionaryCsv, eventsCsv, recordsCsv }, 'dm.alice');
+    const corrected = recordsCsv.replace('S002,v1_arm_1,site_02,2025-03-05,,2', 'S002,v1_arm_1,site_02,2025-03-05,58,2');
+
+    const summary = await importRedcapCsv(store, projectId, { dictionaryCsv, recordsCsv: corrected }, 'dm.bob', { reason: 'age entered after query Q-12' });
+
+    expect(summary.records).toEqual({ created: 0, updated: 1, unchanged: 3 });
+    const updates = (await store.listAudit(projectId, { entityType: 'record', entityId: 'S002' })).filter((entry) => entry.action === 'record.update');
+    expect(updates).toEqual([
+      expect.objectContaining({ actor: 'dm.bob', reason: 'age entered after query Q-12', oldValue: { eventName: 'v1_arm_1', data: { age: null } }, newValue: { eventName: 'v1_arm_1', data: { age: 58 } } }),
+    ]);
+  });
+
+  it('writes nothing from any file, audit included, when the records file has a problem', async () => {
+    const projectId = await newProject();
+    await importRedcapCsv(store, projectId, { dictionaryCsv, eventsCsv, recordsCsv }, 'dm.alice');
+    const before = await snapshot(projectId);
+    // A changed dictionary and schedule that would be written if the import were not all-or-nothing.
+    const newDictionary = dictionaryCsv.replace('integer,0,120', 'integer,0,130');
+    const newEvents = eventsCsv.replace('28,3,3', '28,4,4');
+    const badRecords = recordsCsv.replace('S001,v2_arm_1,site_01,,,', 'S001,v2_arm_1,site_01,,forty,');
+
+    const failing = importRedcapCsv(store, projectId, { dictionaryCsv: newDictionary, eventsCsv: newEvents, recordsCsv: badRecords }, 'dm.alice');
+
+    await expect(failing).rejects.toSatisfy((error) => ClinAgentError.isInstance(error) && error.code === 'IMPORT_INVALID' && error.message.includes('records.csv line 4, field age: "forty" is not an integer'));
+    expect(await snapshot(projectId)).toEqual(before);
+  });
+
+  it('does not check records against a broken dictionary, and says so', async () => {
+    const projectId = await newProject();
+    const brokenDictionary = dictionaryCsv.replace('sbp,visit,,text', 'sbp,visit,,texty');
+
+    const failing = importRedcapCsv(store, projectId, { dictionaryCsv: brokenDictionary, eventsCsv, recordsCsv }, 'dm.alice');
+
+    await expect(failing).rejects.toMatchObject({ code: 'IMPORT_INVALID', details: { problemCount: 2 } });
+    await expect(failing).rejects.toThrow(/dictionary\.csv line 11, field Field Type: "texty" is not a REDCap field type/);
+    await expect(failing).rejects.toThrow(/records\.csv line 1, field \(file\): not checked yet/);
+    expect((await snapshot(projectId)).fields).toEqual([]);
+  });
+
+  it('checks records against the stored schedule when no events file is given', async () => {
+    const projectId = await newProject();
+    await importRedcapCsv(store, projectId, { dictionaryCsv, eventsCsv, recordsCsv }, 'dm.alice');
+    const withV3 = `${recordsCsv}S001,v3_arm_1,site_01,,,,,,,,,,2025-04-30,135,71.0,0,,2\r\n`;
+
+    await expect(importRedcapCsv(store, projectId, { dictionaryCsv, recordsCsv: withV3 }, 'dm.alice')).rejects.toThrow(
+      'records.csv line 6, field redcap_event_name: "v3_arm_1" is not an event of the project (v1_arm_1, v2_arm_1)',
+    );
+  });
+
+  it('refuses an unknown project with NOT_FOUND', async () => {
+    await expect(importRedcapCsv(store, 'no-such-trial', { dictionaryCsv, eventsCsv, recordsCsv }, 'dm.alice')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});

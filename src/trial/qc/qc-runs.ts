@@ -1,0 +1,116 @@
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../../core/db/connect.js';
+import { qcRuns, taskRuns, trialRecords } from '../../core/db/schema/trial.js';
+import { ClinAgentError } from '../../core/errors.js';
+import type { Jobs } from '../../core/jobs/boss.js';
+import type { Skill } from '../sop/load-skills.js';
+import { createTaskRuns } from '../sop/task-runs.js';
+import { appendAudit } from '../store/audit.js';
+import { advanceTaskRunQueue } from './queues.js';
+
+export type QcRun = typeof qcRuns.$inferSelect;
+
+export interface QcProgress {
+  id: string;
+  projectId: string;
+  skillId: string;
+  status: QcRun['status'];
+  trigger: string;
+  createdBy: string;
+  createdAt: string;
+  finishedAt: string | null;
+  total: number;
+  /** Runs whose work is over for now: completed, failed or waiting for review. */
+  done: number;
+  pending: number;
+  running: number;
+  suspended: number;
+  completed: number;
+  failed: number;
+}
+
+/**
+ * Starts a batch: one task run per record, created with the batch in one transaction, then one job each.
+ * Concurrency is bounded by the number of workers on the advance queue, not by how many records there are.
+ */
+export async function startQcRun(
+  deps: { db: Db; jobs: Jobs },
+  input: { projectId: string; skill: Skill; recordIds?: string[]; actor: string; trigger?: 'manual' | 'cron' },
+): Promise<QcProgress> {
+  const { db, jobs } = deps;
+  const { skill, projectId } = input;
+  if (skill.projects && !skill.projects.includes(projectId)) {
+    throw new ClinAgentError('VALIDATION_FAILED', `Skill "${skill.id}" applies to projects ${skill.projects.join(', ')}, not "${projectId}".`, { field: 'skillId' });
+  }
+  const known = (await db.selectDistinct({ recordId: trialRecords.recordId }).from(trialRecords).where(eq(trialRecords.projectId, projectId)).orderBy(asc(trialRecords.recordId))).map((r) => r.recordId);
+  let recordIds = known;
+  if (input.recordIds?.length) {
+    const unknown = input.recordIds.filter((id) => !known.includes(id));
+    if (unknown.length) throw new ClinAgentError('NOT_FOUND', `Unknown record id(s) in project "${projectId}": ${unknown.slice(0, 20).join(', ')}.`, { field: 'recordIds', unknown });
+    recordIds = [...new Set(input.recordIds)];
+  }
+  if (!recordIds.length) throw new ClinAgentError('VALIDATION_FAILED', `Project "${projectId}" has no records to check. Import data first.`, { projectId });
+
+  const { run, taskRunIds } = await db.transaction(async (tx) => {
+    const [created] = await tx.insert(qcRuns).values({ projectId, skillId: skill.id, status: 'running', total: recordIds.length, trigger: input.trigger ?? 'manual', createdBy: input.actor }).returning();
+    const runs = await createTaskRuns(tx as unknown as Db, { projectId, skillId: skill.id, startNode: skill.startNode, qcRunId: created!.id, recordIds, actor: input.actor });
+    await appendAudit(tx as unknown as Db, { projectId, entityType: 'qc_run', entityId: created!.id, action: 'started', actor: input.actor, newValue: { skillId: skill.id, total: recordIds.length, trigger: input.trigger ?? 'manual' } });
+    return { run: created!, taskRunIds: runs.map((r) => r.id) };
+  });
+  // Sent after commit; a crash in between leaves PENDING runs that the orphan sweep re-enqueues.
+  await jobs.boss.insert(taskRunIds.map((taskRunId) => ({ name: advanceTaskRunQueue.name, data: { taskRunId }, retryLimit: advanceTaskRunQueue.retryLimit, expireInSeconds: advanceTaskRunQueue.expireInSeconds })));
+  return (await getQcProgress(db, run.id))!;
+}
+
+export async function getQcProgress(db: Db, qcRunId: string): Promise<QcProgress | undefined> {
+  if (!/^[0-9a-f-]{36}$/i.test(qcRunId)) return undefined;
+  const [run] = await db.select().from(qcRuns).where(eq(qcRuns.id, qcRunId));
+  if (!run) return undefined;
+  const counts = await db
+    .select({ status: taskRuns.status, n: sql<number>`count(*)::int` })
+    .from(taskRuns)
+    .where(eq(taskRuns.qcRunId, qcRunId))
+    .groupBy(taskRuns.status);
+  const by = (status: string) => Number(counts.find((c) => c.status === status)?.n ?? 0);
+  const progress = { pending: by('PENDING'), running: by('RUNNING'), suspended: by('SUSPENDED'), completed: by('COMPLETED'), failed: by('FAILED') };
+  const done = progress.suspended + progress.completed + progress.failed;
+  let { status, finishedAt } = run;
+  if (status === 'running' && done === run.total && progress.pending + progress.running === 0) {
+    // The batch is over once no run is waiting for a worker; runs under review finish on their own later.
+    const [updated] = await db.update(qcRuns).set({ status: 'completed', finishedAt: new Date() }).where(and(eq(qcRuns.id, run.id), eq(qcRuns.status, 'running'))).returning();
+    if (updated) {
+      status = updated.status;
+      finishedAt = updated.finishedAt;
+      await appendAudit(db, { projectId: run.projectId, entityType: 'qc_run', entityId: run.id, action: 'completed', actor: 'system', newValue: { ...progress, total: run.total } });
+    }
+  }
+  return {
+    id: run.id,
+    projectId: run.projectId,
+    skillId: run.skillId,
+    status,
+    trigger: run.trigger,
+    createdBy: run.createdBy,
+    createdAt: run.createdAt.toISOString(),
+    finishedAt: finishedAt?.toISOString() ?? null,
+    total: run.total,
+    done,
+    ...progress,
+  };
+}
+
+export async function listQcRuns(db: Db, projectId: string, limit = 50): Promise<QcProgress[]> {
+  const runs = await db.select({ id: qcRuns.id }).from(qcRuns).where(eq(qcRuns.projectId, projectId)).orderBy(desc(qcRuns.createdAt)).limit(limit);
+  const out: QcProgress[] = [];
+  for (const run of runs) out.push((await getQcProgress(db, run.id))!);
+  return out;
+}
+
+export async function listTaskRuns(db: Db, filter: { projectId: string; qcRunId?: string; statuses?: string[]; limit?: number }) {
+  return db
+    .select()
+    .from(taskRuns)
+    .where(and(eq(taskRuns.projectId, filter.projectId), filter.qcRunId ? eq(taskRuns.qcRunId, filter.qcRunId) : undefined, filter.statuses?.length ? inArray(taskRuns.status, filter.statuses as never[]) : undefined))
+    .orderBy(desc(taskRuns.updatedAt))
+    .limit(Math.min(filter.limit ?? 200, 1000));
+}

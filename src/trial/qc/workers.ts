@@ -1,0 +1,85 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import cronParser from 'cron-parser';
+import type { Db } from '../../core/db/connect.js';
+import { trialRecords } from '../../core/db/schema/trial.js';
+import { errorMessage } from '../../core/errors.js';
+import type { Jobs } from '../../core/jobs/boss.js';
+import { defineQueue } from '../../core/jobs/queues.js';
+import { advanceTaskRun, resumeTaskRun, type SopDeps } from '../sop/engine.js';
+import type { Skill } from '../sop/load-skills.js';
+import { findOrphanedRuns, type TaskRun } from '../sop/task-runs.js';
+import { advanceTaskRunQueue, cronPayload, cronQueueName } from './queues.js';
+import { startQcRun } from './qc-runs.js';
+
+export interface QcWorkerOptions {
+  /** Task runs advanced at once by this process. */
+  concurrency?: number;
+  /** How often to look for runs nobody is advancing (a worker died, a job was lost). */
+  sweepIntervalMs?: number;
+  /** A pending or lease-less running run untouched this long is re-enqueued. */
+  staleMs?: number;
+}
+
+export function newWorkerId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * The QC workers of one process: advance task runs with bounded concurrency, re-enqueue orphaned runs, and
+ * run scheduled skills. Safe to run in several processes at once: leases decide who advances a run.
+ */
+export async function registerQcWorkers(deps: SopDeps & { jobs: Jobs; skills: Skill[] }, options: QcWorkerOptions = {}): Promise<{ sweep(): Promise<number>; stop(): void }> {
+  const { jobs } = deps;
+  const concurrency = options.concurrency ?? 4;
+  for (let i = 0; i < concurrency; i++) {
+    await jobs.work(advanceTaskRunQueue, async ({ taskRunId }) => {
+      await advanceTaskRun(deps, taskRunId);
+    }, { batchSize: 1, pollingIntervalSeconds: 0.5 });
+  }
+
+  async function sweep(): Promise<number> {
+    const orphans = await findOrphanedRuns(deps.db, options.staleMs ?? 60_000);
+    for (const { id } of orphans) {
+      // The singleton key keeps a slow sweep from queueing the same run twice within a minute.
+      await jobs.send(advanceTaskRunQueue, { taskRunId: id }, { singletonKey: id, singletonSeconds: 60 });
+    }
+    if (orphans.length) deps.logger.info({ count: orphans.length }, 're-enqueued task runs nobody was advancing');
+    return orphans.length;
+  }
+  const timer = setInterval(() => void sweep().catch((error) => deps.logger.error({ err: error }, 'orphan sweep failed')), options.sweepIntervalMs ?? 30_000);
+  timer.unref();
+  await sweep();
+
+  for (const skill of deps.skills.filter((s) => s.schedule)) {
+    const queue = defineQueue(cronQueueName(skill.id), cronPayload);
+    await jobs.work(queue, async ({ skillId }) => {
+      const projects = skill.projects ?? (await projectsWithRecords(deps.db));
+      for (const projectId of projects) {
+        try {
+          await startQcRun(deps, { projectId, skill: deps.skill(skillId), actor: 'cron', trigger: 'cron' });
+        } catch (error) {
+          deps.logger.error({ skillId, projectId, err: errorMessage(error) }, 'scheduled QC run could not start');
+        }
+      }
+    });
+    await jobs.boss.schedule(queue.name, skill.schedule!, { skillId: skill.id }, { tz: 'UTC' });
+  }
+  return { sweep, stop: () => clearInterval(timer) };
+}
+
+/** Records the decision and queues the continuation; the run goes on in whichever worker takes the job. */
+export async function reviewTaskRun(deps: { db: Db; jobs: Jobs }, taskRunId: string, decision: 'approve' | 'reject', reviewer: string, comment?: string): Promise<TaskRun> {
+  const run = await resumeTaskRun(deps.db, taskRunId, decision, reviewer, comment);
+  await deps.jobs.send(advanceTaskRunQueue, { taskRunId });
+  return run;
+}
+
+/** When a cron expression fires next (UTC), for the console. */
+export function nextCronRun(expression: string, from = new Date()): string {
+  return cronParser.parseExpression(expression, { currentDate: from, tz: 'UTC' }).next().toDate().toISOString();
+}
+
+async function projectsWithRecords(db: Db): Promise<string[]> {
+  return (await db.selectDistinct({ projectId: trialRecords.projectId }).from(trialRecords)).map((r) => r.projectId);
+}

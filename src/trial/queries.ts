@@ -1,0 +1,77 @@
+import { and, desc, eq, type SQL } from 'drizzle-orm';
+import type { Db } from '../core/db/connect.js';
+import { pendingActions, type QueryStatus } from '../core/db/schema/trial.js';
+import { ClinAgentError } from '../core/errors.js';
+import { appendAudit } from './store/audit.js';
+
+export type DataQuery = typeof pendingActions.$inferSelect;
+
+/**
+ * The lifecycle of a data query, as EDC systems run it: the site answers, data management closes it or
+ * reopens it when the answer does not resolve the issue. A closed query can be reopened if the data change.
+ */
+const TRANSITIONS: Record<QueryStatus, QueryStatus[]> = {
+  open: ['answered', 'closed'],
+  answered: ['closed', 'reopened'],
+  reopened: ['answered', 'closed'],
+  closed: ['reopened'],
+};
+
+export interface QueryFilter {
+  projectId: string;
+  status?: QueryStatus;
+  site?: string;
+  field?: string;
+  severity?: string;
+  recordId?: string;
+  taskRunId?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export async function listQueries(db: Db, filter: QueryFilter): Promise<DataQuery[]> {
+  const where: Array<SQL | undefined> = [
+    eq(pendingActions.projectId, filter.projectId),
+    filter.status ? eq(pendingActions.status, filter.status) : undefined,
+    filter.site ? eq(pendingActions.site, filter.site) : undefined,
+    filter.field ? eq(pendingActions.field, filter.field) : undefined,
+    filter.severity ? eq(pendingActions.severity, filter.severity as DataQuery['severity']) : undefined,
+    filter.recordId ? eq(pendingActions.recordId, filter.recordId) : undefined,
+    filter.taskRunId ? eq(pendingActions.taskRunId, filter.taskRunId) : undefined,
+  ];
+  return db
+    .select()
+    .from(pendingActions)
+    .where(and(...where))
+    .orderBy(desc(pendingActions.createdAt), pendingActions.recordId)
+    .limit(Math.min(filter.limit ?? 500, 5000))
+    .offset(filter.offset ?? 0);
+}
+
+/** Moves a query along its lifecycle; who, when and why go to the audit trail in the same transaction. */
+export async function transitionQuery(db: Db, input: { projectId: string; queryId: string; to: QueryStatus; actor: string; comment: string }): Promise<DataQuery> {
+  return db.transaction(async (tx) => {
+    const [current] = await tx.select().from(pendingActions).where(and(eq(pendingActions.id, input.queryId), eq(pendingActions.projectId, input.projectId)));
+    if (!current) throw new ClinAgentError('NOT_FOUND', `Query "${input.queryId}" does not exist in project "${input.projectId}". Check the id.`, { queryId: input.queryId });
+    const allowed = TRANSITIONS[current.status];
+    if (!allowed.includes(input.to)) {
+      throw new ClinAgentError('CONFLICT_STATE', `Query ${input.queryId} is ${current.status}; it can go to ${allowed.join(' or ')}, not ${input.to}. Reload to see its current state.`, { status: current.status, allowed });
+    }
+    if ((input.to === 'answered' || input.to === 'reopened') && !input.comment.trim()) {
+      throw new ClinAgentError('VALIDATION_FAILED', `A comment is required to mark a query ${input.to}: say what was found or what is still wrong.`, { field: 'comment' });
+    }
+    // The status in the WHERE makes a concurrent transition of the same query fail instead of overwriting.
+    const [updated] = await tx
+      .update(pendingActions)
+      .set({ status: input.to, updatedAt: new Date() })
+      .where(and(eq(pendingActions.id, input.queryId), eq(pendingActions.status, current.status)))
+      .returning();
+    if (!updated) throw new ClinAgentError('CONFLICT_STATE', `Query ${input.queryId} changed while you were editing it. Reload and try again.`);
+    await appendAudit(tx as unknown as Db, { projectId: input.projectId, entityType: 'query', entityId: input.queryId, action: `status:${input.to}`, actor: input.actor, oldValue: { status: current.status }, newValue: { status: input.to }, reason: input.comment });
+    return updated;
+  });
+}
+
+export function allowedTransitions(status: QueryStatus): QueryStatus[] {
+  return TRANSITIONS[status];
+}

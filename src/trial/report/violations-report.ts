@@ -1,0 +1,61 @@
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../core/db/connect.js';
+import { pendingActions } from '../../core/db/schema/trial.js';
+
+export interface ReportRow {
+  recordId: string;
+  eventName: string;
+  site: string;
+  field: string;
+  ruleId: string;
+  severity: string;
+  status: string;
+  message: string;
+  value: string;
+  createdAt: string;
+}
+
+export interface ViolationsReport {
+  projectId: string;
+  generatedAt: string;
+  total: number;
+  byField: Array<{ key: string; count: number }>;
+  byRule: Array<{ key: string; count: number }>;
+  bySite: Array<{ key: string; count: number }>;
+  bySeverity: Array<{ key: string; count: number }>;
+  byStatus: Array<{ key: string; count: number }>;
+  rows: ReportRow[];
+}
+
+/** Violations (data queries) of a project, with counts by field, rule, site, severity and status. */
+export async function buildViolationsReport(db: Db, projectId: string): Promise<ViolationsReport> {
+  const queries = await db.select().from(pendingActions).where(eq(pendingActions.projectId, projectId)).orderBy(pendingActions.recordId, pendingActions.field);
+  const rows: ReportRow[] = queries.map((q) => ({
+    recordId: q.recordId,
+    eventName: q.eventName,
+    site: q.site,
+    field: q.field,
+    ruleId: q.ruleId,
+    severity: q.severity,
+    status: q.status,
+    message: q.message,
+    value: q.value === null || q.value === undefined ? '' : typeof q.value === 'string' ? q.value : JSON.stringify(q.value),
+    createdAt: q.createdAt.toISOString(),
+  }));
+  const countBy = (key: (r: ReportRow) => string) => {
+    const counts = new Map<string, number>();
+    for (const row of rows) counts.set(key(row), (counts.get(key(row)) ?? 0) + 1);
+    return [...counts.entries()].map(([k, count]) => ({ key: k, count })).sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
+  };
+  return {
+    projectId,
+    generatedAt: new Date().toISOString(),
+    total: rows.length,
+    byField: countBy((r) => r.field),
+    byRule: countBy((r) => r.ruleId),
+    bySite: countBy((r) => r.site || '(no site)'),
+    bySeverity: countBy((r) => r.severity),
+    byStatus: countBy((r) => r.status),
+    rows,
+  };
+}

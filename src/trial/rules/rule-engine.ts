@@ -1,0 +1,36 @@
+import { LogicEngine } from 'json-logic-engine';
+import type { ClinicalOperator } from './clinical-operator.js';
+import { dateAfter, dateBefore, dateDiffDays, dateOnOrAfter, dateOnOrBefore, isDate } from './date-operators.js';
+import { createMatchesOperator } from './matches-operator.js';
+import { inWindow } from './visit-window-operator.js';
+
+/** A compiled JSON Logic expression: evaluates it against one record. */
+export type CompiledLogic = (data: unknown) => unknown;
+
+/** json-logic-engine with ClinAgent's clinical operators registered; one per compileRules call or shared. */
+export interface RuleEngine {
+  readonly logic: LogicEngine;
+  /** Every operator a rule may use (standard and clinical), sorted, for compile errors. */
+  readonly operatorNames: readonly string[];
+  readonly clinicalOperators: ReadonlyMap<string, ClinicalOperator>;
+  /** Compiles once with json-logic-engine's `build` (generated JavaScript); throws on an unknown operator. */
+  compile(logic: unknown): CompiledLogic;
+}
+
+export function createRuleEngine(): RuleEngine {
+  // The default configuration passes the whole official JSON Logic suite (jsonlogic-conformance.test.ts);
+  // in particular permissive stays off, so an object with an unknown key is an error rather than data.
+  const logic = new LogicEngine();
+  const operators = [dateDiffDays, dateBefore, dateAfter, dateOnOrBefore, dateOnOrAfter, inWindow, isDate, createMatchesOperator()];
+  for (const operator of operators) {
+    if (operator.name in logic.methods) throw new Error(`clinical operator ${operator.name} would shadow a json-logic-engine operator`);
+    // deterministic: pure functions of their arguments, so the compiler may evaluate all-literal calls once at build time.
+    logic.addMethod(operator.name, (args: unknown[]) => operator.evaluate(args), { deterministic: true });
+  }
+  return {
+    logic,
+    operatorNames: Object.keys(logic.methods as Record<string, unknown>).sort(),
+    clinicalOperators: new Map(operators.map((operator) => [operator.name, operator])),
+    compile: (expression) => logic.build(expression) as CompiledLogic,
+  };
+}

@@ -1,0 +1,2 @@
+export { runWithRetry, isNeedsHumanReview, NEEDS_HUMAN_REVIEW, type SoftRuleDeps, type SoftRuleOptions, type SoftRuleResult } from './run-with-retry.js';
+export { SOFT_RULE_VERDICT, softRuleVerdictSchema, type SoftRuleVerdict } from './verdict.js';

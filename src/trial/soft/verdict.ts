@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { formatIssues } from '../../core/errors.js';
+import type { OutputType } from '../../core/structured/output-types.js';
+import { parseStructuredOutput, type ParsedAs } from '../../core/structured/parse.js';
+
+/**
+ * The verdict a soft rule asks the model for (seed 000 section 3.2). Defined once in zod: the JSON Schema
+ * the shared parser checks against and the prompt shows is derived from it, so the two cannot drift.
+ * `confidence` has no minimum or maximum on purpose: an out-of-range value is clamped, not sent back for a
+ * retry, because 1.2 still says "very sure" and a retry would cost a model call to learn nothing.
+ */
+export const softRuleVerdictSchema = z.object({
+  passed: z.boolean().describe('true when the record satisfies the instruction'),
+  reason: z.string().describe('why, in one or two sentences'),
+  confidence: z.number().describe('how sure, from 0 to 1'),
+  evidence: z.string().describe('the field values the verdict rests on, quoted from the record or a tool result'),
+});
+
+export type SoftRuleVerdict = z.infer<typeof softRuleVerdictSchema>;
+
+function verdictJsonSchema(): Record<string, unknown> {
+  // The input side: a plain object schema without `additionalProperties: false`, so an extra key the model
+  // adds (a "notes" field) is ignored rather than sent back as an error.
+  const schema = z.toJSONSchema(softRuleVerdictSchema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return schema;
+}
+
+export const SOFT_RULE_VERDICT: OutputType = { name: 'soft_rule_verdict', schema: verdictJsonSchema(), answerField: 'reason' };
+
+export type VerdictCheck =
+  | { ok: true; verdict: SoftRuleVerdict; parsedAs: ParsedAs }
+  | { ok: false; problems: string[]; parsedAs: ParsedAs };
+
+/**
+ * Parses a model answer with the shared tolerant parser and accepts it only when every field is present
+ * with its type. The parser fills a missing field with an empty value and reports it as a warning; here a
+ * warning is a problem, since a `passed` filled in as `false` would be a verdict the model never gave.
+ * Problems are `path: message` lines, the form a model can act on.
+ */
+export function checkVerdict(rawOutput: string): VerdictCheck {
+  const parsed = parseStructuredOutput(rawOutput, SOFT_RULE_VERDICT);
+  if (!parsed.success) return { ok: false, problems: [`(root): ${parsed.error}`], parsedAs: parsed.parsedAs };
+  if (parsed.warnings.length) return { ok: false, problems: parsed.warnings.map(asModelProblem), parsedAs: parsed.parsedAs };
+  // ajv and zod read the same schema; zod also gives the typed value, and guards against the two disagreeing.
+  const typed = softRuleVerdictSchema.safeParse(parsed.data);
+  if (!typed.success) return { ok: false, problems: formatIssues(typed.error.issues), parsedAs: parsed.parsedAs };
+  const confidence = Math.min(1, Math.max(0, typed.data.confidence));
+  return { ok: true, verdict: { ...typed.data, confidence }, parsedAs: parsed.parsedAs };
+}
+
+/** "passed: missing, filled with false" tells the model about our parser; it needs to hear the field is required. */
+function asModelProblem(warning: string): string {
+  return warning.replace(/: missing, filled with .*$/s, ': missing; this field is required');
+}

@@ -1,0 +1,161 @@
+import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import type { Db } from '../../core/db/connect.js';
+import { pendingActions, taskRuns, type TaskRunStatus } from '../../core/db/schema/trial.js';
+import { ClinAgentError } from '../../core/errors.js';
+import { appendAudit } from '../store/audit.js';
+
+export type TaskRun = typeof taskRuns.$inferSelect;
+
+export interface StepRecord {
+  node: string;
+  type: string;
+  at: string;
+  outcome: 'pass' | 'fail' | 'error' | 'suspended' | 'approve' | 'reject' | 'notified' | 'notify_failed';
+  next?: string;
+  detail?: unknown;
+}
+
+export interface NewQuery {
+  ruleId: string;
+  field: string;
+  message: string;
+  severity: 'error' | 'warning' | 'info';
+  value: unknown;
+}
+
+/**
+ * How long a worker owns a run between two saved steps. An LLM step can take a minute; a worker that has
+ * not saved a step for this long is taken for dead and another may continue the run.
+ */
+export const LEASE_MS = 5 * 60 * 1000;
+
+export async function getTaskRun(db: Db, id: string): Promise<TaskRun | undefined> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+  const [row] = await db.select().from(taskRuns).where(eq(taskRuns.id, id));
+  return row;
+}
+
+/** Creates runs for records; for a batch, an existing (batch, record) run is kept, never duplicated. */
+export async function createTaskRuns(
+  db: Db,
+  input: { projectId: string; skillId: string; startNode: string; qcRunId?: string; recordIds: string[]; actor: string },
+): Promise<TaskRun[]> {
+  if (!input.recordIds.length) return [];
+  const rows = await db
+    .insert(taskRuns)
+    .values(input.recordIds.map((recordId) => ({ projectId: input.projectId, qcRunId: input.qcRunId ?? null, skillId: input.skillId, recordId, status: 'PENDING' as TaskRunStatus, currentNode: input.startNode })))
+    .onConflictDoNothing()
+    .returning();
+  for (const row of rows) {
+    await appendAudit(db, { projectId: input.projectId, entityType: 'task_run', entityId: row.id, action: 'created', actor: input.actor, newValue: { skillId: row.skillId, recordId: row.recordId, qcRunId: row.qcRunId } });
+  }
+  return rows;
+}
+
+/**
+ * Takes the run for this worker when it is pending, or running with no live owner. The single conditional
+ * UPDATE is what makes two workers (or a retried job) never advance the same run at once.
+ */
+export async function acquireLease(db: Db, id: string, workerId: string, now = new Date()): Promise<TaskRun | undefined> {
+  const [row] = await db
+    .update(taskRuns)
+    .set({ status: 'RUNNING', leaseOwner: workerId, leaseUntil: new Date(now.getTime() + LEASE_MS), updatedAt: now })
+    .where(
+      and(
+        eq(taskRuns.id, id),
+        or(eq(taskRuns.status, 'PENDING'), and(eq(taskRuns.status, 'RUNNING'), or(isNull(taskRuns.leaseUntil), lt(taskRuns.leaseUntil, now), eq(taskRuns.leaseOwner, workerId)))),
+      ),
+    )
+    .returning();
+  return row;
+}
+
+/**
+ * Saves one executed node: its step, the queries it opened and the next node, in one transaction, and only
+ * if this worker still owns the run at that node. Queries are deduplicated by (run, node, rule, field), so a
+ * node executed again after a crash never raises a query twice.
+ */
+export async function commitStep(
+  db: Db,
+  run: TaskRun,
+  workerId: string,
+  step: StepRecord,
+  update: { nextNode: string; status: TaskRunStatus; queries?: NewQuery[]; site?: string; onApprove?: string; onReject?: string; error?: string },
+): Promise<TaskRun | undefined> {
+  return db.transaction(async (tx) => {
+    const now = new Date();
+    const terminal = update.status === 'COMPLETED' || update.status === 'FAILED';
+    const releases = terminal || update.status === 'SUSPENDED';
+    const [saved] = await tx
+      .update(taskRuns)
+      .set({
+        status: update.status,
+        currentNode: update.nextNode,
+        steps: sql`${taskRuns.steps} || ${JSON.stringify([step])}::jsonb`,
+        onApprove: update.onApprove ?? null,
+        onReject: update.onReject ?? null,
+        error: update.error ?? null,
+        leaseOwner: releases ? null : workerId,
+        leaseUntil: releases ? null : new Date(now.getTime() + LEASE_MS),
+        updatedAt: now,
+        completedAt: terminal ? now : null,
+      })
+      .where(and(eq(taskRuns.id, run.id), eq(taskRuns.status, 'RUNNING'), eq(taskRuns.leaseOwner, workerId), eq(taskRuns.currentNode, step.node)))
+      .returning();
+    if (!saved) return undefined;
+    if (update.queries?.length) {
+      const opened = await tx
+        .insert(pendingActions)
+        .values(update.queries.map((q) => ({ projectId: run.projectId, taskRunId: run.id, recordId: run.recordId, eventName: run.eventName, site: update.site ?? '', nodeId: step.node, ruleId: q.ruleId, field: q.field, message: q.message, severity: q.severity, value: q.value ?? null })))
+        .onConflictDoNothing()
+        .returning({ id: pendingActions.id, field: pendingActions.field, message: pendingActions.message });
+      for (const query of opened) {
+        await appendAudit(tx as unknown as Db, { projectId: run.projectId, entityType: 'query', entityId: query.id, action: 'opened', actor: `sop:${run.skillId}`, newValue: { status: 'open', field: query.field, message: query.message, recordId: run.recordId } });
+      }
+    }
+    if (update.status !== 'RUNNING') {
+      await appendAudit(tx as unknown as Db, { projectId: run.projectId, entityType: 'task_run', entityId: run.id, action: update.status.toLowerCase(), actor: `sop:${run.skillId}`, oldValue: { status: 'RUNNING', node: step.node }, newValue: { status: update.status, node: update.nextNode } });
+    }
+    return saved;
+  });
+}
+
+/**
+ * A reviewer's decision on a suspended run. Only one decision can win: the UPDATE requires SUSPENDED, so a
+ * second reviewer (or a double click) gets CONFLICT_STATE with the run's current state.
+ */
+export async function decideReview(db: Db, id: string, decision: 'approve' | 'reject', reviewer: string, comment: string): Promise<TaskRun> {
+  return db.transaction(async (tx) => {
+    const now = new Date();
+    const [row] = await tx
+      .update(taskRuns)
+      .set({
+        status: 'RUNNING',
+        currentNode: decision === 'approve' ? sql`coalesce(${taskRuns.onApprove}, 'end_approved')` : sql`coalesce(${taskRuns.onReject}, 'end_rejected')`,
+        review: { reviewer, decision, comment, decidedAt: now.toISOString() },
+        steps: sql`${taskRuns.steps} || ${JSON.stringify([{ node: 'review', type: 'human_review', at: now.toISOString(), outcome: decision, detail: { reviewer, comment } }])}::jsonb`,
+        leaseOwner: null,
+        leaseUntil: null,
+        updatedAt: now,
+      })
+      .where(and(eq(taskRuns.id, id), eq(taskRuns.status, 'SUSPENDED')))
+      .returning();
+    if (!row) {
+      const [current] = await tx.select({ status: taskRuns.status, currentNode: taskRuns.currentNode }).from(taskRuns).where(eq(taskRuns.id, id));
+      if (!current) throw new ClinAgentError('NOT_FOUND', `Task run "${id}" does not exist. Check the id.`, { taskRunId: id });
+      throw new ClinAgentError('CONFLICT_STATE', `Task run ${id} is ${current.status} (at ${current.currentNode}), not waiting for review; someone may have decided already. Reload to see its state.`, { taskRunId: id, status: current.status, currentNode: current.currentNode });
+    }
+    await appendAudit(tx as unknown as Db, { projectId: row.projectId, entityType: 'task_run', entityId: id, action: decision === 'approve' ? 'review_approved' : 'review_rejected', actor: reviewer, oldValue: { status: 'SUSPENDED' }, newValue: { status: 'RUNNING', node: row.currentNode }, reason: comment });
+    return row;
+  });
+}
+
+/** Runs nobody is advancing: pending or running without a live lease, untouched for `staleMs`. */
+export async function findOrphanedRuns(db: Db, staleMs: number, now = new Date(), limit = 500): Promise<Array<{ id: string }>> {
+  const staleBefore = new Date(now.getTime() - staleMs);
+  return db
+    .select({ id: taskRuns.id })
+    .from(taskRuns)
+    .where(and(inArray(taskRuns.status, ['PENDING', 'RUNNING']), or(isNull(taskRuns.leaseUntil), lt(taskRuns.leaseUntil, now)), lt(taskRuns.updatedAt, staleBefore)))
+    .limit(limit);
+}

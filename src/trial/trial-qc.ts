@@ -1,0 +1,68 @@
+import type { AppContext } from '../context.js';
+import { ClinAgentError } from '../core/errors.js';
+import type { User } from '../core/auth/users.js';
+import { getQcProgress, listQcRuns, listTaskRuns, startQcRun } from './qc/qc-runs.js';
+import { nextCronRun, reviewTaskRun } from './qc/workers.js';
+import { listQueries, transitionQuery, type QueryFilter } from './queries.js';
+import { buildViolationsReport } from './report/violations-report.js';
+import { reportToCsv, reportToXlsx } from './report/export.js';
+import { createWebhookNotifier } from './sop/notify.js';
+import type { SopDeps } from './sop/engine.js';
+import { getTaskRun } from './sop/task-runs.js';
+import type { QueryStatus } from '../core/db/schema/trial.js';
+
+/**
+ * The trial quality-control area, built over the shared context: one function per thing a coordinator
+ * does. HTTP routes and the CLI call these and nothing deeper.
+ */
+export function createTrialQc(ctx: AppContext, workerId: string) {
+  const sop: SopDeps = {
+    db: ctx.db,
+    llm: ctx.llm,
+    tools: ctx.tools,
+    trace: ctx.trace,
+    logger: ctx.logger,
+    notifier: createWebhookNotifier(ctx.config.qc.reviewWebhookUrl, { publicUrl: `http://${ctx.config.host}:${ctx.config.port}` }),
+    workerId,
+    skill: (id) => ctx.skills.get(id),
+  };
+  const jobs = () => {
+    if (!ctx.jobs) throw new ClinAgentError('CONFLICT_STATE', 'This process runs no job queue; start QC from the server (clinagent serve).');
+    return ctx.jobs;
+  };
+
+  /** Trial data is per project: a user outside the project sees nothing of it, not even that it exists. */
+  async function assertMember(projectId: string, user: User): Promise<void> {
+    if (!(await ctx.users.isMember(projectId, user))) {
+      throw new ClinAgentError('NOT_FOUND', `Project "${projectId}" does not exist or you are not a member. Ask a trial admin to add you.`, { projectId });
+    }
+  }
+
+  return {
+    sop,
+    assertMember,
+    skills: () => ctx.skills.list().map((s) => ({ id: s.id, name: s.name, description: s.description, projects: s.projects ?? null, schedule: s.schedule ?? null, nextRun: s.schedule ? nextCronRun(s.schedule) : null, nodes: Object.keys(s.nodes).length })),
+    startQcRun: (projectId: string, skillId: string, recordIds: string[] | undefined, actor: string) =>
+      startQcRun({ db: ctx.db, jobs: jobs() }, { projectId, skill: ctx.skills.get(skillId), recordIds, actor }),
+    qcRun: async (qcRunId: string) => {
+      const progress = await getQcProgress(ctx.db, qcRunId);
+      if (!progress) throw new ClinAgentError('NOT_FOUND', `QC run "${qcRunId}" does not exist. Check the id.`, { qcRunId });
+      return progress;
+    },
+    qcRuns: (projectId: string) => listQcRuns(ctx.db, projectId),
+    taskRun: async (taskRunId: string) => {
+      const run = await getTaskRun(ctx.db, taskRunId);
+      if (!run) throw new ClinAgentError('NOT_FOUND', `Task run "${taskRunId}" does not exist. Check the id.`, { taskRunId });
+      return run;
+    },
+    taskRuns: (projectId: string, filter: { qcRunId?: string; statuses?: string[] }) => listTaskRuns(ctx.db, { projectId, ...filter }),
+    review: (taskRunId: string, decision: 'approve' | 'reject', reviewer: string, comment?: string) => reviewTaskRun({ db: ctx.db, jobs: jobs() }, taskRunId, decision, reviewer, comment),
+    queries: (filter: QueryFilter) => listQueries(ctx.db, filter),
+    transitionQuery: (projectId: string, queryId: string, to: QueryStatus, actor: string, comment: string) => transitionQuery(ctx.db, { projectId, queryId, to, actor, comment }),
+    report: (projectId: string) => buildViolationsReport(ctx.db, projectId),
+    reportCsv: async (projectId: string) => reportToCsv(await buildViolationsReport(ctx.db, projectId)),
+    reportXlsx: async (projectId: string) => reportToXlsx(await buildViolationsReport(ctx.db, projectId)),
+  };
+}
+
+export type TrialQc = ReturnType<typeof createTrialQc>;
