@@ -35,7 +35,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const ctx = await createContext(config, { logger, startJobs: true });
   let app: FastifyInstance | undefined;
   try {
-    await registerWorkers(ctx);
+    const workers = await registerWorkers(ctx);
     app = await buildServer(ctx, { serveConsole: options.serveConsole });
     const bootstrap = await ctx.users.bootstrapAdmin(config.adminToken);
     const address = await app.listen({ host: config.host, port: config.port });
@@ -53,6 +53,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       adminToken: config.adminToken,
       loginUrl,
       async close() {
+        workers.stop();
         await server.close();
         await closeContext(ctx);
       },

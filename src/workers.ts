@@ -1,13 +1,17 @@
 import { ingestScenarioDocuments } from './agent/scenarios/ingest-documents.js';
 import type { AppContext } from './context.js';
 import { ingestScenarioDocumentsQueue } from './core/jobs/queues.js';
+import { registerQcWorkers } from './trial/qc/workers.js';
+import { createTrialQc } from './trial/trial-qc.js';
 
 /**
  * Registers every queue handler. The server calls it (one process on PGlite does everything); on
  * PostgreSQL any number of `clinagent worker` processes may call it too and share the queues.
  */
-export async function registerWorkers(ctx: AppContext): Promise<void> {
+export async function registerWorkers(ctx: AppContext): Promise<{ stop(): void }> {
   if (!ctx.jobs) throw new Error('registerWorkers needs a context created with startJobs: true');
+  const qc = createTrialQc(ctx);
+  const qcWorkers = await registerQcWorkers({ ...qc.sop, jobs: ctx.jobs, skills: ctx.skills.list() }, { concurrency: ctx.config.qc.concurrency });
   await ctx.jobs.work(ingestScenarioDocumentsQueue, async ({ scenarioId }) => {
     if (!ctx.scenarios.has(scenarioId)) {
       ctx.logger.warn({ scenarioId }, 'document ingestion job for a scenario this process does not know; skipped');
@@ -16,6 +20,7 @@ export async function registerWorkers(ctx: AppContext): Promise<void> {
     const results = await ingestScenarioDocuments(ctx.rag, ctx.scenarios.get(scenarioId));
     ctx.logger.info({ scenarioId, documents: results.length, changed: results.filter((r) => !r.unchanged).length }, 'scenario documents ingested');
   });
+  return qcWorkers;
 }
 
 /** Queues the ingestion of every scenario's shipped documents; cheap when nothing changed. */

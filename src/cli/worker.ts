@@ -11,9 +11,10 @@ export async function workerCommand(): Promise<number> {
     throw new ClinAgentError('CONFIG_MISSING', 'clinagent worker needs DATABASE_URL (a PostgreSQL server shared by all processes). With the embedded database, `clinagent serve` already runs the workers.', { field: 'DATABASE_URL' });
   }
   const ctx = await createContext(config, { startJobs: true });
-  await registerWorkers(ctx);
+  const workers = await registerWorkers(ctx);
   ctx.logger.info({ pid: process.pid }, 'worker started');
   await untilSignal();
+  workers.stop();
   await closeContext(ctx);
   return 0;
 }

@@ -12,6 +12,10 @@ import { healthRoutes } from './routes/health.js';
 import { ragRoutes } from './routes/rag.js';
 import { scenarioRoutes } from './routes/scenarios.js';
 import { traceRoutes } from './routes/traces.js';
+import { trialQcRoutes } from './routes/trial-qc.js';
+import { trialQueryRoutes } from './routes/trial-queries.js';
+import { trialDataRoutes } from './routes/trial-data.js';
+import { createTrialQc } from '../trial/trial-qc.js';
 
 /** Uploads larger than this are refused with 413: a protocol PDF is a few MB; 25 MB leaves room for scans. */
 const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
@@ -67,6 +71,10 @@ export async function buildServer(ctx: AppContext, options: { serveConsole?: boo
   await app.register(agentRoutes, { ctx });
   await app.register(ragRoutes, { ctx });
   await app.register(traceRoutes, { trace: ctx.trace });
+  const qc = createTrialQc(ctx);
+  await app.register(trialQcRoutes, { qc });
+  await app.register(trialQueryRoutes, { qc });
+  await app.register(trialDataRoutes, { qc });
   app.get('/api/openapi.json', { schema: { tags: ['system'], summary: 'This API as an OpenAPI 3 document', hide: true } }, async () => app.swagger());
   if (options.serveConsole !== false) await registerConsole(app);
   else app.setNotFoundHandler((request, reply) => void reply.status(404).send({ code: 'NOT_FOUND', message: `No route ${request.method} ${request.url.split('?')[0]}.`, details: {} }));

@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import { ClinAgentError } from '../core/errors.js';
 import type { User } from '../core/auth/users.js';
 import { getQcProgress, listQcRuns, listTaskRuns, startQcRun } from './qc/qc-runs.js';
-import { nextCronRun, reviewTaskRun } from './qc/workers.js';
+import { newWorkerId, nextCronRun, reviewTaskRun } from './qc/workers.js';
 import { listQueries, transitionQuery, type QueryFilter } from './queries.js';
 import { buildViolationsReport } from './report/violations-report.js';
 import { reportToCsv, reportToXlsx } from './report/export.js';
@@ -10,12 +10,15 @@ import { createWebhookNotifier } from './sop/notify.js';
 import type { SopDeps } from './sop/engine.js';
 import { getTaskRun } from './sop/task-runs.js';
 import type { QueryStatus } from '../core/db/schema/trial.js';
+import { importRedcapCsv, type RedcapCsvFiles } from './import/import-redcap-csv.js';
+import { createTrialStore } from './store/trial-store.js';
+import type { AuditEntityType } from './store/types.js';
 
 /**
  * The trial quality-control area, built over the shared context: one function per thing a coordinator
  * does. HTTP routes and the CLI call these and nothing deeper.
  */
-export function createTrialQc(ctx: AppContext, workerId: string) {
+export function createTrialQc(ctx: AppContext, workerId = newWorkerId()) {
   const sop: SopDeps = {
     db: ctx.db,
     llm: ctx.llm,
@@ -38,9 +41,33 @@ export function createTrialQc(ctx: AppContext, workerId: string) {
     }
   }
 
+  const store = createTrialStore(ctx.db);
+
   return {
     sop,
+    store,
     assertMember,
+    /** Projects the user can see, with how many subjects and record rows each holds. */
+    projects: async (user: User) =>
+      Promise.all((await ctx.users.listProjects(user)).map(async (p) => ({ ...p, ...(await store.countRecords(p.id)), sites: await store.listSites(p.id) }))),
+    importCsv: async (projectId: string, files: RedcapCsvFiles, actor: string) => {
+      if (!files.dictionaryCsv || !files.recordsCsv) {
+        throw new ClinAgentError('VALIDATION_FAILED', 'Send the REDCap data dictionary CSV as "dictionary" and the records export CSV as "records" (and optionally the events CSV as "events").', { field: 'files' });
+      }
+      return importRedcapCsv(store, projectId, files, actor);
+    },
+    records: (projectId: string, page: { site?: string; limit?: number; offset?: number }) => store.listRecords(projectId, page),
+    record: async (projectId: string, recordId: string) => {
+      const events = await store.getRecord(projectId, recordId);
+      if (!events.length) throw new ClinAgentError('NOT_FOUND', `Record "${recordId}" does not exist in project "${projectId}".`, { recordId });
+      return {
+        recordId,
+        events,
+        queries: await listQueries(ctx.db, { projectId, recordId }),
+        audit: await store.listAudit(projectId, { entityType: 'record', entityId: recordId }),
+      };
+    },
+    audit: (projectId: string, filter: { entityType?: AuditEntityType; entityId?: string }) => store.listAudit(projectId, filter),
     skills: () => ctx.skills.list().map((s) => ({ id: s.id, name: s.name, description: s.description, projects: s.projects ?? null, schedule: s.schedule ?? null, nextRun: s.schedule ? nextCronRun(s.schedule) : null, nodes: Object.keys(s.nodes).length })),
     startQcRun: (projectId: string, skillId: string, recordIds: string[] | undefined, actor: string) =>
       startQcRun({ db: ctx.db, jobs: jobs() }, { projectId, skill: ctx.skills.get(skillId), recordIds, actor }),

@@ -86,11 +86,12 @@ describe.each(testEngines())('importRedcapCsv on %s', (engine) => {
     // A changed dictionary and schedule that would be written if the import were not all-or-nothing.
     const newDictionary = dictionaryCsv.replace('integer,0,120', 'integer,0,130');
     const newEvents = eventsCsv.replace('28,3,3', '28,4,4');
+    // Spreadsheet line 3, though text line 4: the row above holds a cell with a line break.
     const badRecords = recordsCsv.replace('S001,v2_arm_1,site_01,,,', 'S001,v2_arm_1,site_01,,forty,');
 
     const failing = importRedcapCsv(store, projectId, { dictionaryCsv: newDictionary, eventsCsv: newEvents, recordsCsv: badRecords }, 'dm.alice');
 
-    await expect(failing).rejects.toSatisfy((error) => ClinAgentError.isInstance(error) && error.code === 'IMPORT_INVALID' && error.message.includes('records.csv line 4, field age: "forty" is not an integer'));
+    await expect(failing).rejects.toSatisfy((error) => ClinAgentError.isInstance(error) && error.code === 'IMPORT_INVALID' && error.message.includes('records.csv line 3, field age: "forty" is not an integer'));
     expect(await snapshot(projectId)).toEqual(before);
   });
 

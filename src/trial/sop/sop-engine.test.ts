@@ -1,0 +1,204 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClinAgentError } from '../../core/errors.js';
+import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
+import { buildTestContext } from '../../testing/test-context.js';
+import { testEngines } from '../../testing/test-database.js';
+import { getQcProgress, startQcRun } from '../qc/qc-runs.js';
+import { registerQcWorkers, reviewTaskRun } from '../qc/workers.js';
+import { listQueries } from '../queries.js';
+import { createTrialStore } from '../store/trial-store.js';
+import { createTrialQc } from '../trial-qc.js';
+import { advanceTaskRun } from './engine.js';
+import { getTaskRun } from './task-runs.js';
+
+const SKILL = `
+id: eligibility
+name: Eligibility check
+start_node: hard
+nodes:
+  hard:
+    type: hard_rule
+    rules:
+      - { id: age-range, field: age, logic: { and: [{ ">=": [{ var: age }, 18] }, { "<=": [{ var: age }, 75] }] }, message: "Age must be 18-75" }
+      - { id: consent-first, field: consent_date, logic: { date_on_or_before: [{ var: consent_date }, { var: enrollment_date }] }, message: "Consent after enrolment" }
+    on_pass: soft
+    on_fail: review
+  soft:
+    type: soft_instruction
+    instruction: Judge whether the adverse event text is plausible for the recorded blood pressure.
+    field: ae_text
+    on_pass: end_ok
+    on_fail: review
+  review:
+    type: human_review
+    description: A data manager confirms the violations before queries go to the site.
+    on_approve: end_confirmed
+    on_reject: end_rejected
+`;
+
+async function waitFor<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.each(testEngines())('SOP runs on %s', (engine) => {
+  let model: ScriptedModel;
+  let webhook: http.Server;
+  const notifications: any[] = [];
+  let ctx: Awaited<ReturnType<typeof buildTestContext>>;
+  let qc: ReturnType<typeof createTrialQc>;
+  let workers: Awaited<ReturnType<typeof registerQcWorkers>>;
+
+  beforeAll(async () => {
+    webhook = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        notifications.push(JSON.parse(body));
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
+    // The soft node passes for every record that reaches it.
+    model = await startScriptedModel([], { fallback: { reply: '{"passed": true, "reason": "plausible", "confidence": 0.9, "evidence": "SBP normal"}' } });
+    const skillsDir = mkdtempSync(path.join(tmpdir(), 'clinagent-skills-'));
+    writeFileSync(path.join(skillsDir, 'eligibility.yaml'), SKILL);
+    ctx = await buildTestContext({
+      engine,
+      startJobs: true,
+      llmBaseUrl: model.baseURL,
+      env: { SKILLS_DIR: skillsDir, REVIEW_WEBHOOK_URL: `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/hook` },
+    });
+    const store = createTrialStore(ctx.db);
+    await store.ensureProject({ id: 'p1', name: 'Trial one' });
+    await store.replaceDictionary('p1', [
+      { fieldName: 'record_id', formName: 'f', fieldType: 'text', label: 'ID', choices: [], validationMin: null, validationMax: null, required: true },
+      { fieldName: 'age', formName: 'f', fieldType: 'integer', label: 'Age', choices: [], validationMin: null, validationMax: null, required: true },
+      { fieldName: 'consent_date', formName: 'f', fieldType: 'date', label: 'Consent', choices: [], validationMin: null, validationMax: null, required: true },
+      { fieldName: 'enrollment_date', formName: 'f', fieldType: 'date', label: 'Enrolled', choices: [], validationMin: null, validationMax: null, required: true },
+      { fieldName: 'ae_text', formName: 'f', fieldType: 'text', label: 'AE', choices: [], validationMin: null, validationMax: null, required: false },
+    ], 'test');
+    await store.replaceEvents('p1', [{ eventName: 'baseline', label: 'Baseline', dayOffset: 0, windowBefore: 0, windowAfter: 0 }], 'test');
+    const row = (recordId: string, age: number, consent: string) => ({ recordId, eventName: 'baseline', site: 'SITE-01', data: { record_id: recordId, age, consent_date: consent, enrollment_date: '2025-03-10', ae_text: 'none' } });
+    await store.importRecords('p1', [row('S1', 40, '2025-03-01'), row('S2', 90, '2025-03-01'), row('S3', 50, '2025-03-12'), row('S4', 16, '2025-03-20')], { actor: 'test' });
+    qc = createTrialQc(ctx, 'test-worker');
+    workers = await registerQcWorkers({ ...qc.sop, jobs: ctx.jobs!, skills: ctx.skills.list() }, { concurrency: 2, sweepIntervalMs: 500, staleMs: 1000 });
+  });
+
+  afterAll(async () => {
+    workers?.stop();
+    await ctx?.close();
+    await model?.close();
+    await new Promise((r) => webhook?.close(r));
+  });
+
+  it('checks every record once, opens one query per violation and suspends failing records for review', async () => {
+    const started = await qc.startQcRun('p1', 'eligibility', undefined, 'alice');
+    expect(started).toMatchObject({ total: 4, status: 'running' });
+    const done = await waitFor(async () => {
+      const p = await getQcProgress(ctx.db, started.id);
+      return p && p.done === 4 ? p : undefined;
+    }, 'the batch to finish');
+    expect(done).toMatchObject({ completed: 1, suspended: 3, failed: 0, status: 'completed' });
+
+    const queries = await listQueries(ctx.db, { projectId: 'p1' });
+    expect(queries.map((q) => `${q.recordId}:${q.ruleId}`).sort()).toEqual(['S2:age-range', 'S3:consent-first', 'S4:age-range', 'S4:consent-first']);
+    expect(queries.every((q) => q.status === 'open' && q.site === 'SITE-01')).toBe(true);
+
+    await waitFor(async () => notifications.length >= 3, 'three review notifications');
+    const s4 = notifications.find((n) => n.recordId === 'S4');
+    expect(s4.text).toContain('record S4');
+    expect(s4.text).toContain('age: Age must be 18-75');
+
+    // Advancing a finished or suspended run again changes nothing: no duplicate queries or steps.
+    const runs = await qc.taskRuns('p1', { qcRunId: started.id });
+    for (const run of runs) await advanceTaskRun(qc.sop, run.id);
+    expect(await listQueries(ctx.db, { projectId: 'p1' })).toHaveLength(4);
+    const s1 = runs.find((r) => r.recordId === 'S1')!;
+    expect((await getTaskRun(ctx.db, s1.id))!.steps.map((s) => `${s.node}:${s.outcome}`)).toEqual(['hard:pass', 'soft:pass', 'end_ok:pass']);
+  });
+
+  it('resumes an approved run to completion and a rejected one to its reject end, exactly once', async () => {
+    const suspended = await qc.taskRuns('p1', { statuses: ['SUSPENDED'] });
+    const [approveRun, rejectRun] = [suspended.find((r) => r.recordId === 'S2')!, suspended.find((r) => r.recordId === 'S3')!];
+
+    // Two reviewers approve at once: one wins, the other is told the run has moved on.
+    const results = await Promise.allSettled([reviewTaskRun({ db: ctx.db, jobs: ctx.jobs! }, approveRun.id, 'approve', 'bob', 'confirmed'), reviewTaskRun({ db: ctx.db, jobs: ctx.jobs! }, approveRun.id, 'approve', 'carol', '')]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const loser = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(ClinAgentError.isInstance(loser.reason) && loser.reason.code).toBe('CONFLICT_STATE');
+
+    await reviewTaskRun({ db: ctx.db, jobs: ctx.jobs! }, rejectRun.id, 'reject', 'bob', 'site corrected the date');
+    const approved = await waitFor(async () => {
+      const r = await getTaskRun(ctx.db, approveRun.id);
+      return r?.status === 'COMPLETED' ? r : undefined;
+    }, 'the approved run to complete');
+    expect(approved.currentNode).toBe('end_confirmed');
+    expect(approved.review).toMatchObject({ decision: 'approve' });
+    const rejected = await waitFor(async () => {
+      const r = await getTaskRun(ctx.db, rejectRun.id);
+      return r?.status === 'COMPLETED' ? r : undefined;
+    }, 'the rejected run to complete');
+    expect(rejected.currentNode).toBe('end_rejected');
+
+    await expect(reviewTaskRun({ db: ctx.db, jobs: ctx.jobs! }, approveRun.id, 'reject', 'dave')).rejects.toMatchObject({ code: 'CONFLICT_STATE' });
+    const trail = await createTrialStore(ctx.db).listAudit('p1', { entityType: 'task_run', entityId: approveRun.id });
+    expect(trail.map((e) => e.action)).toEqual(expect.arrayContaining(['created', 'suspended', 'review_approved', 'completed']));
+    expect(trail.find((e) => e.action === 'review_approved')).toMatchObject({ actor: expect.stringMatching(/bob|carol/) });
+  });
+
+  it('moves queries along their lifecycle with who and why in the audit trail', async () => {
+    const [query] = await listQueries(ctx.db, { projectId: 'p1', recordId: 'S4', field: 'age' });
+    await expect(qc.transitionQuery('p1', query!.id, 'answered', 'site-crc', '')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await qc.transitionQuery('p1', query!.id, 'answered', 'site-crc', 'Age was 61, typo corrected');
+    await expect(qc.transitionQuery('p1', query!.id, 'answered', 'site-crc', 'again')).rejects.toMatchObject({ code: 'CONFLICT_STATE' });
+    await qc.transitionQuery('p1', query!.id, 'reopened', 'dm', 'source document says 16');
+    await qc.transitionQuery('p1', query!.id, 'answered', 'site-crc', 'Subject excluded');
+    const closed = await qc.transitionQuery('p1', query!.id, 'closed', 'dm', '');
+    expect(closed.status).toBe('closed');
+    const trail = await createTrialStore(ctx.db).listAudit('p1', { entityType: 'query', entityId: query!.id });
+    expect(trail.map((e) => [e.action, e.actor])).toEqual([
+      ['opened', 'sop:eligibility'],
+      ['status:answered', 'site-crc'],
+      ['status:reopened', 'dm'],
+      ['status:answered', 'site-crc'],
+      ['status:closed', 'dm'],
+    ]);
+  });
+
+  it('reports violations by field, rule, site and severity and exports CSV and XLSX', async () => {
+    const report = await qc.report('p1');
+    expect(report.total).toBe(4);
+    expect(report.byRule).toEqual([{ key: 'age-range', count: 2 }, { key: 'consent-first', count: 2 }]);
+    expect(report.bySite).toEqual([{ key: 'SITE-01', count: 4 }]);
+    const csv = await qc.reportCsv('p1');
+    expect(csv.split('\n')[0]).toContain('Record,Event,Site,Field,Rule');
+    expect(csv.trim().split('\n')).toHaveLength(5);
+    const xlsx = await qc.reportXlsx('p1');
+    expect(xlsx.subarray(0, 2).toString()).toBe('PK');
+  });
+
+  it('re-enqueues a run whose worker died mid-step and finishes it once', async () => {
+    const [run] = await (await import('../sop/task-runs.js')).createTaskRuns(ctx.db, { projectId: 'p1', skillId: 'eligibility', startNode: 'hard', recordIds: ['S1'], actor: 'test' });
+    // A dead worker: it took the lease, then vanished without saving a step.
+    const { taskRuns } = await import('../../core/db/schema/trial.js');
+    const { eq } = await import('drizzle-orm');
+    await ctx.db.update(taskRuns).set({ status: 'RUNNING', leaseOwner: 'dead-worker', leaseUntil: new Date(Date.now() - 1000), updatedAt: new Date(Date.now() - 5000) }).where(eq(taskRuns.id, run!.id));
+    expect(await workers.sweep()).toBeGreaterThanOrEqual(1);
+    const finished = await waitFor(async () => {
+      const r = await getTaskRun(ctx.db, run!.id);
+      return r?.status === 'COMPLETED' ? r : undefined;
+    }, 'the orphaned run to finish');
+    expect(finished.steps.map((s) => s.node)).toEqual(['hard', 'soft', 'end_ok']);
+  });
+});
