@@ -11,7 +11,7 @@ import { createTrialQc } from './trial/trial-qc.js';
 export async function registerWorkers(ctx: AppContext): Promise<{ stop(): void }> {
   if (!ctx.jobs) throw new Error('registerWorkers needs a context created with startJobs: true');
   const qc = createTrialQc(ctx);
-  const qcWorkers = await registerQcWorkers({ ...qc.sop, jobs: ctx.jobs, skills: ctx.skills.list() }, { concurrency: ctx.config.qc.concurrency });
+  const qcWorkers = await registerQcWorkers({ ...qc.sop, jobs: ctx.jobs, skills: ctx.skills.list() }, { concurrency: ctx.config.qc.concurrency, sweepIntervalMs: ctx.config.qc.sweepIntervalMs, staleMs: ctx.config.qc.staleMs });
   await ctx.jobs.work(ingestScenarioDocumentsQueue, async ({ scenarioId }) => {
     if (!ctx.scenarios.has(scenarioId)) {
       ctx.logger.warn({ scenarioId }, 'document ingestion job for a scenario this process does not know; skipped');

@@ -42,6 +42,9 @@ const envSchema = z.object({
   REDCAP_API_URL: optionalUrl,
   REDCAP_API_TOKEN: optionalString,
   QC_CONCURRENCY: positiveInt(4, '4').refine((n) => n >= 1 && n <= 64, { message: 'must be between 1 and 64' }),
+  QC_LEASE_MS: positiveInt(300_000, '300000').refine((n) => n >= 1000, { message: 'must be at least 1000 (1 s)' }),
+  QC_SWEEP_INTERVAL_MS: positiveInt(30_000, '30000').refine((n) => n >= 100, { message: 'must be at least 100' }),
+  QC_STALE_MS: positiveInt(60_000, '60000'),
   CLINAGENT_ADMIN_TOKEN: optionalString.refine((value) => value === undefined || value.length >= 24, {
     message: 'must be at least 24 characters so it cannot be guessed; generate one with `openssl rand -hex 24`',
   }),
@@ -75,7 +78,15 @@ export interface Config {
   dataDir: string;
   scenariosDir: string;
   skillsDir: string;
-  qc: { concurrency: number; reviewWebhookUrl?: string };
+  qc: {
+    concurrency: number;
+    reviewWebhookUrl?: string;
+    /** How long a worker owns a task run between two saved steps before another may take it over. */
+    leaseMs: number;
+    sweepIntervalMs: number;
+    /** A pending or ownerless running run untouched this long is re-enqueued by the sweep. */
+    staleMs: number;
+  };
   redcap: { url?: string; token?: string };
   adminToken?: string;
   logLevel: string;
@@ -117,7 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dataDir: path.resolve(cwd, e.DATA_DIR ?? '.clinagent'),
     scenariosDir: path.resolve(cwd, e.SCENARIOS_DIR ?? 'scenarios'),
     skillsDir: path.resolve(cwd, e.SKILLS_DIR ?? 'skills'),
-    qc: { concurrency: e.QC_CONCURRENCY, reviewWebhookUrl: e.REVIEW_WEBHOOK_URL },
+    qc: { concurrency: e.QC_CONCURRENCY, reviewWebhookUrl: e.REVIEW_WEBHOOK_URL, leaseMs: e.QC_LEASE_MS, sweepIntervalMs: e.QC_SWEEP_INTERVAL_MS, staleMs: e.QC_STALE_MS },
     redcap: { url: e.REDCAP_API_URL, token: e.REDCAP_API_TOKEN },
     adminToken: e.CLINAGENT_ADMIN_TOKEN,
     logLevel: e.LOG_LEVEL,

@@ -27,6 +27,7 @@ export function createTrialQc(ctx: AppContext, workerId = newWorkerId()) {
     logger: ctx.logger,
     notifier: createWebhookNotifier(ctx.config.qc.reviewWebhookUrl, { publicUrl: `http://${ctx.config.host}:${ctx.config.port}` }),
     workerId,
+    leaseMs: ctx.config.qc.leaseMs,
     skill: (id) => ctx.skills.get(id),
   };
   const jobs = () => {

@@ -57,7 +57,13 @@ export function readCsvTable(text: string, source: string): Parsed<Table> {
 export function jsonTable(items: ReadonlyArray<Record<string, unknown>>, source: string): Table {
   const header: string[] = [];
   const seen = new Set<string>();
-  for (const item of items) for (const key of Object.keys(item)) if (!seen.has(key)) (seen.add(key), header.push(key));
+  for (const item of items) {
+    for (const key of Object.keys(item)) {
+      if (seen.has(key)) continue;
+      seen.add(key);
+      header.push(key);
+    }
+  }
   return {
     source,
     header,

@@ -2,6 +2,7 @@ import { LogicEngine } from 'json-logic-engine';
 import type { ClinicalOperator } from './clinical-operator.js';
 import { dateAfter, dateBefore, dateDiffDays, dateOnOrAfter, dateOnOrBefore, isDate } from './date-operators.js';
 import { createMatchesOperator } from './matches-operator.js';
+import { specMissing, specMissingSome } from './missing-operators.js';
 import { inWindow } from './visit-window-operator.js';
 
 /** A compiled JSON Logic expression: evaluates it against one record. */
@@ -27,6 +28,9 @@ export function createRuleEngine(): RuleEngine {
     // deterministic: pure functions of their arguments, so the compiler may evaluate all-literal calls once at build time.
     logic.addMethod(operator.name, (args: unknown[]) => operator.evaluate(args), { deterministic: true });
   }
+  // Replaced on purpose: see missing-operators.ts for why json-logic-engine's own versions are wrong for QC.
+  logic.addMethod('missing', (args: unknown, context: unknown) => specMissing(args, context), { deterministic: false, optimizeUnary: false } as never);
+  logic.addMethod('missing_some', (args: unknown, context: unknown) => specMissingSome(args, context), { deterministic: false, optimizeUnary: false } as never);
   return {
     logic,
     operatorNames: Object.keys(logic.methods as Record<string, unknown>).sort(),

@@ -22,6 +22,7 @@ export interface SopDeps {
   logger: Logger;
   /** Identifies this process in run leases. */
   workerId: string;
+  leaseMs?: number;
   skill(id: string): Skill;
 }
 
@@ -34,7 +35,7 @@ const MAX_NODES_PER_ADVANCE = 100;
  * Returns the run as saved, or undefined when another worker owns it.
  */
 export async function advanceTaskRun(deps: SopDeps, taskRunId: string): Promise<TaskRun | undefined> {
-  const leased = await acquireLease(deps.db, taskRunId, deps.workerId);
+  const leased = await acquireLease(deps.db, taskRunId, deps.workerId, deps.leaseMs);
   if (!leased) return undefined;
   let run: TaskRun | undefined = leased;
   const skill = deps.skill(leased.skillId);
@@ -96,7 +97,7 @@ export async function advanceTaskRun(deps: SopDeps, taskRunId: string): Promise<
 
 /** Saves a step; undefined when another worker took the run over (our lease expired), which ends this pass. */
 async function commitOrStop(deps: SopDeps, run: TaskRun, step: StepRecord, update: Parameters<typeof commitStep>[4]): Promise<TaskRun | undefined> {
-  const saved = await commitStep(deps.db, run, deps.workerId, step, update);
+  const saved = await commitStep(deps.db, run, deps.workerId, step, update, deps.leaseMs);
   if (!saved) deps.logger.warn({ taskRunId: run.id, node: step.node }, 'lost the lease on a task run; leaving it to its new owner');
   return saved;
 }

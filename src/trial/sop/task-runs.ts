@@ -24,10 +24,10 @@ export interface NewQuery {
 }
 
 /**
- * How long a worker owns a run between two saved steps. An LLM step can take a minute; a worker that has
- * not saved a step for this long is taken for dead and another may continue the run.
+ * Default time a worker owns a run between two saved steps (QC_LEASE_MS). An LLM step can take a minute; a
+ * worker that has not saved a step for this long is taken for dead and another may continue the run.
  */
-export const LEASE_MS = 5 * 60 * 1000;
+export const DEFAULT_LEASE_MS = 5 * 60 * 1000;
 
 export async function getTaskRun(db: Db, id: string): Promise<TaskRun | undefined> {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
@@ -56,10 +56,10 @@ export async function createTaskRuns(
  * Takes the run for this worker when it is pending, or running with no live owner. The single conditional
  * UPDATE is what makes two workers (or a retried job) never advance the same run at once.
  */
-export async function acquireLease(db: Db, id: string, workerId: string, now = new Date()): Promise<TaskRun | undefined> {
+export async function acquireLease(db: Db, id: string, workerId: string, leaseMs = DEFAULT_LEASE_MS, now = new Date()): Promise<TaskRun | undefined> {
   const [row] = await db
     .update(taskRuns)
-    .set({ status: 'RUNNING', leaseOwner: workerId, leaseUntil: new Date(now.getTime() + LEASE_MS), updatedAt: now })
+    .set({ status: 'RUNNING', leaseOwner: workerId, leaseUntil: new Date(now.getTime() + leaseMs), updatedAt: now })
     .where(
       and(
         eq(taskRuns.id, id),
@@ -81,6 +81,7 @@ export async function commitStep(
   workerId: string,
   step: StepRecord,
   update: { nextNode: string; status: TaskRunStatus; queries?: NewQuery[]; site?: string; onApprove?: string; onReject?: string; error?: string },
+  leaseMs = DEFAULT_LEASE_MS,
 ): Promise<TaskRun | undefined> {
   return db.transaction(async (tx) => {
     const now = new Date();
@@ -96,7 +97,7 @@ export async function commitStep(
         onReject: update.onReject ?? null,
         error: update.error ?? null,
         leaseOwner: releases ? null : workerId,
-        leaseUntil: releases ? null : new Date(now.getTime() + LEASE_MS),
+        leaseUntil: releases ? null : new Date(now.getTime() + leaseMs),
         updatedAt: now,
         completedAt: terminal ? now : null,
       })

@@ -1,4 +1,5 @@
 import type { HttpClient } from './http-client';
+import { createTrialApi } from './trial-api';
 import type {
   AgentResult,
   AgentRunRequest,
@@ -20,6 +21,7 @@ export function createClinAgentApi(http: HttpClient) {
     runAgent: (request: AgentRunRequest) => http.post<AgentResult>('/api/agent/run', request),
     getTrace: (traceId: string) => http.get<Trace>(`/api/traces/${encodeURIComponent(traceId)}`),
     openApi: () => http.get<OpenApiDocument>('/api/openapi.json'),
+    trial: createTrialApi(http),
   };
 }
 

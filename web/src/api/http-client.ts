@@ -1,4 +1,5 @@
 import { ApiError, toApiError } from './api-error';
+import type { DownloadedFile } from './trial-types';
 
 export interface HttpClientOptions {
   /** Returns the current bearer token, or null when signed out. Read per request so sign-in takes effect at once. */
@@ -11,14 +12,32 @@ export interface HttpClientOptions {
 export interface HttpClient {
   get<T>(path: string): Promise<T>;
   post<T>(path: string, body: unknown): Promise<T>;
+  /** A file download. It needs the bearer token, so a plain link cannot fetch it; the caller saves the blob. */
+  getFile(path: string): Promise<DownloadedFile>;
+}
+
+/** `attachment; filename="x.csv"` -> x.csv; RFC 5987 `filename*=UTF-8''...` wins when both are sent. */
+export function filenameFromDisposition(header: string | null): string | null {
+  if (!header) return null;
+  const extended = /filename\*\s*=\s*(?:UTF-8'')?([^;]+)/i.exec(header);
+  if (extended?.[1]) {
+    try {
+      return decodeURIComponent(extended[1].trim().replace(/^"|"$/g, ''));
+    } catch {
+      // A malformed escape: fall back to the plain filename below.
+    }
+  }
+  const plain = /filename\s*=\s*"?([^";]+)"?/i.exec(header);
+  return plain?.[1]?.trim() || null;
 }
 
 /** A thin fetch wrapper: bearer header, JSON in and out, and one error type for every failure. */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
 
-  async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+  /** Sends the request and turns every failure (network, non-2xx) into an ApiError. */
+  async function send(method: 'GET' | 'POST', path: string, accept: string, body?: unknown): Promise<Response> {
+    const headers: Record<string, string> = { accept };
     const token = options.getToken();
     if (token) headers.authorization = `Bearer ${token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -29,23 +48,17 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     } catch (cause) {
       throw new ApiError(0, 'NETWORK_ERROR', cause instanceof Error ? cause.message : String(cause));
     }
-
-    const text = await response.text();
-    let parsed: unknown = undefined;
-    if (text) {
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        // A proxy or a crashed server can answer with HTML; fall through to a status-based error below.
-        parsed = undefined;
-      }
-    }
-
     if (!response.ok) {
-      const error = toApiError(response.status, response.statusText, parsed);
+      const error = toApiError(response.status, response.statusText, parseJson(await response.text()));
       if (response.status === 401) options.onUnauthorized(error);
       throw error;
     }
+    return response;
+  }
+
+  async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const response = await send(method, path, 'application/json', body);
+    const parsed = parseJson(await response.text());
     if (parsed === undefined) {
       throw new ApiError(response.status, 'UNEXPECTED_RESPONSE', `Expected JSON from ${method} ${path}`);
     }
@@ -55,5 +68,19 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   return {
     get: (path) => request('GET', path),
     post: (path, body) => request('POST', path, body),
+    async getFile(path) {
+      const response = await send('GET', path, '*/*');
+      return { blob: await response.blob(), filename: filenameFromDisposition(response.headers.get('content-disposition')) };
+    },
   };
+}
+
+function parseJson(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    // A proxy or a crashed server can answer with HTML; the caller falls back to a status-based error.
+    return undefined;
+  }
 }

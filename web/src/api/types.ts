@@ -85,6 +85,8 @@ export interface Trace {
   spans: TraceSpan[];
 }
 
+export type * from './trial-types';
+
 /** The subset of OpenAPI 3 the API page reads; anything else in the document is ignored. */
 export interface OpenApiDocument {
   openapi?: string;

@@ -1,0 +1,30 @@
+/**
+ * `missing` and `missing_some` as the JSON Logic specification defines them: a key is missing when it is
+ * absent, null or an empty string (the reference interpreter, json-logic-js, does exactly this).
+ * json-logic-engine 5 counts only absent keys, so a blank CRF cell (stored as null) would pass a
+ * required-field rule: the worst kind of silent error for QC. These replace its versions.
+ */
+export function specMissing(args: unknown, context: unknown): unknown[] {
+  const keys = Array.isArray(args) && args.length === 1 && Array.isArray(args[0]) ? (args[0] as unknown[]) : Array.isArray(args) ? args : [args];
+  return keys.filter((key) => {
+    const value = lookup(context, key);
+    return value === undefined || value === null || value === '';
+  });
+}
+
+export function specMissingSome(args: unknown, context: unknown): unknown[] {
+  const [needCount, keys] = Array.isArray(args) ? args : [];
+  const list = Array.isArray(keys) ? keys : [];
+  const missing = specMissing([list], context);
+  return list.length - missing.length >= Number(needCount) ? [] : missing;
+}
+
+function lookup(context: unknown, key: unknown): unknown {
+  if (key === null || key === undefined || key === '') return context;
+  let value: unknown = context;
+  for (const part of String(key).split('.')) {
+    if (value === null || value === undefined) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}

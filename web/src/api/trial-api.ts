@@ -1,0 +1,62 @@
+import type { HttpClient } from './http-client';
+import type {
+  AuditEntityType,
+  AuditEntry,
+  DataQuery,
+  DownloadedFile,
+  QcRunProgress,
+  QcSkill,
+  QueryFilters,
+  QueryStatus,
+  ReviewDecision,
+  TaskRun,
+  TaskRunStatus,
+  TrialProject,
+  TrialRecordView,
+  ViolationsReport,
+} from './trial-types';
+
+/** `?a=1&b=2` from the defined, non-empty values; '' when there are none. */
+export function queryString(params: Record<string, string | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value) search.set(key, value);
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+const segment = encodeURIComponent;
+
+/** One typed function per trial quality-control route (projects, skills, QC runs, reviews, queries, audit). */
+export function createTrialApi(http: HttpClient) {
+  const project = (projectId: string) => `/api/iit/projects/${segment(projectId)}`;
+  return {
+    listProjects: async () => (await http.get<{ projects: TrialProject[] }>('/api/iit/projects')).projects,
+    listSkills: async () => (await http.get<{ skills: QcSkill[] }>('/api/iit/skills')).skills,
+
+    startQcRun: (projectId: string, skillId: string, recordIds?: string[]) =>
+      http.post<QcRunProgress>(`${project(projectId)}/qc-runs`, recordIds ? { skillId, recordIds } : { skillId }),
+    listQcRuns: async (projectId: string) => (await http.get<{ qcRuns: QcRunProgress[] }>(`${project(projectId)}/qc-runs`)).qcRuns,
+    getQcRun: (qcRunId: string) => http.get<QcRunProgress>(`/api/iit/qc-runs/${segment(qcRunId)}`),
+
+    listTaskRuns: async (projectId: string, filter: { status?: TaskRunStatus; qcRunId?: string } = {}) =>
+      (await http.get<{ taskRuns: TaskRun[] }>(`${project(projectId)}/task-runs${queryString(filter)}`)).taskRuns,
+    getTaskRun: (taskRunId: string) => http.get<TaskRun>(`/api/iit/task-runs/${segment(taskRunId)}`),
+    reviewTaskRun: (taskRunId: string, decision: ReviewDecision, comment: string) =>
+      http.post<TaskRun>(`/api/iit/task-runs/${segment(taskRunId)}/review`, comment ? { decision, comment } : { decision }),
+
+    listQueries: async (projectId: string, filters: QueryFilters = {}) =>
+      (await http.get<{ queries: DataQuery[] }>(`${project(projectId)}/queries${queryString({ ...filters })}`)).queries,
+    transitionQuery: (projectId: string, queryId: string, to: Exclude<QueryStatus, 'open'>, comment: string) =>
+      http.post<DataQuery>(`${project(projectId)}/queries/${segment(queryId)}/transition`, { to, comment }),
+
+    getReport: (projectId: string) => http.get<ViolationsReport>(`${project(projectId)}/report`),
+    downloadReport: (projectId: string, format: 'csv' | 'xlsx'): Promise<DownloadedFile> =>
+      http.getFile(`${project(projectId)}/report?format=${format}`),
+
+    getRecord: (projectId: string, recordId: string) => http.get<TrialRecordView>(`${project(projectId)}/records/${segment(recordId)}`),
+    listAudit: async (projectId: string, filter: { entityType?: AuditEntityType; entityId?: string } = {}) =>
+      (await http.get<{ entries: AuditEntry[] }>(`${project(projectId)}/audit${queryString(filter)}`)).entries,
+  };
+}
+
+export type TrialApi = ReturnType<typeof createTrialApi>;

@@ -1,0 +1,172 @@
+/**
+ * Shapes of the trial quality-control routes (src/http/routes/trial-data.ts, trial-qc.ts, trial-queries.ts)
+ * as they arrive over JSON: timestamps are ISO strings. They mirror the route schemas by hand rather than
+ * importing the server's row types, which carry Date fields and pull the database layer into the web build.
+ */
+
+export interface TrialSite {
+  /** REDCap data access group; '' when the project has none. */
+  site: string;
+  subjects: number;
+}
+
+export interface TrialProject {
+  id: string;
+  name: string;
+  rows: number;
+  subjects: number;
+  sites: TrialSite[];
+}
+
+export interface QcSkill {
+  id: string;
+  name: string;
+  description: string;
+  /** Project ids the skill applies to; null means every project. */
+  projects: string[] | null;
+  /** 5-field cron expression in UTC, or null for a skill that only runs when started. */
+  schedule: string | null;
+  nextRun: string | null;
+  nodes: number;
+}
+
+export type QcRunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+export interface QcRunProgress {
+  id: string;
+  projectId: string;
+  skillId: string;
+  status: QcRunStatus;
+  trigger: 'manual' | 'cron' | string;
+  createdBy: string;
+  createdAt: string;
+  finishedAt: string | null;
+  total: number;
+  /** Task runs whose work is over for now: completed, failed or waiting for review. */
+  done: number;
+  pending: number;
+  running: number;
+  suspended: number;
+  completed: number;
+  failed: number;
+}
+
+export type TaskRunStatus = 'PENDING' | 'RUNNING' | 'SUSPENDED' | 'COMPLETED' | 'FAILED';
+
+export interface TaskRunStep {
+  node: string;
+  type: string;
+  at: string;
+  outcome: string;
+  next?: string;
+  detail?: unknown;
+}
+
+export interface TaskRunReview {
+  reviewer: string;
+  decision: 'approve' | 'reject';
+  comment: string;
+  decidedAt: string;
+}
+
+export interface TaskRun {
+  id: string;
+  projectId: string;
+  qcRunId: string | null;
+  skillId: string;
+  recordId: string;
+  status: TaskRunStatus;
+  currentNode: string;
+  steps: TaskRunStep[];
+  review: TaskRunReview | null;
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+}
+
+export type ReviewDecision = 'approve' | 'reject';
+
+export type QueryStatus = 'open' | 'answered' | 'closed' | 'reopened';
+export type QuerySeverity = 'error' | 'warning' | 'info';
+
+/** A data query: one violation raised to a site, moved along its lifecycle by people. */
+export interface DataQuery {
+  id: string;
+  projectId: string;
+  taskRunId: string;
+  recordId: string;
+  eventName: string;
+  site: string;
+  nodeId: string;
+  ruleId: string;
+  field: string;
+  message: string;
+  severity: QuerySeverity;
+  value: unknown;
+  status: QueryStatus;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface QueryFilters {
+  status?: QueryStatus;
+  site?: string;
+  field?: string;
+  severity?: QuerySeverity;
+  recordId?: string;
+  taskRunId?: string;
+}
+
+export interface ReportCount {
+  key: string;
+  count: number;
+}
+
+export interface ViolationsReport {
+  projectId: string;
+  generatedAt: string;
+  total: number;
+  byField: ReportCount[];
+  byRule: ReportCount[];
+  bySite: ReportCount[];
+  bySeverity: ReportCount[];
+  byStatus: ReportCount[];
+}
+
+export type RecordValue = string | number | null;
+
+export interface RecordEvent {
+  eventName: string;
+  site: string;
+  data: Record<string, RecordValue>;
+  version: number;
+  updatedAt: string;
+}
+
+export type AuditEntityType = 'record' | 'query' | 'task_run' | 'qc_run' | 'project';
+
+export interface AuditEntry {
+  id: number;
+  entityType: AuditEntityType;
+  entityId: string;
+  action: string;
+  actor: string;
+  at: string;
+  oldValue: unknown;
+  newValue: unknown;
+  reason: string;
+}
+
+export interface TrialRecordView {
+  recordId: string;
+  events: RecordEvent[];
+  queries: DataQuery[];
+  audit: AuditEntry[];
+}
+
+export interface DownloadedFile {
+  blob: Blob;
+  /** From Content-Disposition; null when the server sent none. */
+  filename: string | null;
+}
