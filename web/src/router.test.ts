@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRoute, routes } from './router';
+import { parseRoute, routes, trialPageIn } from './router';
 
 describe('parseRoute', () => {
   it('round-trips scenario ids that need escaping', () => {
@@ -9,6 +9,26 @@ describe('parseRoute', () => {
   it('falls back to the scenario list for empty or unknown hashes', () => {
     expect(parseRoute('')).toEqual({ name: 'scenarios' });
     expect(parseRoute('#/nowhere')).toEqual({ name: 'scenarios' });
+    expect(parseRoute('#/trial/p1/nowhere')).toEqual({ name: 'scenarios' });
     expect(parseRoute(routes.api())).toEqual({ name: 'api' });
+  });
+
+  it('opens the first project when the trial link names none', () => {
+    expect(parseRoute(routes.trial())).toEqual({ name: 'trial', projectId: null, page: { kind: 'runs' } });
+    expect(parseRoute('#/trial/')).toEqual({ name: 'trial', projectId: null, page: { kind: 'runs' } });
+  });
+
+  it('round-trips every trial page with ids that need escaping', () => {
+    const project = 'HTN 01/a';
+    expect(parseRoute(routes.trialRuns(project))).toEqual({ name: 'trial', projectId: project, page: { kind: 'runs' } });
+    expect(parseRoute(routes.trialQueries(project))).toEqual({ name: 'trial', projectId: project, page: { kind: 'queries' } });
+    expect(parseRoute(routes.trialReview(project))).toEqual({ name: 'trial', projectId: project, page: { kind: 'review' } });
+    expect(parseRoute(routes.trialRecord(project, 'S/01'))).toEqual({ name: 'trial', projectId: project, page: { kind: 'record', recordId: 'S/01' } });
+    expect(parseRoute(routes.taskRun(project, 'r1'))).toEqual({ name: 'trial', projectId: project, page: { kind: 'taskRun', taskRunId: 'r1' } });
+  });
+
+  it('keeps the list page when switching project and leaves detail pages for the runs page', () => {
+    expect(trialPageIn('p2', { kind: 'queries' })).toBe(routes.trialQueries('p2'));
+    expect(trialPageIn('p2', { kind: 'record', recordId: 'S1' })).toBe(routes.trialRuns('p2'));
   });
 });

@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestContext } from '../../testing/test-context.js';
+import { buildServer } from '../server.js';
+
+type Server = Awaited<ReturnType<typeof buildServer>>;
+
+const demo = (file: string) => readFileSync(path.join(process.cwd(), 'data', 'demo-trial', file));
+
+function multipart(files: Record<string, { name: string; content: Buffer | string }>) {
+  const boundary = '----clinagent' + Math.random().toString(16).slice(2);
+  const parts: Buffer[] = [];
+  for (const [field, file] of Object.entries(files)) {
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${file.name}"\r\nContent-Type: text/csv\r\n\r\n`));
+    parts.push(Buffer.isBuffer(file.content) ? file.content : Buffer.from(file.content));
+    parts.push(Buffer.from('\r\n'));
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+describe('trial QC HTTP API', () => {
+  let ctx: Awaited<ReturnType<typeof buildTestContext>>;
+  let app: Server;
+  let member: { authorization: string };
+  let outsider: { authorization: string };
+
+  beforeAll(async () => {
+    ctx = await buildTestContext({ startJobs: true });
+    app = await buildServer(ctx, { serveConsole: false });
+    const coordinator = await ctx.users.create({ name: 'crc', role: 'coordinator' });
+    const other = await ctx.users.create({ name: 'other', role: 'coordinator' });
+    await ctx.users.createProject({ id: 'trial-a', name: 'Trial A' });
+    await ctx.users.addMember('trial-a', coordinator.user.id);
+    member = { authorization: `Bearer ${coordinator.token}` };
+    outsider = { authorization: `Bearer ${other.token}` };
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await ctx?.close();
+  });
+
+  it('imports a REDCap CSV export through multipart and lists the project with its counts', async () => {
+    const upload = multipart({ dictionary: { name: 'dictionary.csv', content: demo('dictionary.csv') }, events: { name: 'events.csv', content: demo('events.csv') }, records: { name: 'records.csv', content: demo('records.csv') } });
+    const response = await app.inject({ method: 'POST', url: '/api/iit/projects/trial-a/imports', headers: { ...member, ...upload.headers }, payload: upload.payload });
+    expect(response.statusCode, response.body).toBe(201);
+    expect(response.json().records).toMatchObject({ created: 800 });
+
+    const projects = await app.inject({ method: 'GET', url: '/api/iit/projects', headers: member });
+    expect(projects.json().projects).toEqual([expect.objectContaining({ id: 'trial-a', subjects: 200, rows: 800 })]);
+  });
+
+  it('rejects a bad import file with every bad line and writes nothing', async () => {
+    const broken = demo('records.csv').toString('utf8').replace('S001,v1_arm_1,SITE-03,2025-07-01,2025-07-11,57', 'S001,v1_arm_1,SITE-03,2025-07-01,2025-07-11,abc');
+    const upload = multipart({ dictionary: { name: 'dictionary.csv', content: demo('dictionary.csv') }, records: { name: 'records.csv', content: broken } });
+    const response = await app.inject({ method: 'POST', url: '/api/iit/projects/trial-a/imports', headers: { ...member, ...upload.headers }, payload: upload.payload });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().code).toBe('IMPORT_INVALID');
+    expect(response.json().message).toMatch(/line 2, field age/);
+    const record = await app.inject({ method: 'GET', url: '/api/iit/projects/trial-a/records/S001', headers: member });
+    expect(record.json().events[0].data.age).toBe(57);
+  });
+
+  it('hides a project from users who are not its members', async () => {
+    for (const url of ['/api/iit/projects/trial-a/records', '/api/iit/projects/trial-a/queries', '/api/iit/projects/trial-a/qc-runs', '/api/iit/projects/trial-a/audit']) {
+      const response = await app.inject({ method: 'GET', url, headers: outsider });
+      expect(response.statusCode, url).toBe(404);
+    }
+    const projects = await app.inject({ method: 'GET', url: '/api/iit/projects', headers: outsider });
+    expect(projects.json().projects).toEqual([]);
+  });
+
+  it('starts a QC run that finds the planted errors and reports them, with the shipped skill and its next cron run', async () => {
+    const skills = await app.inject({ method: 'GET', url: '/api/iit/skills', headers: member });
+    const skill = skills.json().skills.find((s: { id: string }) => s.id === 'demo-core-checks');
+    expect(skill).toMatchObject({ schedule: '0 6 * * 1' });
+    expect(new Date(skill.nextRun).getUTCDay()).toBe(1);
+
+    // The shipped skill is limited to the demo project: running it elsewhere is a clear 400.
+    const refused = await app.inject({ method: 'POST', url: '/api/iit/projects/trial-a/qc-runs', headers: member, payload: { skillId: 'demo-core-checks' } });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().message).toContain('applies to projects demo-htn-01');
+
+    const unknown = await app.inject({ method: 'POST', url: '/api/iit/projects/trial-a/qc-runs', headers: member, payload: { skillId: 'nope' } });
+    expect(unknown.statusCode).toBe(404);
+    const noSkill = await app.inject({ method: 'POST', url: '/api/iit/projects/trial-a/qc-runs', headers: member, payload: {} });
+    expect(noSkill.statusCode).toBe(400);
+    expect(noSkill.json().message).toContain('body.skillId: is required');
+  });
+
+  it('offers no route to edit or delete the audit trail', () => {
+    const auditWrites = app.routeTable.filter((r) => r.url.includes('audit') && r.method !== 'GET');
+    expect(auditWrites).toEqual([]);
+  });
+});
