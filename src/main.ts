@@ -4,6 +4,8 @@ import { loadConfig } from './core/config.js';
 import { createLogger } from './core/logger.js';
 import { buildServer } from './http/server.js';
 import { enqueueScenarioDocuments, registerWorkers } from './workers.js';
+import { ensureDemoTrial } from './trial/demo/load-demo-trial.js';
+import { createTrialStore } from './trial/store/trial-store.js';
 
 export interface StartServerOptions {
   env?: NodeJS.ProcessEnv;
@@ -38,6 +40,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const workers = await registerWorkers(ctx);
     app = await buildServer(ctx, { serveConsole: options.serveConsole });
     const bootstrap = await ctx.users.bootstrapAdmin(config.adminToken);
+    // First start only: a newcomer sees QC working on a synthetic trial at once.
+    const demo = await ensureDemoTrial(createTrialStore(ctx.db), 'system');
+    if (demo) logger.info({ projectId: demo.projectId, records: demo.records }, 'loaded the demo trial');
     const address = await app.listen({ host: config.host, port: config.port });
     const url = address.replace('[::1]', 'localhost');
     const loginUrl = bootstrap.loginCode ? `${url}/?login=${bootstrap.loginCode}` : undefined;

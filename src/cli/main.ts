@@ -10,6 +10,8 @@ Commands:
   run <scenarioId> "<input>"    run a scenario once and print the AgentResult as JSON
   ingest <scenarioId> <file>    ingest a .txt, .md or .pdf file into a scenario's documents
   login-link                    print a new one-time admin sign-in link
+  qc <projectId> <skillId>      run a QC batch on a running server and show its progress
+                                [--records S001,S002]; needs CLINAGENT_TOKEN (and CLINAGENT_URL)
 
 Configuration comes from environment variables; see .env.example.`;
 
@@ -23,11 +25,14 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./run.js')).runCommand,
   ingest: async () => (await import('./ingest.js')).ingestCommand,
   'login-link': async () => (await import('./login-link.js')).loginLinkCommand,
+  qc: async () => (await import('./qc.js')).qcCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, strict: false, options: { help: { type: 'boolean', short: 'h' } } });
-  const [command, ...rest] = positionals;
+  const [command] = positionals;
+  // The command gets its raw arguments: parsed here, options such as `qc --records S1,S2` would be lost.
+  const rest = command ? argv.slice(argv.indexOf(command) + 1) : [];
   if (!command || values.help) {
     process.stdout.write(USAGE + '\n');
     return command || values.help ? 0 : 1;

@@ -3,6 +3,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestContext } from '../../testing/test-context.js';
 import { buildServer } from '../server.js';
+import { registerWorkers } from '../../workers.js';
+import { ensureDemoTrial } from '../../trial/demo/load-demo-trial.js';
+import { createTrialStore } from '../../trial/store/trial-store.js';
 
 type Server = Awaited<ReturnType<typeof buildServer>>;
 
@@ -25,10 +28,12 @@ describe('trial QC HTTP API', () => {
   let app: Server;
   let member: { authorization: string };
   let outsider: { authorization: string };
+  let workers: { stop(): void };
 
   beforeAll(async () => {
     ctx = await buildTestContext({ startJobs: true });
     app = await buildServer(ctx, { serveConsole: false });
+    workers = await registerWorkers(ctx);
     const coordinator = await ctx.users.create({ name: 'crc', role: 'coordinator' });
     const other = await ctx.users.create({ name: 'other', role: 'coordinator' });
     await ctx.users.createProject({ id: 'trial-a', name: 'Trial A' });
@@ -38,6 +43,7 @@ describe('trial QC HTTP API', () => {
   });
 
   afterAll(async () => {
+    workers?.stop();
     await app?.close();
     await ctx?.close();
   });
@@ -89,6 +95,35 @@ describe('trial QC HTTP API', () => {
     expect(noSkill.statusCode).toBe(400);
     expect(noSkill.json().message).toContain('body.skillId: is required');
   });
+
+  it('runs the demo skill over the demo trial as a batch and raises exactly the planted errors as queries', async () => {
+    await ensureDemoTrial(createTrialStore(ctx.db), 'system');
+    const admin = await ctx.users.create({ name: 'dm', role: 'admin' });
+    const auth = { authorization: `Bearer ${admin.token}` };
+    const started = await app.inject({ method: 'POST', url: '/api/iit/projects/demo-htn-01/qc-runs', headers: auth, payload: { skillId: 'demo-core-checks' } });
+    expect(started.statusCode, started.body).toBe(202);
+    const { id, total } = started.json();
+    expect(total).toBe(200);
+    let progress = started.json();
+    for (const deadline = Date.now() + 90_000; progress.status === 'running' && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 250));
+      progress = (await app.inject({ method: 'GET', url: `/api/iit/qc-runs/${id}`, headers: auth })).json();
+    }
+    expect(progress).toMatchObject({ status: 'completed', done: 200, failed: 0, suspended: 15, completed: 185 });
+
+    const queries = (await app.inject({ method: 'GET', url: '/api/iit/projects/demo-htn-01/queries', headers: auth })).json().queries;
+    const planted = (JSON.parse(demo('planted-errors.json').toString('utf8')) as Array<{ recordId: string; eventName: string; field: string }>).map((e) => `${e.recordId} ${e.eventName}.${e.field}`);
+    expect(queries.map((q: { recordId: string; field: string }) => `${q.recordId} ${q.field}`).sort()).toEqual(planted.sort());
+
+    const review = (await app.inject({ method: 'GET', url: '/api/iit/projects/demo-htn-01/task-runs?status=SUSPENDED', headers: auth })).json().taskRuns;
+    expect(review).toHaveLength(15);
+    const report = (await app.inject({ method: 'GET', url: '/api/iit/projects/demo-htn-01/report', headers: auth })).json();
+    expect(report.total).toBe(15);
+    expect(report.bySeverity).toEqual([{ key: 'warning', count: 9 }, { key: 'error', count: 6 }]);
+    const xlsx = await app.inject({ method: 'GET', url: '/api/iit/projects/demo-htn-01/report?format=xlsx', headers: auth });
+    expect(xlsx.headers['content-type']).toContain('spreadsheetml');
+    expect(xlsx.rawPayload.subarray(0, 2).toString()).toBe('PK');
+  }, 120_000);
 
   it('offers no route to edit or delete the audit trail', () => {
     const auditWrites = app.routeTable.filter((r) => r.url.includes('audit') && r.method !== 'GET');

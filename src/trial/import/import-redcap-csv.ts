@@ -1,9 +1,9 @@
-import type { ImportRecordsResult } from '../store/import-records.js';
 import type { TrialStore } from '../store/trial-store.js';
 import { parseDictionaryText } from './parse-dictionary.js';
 import { parseEventsText } from './parse-events.js';
 import { parseRecordsText } from './parse-records.js';
 import { importInvalid, type ImportProblem } from './problems.js';
+import { writeTrialExport, type TrialImportSummary } from './write-trial-export.js';
 
 /** The files of a REDCap CSV export, as text. Without `eventsCsv` the project's stored schedule is used. */
 export interface RedcapCsvFiles {
@@ -12,13 +12,7 @@ export interface RedcapCsvFiles {
   recordsCsv: string;
 }
 
-export interface RedcapCsvImportSummary {
-  fields: number;
-  events: number;
-  records: ImportRecordsResult;
-  isDictionaryChanged: boolean;
-  isEventsChanged: boolean;
-}
+export type RedcapCsvImportSummary = TrialImportSummary;
 
 /**
  * Imports a site's REDCap export (for sites without API access): checks all three files completely, then
@@ -44,10 +38,5 @@ export async function importRedcapCsv(
   const records = parseRecordsText(files.recordsCsv, { fields: dictionary.value, events: events.value }, 'records.csv');
   if (records.problems.length > 0) throw importInvalid(records.problems);
 
-  return store.transaction(async (tx) => {
-    const isDictionaryChanged = await tx.replaceDictionary(projectId, dictionary.value, actor, reason);
-    const isEventsChanged = files.eventsCsv === undefined ? false : await tx.replaceEvents(projectId, events.value, actor, reason);
-    const result = await tx.importRecords(projectId, records.value, { actor, reason });
-    return { fields: dictionary.value.length, events: events.value.length, records: result, isDictionaryChanged, isEventsChanged };
-  });
+  return writeTrialExport(store, projectId, { fields: dictionary.value, events: files.eventsCsv === undefined ? undefined : events.value, records: records.value }, actor, reason);
 }

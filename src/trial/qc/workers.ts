@@ -21,6 +21,13 @@ export interface QcWorkerOptions {
   staleMs?: number;
 }
 
+/**
+ * pg-boss hands each worker at most this many jobs per polling interval (0.5 s at the least), so with
+ * one job per fetch a worker could never exceed 2 runs a second however fast the runs are. Jobs of a fetch
+ * are advanced one after another; parallelism comes from `concurrency` workers.
+ */
+const JOBS_PER_FETCH = 10;
+
 export function newWorkerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 }
@@ -35,7 +42,7 @@ export async function registerQcWorkers(deps: SopDeps & { jobs: Jobs; skills: Sk
   for (let i = 0; i < concurrency; i++) {
     await jobs.work(advanceTaskRunQueue, async ({ taskRunId }) => {
       await advanceTaskRun(deps, taskRunId);
-    }, { batchSize: 1, pollingIntervalSeconds: 0.5 });
+    }, { batchSize: JOBS_PER_FETCH, pollingIntervalSeconds: 0.5 });
   }
 
   async function sweep(): Promise<number> {

@@ -7,7 +7,7 @@ import type {
   QcRunProgress,
   QcSkill,
   QueryFilters,
-  QueryStatus,
+  QueryTransition,
   ReviewDecision,
   TaskRun,
   TaskRunStatus,
@@ -46,7 +46,7 @@ export function createTrialApi(http: HttpClient) {
 
     listQueries: async (projectId: string, filters: QueryFilters = {}) =>
       (await http.get<{ queries: DataQuery[] }>(`${project(projectId)}/queries${queryString({ ...filters })}`)).queries,
-    transitionQuery: (projectId: string, queryId: string, to: Exclude<QueryStatus, 'open'>, comment: string) =>
+    transitionQuery: (projectId: string, queryId: string, to: QueryTransition, comment: string) =>
       http.post<DataQuery>(`${project(projectId)}/queries/${segment(queryId)}/transition`, { to, comment }),
 
     getReport: (projectId: string) => http.get<ViolationsReport>(`${project(projectId)}/report`),

@@ -88,6 +88,8 @@ export interface TaskRun {
 export type ReviewDecision = 'approve' | 'reject';
 
 export type QueryStatus = 'open' | 'answered' | 'closed' | 'reopened';
+/** Where a person can move a query; 'open' is only ever set by a QC run. */
+export type QueryTransition = Exclude<QueryStatus, 'open'>;
 export type QuerySeverity = 'error' | 'warning' | 'info';
 
 /** A data query: one violation raised to a site, moved along its lifecycle by people. */

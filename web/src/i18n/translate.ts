@@ -18,3 +18,8 @@ export function translate(locale: Locale, key: MessageKey, vars?: TranslateVars)
 export function localeFromLanguage(language: string | undefined): Locale {
   return language?.toLowerCase().startsWith('zh') ? 'zh' : 'en';
 }
+
+/** True for keys of the dictionaries; lets a screen translate a server enum value and show unknown ones as sent. */
+export function isMessageKey(key: string): key is MessageKey {
+  return Object.prototype.hasOwnProperty.call(en, key);
+}

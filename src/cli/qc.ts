@@ -1,0 +1,97 @@
+import { parseArgs } from 'node:util';
+import cliProgress from 'cli-progress';
+import { loadConfig } from '../core/config.js';
+import { ClinAgentError, errorMessage } from '../core/errors.js';
+import type { QcProgress } from '../trial/qc/qc-runs.js';
+
+/**
+ * `clinagent qc <projectId> <skillId> [--records S001,S002]`: runs a QC batch through the HTTP API of a
+ * running server, since the server holds the embedded database and a second process must not open it. It
+ * starts the run, then follows its progress until no record waits for a worker.
+ */
+
+/** Often enough that the bar moves smoothly, rare enough that a 10 000-record batch costs the server nothing. */
+const POLL_INTERVAL_MS = 500;
+
+export async function qcCommand(args: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { records: { type: 'string' } } });
+  const [projectId, skillId] = positionals;
+  if (!projectId || !skillId || positionals.length > 2) {
+    throw new ClinAgentError('VALIDATION_FAILED', 'Usage: clinagent qc <projectId> <skillId> [--records S001,S002], e.g. clinagent qc demo-htn-01 demo-core-checks');
+  }
+  const recordIds = values.records?.split(',').map((id) => id.trim()).filter(Boolean);
+  const token = process.env.CLINAGENT_TOKEN?.trim() || process.env.CLINAGENT_ADMIN_TOKEN?.trim();
+  if (!token) {
+    throw new ClinAgentError('CONFIG_MISSING', 'clinagent qc calls the server\'s API and needs a token: set CLINAGENT_TOKEN to your API token (or CLINAGENT_ADMIN_TOKEN to the server\'s admin token).', { field: 'CLINAGENT_TOKEN' });
+  }
+  const config = loadConfig();
+  const baseUrl = (process.env.CLINAGENT_URL?.trim() || `http://${config.host}:${config.port}`).replace(/\/+$/, '');
+  const api = <T>(method: 'GET' | 'POST', path: string, body?: unknown) => callApi<T>(baseUrl, token, method, path, body);
+
+  const startedAt = Date.now();
+  let progress = await api<QcProgress>('POST', `/api/iit/projects/${encodeURIComponent(projectId)}/qc-runs`, { skillId, ...(recordIds?.length ? { recordIds } : {}) });
+  process.stdout.write(`QC run ${progress.id}: skill ${skillId} over ${progress.total} record(s) of project ${projectId}. Ctrl-C stops watching; the run goes on in the server.\n`);
+  const display = createDisplay(progress.total);
+  try {
+    while (progress.status === 'running') {
+      display.update(progress);
+      await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+      progress = await api<QcProgress>('GET', `/api/iit/qc-runs/${encodeURIComponent(progress.id)}`);
+    }
+    display.update(progress);
+  } finally {
+    display.stop();
+  }
+  const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
+  process.stdout.write(`QC run ${progress.id} ${progress.status} in ${seconds} s: ${progress.total} record(s), ${progress.completed} completed, ${progress.suspended} waiting for review, ${progress.failed} failed.\n`);
+  if (progress.suspended) process.stdout.write(`Review queue: ${baseUrl}/api/iit/projects/${encodeURIComponent(projectId)}/task-runs?status=SUSPENDED&qcRunId=${progress.id}\n`);
+  return progress.failed || progress.status !== 'completed' ? 1 : 0;
+}
+
+/** A bar on a terminal; one plain line per change elsewhere (CI logs, tests), where a bar's redraws are noise. */
+function createDisplay(total: number): { update(progress: QcProgress): void; stop(): void } {
+  if (process.stdout.isTTY) {
+    const bar = new cliProgress.SingleBar(
+      { format: 'QC {bar} {value}/{total} checked | {failed} failed | {suspended} for review | {duration_formatted}', stream: process.stdout, hideCursor: true },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(total, 0, { failed: 0, suspended: 0 });
+    return { update: (p) => bar.update(p.done, { failed: p.failed, suspended: p.suspended }), stop: () => bar.stop() };
+  }
+  let last = '';
+  return {
+    update(p) {
+      const line = `${p.done}/${p.total} checked, ${p.failed} failed, ${p.suspended} for review`;
+      if (line !== last) process.stdout.write(line + '\n');
+      last = line;
+    },
+    stop() {},
+  };
+}
+
+/** One API call; a non-2xx answer becomes an error carrying the server's own message, which says what to fix. */
+async function callApi<T>(baseUrl: string, token: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(baseUrl + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    const cause = error instanceof Error && error.cause ? errorMessage(error.cause) : errorMessage(error);
+    throw new Error(`cannot reach the ClinAgent server at ${baseUrl} (${cause}). Start it with \`clinagent serve\`, or set CLINAGENT_URL to its address.`);
+  }
+  const text = await response.text();
+  let payload: unknown;
+  try {
+    payload = text ? JSON.parse(text) : undefined;
+  } catch {
+    payload = undefined;
+  }
+  if (!response.ok) {
+    const { code, message } = (payload ?? {}) as { code?: string; message?: string };
+    throw new Error(`${method} ${path} failed with HTTP ${response.status}${code ? ` ${code}` : ''}: ${message ?? (text.slice(0, 200) || response.statusText)}`);
+  }
+  return payload as T;
+}

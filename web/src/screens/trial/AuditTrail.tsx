@@ -1,0 +1,65 @@
+import type { AuditEntry } from '../../api';
+import { useFormat } from '../../i18n/use-format';
+import { useT } from '../../i18n/use-t';
+import { summarizeAudit } from './audit-changes';
+import { enumLabel } from './labels';
+
+/** Large creations (a whole record) list their values folded, so the trail stays scannable. */
+const MAX_INLINE_CHANGES = 6;
+
+function ChangeList({ entry }: { entry: AuditEntry }) {
+  const t = useT();
+  const { eventName, changes } = summarizeAudit(entry.oldValue, entry.newValue);
+  if (changes.length === 0 && !eventName) return null;
+  const rows = (
+    <ul className="audit-changes">
+      {changes.map((change) => (
+        <li key={change.key}>
+          <code className="audit-key">{change.key}</code>
+          <span className="audit-old">{change.before || t('audit.empty')}</span>
+          <span className="audit-arrow" aria-label={t('audit.changedTo')}>
+            →
+          </span>
+          <span className="audit-new">{change.after || t('audit.empty')}</span>
+        </li>
+      ))}
+    </ul>
+  );
+  return (
+    <div className="audit-body">
+      {eventName ? <span className="muted small">{t('audit.event', { event: eventName })}</span> : null}
+      {changes.length > MAX_INLINE_CHANGES ? (
+        <details className="collapsible">
+          <summary>{t('audit.changes', { count: changes.length })}</summary>
+          {rows}
+        </details>
+      ) : (
+        rows
+      )}
+    </div>
+  );
+}
+
+/** Who did what, when and why, with old -> new values; newest first, as an inspector reads a trail. */
+export function AuditTrail({ entries, testId }: { entries: AuditEntry[]; testId?: string }) {
+  const t = useT();
+  const format = useFormat();
+  if (entries.length === 0) return <p className="muted small">{t('audit.none')}</p>;
+  const newestFirst = [...entries].sort((a, b) => b.at.localeCompare(a.at) || b.id - a.id);
+  return (
+    <ol className="audit-trail">
+      {newestFirst.map((entry) => (
+        <li key={entry.id} className="audit-entry" data-testid={testId}>
+          <div className="audit-head">
+            <strong>{enumLabel(t, 'audit.action', entry.action)}</strong>
+            <span className="muted small">
+              {t('audit.by', { actor: entry.actor })} · {format.dateTime(entry.at)}
+            </span>
+          </div>
+          <ChangeList entry={entry} />
+          {entry.reason ? <p className="audit-reason small">{t('audit.reason', { reason: entry.reason })}</p> : null}
+        </li>
+      ))}
+    </ol>
+  );
+}
