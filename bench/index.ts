@@ -2,8 +2,10 @@
 const { main: rag } = await import('./rag.bench.js');
 const { main: agent } = await import('./agent.bench.js');
 const { main: rules } = await import('./rules.bench.js');
+const { main: qc } = await import('./qc.bench.js');
 
 console.log(`ClinAgent benchmarks on Node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
 await rag();
 await agent();
 await rules();
+await qc();

@@ -12,6 +12,8 @@ import { getTaskRun } from './sop/task-runs.js';
 import type { QueryStatus } from '../core/db/schema/trial.js';
 import { importRedcapCsv, type RedcapCsvFiles } from './import/import-redcap-csv.js';
 import { createTrialStore } from './store/trial-store.js';
+import { createRedcapClient } from './redcap/client.js';
+import { importFromRedcap } from './redcap/import-from-redcap.js';
 import type { AuditEntityType } from './store/types.js';
 
 /**
@@ -56,6 +58,14 @@ export function createTrialQc(ctx: AppContext, workerId = newWorkerId()) {
         throw new ClinAgentError('VALIDATION_FAILED', 'Send the REDCap data dictionary CSV as "dictionary" and the records export CSV as "records" (and optionally the events CSV as "events").', { field: 'files' });
       }
       return importRedcapCsv(store, projectId, files, actor);
+    },
+    /** Pulls dictionary, events and records from the REDCap API configured for this server. */
+    syncRedcap: (projectId: string, actor: string) => {
+      const { url, token } = ctx.config.redcap;
+      if (!url || !token) {
+        throw new ClinAgentError('CONFIG_MISSING', 'REDCap sync needs REDCAP_API_URL (e.g. https://redcap.example.org/api/) and REDCAP_API_TOKEN set on the server. Sites without API access can upload a CSV export instead (POST .../imports).', { missing: [!url && 'REDCAP_API_URL', !token && 'REDCAP_API_TOKEN'].filter(Boolean) });
+      }
+      return importFromRedcap(store, projectId, createRedcapClient({ url, token }), actor);
     },
     records: (projectId: string, page: { site?: string; limit?: number; offset?: number }) => store.listRecords(projectId, page),
     record: async (projectId: string, recordId: string) => {

@@ -1,12 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/main.js';
 import { startScriptedModel, type ScriptedModel, type ScriptedStep } from '../../src/testing/scripted-model.js';
+import { buildConsole, launchBrowser, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
 
 /**
  * The console against the real server: real Fastify, database, ingestion and agent loop, with only the
@@ -14,7 +13,6 @@ import { startScriptedModel, type ScriptedModel, type ScriptedStep } from '../..
  * link, open the shipped protocol-qa scenario, ask, and read the answer with its cited protocol excerpt.
  */
 
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdefghij';
 const QUESTION = 'What is the primary endpoint of DEMO-HTN-01?';
 const ANSWER = 'The primary endpoint is the change in seated office systolic blood pressure from baseline [1].';
@@ -23,31 +21,6 @@ const REPLY: ScriptedStep = {
 };
 // Ingestion runs in a background job after start-up; on a slow runner it can take a while.
 const INGEST_TIMEOUT_MS = 90_000;
-const UI_TIMEOUT_MS = 30_000;
-
-const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-/**
- * The server serves web/dist, so the test builds it first: a stale bundle would test yesterday's console.
- * A child process keeps Vitest's NODE_ENV=test out of the production build.
- */
-function buildConsole(): void {
-  const { NODE_ENV: _ignored, ...env } = process.env;
-  execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'], {
-    cwd: repoRoot,
-    env,
-    stdio: 'inherit',
-  });
-}
 
 interface Harness {
   server: RunningServer;
@@ -95,18 +68,6 @@ async function waitForProtocolDocument(url: string, token: string): Promise<stri
   }
 }
 
-/** Runs a browser step and, when it fails, saves a screenshot and names it in the error. */
-async function withScreenshot(page: Page, name: string, step: () => Promise<void>): Promise<void> {
-  try {
-    await step();
-  } catch (error) {
-    const file = path.join(tmpdir(), `clinagent-e2e-${name}-${Date.now()}.png`);
-    await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
-    if (error instanceof Error) error.message += `\nScreenshot: ${file}`;
-    throw error;
-  }
-}
-
 async function askProtocolQuestion(page: Page, sourceFile: string, model: ScriptedModel): Promise<void> {
   await page.getByTestId('scenario-card-protocol-qa').click();
   // The scope picker lists the ingested protocol, so the run below is grounded in it.
@@ -137,7 +98,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   buildConsole();
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchBrowser();
 });
 
 afterAll(async () => {

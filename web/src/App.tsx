@@ -7,6 +7,7 @@ import { LlmWarning } from './screens/layout/LlmWarning';
 import { ServerFooter } from './screens/layout/ServerFooter';
 import { ScenarioListScreen } from './screens/scenarios/ScenarioListScreen';
 import { SignInScreen } from './screens/sign-in/SignInScreen';
+import { TrialScreen } from './screens/trial/TrialScreen';
 import { useHealthStore } from './stores/health';
 import { useLocaleStore } from './stores/locale';
 import { useSessionStore } from './stores/session';
@@ -36,6 +37,8 @@ export function App() {
         <ChatScreen key={route.scenarioId} scenarioId={route.scenarioId} />
       ) : route.name === 'api' ? (
         <ApiDocsScreen />
+      ) : route.name === 'trial' ? (
+        <TrialScreen projectId={route.projectId} page={route.page} />
       ) : (
         <ScenarioListScreen />
       )}

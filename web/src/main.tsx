@@ -3,9 +3,15 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { useApiDocsStore } from './stores/api-docs';
 import { useChatStore } from './stores/chat';
+import { useQcRunsStore } from './stores/qc-runs';
+import { useReviewQueueStore } from './stores/review-queue';
 import { useScenariosStore } from './stores/scenarios';
 import { useSessionStore } from './stores/session';
+import { useTaskRunStore } from './stores/task-run';
 import { useTracesStore } from './stores/traces';
+import { useTrialCatalogStore } from './stores/trial-catalog';
+import { useTrialQueriesStore } from './stores/trial-queries';
+import { useTrialRecordStore } from './stores/trial-record';
 import './styles.css';
 
 // Conversations and loaded data belong to the signed-in user; drop them when the session ends so the next
@@ -16,6 +22,12 @@ useSessionStore.subscribe((state, previous) => {
     useScenariosStore.getState().reset();
     useTracesStore.getState().reset();
     useApiDocsStore.getState().reset();
+    useTrialCatalogStore.getState().reset();
+    useQcRunsStore.getState().reset();
+    useTrialQueriesStore.getState().reset();
+    useReviewQueueStore.getState().reset();
+    useTrialRecordStore.getState().reset();
+    useTaskRunStore.getState().reset();
   }
 });
 

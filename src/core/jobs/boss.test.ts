@@ -152,6 +152,22 @@ describe.each(testEngines())('createJobs on %s', (engine) => {
     expect(job.output).toMatchObject({ message: 'attempt 3: site EDC unreachable' });
   });
 
+  if (engine === 'postgres') {
+    it('lets two processes create the same queue at once without failing either', async () => {
+      // A second pg-boss instance has its own connections, like a second worker process.
+      const other = await createJobs(database, createLogger('silent'), { supervise: false, schedule: false });
+      try {
+        for (let i = 0; i < 8; i++) {
+          const queue = visitQueue();
+          const ids = await Promise.all([jobs.send(queue, { subjectId: 'S-1', visit: i }), other.send(queue, { subjectId: 'S-2', visit: i })]);
+          expect(ids.every((id) => typeof id === 'string')).toBe(true);
+        }
+      } finally {
+        await other.stop();
+      }
+    });
+  }
+
   // Transactions shared with pg-boss exist only on the single PGlite connection.
   if (engine === 'pglite') {
   it('rolls a job sent inside a PGlite transaction back with that transaction (PGlite only)', async () => {

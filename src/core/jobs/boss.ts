@@ -8,6 +8,9 @@ import type { QueueDef } from './queues.js';
 /** Named explicitly because send(..., { db }) calls its create_queue function directly. */
 const PGBOSS_SCHEMA = 'pgboss';
 
+/** Enough for any realistic number of processes starting together; each retry waits a little longer. */
+const QUEUE_CREATE_ATTEMPTS = 5;
+
 export interface WorkOptions {
   /** Jobs fetched per poll; pg-boss throughput is batchSize per polling interval. */
   batchSize?: number;
@@ -52,11 +55,18 @@ export async function createJobs(database: Database, logger: Logger, options: Cr
       await db.executeSql(`SELECT ${PGBOSS_SCHEMA}.create_queue($1, $2)`, [queue.name, { policy: 'standard', ...queueOptions }]);
       return;
     }
-    // createQueue is idempotent in pg-boss 10; concurrent creation by two processes may still race.
-    try {
-      await boss.createQueue(queue.name, { name: queue.name, ...queueOptions });
-    } catch (error) {
-      if (!(await boss.getQueue(queue.name))) throw error;
+    // createQueue is idempotent in pg-boss 10, but two processes creating the same queue at once can
+    // deadlock on PostgreSQL (its partition DDL and the queue row lock in opposite orders); PostgreSQL then
+    // aborts one of them. The loser waits for the winner to commit and finds the queue there.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await boss.createQueue(queue.name, { name: queue.name, ...queueOptions });
+        break;
+      } catch (error) {
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt + Math.random() * 100));
+        if (await boss.getQueue(queue.name)) break;
+        if (attempt >= QUEUE_CREATE_ATTEMPTS) throw error;
+      }
     }
     created.add(queue.name);
   }

@@ -33,6 +33,19 @@ export const trialDataRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, 
     return reply.status(201).send(summary);
   });
 
+  app.post<{ Params: { projectId: string } }>('/api/iit/projects/:projectId/redcap-sync', {
+    config: { access: 'write' },
+    schema: {
+      tags: ['trial data'], summary: 'Pull metadata, events and records from the REDCap API configured on the server (all-or-nothing, like an import)',
+      params: projectParams,
+      response: { 201: anyObject, ...errorResponses },
+    },
+  }, async (request, reply) => {
+    const user = requireUser(request);
+    await qc.assertMember(request.params.projectId, user);
+    return reply.status(201).send(await qc.syncRedcap(request.params.projectId, user.name));
+  });
+
   app.get<{ Params: { projectId: string }; Querystring: { site?: string; limit?: number; offset?: number } }>('/api/iit/projects/:projectId/records', {
     schema: {
       tags: ['trial data'], summary: 'Record rows (subject x event), optionally for one site',

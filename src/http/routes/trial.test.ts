@@ -125,6 +125,13 @@ describe('trial QC HTTP API', () => {
     expect(xlsx.rawPayload.subarray(0, 2).toString()).toBe('PK');
   }, 120_000);
 
+  it('explains what to configure when REDCap sync is not set up', async () => {
+    const response = await app.inject({ method: 'POST', url: '/api/iit/projects/trial-a/redcap-sync', headers: member });
+    expect(response.json()).toMatchObject({ code: 'CONFIG_MISSING' });
+    expect(response.json().message).toContain('REDCAP_API_URL');
+    expect(response.json().details.missing).toEqual(['REDCAP_API_URL', 'REDCAP_API_TOKEN']);
+  });
+
   it('offers no route to edit or delete the audit trail', () => {
     const auditWrites = app.routeTable.filter((r) => r.url.includes('audit') && r.method !== 'GET');
     expect(auditWrites).toEqual([]);

@@ -58,8 +58,10 @@ export const useReviewQueueStore = create<ReviewQueueState>()((set, get) => {
         if (get().projectId !== projectId) return;
         // Oldest first: a queue is worked in the order runs stopped, so no record waits behind newer ones.
         runs.sort((a, b) => a.updatedAt.localeCompare(b.updatedAt));
-        // Decisions made before this load are done; forget them so the queue shows what still waits.
-        set({ runs, hasLoaded: true, reviews: {}, queriesByRun: {} });
+        // Keep what is known about runs still waiting (their queries, a decision in flight); drop the rest.
+        const waiting = new Set(runs.map((run) => run.id));
+        const keep = <T>(byRun: Record<string, T>) => Object.fromEntries(Object.entries(byRun).filter(([id]) => waiting.has(id)));
+        set((state) => ({ runs, hasLoaded: true, reviews: keep(state.reviews), queriesByRun: keep(state.queriesByRun) }));
       } catch (error) {
         if (get().projectId === projectId) set({ error });
       } finally {

@@ -37,6 +37,9 @@ export function Header({ route }: { route: Route }) {
         <a href={routes.scenarios()} className={isScenarios ? 'active' : undefined} data-testid="nav-scenarios">
           {t('nav.scenarios')}
         </a>
+        <a href={routes.trial()} className={route.name === 'trial' ? 'active' : undefined} data-testid="nav-trial">
+          {t('nav.trial')}
+        </a>
         <a href={routes.api()} className={route.name === 'api' ? 'active' : undefined} data-testid="nav-api">
           {t('nav.api')}
         </a>

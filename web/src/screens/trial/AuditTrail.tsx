@@ -10,16 +10,22 @@ const MAX_INLINE_CHANGES = 6;
 function ChangeList({ entry }: { entry: AuditEntry }) {
   const t = useT();
   const { eventName, changes } = summarizeAudit(entry.oldValue, entry.newValue);
+  // A creation has no old value: list what was set, without a column of "(blank) ->".
+  const isCreation = entry.oldValue === null || entry.oldValue === undefined;
   if (changes.length === 0 && !eventName) return null;
   const rows = (
     <ul className="audit-changes">
       {changes.map((change) => (
         <li key={change.key}>
           <code className="audit-key">{change.key}</code>
-          <span className="audit-old">{change.before || t('audit.empty')}</span>
-          <span className="audit-arrow" aria-label={t('audit.changedTo')}>
-            →
-          </span>
+          {isCreation ? null : (
+            <>
+              <span className={change.before ? 'audit-old' : 'audit-blank'}>{change.before || t('audit.empty')}</span>
+              <span className="audit-arrow" aria-label={t('audit.changedTo')}>
+                →
+              </span>
+            </>
+          )}
           <span className="audit-new">{change.after || t('audit.empty')}</span>
         </li>
       ))}

@@ -88,14 +88,16 @@ export function QcRunsPage({ projectId, skills }: { projectId: string; skills: Q
                     <td className="progress-col">
                       <QcRunProgressBar run={run} />
                     </td>
-                    <td className="run-outcome small">
-                      <span className="count count-ok">{t('runs.completed', { count: run.completed })}</span>
-                      {run.suspended > 0 ? (
-                        <a className="count count-warn" href={routes.trialReview(projectId)} data-testid="qc-run-review-link">
-                          {t('runs.suspended', { count: run.suspended })}
-                        </a>
-                      ) : null}
-                      {run.failed > 0 ? <span className="count count-fail">{t('runs.failed', { count: run.failed })}</span> : null}
+                    <td className="small">
+                      <div className="run-outcome">
+                        <span className="count count-ok">{t('runs.completed', { count: run.completed })}</span>
+                        {run.suspended > 0 ? (
+                          <a className="count count-warn" href={routes.trialReview(projectId)} data-testid="qc-run-review-link">
+                            {t('runs.suspended', { count: run.suspended })}
+                          </a>
+                        ) : null}
+                        {run.failed > 0 ? <span className="count count-fail">{t('runs.failed', { count: run.failed })}</span> : null}
+                      </div>
                     </td>
                   </tr>
                 ))}

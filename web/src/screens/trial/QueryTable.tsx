@@ -23,14 +23,16 @@ interface QueryTableProps {
 
 export function QueryTable({ projectId, queries, showRecord = true, isInteractive = false }: QueryTableProps) {
   const t = useT();
-  const columnCount = 7 + (showRecord ? 1 : 0) + (isInteractive ? 1 : 0);
+  // Queries raised on a whole record carry no event; an empty column would only push the message aside.
+  const showEvent = queries.some((query) => query.eventName);
+  const columnCount = 6 + (showRecord ? 1 : 0) + (showEvent ? 1 : 0) + (isInteractive ? 1 : 0);
   return (
     <div className="table-scroll">
       <table className="table query-table">
         <thead>
           <tr>
             {showRecord ? <th>{t('queries.col.record')}</th> : null}
-            <th>{t('queries.col.event')}</th>
+            {showEvent ? <th>{t('queries.col.event')}</th> : null}
             <th>{t('queries.col.site')}</th>
             <th>{t('queries.col.field')}</th>
             <th>{t('queries.col.message')}</th>
@@ -47,6 +49,7 @@ export function QueryTable({ projectId, queries, showRecord = true, isInteractiv
               projectId={projectId}
               query={query}
               showRecord={showRecord}
+              showEvent={showEvent}
               isInteractive={isInteractive}
               columnCount={columnCount}
             />
@@ -61,11 +64,12 @@ interface QueryRowProps {
   projectId: string;
   query: DataQuery;
   showRecord: boolean;
+  showEvent: boolean;
   isInteractive: boolean;
   columnCount: number;
 }
 
-function QueryRow({ projectId, query, showRecord, isInteractive, columnCount }: QueryRowProps) {
+function QueryRow({ projectId, query, showRecord, showEvent, isInteractive, columnCount }: QueryRowProps) {
   const t = useT();
   const format = useFormat();
   const [pending, setPending] = useState<QueryTransition | null>(null);
@@ -82,8 +86,8 @@ function QueryRow({ projectId, query, showRecord, isInteractive, columnCount }: 
             </a>
           </td>
         ) : null}
-        <td>{query.eventName || <span className="muted">—</span>}</td>
-        <td>{siteLabel(t, query.site)}</td>
+        {showEvent ? <td>{query.eventName || <span className="muted">—</span>}</td> : null}
+        <td className="nowrap">{siteLabel(t, query.site)}</td>
         <td>
           <code>{query.field}</code>
           <div className="muted small" title={t('queries.col.rule')}>

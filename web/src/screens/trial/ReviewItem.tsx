@@ -20,9 +20,10 @@ export function ReviewItem({ projectId, run, skillName }: { projectId: string; r
   const isSaving = review?.status === 'saving';
   const commentId = `review-comment-${run.id}`;
 
+  const hasQueries = queries !== undefined;
   useEffect(() => {
-    void loadQueries(projectId, run.id);
-  }, [loadQueries, projectId, run.id]);
+    if (!hasQueries) void loadQueries(projectId, run.id);
+  }, [hasQueries, loadQueries, projectId, run.id]);
 
   function submit(decision: ReviewDecision): void {
     void decide(projectId, run.id, decision, comment);
@@ -36,8 +37,7 @@ export function ReviewItem({ projectId, run, skillName }: { projectId: string; r
             <a href={routes.trialRecord(projectId, run.recordId)}>{t('review.record', { recordId: run.recordId })}</a>
           </h3>
           <p className="muted small">
-            {skillName} <code className="chip">{run.skillId}</code> · {t('review.node', { node: run.currentNode })} ·{' '}
-            {t('review.waitingSince', { time: format.dateTime(run.updatedAt) })}
+            {skillName} · {t('review.atNode')} <code>{run.currentNode}</code> · {t('review.waitingSince', { time: format.dateTime(run.updatedAt) })}
           </p>
         </div>
         <a className="button button-small" href={routes.taskRun(projectId, run.id)} data-testid="review-open-run">

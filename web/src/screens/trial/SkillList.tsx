@@ -30,7 +30,7 @@ export function SkillList({ projectId, skills }: { projectId: string; skills: Qc
                 </div>
                 {skill.description ? <p className="muted small skill-description">{skill.description}</p> : null}
                 <div className="skill-schedule small" data-testid="skill-schedule">
-                  <span className="muted">{t('skills.schedule')}:</span>{' '}
+                  <span className="muted">{t('skills.schedule')}</span>{' '}
                   {skill.schedule ? (
                     <>
                       <code>{skill.schedule}</code> <span className="muted">UTC</span>

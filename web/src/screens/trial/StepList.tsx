@@ -13,7 +13,7 @@ function field(detail: unknown, key: string): unknown {
 /** One line a reviewer can read without opening the JSON: violations, the LLM's reason, an error or a decision. */
 function detailSummary(t: Translate, detail: unknown): string {
   const violations = field(detail, 'violations');
-  if (typeof violations === 'number') return t('steps.violations', { count: violations });
+  if (typeof violations === 'number') return violations === 1 ? t('steps.violationsOne') : t('steps.violations', { count: violations });
   const reason = field(detail, 'reason');
   if (typeof reason === 'string') return reason;
   const error = field(detail, 'error');

@@ -1,0 +1,251 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/main.js';
+import { startScriptedModel, type ScriptedModel } from '../../src/testing/scripted-model.js';
+import { createTrialStore } from '../../src/trial/store/trial-store.js';
+import type { TrialField, TrialRecord } from '../../src/trial/store/types.js';
+import { buildConsole, launchBrowser, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
+
+/**
+ * The issue's acceptance item: "An end-to-end browser test approves a review in the console and sees the run
+ * complete." Real server, database, pg-boss workers and SOP engine; the skill is a hard-rule node followed by
+ * a human review, so no model call is needed. The console runs QC, watches the progress bar reach the end,
+ * approves one record in the review queue and follows that run to COMPLETED.
+ *
+ * Set E2E_SCREENSHOT_DIR to keep a screenshot of every trial page in English and Chinese.
+ */
+
+const ADMIN_TOKEN = 'e2e-admin-token-review-0123456789abcdef';
+// Not the shipped demo project (demo-htn-01), which the server may load on first start.
+const PROJECT_ID = 'e2e-qc';
+const SKILL_ID = 'vitals-review';
+const SKILL = `
+id: ${SKILL_ID}
+name: Vital signs review
+description: Range checks on age and systolic blood pressure; a data manager confirms each violation before queries go to the site.
+projects: [${PROJECT_ID}]
+schedule: "0 6 * * 1"
+start_node: ranges
+nodes:
+  ranges:
+    type: hard_rule
+    rules:
+      - { id: age-range, field: age, logic: { and: [{ ">=": [{ var: age }, 18] }, { "<=": [{ var: age }, 75] }] }, message: "Age must be 18-75 at enrolment" }
+      - { id: sbp-range, field: sbp, severity: warning, logic: { and: [{ ">=": [{ var: sbp }, 80] }, { "<=": [{ var: sbp }, 200] }] }, message: "Systolic BP must be 80-200 mmHg" }
+    on_pass: end_ok
+    on_fail: review
+  review:
+    type: human_review
+    description: A data manager confirms the violations before queries go to the site.
+    on_approve: end_confirmed
+    on_reject: end_rejected
+`;
+
+const field = (fieldName: string, fieldType: TrialField['fieldType'], label: string): TrialField => ({
+  fieldName, formName: 'vitals', fieldType, label, choices: [], validationMin: null, validationMax: null, required: fieldName !== 'notes',
+});
+
+const row = (recordId: string, eventName: string, site: string, age: number | null, sbp: number): TrialRecord => ({
+  recordId, eventName, site, data: { record_id: recordId, age, sbp, notes: null },
+});
+
+// S1 passes; S2 is too old, S3 has an implausible SBP, S4 both: three runs stop for review.
+const RECORDS: TrialRecord[] = [
+  row('S1', 'baseline', 'SITE-01', 40, 120),
+  row('S2', 'baseline', 'SITE-01', 90, 130),
+  row('S2', 'week_4', 'SITE-01', null, 126),
+  row('S3', 'baseline', 'SITE-02', 50, 230),
+  row('S4', 'baseline', 'SITE-02', 16, 250),
+];
+
+interface Harness {
+  server: RunningServer;
+  model: ScriptedModel;
+  dataDir: string;
+}
+
+async function startHarness(): Promise<Harness> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'clinagent-e2e-review-'));
+  const skillsDir = path.join(dataDir, 'skills');
+  await mkdir(skillsDir);
+  await writeFile(path.join(skillsDir, `${SKILL_ID}.yaml`), SKILL);
+  // No node of the skill calls the model; it is configured so the console shows no "LLM missing" banner.
+  const model = await startScriptedModel([], { fallback: { reply: '{"passed": true, "reason": "ok", "confidence": 0.9}' } });
+  const server = await startServer({
+    env: {
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LLM_BASE_URL: model.baseURL,
+      LLM_MODEL: 'scripted-model',
+      CLINAGENT_ADMIN_TOKEN: ADMIN_TOKEN,
+      SKILLS_DIR: skillsDir,
+    },
+    logLevel: 'warn',
+    print: () => {},
+  });
+
+  const store = createTrialStore(server.ctx.db);
+  await store.ensureProject({ id: PROJECT_ID, name: 'E2E hypertension study' }, 'e2e');
+  await store.replaceDictionary(PROJECT_ID, [field('record_id', 'text', 'Record ID'), field('age', 'integer', 'Age'), field('sbp', 'integer', 'Systolic BP'), field('notes', 'text', 'Notes')], 'e2e');
+  await store.replaceEvents(PROJECT_ID, [
+    { eventName: 'baseline', label: 'Baseline', dayOffset: 0, windowBefore: 0, windowAfter: 0 },
+    { eventName: 'week_4', label: 'Week 4', dayOffset: 28, windowBefore: 3, windowAfter: 3 },
+  ], 'e2e');
+  await store.importRecords(PROJECT_ID, RECORDS, { actor: 'e2e', reason: 'Initial REDCap export' });
+  // A correction, so the record's audit trail has an old -> new value to show.
+  await store.importRecords(PROJECT_ID, [row('S2', 'week_4', 'SITE-01', null, 128)], { actor: 'site-crc', reason: 'Transcription error corrected from source' });
+  return { server, model, dataDir };
+}
+
+async function stopHarness(harness: Harness | undefined): Promise<void> {
+  if (!harness) return;
+  await harness.server.close();
+  await harness.model.close();
+  await rm(harness.dataDir, { recursive: true, force: true });
+}
+
+async function snap(page: Page, name: string): Promise<void> {
+  const dir = process.env.E2E_SCREENSHOT_DIR;
+  if (!dir) return;
+  await mkdir(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+}
+
+const byTestId = (page: Page, testId: string, attributes = '') => page.locator(`[data-testid="${testId}"]${attributes}`);
+
+let browser: Browser;
+let harness: Harness | undefined;
+
+beforeAll(async () => {
+  buildConsole();
+  [browser, harness] = await Promise.all([launchBrowser(), startHarness()]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stopHarness(harness);
+});
+
+describe('trial QC in the console', () => {
+  it('runs a skill, approves a review and sees the run complete', async () => {
+    const { server } = harness!;
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1360, height: 900 } });
+    const page = await context.newPage();
+    try {
+      await withScreenshot(page, 'trial-review', async () => {
+        await page.goto(`${server.url}/`);
+        await page.getByTestId('token-input').fill(ADMIN_TOKEN);
+        await page.getByTestId('sign-in-submit').click();
+        await page.getByTestId('nav-trial').click();
+
+        // The picker opens the first project; pick ours explicitly, whatever else the server holds.
+        await page.getByTestId('trial-project-select').selectOption(PROJECT_ID);
+        await page.waitForURL(new RegExp(`#/trial/${PROJECT_ID}/runs$`));
+        const schedule = page.getByTestId(`skill-${SKILL_ID}`).getByTestId('skill-next-run');
+        await schedule.waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await schedule.textContent()).toMatch(/next run/);
+
+        // Run QC and watch the live progress reach all four records.
+        await page.getByTestId(`skill-run-${SKILL_ID}`).click();
+        const progress = page.getByTestId('qc-run-progress').first();
+        await progress.waitFor({ timeout: UI_TIMEOUT_MS });
+        await byTestId(page, 'qc-run-status', '[data-status="completed"]').first().waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await progress.textContent()).toContain('4 / 4');
+        expect(await page.getByTestId('qc-run-review-link').first().textContent()).toContain('3 to review');
+        await snap(page, 'en-qc-runs');
+
+        // The review queue holds the three failing records, not the passing one.
+        await page.getByTestId('trial-tab-review').click();
+        const item = page.getByTestId('review-item-S2');
+        await item.waitFor({ timeout: UI_TIMEOUT_MS });
+        await page.getByTestId('review-item-S4').waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await page.getByTestId('review-item-S1').count()).toBe(0);
+        await item.getByTestId('query-row').first().waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await item.textContent()).toContain('Age must be 18-75');
+        await snap(page, 'en-review-queue');
+
+        await item.getByTestId('review-comment').fill('Age confirmed against the source document.');
+        await item.getByTestId('review-approve').click();
+        await item.getByTestId('review-outcome').waitFor({ timeout: UI_TIMEOUT_MS });
+
+        // Follow the run: it resumes as a job and reaches its approve end.
+        await item.getByTestId('review-outcome-link').click();
+        const status = byTestId(page, 'task-run-status', '[data-status="COMPLETED"]');
+        await status.waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await status.textContent()).toBe('Completed');
+        expect(await page.getByTestId('task-run-review').textContent()).toContain('Approved');
+        expect(await page.getByTestId('task-run-step').last().textContent()).toContain('end_confirmed');
+        await snap(page, 'en-task-run');
+
+        // A reload of the queue no longer lists the approved record; the others still wait.
+        await page.goto(`${server.url}/#/trial/${PROJECT_ID}/review`);
+        await page.reload();
+        await page.getByTestId('review-item-S3').waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await page.getByTestId('review-item-S2').count()).toBe(0);
+
+        // Another reviewer decides S3 while it is on screen: approving it here shows their state and drops it.
+        const s3RunId = await page.getByTestId('review-item-S3').getAttribute('data-task-run-id');
+        const elsewhere = await fetch(`${server.url}/api/iit/task-runs/${s3RunId}/review`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ decision: 'reject', comment: 'Site corrected the value.' }),
+        });
+        expect(elsewhere.status).toBe(200);
+        await page.getByTestId('review-item-S3').getByTestId('review-approve').click();
+        const conflict = page.getByTestId('review-conflict');
+        await conflict.waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await conflict.textContent()).toContain('not waiting for review');
+        await page.waitForFunction(() => !document.querySelector('[data-testid="review-item-S3"]'), undefined, { timeout: UI_TIMEOUT_MS });
+        await page.getByTestId('review-item-S4').waitFor({ timeout: UI_TIMEOUT_MS });
+        await snap(page, 'en-review-conflict');
+
+        // Queries: one per violation, filterable, and movable along the lifecycle with a comment.
+        await page.getByTestId('trial-tab-queries').click();
+        const rows = page.getByTestId('query-row');
+        await rows.first().waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await rows.count()).toBe(4);
+        await page.getByTestId('query-filter-site').selectOption('SITE-02');
+        await page.waitForFunction(() => document.querySelectorAll('[data-testid="query-row"]').length === 3, undefined, { timeout: UI_TIMEOUT_MS });
+        const first = rows.first();
+        await first.getByTestId('query-action-answered').click();
+        expect(await page.getByTestId('query-confirm').isDisabled()).toBe(true);
+        await page.getByTestId('query-comment').fill('Value re-measured at the site; source corrected.');
+        await page.getByTestId('query-confirm').click();
+        await byTestId(page, 'query-row', '[data-status="answered"]').waitFor({ timeout: UI_TIMEOUT_MS });
+        await page.getByTestId('query-filter-site').selectOption('');
+        await page.waitForFunction(() => document.querySelectorAll('[data-testid="query-row"]').length === 4, undefined, { timeout: UI_TIMEOUT_MS });
+        await snap(page, 'en-queries');
+
+        // The record: data by event, its queries, and the audit trail with the corrected value.
+        await page.goto(`${server.url}/#/trial/${PROJECT_ID}/records/S2`);
+        const audit = page.getByTestId('record-audit-entry');
+        await audit.first().waitFor({ timeout: UI_TIMEOUT_MS });
+        const correction = audit.filter({ hasText: 'Transcription error corrected' });
+        expect(await correction.textContent()).toMatch(/sbp\s*126\s*→\s*128/);
+        expect(await page.getByTestId('record-flagged-value').count()).toBeGreaterThanOrEqual(1);
+        await snap(page, 'en-record');
+
+        // The same pages in Chinese.
+        await page.getByTestId('language-toggle').click();
+        expect(await page.getByTestId('nav-trial').textContent()).toBe('试验质控');
+        await snap(page, 'zh-record');
+        for (const [name, hash] of [
+          ['zh-qc-runs', `#/trial/${PROJECT_ID}/runs`],
+          ['zh-queries', `#/trial/${PROJECT_ID}/queries`],
+          ['zh-review-queue', `#/trial/${PROJECT_ID}/review`],
+        ] as const) {
+          await page.goto(`${server.url}/${hash}`);
+          await page.getByTestId('trial-project-summary').waitFor({ timeout: UI_TIMEOUT_MS });
+          await page.locator('[data-testid="qc-run-progress"], [data-testid="query-row"], [data-testid^="review-item-"]').first().waitFor({ timeout: UI_TIMEOUT_MS });
+          await snap(page, name);
+        }
+      });
+    } finally {
+      await context.close();
+    }
+  });
+});

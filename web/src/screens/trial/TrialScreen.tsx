@@ -1,0 +1,135 @@
+import { useEffect } from 'react';
+import type { QcSkill, TrialProject } from '../../api';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { Spinner } from '../../components/Spinner';
+import type { MessageKey } from '../../i18n/en';
+import { useT } from '../../i18n/use-t';
+import { routes, type TrialPage } from '../../router';
+import { useReviewQueueStore, waitingCount } from '../../stores/review-queue';
+import { useTrialCatalogStore } from '../../stores/trial-catalog';
+import { ProjectPicker } from './ProjectPicker';
+import { QcRunsPage } from './QcRunsPage';
+import { QueriesPage } from './QueriesPage';
+import { RecordPage } from './RecordPage';
+import { ReviewQueuePage } from './ReviewQueuePage';
+import { TaskRunPage } from './TaskRunPage';
+
+type Tab = 'runs' | 'queries' | 'review';
+const TABS: Array<{ tab: Tab; label: MessageKey; href: (projectId: string) => string }> = [
+  { tab: 'runs', label: 'trial.tab.runs', href: routes.trialRuns },
+  { tab: 'queries', label: 'trial.tab.queries', href: routes.trialQueries },
+  { tab: 'review', label: 'trial.tab.review', href: routes.trialReview },
+];
+
+/** Detail pages sit under the list they are opened from. */
+function tabOf(page: TrialPage): Tab {
+  if (page.kind === 'record' || page.kind === 'queries') return 'queries';
+  if (page.kind === 'taskRun' || page.kind === 'review') return 'review';
+  return 'runs';
+}
+
+/** The trial quality-control area: a project picker, tabs, and the page the route names. */
+export function TrialScreen({ projectId, page }: { projectId: string | null; page: TrialPage }) {
+  const t = useT();
+  const { projects, skills, hasLoaded, isLoading, error, load } = useTrialCatalogStore();
+  const reviewCount = useReviewQueueStore((state) => (state.projectId === projectId && state.hasLoaded ? waitingCount(state) : null));
+  const firstProjectId = projects[0]?.id;
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  // `#/trial` opens the first project; replace() so Back does not return to the empty route.
+  useEffect(() => {
+    if (projectId === null && firstProjectId) window.location.replace(routes.trialRuns(firstProjectId));
+  }, [projectId, firstProjectId]);
+
+  // The queue count in the tab; the review page loads the queue itself, so only load when it has not.
+  useEffect(() => {
+    if (projectId && useReviewQueueStore.getState().projectId !== projectId) void useReviewQueueStore.getState().load(projectId);
+  }, [projectId]);
+
+  const project = projects.find((item) => item.id === projectId);
+  const activeTab = tabOf(page);
+
+  return (
+    <main className="page trial-page">
+      <div className="page-head">
+        <div>
+          <h1>{t('trial.title')}</h1>
+          <p className="muted">{t('trial.intro')}</p>
+        </div>
+      </div>
+
+      {error ? (
+        <ErrorAlert
+          error={error}
+          action={
+            <button type="button" className="button" onClick={() => void load()}>
+              {t('common.retry')}
+            </button>
+          }
+        />
+      ) : null}
+      {!hasLoaded && isLoading ? <Spinner label={t('common.loading')} /> : null}
+      {hasLoaded && projects.length === 0 ? (
+        <p className="empty panel" data-testid="trial-no-projects">
+          {t('trial.noProjects')}
+        </p>
+      ) : null}
+      {hasLoaded && projectId && !project && projects.length > 0 ? (
+        <>
+          <div className="project-bar">
+            <ProjectPicker projects={projects} projectId={projectId} page={page} />
+          </div>
+          <ErrorAlert error={new Error(t('trial.projectNotFound', { id: projectId }))} testId="trial-project-missing" />
+        </>
+      ) : null}
+
+      {project ? (
+        <>
+          <div className="project-bar">
+            <ProjectPicker projects={projects} projectId={project.id} page={page} />
+            <span className="muted small" data-testid="trial-project-summary">
+              {t('trial.projectSummary', { subjects: project.subjects, rows: project.rows, sites: project.sites.length })}
+            </span>
+          </div>
+          <nav className="tabs" aria-label={t('trial.title')}>
+            {TABS.map(({ tab, label, href }) => (
+              <a
+                key={tab}
+                href={href(project.id)}
+                className={`tab ${activeTab === tab ? 'active' : ''}`}
+                aria-current={activeTab === tab && page.kind === tab ? 'page' : undefined}
+                data-testid={`trial-tab-${tab}`}
+              >
+                {t(label)}
+                {tab === 'review' && reviewCount ? (
+                  <span className="tab-count" data-testid="review-count">
+                    {reviewCount}
+                  </span>
+                ) : null}
+              </a>
+            ))}
+          </nav>
+          <TrialPageView key={project.id} project={project} page={page} skills={skills} />
+        </>
+      ) : null}
+    </main>
+  );
+}
+
+function TrialPageView({ project, page, skills }: { project: TrialProject; page: TrialPage; skills: QcSkill[] }) {
+  switch (page.kind) {
+    case 'runs':
+      return <QcRunsPage projectId={project.id} skills={skills} />;
+    case 'queries':
+      return <QueriesPage project={project} />;
+    case 'review':
+      return <ReviewQueuePage projectId={project.id} skills={skills} />;
+    case 'record':
+      return <RecordPage key={page.recordId} projectId={project.id} recordId={page.recordId} />;
+    case 'taskRun':
+      return <TaskRunPage key={page.taskRunId} projectId={project.id} taskRunId={page.taskRunId} skills={skills} />;
+  }
+}
