@@ -153,7 +153,7 @@ describe.each(testEngines())('SOP runs on %s', (engine) => {
 
     await expect(reviewTaskRun({ db: ctx.db, jobs: ctx.jobs! }, approveRun.id, 'reject', 'dave')).rejects.toMatchObject({ code: 'CONFLICT_STATE' });
     const trail = await createTrialStore(ctx.db).listAudit('p1', { entityType: 'task_run', entityId: approveRun.id });
-    expect(trail.map((e) => e.action)).toEqual(expect.arrayContaining(['created', 'suspended', 'review_approved', 'completed']));
+    expect(trail.map((e) => e.action)).toEqual(['created', 'node:hard:fail', 'suspended', 'review_approved', 'completed']);
     expect(trail.find((e) => e.action === 'review_approved')).toMatchObject({ actor: expect.stringMatching(/bob|carol/) });
   });
 

@@ -114,9 +114,16 @@ export async function commitStep(
         await appendAudit(tx as unknown as Db, { projectId: run.projectId, entityType: 'query', entityId: query.id, action: 'opened', actor: `sop:${run.skillId}`, newValue: { status: 'open', field: query.field, message: query.message, recordId: run.recordId } });
       }
     }
-    if (update.status !== 'RUNNING') {
-      await appendAudit(tx as unknown as Db, { projectId: run.projectId, entityType: 'task_run', entityId: run.id, action: update.status.toLowerCase(), actor: `sop:${run.skillId}`, oldValue: { status: 'RUNNING', node: step.node }, newValue: { status: update.status, node: update.nextNode } });
-    }
+    // Every change of a run is in the audit trail: a node's outcome, and the run's status when it changes.
+    await appendAudit(tx as unknown as Db, {
+      projectId: run.projectId,
+      entityType: 'task_run',
+      entityId: run.id,
+      action: update.status === 'RUNNING' ? `node:${step.node}:${step.outcome}` : update.status.toLowerCase(),
+      actor: `sop:${run.skillId}`,
+      oldValue: { status: 'RUNNING', node: step.node },
+      newValue: { status: update.status, node: update.nextNode },
+    });
     return saved;
   });
 }
