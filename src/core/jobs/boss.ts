@@ -6,7 +6,7 @@ import { pgliteExecuteSql } from './pglite-adapter.js';
 import type { QueueDef } from './queues.js';
 
 /** Named explicitly because send(..., { db }) calls its create_queue function directly. */
-const PGBOSS_SCHEMA = 'pgboss';
+export const PGBOSS_SCHEMA = 'pgboss';
 
 /** Enough for any realistic number of processes starting together; each retry waits a little longer. */
 const QUEUE_CREATE_ATTEMPTS = 5;

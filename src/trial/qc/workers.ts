@@ -4,7 +4,7 @@ import cronParser from 'cron-parser';
 import type { Db } from '../../core/db/connect.js';
 import { trialRecords } from '../../core/db/schema/trial.js';
 import { errorMessage } from '../../core/errors.js';
-import type { Jobs } from '../../core/jobs/boss.js';
+import { PGBOSS_SCHEMA, type Jobs } from '../../core/jobs/boss.js';
 import { defineQueue } from '../../core/jobs/queues.js';
 import { advanceTaskRun, resumeTaskRun, type SopDeps } from '../sop/engine.js';
 import type { Skill } from '../sop/load-skills.js';
@@ -46,7 +46,7 @@ export async function registerQcWorkers(deps: SopDeps & { jobs: Jobs; skills: Sk
   }
 
   async function sweep(): Promise<number> {
-    const orphans = await findOrphanedRuns(deps.db, options.staleMs ?? 60_000);
+    const orphans = await findOrphanedRuns(deps.db, { staleMs: options.staleMs ?? 60_000, jobQueue: advanceTaskRunQueue.name, jobSchema: PGBOSS_SCHEMA });
     for (const { id } of orphans) {
       // The singleton key keeps a slow sweep from queueing the same run twice within a minute.
       await jobs.send(advanceTaskRunQueue, { taskRunId: id }, { singletonKey: id, singletonSeconds: 60 });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../core/db/connect.js';
 import { pendingActions } from '../../core/db/schema/trial.js';
@@ -35,7 +36,9 @@ const MAX_NODES_PER_ADVANCE = 100;
  * Returns the run as saved, or undefined when another worker owns it.
  */
 export async function advanceTaskRun(deps: SopDeps, taskRunId: string): Promise<TaskRun | undefined> {
-  const leased = await acquireLease(deps.db, taskRunId, deps.workerId, deps.leaseMs);
+  // One owner per advance, not per process: two jobs for the same run in one process must not both hold it.
+  const owner = `${deps.workerId}#${randomBytes(4).toString('hex')}`;
+  const leased = await acquireLease(deps.db, taskRunId, owner, deps.leaseMs);
   if (!leased) return undefined;
   let run: TaskRun | undefined = leased;
   const skill = deps.skill(leased.skillId);
@@ -43,23 +46,23 @@ export async function advanceTaskRun(deps: SopDeps, taskRunId: string): Promise<
   try {
     for (let i = 0; run?.status === 'RUNNING'; i++) {
       if (i >= MAX_NODES_PER_ADVANCE) {
-        run = await commitOrStop(deps, run, { node: run.currentNode, type: 'limit', at: new Date().toISOString(), outcome: 'error' }, { nextNode: 'end_error', status: 'FAILED', error: `more than ${MAX_NODES_PER_ADVANCE} nodes in one pass: the skill loops` });
+        run = await commitOrStop(deps, owner, run, { node: run.currentNode, type: 'limit', at: new Date().toISOString(), outcome: 'error' }, { nextNode: 'end_error', status: 'FAILED', error: `more than ${MAX_NODES_PER_ADVANCE} nodes in one pass: the skill loops` });
         break;
       }
       const nodeId = run.currentNode;
       const at = new Date().toISOString();
       if (isEndNode(nodeId)) {
         const failed = nodeId === 'end_error';
-        run = await commitOrStop(deps, run, { node: nodeId, type: 'end', at, outcome: failed ? 'error' : 'pass' }, { nextNode: nodeId, status: failed ? 'FAILED' : 'COMPLETED', error: failed ? 'the SOP ended in end_error' : undefined });
+        run = await commitOrStop(deps, owner, run, { node: nodeId, type: 'end', at, outcome: failed ? 'error' : 'pass' }, { nextNode: nodeId, status: failed ? 'FAILED' : 'COMPLETED', error: failed ? 'the SOP ended in end_error' : undefined });
         break;
       }
       const node = skill.nodes[nodeId];
       if (!node) {
-        run = await commitOrStop(deps, run, { node: nodeId, type: 'unknown', at, outcome: 'error' }, { nextNode: 'end_error', status: 'FAILED', error: `node "${nodeId}" is not in skill ${skill.id} (was the skill file changed while the run was suspended?)` });
+        run = await commitOrStop(deps, owner, run, { node: nodeId, type: 'unknown', at, outcome: 'error' }, { nextNode: 'end_error', status: 'FAILED', error: `node "${nodeId}" is not in skill ${skill.id} (was the skill file changed while the run was suspended?)` });
         break;
       }
       if (node.type === 'human_review') {
-        run = await commitOrStop(deps, run, { node: nodeId, type: node.type, at, outcome: 'suspended', next: 'review' }, { nextNode: nodeId, status: 'SUSPENDED', onApprove: node.on_approve, onReject: node.on_reject });
+        run = await commitOrStop(deps, owner, run, { node: nodeId, type: node.type, at, outcome: 'suspended', next: 'review' }, { nextNode: nodeId, status: 'SUSPENDED', onApprove: node.on_approve, onReject: node.on_reject });
         if (run) await notifyReviewer(deps, run, nodeId, node.description);
         break;
       }
@@ -81,11 +84,11 @@ export async function advanceTaskRun(deps: SopDeps, taskRunId: string): Promise<
         // Rate limits and timeouts are worth retrying as a job; anything else goes down the on_error branch.
         if (ClinAgentError.isInstance(error) && (error.code === 'LLM_RATE_LIMITED' || error.code === 'LLM_TIMEOUT')) throw error;
         const next = node.on_error ?? 'end_error';
-        run = await commitOrStop(deps, run, { node: nodeId, type: node.type, at, outcome: 'error', next, detail: { error: errorMessage(error) } }, { nextNode: next, status: 'RUNNING' });
+        run = await commitOrStop(deps, owner, run, { node: nodeId, type: node.type, at, outcome: 'error', next, detail: { error: errorMessage(error) } }, { nextNode: next, status: 'RUNNING' });
         continue;
       }
       const next = outcome.passed ? node.on_pass : node.on_fail;
-      run = await commitOrStop(deps, run, { node: nodeId, type: node.type, at, outcome: outcome.passed ? 'pass' : 'fail', next, detail: outcome.detail }, { nextNode: next, status: 'RUNNING', queries: outcome.queries, site: record.site });
+      run = await commitOrStop(deps, owner, run, { node: nodeId, type: node.type, at, outcome: outcome.passed ? 'pass' : 'fail', next, detail: outcome.detail }, { nextNode: next, status: 'RUNNING', queries: outcome.queries, site: record.site });
     }
     await trace.finish({ status: run?.status === 'FAILED' ? 'failed' : 'success', output: run ? { status: run.status, node: run.currentNode } : { skipped: 'lease lost' } });
     return run;
@@ -96,8 +99,8 @@ export async function advanceTaskRun(deps: SopDeps, taskRunId: string): Promise<
 }
 
 /** Saves a step; undefined when another worker took the run over (our lease expired), which ends this pass. */
-async function commitOrStop(deps: SopDeps, run: TaskRun, step: StepRecord, update: Parameters<typeof commitStep>[4]): Promise<TaskRun | undefined> {
-  const saved = await commitStep(deps.db, run, deps.workerId, step, update, deps.leaseMs);
+async function commitOrStop(deps: SopDeps, owner: string, run: TaskRun, step: StepRecord, update: Parameters<typeof commitStep>[4]): Promise<TaskRun | undefined> {
+  const saved = await commitStep(deps.db, run, owner, step, update, deps.leaseMs);
   if (!saved) deps.logger.warn({ taskRunId: run.id, node: step.node }, 'lost the lease on a task run; leaving it to its new owner');
   return saved;
 }

@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
-import type { Db } from '../../core/db/connect.js';
+import { queryRows, type Db } from '../../core/db/connect.js';
 import { pendingActions, taskRuns, type TaskRunStatus } from '../../core/db/schema/trial.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { appendAudit } from '../store/audit.js';
@@ -53,7 +53,7 @@ export async function createTaskRuns(
 }
 
 /**
- * Takes the run for this worker when it is pending, or running with no live owner. The single conditional
+ * Takes the run for `workerId` (one owner per advance) when it is pending, or running with no live owner. The single conditional
  * UPDATE is what makes two workers (or a retried job) never advance the same run at once.
  */
 export async function acquireLease(db: Db, id: string, workerId: string, leaseMs = DEFAULT_LEASE_MS, now = new Date()): Promise<TaskRun | undefined> {
@@ -63,7 +63,7 @@ export async function acquireLease(db: Db, id: string, workerId: string, leaseMs
     .where(
       and(
         eq(taskRuns.id, id),
-        or(eq(taskRuns.status, 'PENDING'), and(eq(taskRuns.status, 'RUNNING'), or(isNull(taskRuns.leaseUntil), lt(taskRuns.leaseUntil, now), eq(taskRuns.leaseOwner, workerId)))),
+        or(eq(taskRuns.status, 'PENDING'), and(eq(taskRuns.status, 'RUNNING'), or(isNull(taskRuns.leaseUntil), lt(taskRuns.leaseUntil, now)))),
       ),
     )
     .returning();
@@ -158,12 +158,33 @@ export async function decideReview(db: Db, id: string, decision: 'approve' | 're
   });
 }
 
-/** Runs nobody is advancing: pending or running without a live lease, untouched for `staleMs`. */
-export async function findOrphanedRuns(db: Db, staleMs: number, now = new Date(), limit = 500): Promise<Array<{ id: string }>> {
-  const staleBefore = new Date(now.getTime() - staleMs);
-  return db
-    .select({ id: taskRuns.id })
+/**
+ * Runs nobody is advancing, untouched for `staleMs`:
+ * - RUNNING with an expired lease: its worker died mid-run (its pg-boss job may still look active, and
+ *   would only expire much later), so it is always picked up;
+ * - PENDING or lease-less RUNNING with no job waiting for it in `jobQueue` (the job was lost, e.g. the
+ *   process died between creating the batch and sending its jobs). A PENDING run whose job is merely
+ *   queued behind others is not orphaned: re-enqueueing it would only add duplicate jobs.
+ */
+export async function findOrphanedRuns(db: Db, options: { staleMs: number; jobQueue: string; jobSchema: string; now?: Date; limit?: number }): Promise<Array<{ id: string }>> {
+  const now = options.now ?? new Date();
+  const staleBefore = new Date(now.getTime() - options.staleMs);
+  const candidates = await db
+    .select({ id: taskRuns.id, status: taskRuns.status, leaseUntil: taskRuns.leaseUntil })
     .from(taskRuns)
     .where(and(inArray(taskRuns.status, ['PENDING', 'RUNNING']), or(isNull(taskRuns.leaseUntil), lt(taskRuns.leaseUntil, now)), lt(taskRuns.updatedAt, staleBefore)))
-    .limit(limit);
+    .limit(options.limit ?? 500);
+  const abandoned = candidates.filter((c) => c.status === 'RUNNING' && c.leaseUntil !== null);
+  const waiting = candidates.filter((c) => !abandoned.includes(c));
+  if (!waiting.length) return abandoned.map(({ id }) => ({ id }));
+  const queued = new Set(
+    (
+      await queryRows<{ id: string }>(
+        db,
+        sql`SELECT data->>'taskRunId' AS id FROM ${sql.identifier(options.jobSchema)}.job
+            WHERE name = ${options.jobQueue} AND state < 'completed' AND data->>'taskRunId' IN (${sql.join(waiting.map((w) => sql`${w.id}`), sql`, `)})`,
+      )
+    ).map((r) => r.id),
+  );
+  return [...abandoned, ...waiting.filter((w) => !queued.has(w.id))].map(({ id }) => ({ id }));
 }

@@ -1,8 +1,18 @@
 import type { AuditEntry } from '../../api';
+import type { Translate } from '../../i18n/translate';
 import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
 import { summarizeAudit } from './audit-changes';
 import { enumLabel } from './labels';
+
+/** A step a worker executed: `node:<node id>:<outcome>`, e.g. node:ranges:fail. */
+const NODE_STEP = /^node:(.+):([a-z_]+)$/;
+
+function actionLabel(t: Translate, action: string): string {
+  const step = NODE_STEP.exec(action);
+  if (step?.[1] && step[2]) return t('audit.action.nodeStep', { node: step[1], outcome: enumLabel(t, 'step.outcome', step[2]) });
+  return enumLabel(t, 'audit.action', action);
+}
 
 /** Large creations (a whole record) list their values folded, so the trail stays scannable. */
 const MAX_INLINE_CHANGES = 6;
@@ -57,7 +67,7 @@ export function AuditTrail({ entries, testId }: { entries: AuditEntry[]; testId?
       {newestFirst.map((entry) => (
         <li key={entry.id} className="audit-entry" data-testid={testId}>
           <div className="audit-head">
-            <strong>{enumLabel(t, 'audit.action', entry.action)}</strong>
+            <strong>{actionLabel(t, entry.action)}</strong>
             <span className="muted small">
               {t('audit.by', { actor: entry.actor })} · {format.dateTime(entry.at)}
             </span>
