@@ -4,7 +4,10 @@ import { pendingActions, type QueryStatus } from '../core/db/schema/trial.js';
 import { ClinAgentError } from '../core/errors.js';
 import { appendAudit } from './store/audit.js';
 
-export type DataQuery = typeof pendingActions.$inferSelect;
+/** A query as clients see it: the stored row plus the moves its lifecycle allows next. */
+export type DataQuery = typeof pendingActions.$inferSelect & { allowedTransitions: QueryStatus[] };
+
+const withTransitions = (row: typeof pendingActions.$inferSelect): DataQuery => ({ ...row, allowedTransitions: TRANSITIONS[row.status] });
 
 /**
  * The lifecycle of a data query, as EDC systems run it: the site answers, data management closes it or
@@ -39,13 +42,14 @@ export async function listQueries(db: Db, filter: QueryFilter): Promise<DataQuer
     filter.recordId ? eq(pendingActions.recordId, filter.recordId) : undefined,
     filter.taskRunId ? eq(pendingActions.taskRunId, filter.taskRunId) : undefined,
   ];
-  return db
+  const rows = await db
     .select()
     .from(pendingActions)
     .where(and(...where))
     .orderBy(desc(pendingActions.createdAt), pendingActions.recordId)
     .limit(Math.min(filter.limit ?? 500, 5000))
     .offset(filter.offset ?? 0);
+  return rows.map(withTransitions);
 }
 
 /** Moves a query along its lifecycle; who, when and why go to the audit trail in the same transaction. */
@@ -68,10 +72,7 @@ export async function transitionQuery(db: Db, input: { projectId: string; queryI
       .returning();
     if (!updated) throw new ClinAgentError('CONFLICT_STATE', `Query ${input.queryId} changed while you were editing it. Reload and try again.`);
     await appendAudit(tx as unknown as Db, { projectId: input.projectId, entityType: 'query', entityId: input.queryId, action: `status:${input.to}`, actor: input.actor, oldValue: { status: current.status }, newValue: { status: input.to }, reason: input.comment });
-    return updated;
+    return withTransitions(updated);
   });
 }
 
-export function allowedTransitions(status: QueryStatus): QueryStatus[] {
-  return TRANSITIONS[status];
-}

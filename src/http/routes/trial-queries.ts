@@ -12,6 +12,7 @@ const queryBody = {
     id: { type: 'string' }, projectId: { type: 'string' }, taskRunId: { type: 'string' }, recordId: { type: 'string' }, eventName: { type: 'string' }, site: { type: 'string' },
     nodeId: { type: 'string' }, ruleId: { type: 'string' }, field: { type: 'string' }, message: { type: 'string' }, severity: { type: 'string' }, value: {},
     status: { type: 'string' }, createdAt: { type: 'string' }, updatedAt: { type: 'string' },
+    allowedTransitions: { type: 'array', items: { type: 'string' }, description: 'the statuses this query may move to next' },
   },
 } as const;
 

@@ -114,6 +114,8 @@ describe('trial QC HTTP API', () => {
     const queries = (await app.inject({ method: 'GET', url: '/api/iit/projects/demo-htn-01/queries', headers: auth })).json().queries;
     const planted = (JSON.parse(demo('planted-errors.json').toString('utf8')) as Array<{ recordId: string; eventName: string; field: string }>).map((e) => `${e.recordId} ${e.eventName}.${e.field}`);
     expect(queries.map((q: { recordId: string; field: string }) => `${q.recordId} ${q.field}`).sort()).toEqual(planted.sort());
+    // Each query names the visit its field belongs to.
+    expect(queries.every((q: { eventName: string; field: string }) => q.field.startsWith(`${q.eventName}.`))).toBe(true);
 
     const review = (await app.inject({ method: 'GET', url: '/api/iit/projects/demo-htn-01/task-runs?status=SUSPENDED', headers: auth })).json().taskRuns;
     expect(review).toHaveLength(15);

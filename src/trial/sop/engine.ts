@@ -71,7 +71,11 @@ export async function advanceTaskRun(deps: SopDeps, taskRunId: string): Promise<
       try {
         if (node.type === 'hard_rule') {
           const violations = skill.compiled[nodeId]!.run(record.data);
-          outcome = { passed: violations.length === 0, queries: violations, detail: { violations: violations.length, versions: record.versions } };
+          const eventOf = (field: string) => {
+            const prefix = field.split('.')[0]!;
+            return prefix in record.versions ? prefix : undefined;
+          };
+          outcome = { passed: violations.length === 0, queries: violations.map((v) => ({ ...v, eventName: eventOf(v.field) })), detail: { violations: violations.length, versions: record.versions } };
         } else {
           const result = await runWithRetry({ llm: deps.llm, tools: deps.tools, trace }, node.instruction, record.data, { maxRetries: node.max_retries, tools: node.tools });
           outcome = {

@@ -165,7 +165,8 @@ describe.each(testEngines())('SOP runs on %s', (engine) => {
     await qc.transitionQuery('p1', query!.id, 'reopened', 'dm', 'source document says 16');
     await qc.transitionQuery('p1', query!.id, 'answered', 'site-crc', 'Subject excluded');
     const closed = await qc.transitionQuery('p1', query!.id, 'closed', 'dm', '');
-    expect(closed.status).toBe('closed');
+    expect(closed).toMatchObject({ status: 'closed', allowedTransitions: ['reopened'] });
+    expect(query!.allowedTransitions).toEqual(['answered', 'closed']);
     const trail = await createTrialStore(ctx.db).listAudit('p1', { entityType: 'query', entityId: query!.id });
     expect(trail.map((e) => [e.action, e.actor])).toEqual([
       ['opened', 'sop:eligibility'],

@@ -17,6 +17,8 @@ export interface StepRecord {
 
 export interface NewQuery {
   ruleId: string;
+  /** The visit the finding belongs to, when the field names one (`v2_arm_1.visit_date`). */
+  eventName?: string;
   field: string;
   message: string;
   severity: 'error' | 'warning' | 'info';
@@ -107,7 +109,7 @@ export async function commitStep(
     if (update.queries?.length) {
       const opened = await tx
         .insert(pendingActions)
-        .values(update.queries.map((q) => ({ projectId: run.projectId, taskRunId: run.id, recordId: run.recordId, eventName: run.eventName, site: update.site ?? '', nodeId: step.node, ruleId: q.ruleId, field: q.field, message: q.message, severity: q.severity, value: q.value ?? null })))
+        .values(update.queries.map((q) => ({ projectId: run.projectId, taskRunId: run.id, recordId: run.recordId, eventName: q.eventName ?? run.eventName, site: update.site ?? '', nodeId: step.node, ruleId: q.ruleId, field: q.field, message: q.message, severity: q.severity, value: q.value ?? null })))
         .onConflictDoNothing()
         .returning({ id: pendingActions.id, field: pendingActions.field, message: pendingActions.message });
       for (const query of opened) {

@@ -109,6 +109,8 @@ export interface DataQuery {
   status: QueryStatus;
   createdAt: string;
   updatedAt: string;
+  /** The moves the server's lifecycle allows next; the console offers exactly these. */
+  allowedTransitions: QueryTransition[];
 }
 
 export interface QueryFilters {

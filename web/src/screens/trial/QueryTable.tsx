@@ -9,7 +9,7 @@ import { routes } from '../../router';
 import { useTrialQueriesStore } from '../../stores/trial-queries';
 import { AuditTrail } from './AuditTrail';
 import { siteLabel } from './labels';
-import { allowedTransitions, needsComment } from './query-lifecycle';
+import { needsComment } from './query-lifecycle';
 import { QueryStatusBadge, SeverityBadge } from './TrialBadges';
 
 interface QueryTableProps {
@@ -108,7 +108,7 @@ function QueryRow({ projectId, query, showRecord, showEvent, isInteractive, colu
         {isInteractive ? (
           <td className="actions-col">
             <div className="row-actions">
-              {allowedTransitions(query.status).map((to) => (
+              {query.allowedTransitions.map((to) => (
                 <button
                   key={to}
                   type="button"
