@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
  * words are scripted.
  */
 export type ScriptedStep =
-  | { reply: string; model?: string; usage?: { prompt_tokens: number; completion_tokens: number } }
+  | { reply: string; model?: string; usage?: { prompt_tokens: number; completion_tokens: number }; delayMs?: number }
   | { toolCalls: Array<{ name: string; arguments: unknown; id?: string }>; content?: string }
   | { status: number; body?: unknown; headers?: Record<string, string> }
   | { stallMs: number }
@@ -98,7 +98,15 @@ export async function startScriptedModel(steps: ScriptedStep[] = [], options: Sc
       send(res, 200, completion(id, model, message, 'tool_calls'));
       return;
     }
-    send(res, 200, completion(id, step.model ?? model, { role: 'assistant', content: step.reply }, 'stop', step.usage));
+    const answerBody = completion(id, step.model ?? model, { role: 'assistant', content: step.reply }, 'stop', step.usage);
+    if (!step.delayMs) {
+      send(res, 200, answerBody);
+      return;
+    }
+    // A slow model: the client may be gone by then (a killed worker), so only answer a live socket.
+    setTimeout(() => {
+      if (!res.destroyed) send(res, 200, answerBody);
+    }, step.delayMs).unref();
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -206,7 +206,8 @@ describe('trial QC in the console', () => {
         // Queries: one per violation, filterable, and movable along the lifecycle with a comment.
         await page.getByTestId('trial-tab-queries').click();
         const rows = page.getByTestId('query-row');
-        await rows.first().waitFor({ timeout: UI_TIMEOUT_MS });
+        // The list may render once from an earlier load before the fresh one arrives: wait for the count.
+        await page.waitForFunction(() => document.querySelectorAll('[data-testid="query-row"]').length === 4, undefined, { timeout: UI_TIMEOUT_MS });
         expect(await rows.count()).toBe(4);
         await page.getByTestId('query-filter-site').selectOption('SITE-02');
         await page.waitForFunction(() => document.querySelectorAll('[data-testid="query-row"]').length === 3, undefined, { timeout: UI_TIMEOUT_MS });

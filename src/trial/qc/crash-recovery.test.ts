@@ -1,8 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
@@ -14,6 +12,7 @@ import { createJobs, type Jobs } from '../../core/jobs/boss.js';
 import { createLogger } from '../../core/logger.js';
 import { packageRoot } from '../../core/paths.js';
 import { createThrowawayDatabase } from '../../testing/test-database.js';
+import { startScriptedModel } from '../../testing/scripted-model.js';
 import { loadSkill, type Skill } from '../sop/load-skills.js';
 import { createTrialStore } from '../store/trial-store.js';
 import { getQcProgress, startQcRun, type QcProgress } from './qc-runs.js';
@@ -79,35 +78,11 @@ function seededRecords(): SeededRecord[] {
   });
 }
 
-/** An OpenAI-compatible server whose every answer is a passing verdict, sent after MODEL_DELAY_MS. */
+/** Every answer is a passing verdict, sent after MODEL_DELAY_MS. */
 async function startSlowModel(): Promise<{ baseURL: string; requests: () => number; close(): Promise<void> }> {
-  let requests = 0;
   const verdict = JSON.stringify({ passed: true, reason: 'plausible', confidence: 0.9, evidence: 'ae_text: none' });
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      requests += 1;
-      setTimeout(() => {
-        // The killed worker's sockets are gone by then; writing to them would throw.
-        if (res.destroyed) return;
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({
-          id: `chatcmpl-${requests}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: 'slow-model',
-          choices: [{ index: 0, message: { role: 'assistant', content: verdict }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
-        }));
-      }, MODEL_DELAY_MS);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    requests: () => requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
+  const model = await startScriptedModel([], { fallback: { reply: verdict, delayMs: MODEL_DELAY_MS } });
+  return { baseURL: model.baseURL, requests: () => model.requests.length, close: () => model.close() };
 }
 
 /** Every variable loadConfig reads, so the developer's own settings never leak into the worker. */
@@ -257,5 +232,5 @@ describe.runIf(process.env.TEST_DATABASE_URL)('QC batch survives a killed worker
 
     // Every passing record was judged by the model at least once; a run killed mid-soft-node is judged again.
     expect(model.requests()).toBeGreaterThanOrEqual(RECORDS - failing.length);
-  });
+  }, 2 * BATCH_TIMEOUT_MS + 30_000);
 });

@@ -164,9 +164,11 @@ export async function decideReview(db: Db, id: string, decision: 'approve' | 're
  * Runs nobody is advancing, untouched for `staleMs`:
  * - RUNNING with an expired lease: its worker died mid-run (its pg-boss job may still look active, and
  *   would only expire much later), so it is always picked up;
- * - PENDING or lease-less RUNNING with no job waiting for it in `jobQueue` (the job was lost, e.g. the
- *   process died between creating the batch and sending its jobs). A PENDING run whose job is merely
- *   queued behind others is not orphaned: re-enqueueing it would only add duplicate jobs.
+ * - PENDING or lease-less RUNNING with no job waiting for it in `jobQueue` (the job was lost, or a dead
+ *   worker had fetched it: workers fetch jobs in batches, so a killed one leaves `active` jobs whose runs
+ *   never started). A run whose job is merely queued (created or retry) is not orphaned: re-enqueueing it
+ *   would only add duplicate jobs. A live worker's fetched-but-not-started job may get a duplicate; the
+ *   run's lease makes that harmless.
  */
 export async function findOrphanedRuns(db: Db, options: { staleMs: number; jobQueue: string; jobSchema: string; now?: Date; limit?: number }): Promise<Array<{ id: string }>> {
   const now = options.now ?? new Date();
@@ -184,7 +186,7 @@ export async function findOrphanedRuns(db: Db, options: { staleMs: number; jobQu
       await queryRows<{ id: string }>(
         db,
         sql`SELECT data->>'taskRunId' AS id FROM ${sql.identifier(options.jobSchema)}.job
-            WHERE name = ${options.jobQueue} AND state < 'completed' AND data->>'taskRunId' IN (${sql.join(waiting.map((w) => sql`${w.id}`), sql`, `)})`,
+            WHERE name = ${options.jobQueue} AND state IN ('created', 'retry') AND data->>'taskRunId' IN (${sql.join(waiting.map((w) => sql`${w.id}`), sql`, `)})`,
       )
     ).map((r) => r.id),
   );
