@@ -127,6 +127,23 @@ describe('trial QC HTTP API', () => {
     expect(xlsx.rawPayload.subarray(0, 2).toString()).toBe('PK');
   }, 120_000);
 
+  it('schedules cron skills with pg-boss and starts a run of the skill when the schedule fires', async () => {
+    await ensureDemoTrial(createTrialStore(ctx.db), 'system');
+    const schedules = await ctx.jobs!.boss.getSchedules();
+    expect(schedules).toEqual([expect.objectContaining({ name: 'qc-cron-demo-core-checks', cron: '0 6 * * 1', data: { skillId: 'demo-core-checks' } })]);
+    // What the pg-boss clock sends when the schedule fires:
+    await ctx.jobs!.boss.send('qc-cron-demo-core-checks', { skillId: 'demo-core-checks' });
+    const admin = await ctx.users.create({ name: 'cron-watcher', role: 'admin' });
+    const auth = { authorization: `Bearer ${admin.token}` };
+    let cronRun: { trigger: string; createdBy: string; total: number } | undefined;
+    for (const deadline = Date.now() + 30_000; !cronRun && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 250));
+      const runs = (await app.inject({ method: 'GET', url: '/api/iit/projects/demo-htn-01/qc-runs', headers: auth })).json().qcRuns;
+      cronRun = runs.find((r: { trigger: string }) => r.trigger === 'cron');
+    }
+    expect(cronRun).toMatchObject({ trigger: 'cron', createdBy: 'cron', total: 200 });
+  }, 60_000);
+
   it('explains what to configure when REDCap sync is not set up', async () => {
     const response = await app.inject({ method: 'POST', url: '/api/iit/projects/trial-a/redcap-sync', headers: member });
     expect(response.json()).toMatchObject({ code: 'CONFIG_MISSING' });
