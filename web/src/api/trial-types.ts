@@ -1,7 +1,12 @@
+// Server types that are already JSON-shaped (ISO timestamps) are imported for types only, so the console
+// cannot drift from them; nothing of the server is bundled.
+import type { QcProgress } from '../../../src/trial/qc/qc-runs.js';
+import type { AuditEntityType, AuditEntry } from '../../../src/trial/store/types.js';
+
 /**
  * Shapes of the trial quality-control routes (src/http/routes/trial-data.ts, trial-qc.ts, trial-queries.ts)
- * as they arrive over JSON: timestamps are ISO strings. They mirror the route schemas by hand rather than
- * importing the server's row types, which carry Date fields and pull the database layer into the web build.
+ * as they arrive over JSON: timestamps are ISO strings. Row types that carry Date fields on the server are
+ * mirrored here by hand.
  */
 
 export interface TrialSite {
@@ -30,26 +35,10 @@ export interface QcSkill {
   nodes: number;
 }
 
-export type QcRunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+export type QcRunStatus = QcProgress['status'];
 
-export interface QcRunProgress {
-  id: string;
-  projectId: string;
-  skillId: string;
-  status: QcRunStatus;
-  trigger: 'manual' | 'cron' | string;
-  createdBy: string;
-  createdAt: string;
-  finishedAt: string | null;
-  total: number;
-  /** Task runs whose work is over for now: completed, failed or waiting for review. */
-  done: number;
-  pending: number;
-  running: number;
-  suspended: number;
-  completed: number;
-  failed: number;
-}
+/** The server's progress type: it is built for JSON already (ISO timestamps). */
+export type QcRunProgress = QcProgress;
 
 export type TaskRunStatus = 'PENDING' | 'RUNNING' | 'SUSPENDED' | 'COMPLETED' | 'FAILED';
 
@@ -148,19 +137,7 @@ export interface RecordEvent {
   updatedAt: string;
 }
 
-export type AuditEntityType = 'record' | 'query' | 'task_run' | 'qc_run' | 'project';
-
-export interface AuditEntry {
-  id: number;
-  entityType: AuditEntityType;
-  entityId: string;
-  action: string;
-  actor: string;
-  at: string;
-  oldValue: unknown;
-  newValue: unknown;
-  reason: string;
-}
+export type { AuditEntityType, AuditEntry };
 
 export interface TrialRecordView {
   recordId: string;
