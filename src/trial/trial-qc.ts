@@ -46,6 +46,14 @@ export function createTrialQc(ctx: AppContext, workerId = newWorkerId()) {
 
   const store = createTrialStore(ctx.db);
 
+  /** A suspended run carries what its reviewer is asked to check (the human_review node's description). */
+  function withReviewDescription<T extends { skillId: string; currentNode: string; status: string }>(run: T): T & { reviewDescription: string | null } {
+    if (run.status !== 'SUSPENDED') return { ...run, reviewDescription: null };
+    const skill = ctx.skills.list().find((s) => s.id === run.skillId);
+    const node = skill?.nodes[run.currentNode];
+    return { ...run, reviewDescription: node?.type === 'human_review' ? node.description : null };
+  }
+
   return {
     sop,
     store,
@@ -91,9 +99,9 @@ export function createTrialQc(ctx: AppContext, workerId = newWorkerId()) {
     taskRun: async (taskRunId: string) => {
       const run = await getTaskRun(ctx.db, taskRunId);
       if (!run) throw new ClinAgentError('NOT_FOUND', `Task run "${taskRunId}" does not exist. Check the id.`, { taskRunId });
-      return run;
+      return withReviewDescription(run);
     },
-    taskRuns: (projectId: string, filter: { qcRunId?: string; statuses?: string[] }) => listTaskRuns(ctx.db, { projectId, ...filter }),
+    taskRuns: async (projectId: string, filter: { qcRunId?: string; statuses?: string[] }) => (await listTaskRuns(ctx.db, { projectId, ...filter })).map(withReviewDescription),
     review: (taskRunId: string, decision: 'approve' | 'reject', reviewer: string, comment?: string) => reviewTaskRun({ db: ctx.db, jobs: jobs() }, taskRunId, decision, reviewer, comment),
     queries: (filter: QueryFilter) => listQueries(ctx.db, filter),
     transitionQuery: (projectId: string, queryId: string, to: QueryStatus, actor: string, comment: string) => transitionQuery(ctx.db, { projectId, queryId, to, actor, comment }),

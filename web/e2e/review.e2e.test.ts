@@ -166,6 +166,8 @@ describe('trial QC in the console', () => {
         expect(await page.getByTestId('review-item-S1').count()).toBe(0);
         await item.getByTestId('query-row').first().waitFor({ timeout: UI_TIMEOUT_MS });
         expect(await item.textContent()).toContain('Age must be 18-75');
+        // The reviewer sees what the SOP asks them to check.
+        expect(await item.getByTestId('review-instruction').textContent()).toBe('A data manager confirms the violations before queries go to the site.');
         await snap(page, 'en-review-queue');
 
         await item.getByTestId('review-comment').fill('Age confirmed against the source document.');

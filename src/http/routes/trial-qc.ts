@@ -18,6 +18,7 @@ const taskRunBody = {
     id: { type: 'string' }, projectId: { type: 'string' }, qcRunId: { type: ['string', 'null'] }, skillId: { type: 'string' }, recordId: { type: 'string' }, status: { type: 'string' },
     currentNode: { type: 'string' }, steps: { type: 'array', items: { type: 'object', additionalProperties: true } }, review: { type: ['object', 'null'], additionalProperties: true },
     error: { type: ['string', 'null'] }, createdAt: { type: 'string' }, updatedAt: { type: 'string' }, completedAt: { type: ['string', 'null'] },
+    reviewDescription: { type: ['string', 'null'], description: 'for a suspended run, what the reviewer is asked to check' },
   },
 } as const;
 

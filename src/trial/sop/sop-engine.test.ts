@@ -130,6 +130,7 @@ describe.each(testEngines())('SOP runs on %s', (engine) => {
 
   it('resumes an approved run to completion and a rejected one to its reject end, exactly once', async () => {
     const suspended = await qc.taskRuns('p1', { statuses: ['SUSPENDED'] });
+    expect(suspended[0]!.reviewDescription).toBe('A data manager confirms the violations before queries go to the site.');
     const [approveRun, rejectRun] = [suspended.find((r) => r.recordId === 'S2')!, suspended.find((r) => r.recordId === 'S3')!];
 
     // Two reviewers approve at once: one wins, the other is told the run has moved on.

@@ -68,6 +68,8 @@ export interface TaskRun {
   currentNode: string;
   steps: TaskRunStep[];
   review: TaskRunReview | null;
+  /** For a suspended run: what the reviewer is asked to check. */
+  reviewDescription: string | null;
   error: string | null;
   createdAt: string;
   updatedAt: string;

@@ -45,6 +45,11 @@ export function ReviewItem({ projectId, run, skillName }: { projectId: string; r
         </a>
       </header>
 
+      {run.reviewDescription ? (
+        <p className="review-instruction" data-testid="review-instruction">
+          {run.reviewDescription}
+        </p>
+      ) : null}
       <div className="review-body">
         <section>
           <h4>{t('review.steps')}</h4>
