@@ -29,3 +29,22 @@ export { parseStructuredOutput, type ParseResult } from './core/structured/parse
 export { BUILTIN_OUTPUT_TYPES, type OutputType } from './core/structured/output-types.js';
 export { createUserStore, type UserStore, type User } from './core/auth/users.js';
 export * from './rag/index.js';
+
+// Trial quality control (seed 000).
+export { compileRules, createRuleEngine, type HardRule, type Violation, type CompiledRules } from './trial/rules/index.js';
+export { runWithRetry, NEEDS_HUMAN_REVIEW, type SoftRuleResult } from './trial/soft/index.js';
+export { loadSkill, loadSkills, type Skill } from './trial/sop/load-skills.js';
+export { createSkillCatalog, type SkillCatalog } from './trial/sop/skill-catalog.js';
+export { advanceTaskRun, resumeTaskRun, type SopDeps } from './trial/sop/engine.js';
+export { createWebhookNotifier, type ReviewNotifier } from './trial/sop/notify.js';
+export { startQcRun, getQcProgress, type QcProgress } from './trial/qc/qc-runs.js';
+export { registerQcWorkers, reviewTaskRun, nextCronRun } from './trial/qc/workers.js';
+export { listQueries, transitionQuery, type DataQuery } from './trial/queries.js';
+export { buildViolationsReport } from './trial/report/violations-report.js';
+export { reportToCsv, reportToXlsx } from './trial/report/export.js';
+export { createTrialStore, type TrialStore } from './trial/store/trial-store.js';
+export { importRedcapCsv } from './trial/import/import-redcap-csv.js';
+export { createRedcapClient } from './trial/redcap/client.js';
+export { importFromRedcap } from './trial/redcap/import-from-redcap.js';
+export { loadDemoTrial, ensureDemoTrial } from './trial/demo/load-demo-trial.js';
+export { createTrialQc, type TrialQc } from './trial/trial-qc.js';
