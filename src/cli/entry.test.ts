@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentResult } from '../agent/result.js';
-import { packageRoot } from '../core/paths.js';
+import { killRunningClis, runCli } from '../testing/run-cli.js';
 import { startScriptedModel } from '../testing/scripted-model.js';
 
 /**
@@ -13,45 +12,7 @@ import { startScriptedModel } from '../testing/scripted-model.js';
  * the commands have their own tests.
  */
 
-/** Every variable loadConfig reads, removed so the developer's own settings (an LLM, a server) never leak in. */
-const CONFIG_VARIABLES = /^(LLM_|EMBEDDING_|DATABASE_URL$|DATA_DIR$|SCENARIOS_DIR$|HOST$|PORT$|CLINAGENT_ADMIN_TOKEN$|LOG_LEVEL$)/;
-const CLI_TIMEOUT_MS = 50_000;
-
-interface CliOutcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-const running = new Set<ChildProcess>();
-
-function runCli(args: string[], env: Record<string, string> = {}): Promise<CliOutcome> {
-  const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !CONFIG_VARIABLES.test(name)));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', ...args], {
-    cwd: packageRoot(),
-    env: { ...baseEnv, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  // A hung command fails its test with what it printed instead of stalling the run.
-  const timer = setTimeout(() => child.kill('SIGKILL'), CLI_TIMEOUT_MS);
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      running.delete(child);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-afterAll(() => {
-  for (const child of running) child.kill('SIGKILL');
-});
+afterAll(killRunningClis);
 
 describe.concurrent('clinagent without a database', () => {
   it('prints the usage and exits 0 for --help', async () => {

@@ -1,12 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskRuns } from '../core/db/schema/trial.js';
-import { packageRoot } from '../core/paths.js';
 import { startServer, type RunningServer } from '../main.js';
+import { killRunningClis, runCli } from '../testing/run-cli.js';
 import { createTrialStore } from '../trial/store/trial-store.js';
 
 /**
@@ -50,34 +49,9 @@ nodes:
     on_fail: end_ok
 `;
 
-/** Every variable the CLI or loadConfig reads, so the developer's own settings never leak into the child. */
-const CONFIG_VARIABLES = /^(LLM_|EMBEDDING_|QC_|CLINAGENT_|DATABASE_URL$|DATA_DIR$|SCENARIOS_DIR$|SKILLS_DIR$|HOST$|PORT$|LOG_LEVEL$)/;
-const CLI_TIMEOUT_MS = 50_000;
+const runQc = (args: string[], env: Record<string, string> = {}) => runCli(['qc', ...args], env);
 
-const running = new Set<ChildProcess>();
-
-function runQc(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !CONFIG_VARIABLES.test(name)));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', 'qc', ...args], { cwd: packageRoot(), env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), CLI_TIMEOUT_MS);
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      running.delete(child);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-afterAll(() => {
-  for (const child of running) child.kill('SIGKILL');
-});
+afterAll(killRunningClis);
 
 describe('clinagent qc without a token', () => {
   it('exits 1 naming CLINAGENT_TOKEN before calling any server', async () => {

@@ -1,11 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/main.js';
-import { startScriptedModel, type ScriptedModel, type ScriptedStep } from '../../src/testing/scripted-model.js';
+import type { ScriptedModel, ScriptedStep } from '../../src/testing/scripted-model.js';
 import { buildConsole, launchBrowser, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
+import { startHarness, stopHarness, type Harness } from './harness.js';
 
 /**
  * The console against the real server: real Fastify, database, ingestion and agent loop, with only the
@@ -22,37 +19,8 @@ const REPLY: ScriptedStep = {
 // Ingestion runs in a background job after start-up; on a slow runner it can take a while.
 const INGEST_TIMEOUT_MS = 90_000;
 
-interface Harness {
-  server: RunningServer;
-  model: ScriptedModel;
-  dataDir: string;
-}
-
-async function startHarness(adminToken: string | undefined): Promise<Harness> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'clinagent-e2e-'));
-  // Any extra model call (a repair or a retry) gets the same reply, so the test pins the UI, not call counts.
-  const model = await startScriptedModel([REPLY], { fallback: REPLY });
-  const server = await startServer({
-    env: {
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LLM_BASE_URL: model.baseURL,
-      LLM_MODEL: 'scripted-model',
-      CLINAGENT_ADMIN_TOKEN: adminToken,
-    },
-    logLevel: 'warn',
-    print: () => {},
-  });
-  return { server, model, dataDir };
-}
-
-async function stopHarness(harness: Harness | undefined): Promise<void> {
-  if (!harness) return;
-  await harness.server.close();
-  await harness.model.close();
-  await rm(harness.dataDir, { recursive: true, force: true });
-}
+// Any extra model call (a repair or a retry) gets the same reply, so the test pins the UI, not call counts.
+const startConsoleHarness = (adminToken: string | undefined) => startHarness({ name: 'console', adminToken, steps: [REPLY], fallback: REPLY });
 
 /** Polls the API (not the UI) until the shipped protocol has been ingested; returns its file name. */
 async function waitForProtocolDocument(url: string, token: string): Promise<string> {
@@ -109,7 +77,7 @@ describe('console with a pasted admin token', () => {
   let harness: Harness | undefined;
 
   beforeAll(async () => {
-    harness = await startHarness(ADMIN_TOKEN);
+    harness = await startConsoleHarness(ADMIN_TOKEN);
   });
 
   afterAll(async () => {
@@ -166,7 +134,7 @@ describe('console opened from the first-start login link', () => {
 
   beforeAll(async () => {
     // Without CLINAGENT_ADMIN_TOKEN an empty database gets an admin with a one-time login link.
-    harness = await startHarness(undefined);
+    harness = await startConsoleHarness(undefined);
   });
 
   afterAll(async () => {

@@ -1,13 +1,11 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/main.js';
-import { startScriptedModel, type ScriptedModel } from '../../src/testing/scripted-model.js';
 import { createTrialStore } from '../../src/trial/store/trial-store.js';
 import type { TrialField, TrialRecord } from '../../src/trial/store/types.js';
 import { buildConsole, launchBrowser, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
+import { startHarness, stopHarness, type Harness } from './harness.js';
 
 /**
  * The issue's acceptance item: "An end-to-end browser test approves a review in the console and sees the run
@@ -61,34 +59,21 @@ const RECORDS: TrialRecord[] = [
   row('S4', 'baseline', 'SITE-02', 16, 250),
 ];
 
-interface Harness {
-  server: RunningServer;
-  model: ScriptedModel;
-  dataDir: string;
-}
-
-async function startHarness(): Promise<Harness> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'clinagent-e2e-review-'));
-  const skillsDir = path.join(dataDir, 'skills');
-  await mkdir(skillsDir);
-  await writeFile(path.join(skillsDir, `${SKILL_ID}.yaml`), SKILL);
+/** The server with a skill folder in its data folder and the trial project seeded through its own store. */
+async function startReviewHarness(): Promise<Harness> {
   // No node of the skill calls the model; it is configured so the console shows no "LLM missing" banner.
-  const model = await startScriptedModel([], { fallback: { reply: '{"passed": true, "reason": "ok", "confidence": 0.9}' } });
-  const server = await startServer({
-    env: {
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LLM_BASE_URL: model.baseURL,
-      LLM_MODEL: 'scripted-model',
-      CLINAGENT_ADMIN_TOKEN: ADMIN_TOKEN,
-      SKILLS_DIR: skillsDir,
+  const harness = await startHarness({
+    name: 'review',
+    adminToken: ADMIN_TOKEN,
+    fallback: { reply: '{"passed": true, "reason": "ok", "confidence": 0.9}' },
+    env: async (dataDir) => {
+      const skillsDir = path.join(dataDir, 'skills');
+      await mkdir(skillsDir);
+      await writeFile(path.join(skillsDir, `${SKILL_ID}.yaml`), SKILL);
+      return { SKILLS_DIR: skillsDir };
     },
-    logLevel: 'warn',
-    print: () => {},
   });
-
-  const store = createTrialStore(server.ctx.db);
+  const store = createTrialStore(harness.server.ctx.db);
   await store.ensureProject({ id: PROJECT_ID, name: 'E2E hypertension study' }, 'e2e');
   await store.replaceDictionary(PROJECT_ID, [field('record_id', 'text', 'Record ID'), field('age', 'integer', 'Age'), field('sbp', 'integer', 'Systolic BP'), field('notes', 'text', 'Notes')], 'e2e');
   await store.replaceEvents(PROJECT_ID, [
@@ -98,14 +83,7 @@ async function startHarness(): Promise<Harness> {
   await store.importRecords(PROJECT_ID, RECORDS, { actor: 'e2e', reason: 'Initial REDCap export' });
   // A correction, so the record's audit trail has an old -> new value to show.
   await store.importRecords(PROJECT_ID, [row('S2', 'week_4', 'SITE-01', null, 128)], { actor: 'site-crc', reason: 'Transcription error corrected from source' });
-  return { server, model, dataDir };
-}
-
-async function stopHarness(harness: Harness | undefined): Promise<void> {
-  if (!harness) return;
-  await harness.server.close();
-  await harness.model.close();
-  await rm(harness.dataDir, { recursive: true, force: true });
+  return harness;
 }
 
 async function snap(page: Page, name: string): Promise<void> {
@@ -122,7 +100,7 @@ let harness: Harness | undefined;
 
 beforeAll(async () => {
   buildConsole();
-  [browser, harness] = await Promise.all([launchBrowser(), startHarness()]);
+  [browser, harness] = await Promise.all([launchBrowser(), startReviewHarness()]);
 });
 
 afterAll(async () => {

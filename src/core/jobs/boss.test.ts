@@ -8,6 +8,7 @@ import { createLogger } from '../logger.js';
 import { createJobs, type Jobs } from './boss.js';
 import { pgliteExecuteSql } from './pglite-adapter.js';
 import { defineQueue, type QueueDef } from './queues.js';
+import { waitFor } from '../../testing/wait-for.js';
 
 /** pg-boss 10's minimum; throughput and test speed are both set by it. */
 const POLLING_INTERVAL_SECONDS = 0.5;
@@ -18,16 +19,6 @@ type VisitPayload = z.infer<typeof visitPayload>;
 /** A fresh queue name per test, so one test's jobs and workers never reach another's. */
 function visitQueue(options: { retryLimit?: number } = {}): QueueDef<VisitPayload> {
   return defineQueue(`test-visit-${randomBytes(4).toString('hex')}`, visitPayload, options);
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe.each(testEngines())('createJobs on %s', (engine) => {

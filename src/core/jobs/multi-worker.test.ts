@@ -8,6 +8,7 @@ import { openDatabase, type Database } from '../db/connect.js';
 import { runMigrations } from '../db/migrate.js';
 import { createLogger } from '../logger.js';
 import { createJobs, type Jobs } from './boss.js';
+import { waitFor } from '../../testing/wait-for.js';
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 const JOB_COUNT = 500;
@@ -30,16 +31,6 @@ function startWorker(databaseUrl: string): WorkerProcess {
   child.stdout!.on('data', (chunk: Buffer) => (worker.stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (worker.stderr += chunk.toString()));
   return worker;
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 function isReady(worker: WorkerProcess): boolean {

@@ -13,10 +13,12 @@ import { createLogger } from '../../core/logger.js';
 import { packageRoot } from '../../core/paths.js';
 import { createThrowawayDatabase } from '../../testing/test-database.js';
 import { startScriptedModel } from '../../testing/scripted-model.js';
+import { childEnv } from '../../testing/child-env.js';
 import { loadSkill, type Skill } from '../sop/load-skills.js';
 import { createTrialStore } from '../store/trial-store.js';
 import { getQcProgress, startQcRun, type QcProgress } from './qc-runs.js';
 import { reviewTaskRun } from './workers.js';
+import { waitFor } from '../../testing/wait-for.js';
 
 /**
  * The acceptance test of crash recovery: a `clinagent worker` process is SIGKILLed in the middle of a batch
@@ -85,9 +87,6 @@ async function startSlowModel(): Promise<{ baseURL: string; requests: () => numb
   return { baseURL: model.baseURL, requests: () => model.requests.length, close: () => model.close() };
 }
 
-/** Every variable loadConfig reads, so the developer's own settings never leak into the worker. */
-const CONFIG_VARIABLES = /^(LLM_|EMBEDDING_|QC_|DATABASE_URL$|DATA_DIR$|SCENARIOS_DIR$|SKILLS_DIR$|HOST$|PORT$|REVIEW_WEBHOOK_URL$|CLINAGENT_ADMIN_TOKEN$|LOG_LEVEL$)/;
-
 interface WorkerProcess {
   child: ChildProcess;
   output(): string;
@@ -97,10 +96,9 @@ const workers = new Set<ChildProcess>();
 
 /** Starts the worker process and resolves once it prints `ready`, i.e. its queues are created and polled. */
 async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
-  const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !CONFIG_VARIABLES.test(name)));
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/testing/qc-worker-process.ts'], {
     cwd: packageRoot(),
-    env: { ...baseEnv, ...env },
+    env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   workers.add(child);
@@ -115,16 +113,6 @@ async function startWorker(env: Record<string, string>): Promise<WorkerProcess> 
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return { child, output: () => output };
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs: number, intervalMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
 }
 
 describe.runIf(process.env.TEST_DATABASE_URL)('QC batch survives a killed worker (PostgreSQL; skipped without TEST_DATABASE_URL)', () => {

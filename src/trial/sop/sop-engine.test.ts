@@ -15,6 +15,7 @@ import { createTrialStore } from '../store/trial-store.js';
 import { createTrialQc } from '../trial-qc.js';
 import { advanceTaskRun } from './engine.js';
 import { getTaskRun } from './task-runs.js';
+import { waitFor } from '../../testing/wait-for.js';
 
 const SKILL = `
 id: eligibility
@@ -40,16 +41,6 @@ nodes:
     on_approve: end_confirmed
     on_reject: end_rejected
 `;
-
-async function waitFor<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe.each(testEngines())('SOP runs on %s', (engine) => {
   let model: ScriptedModel;
