@@ -62,41 +62,47 @@ export async function startQcRun(
   return (await getQcProgress(db, run.id))!;
 }
 
-export async function getQcProgress(db: Db, qcRunId: string): Promise<QcProgress | undefined> {
-  if (!/^[0-9a-f-]{36}$/i.test(qcRunId)) return undefined;
-  const [run] = await db.select().from(qcRuns).where(eq(qcRuns.id, qcRunId));
-  if (!run) return undefined;
+async function countByStatus(db: Db, qcRunId: string) {
   const counts = await db
     .select({ status: taskRuns.status, n: sql<number>`count(*)::int` })
     .from(taskRuns)
     .where(eq(taskRuns.qcRunId, qcRunId))
     .groupBy(taskRuns.status);
   const by = (status: string) => Number(counts.find((c) => c.status === status)?.n ?? 0);
-  const progress = { pending: by('PENDING'), running: by('RUNNING'), suspended: by('SUSPENDED'), completed: by('COMPLETED'), failed: by('FAILED') };
-  const done = progress.suspended + progress.completed + progress.failed;
-  let { status, finishedAt } = run;
-  if (status === 'running' && done === run.total && progress.pending + progress.running === 0) {
-    // The batch is over once no run is waiting for a worker; runs under review finish on their own later.
-    const [updated] = await db.update(qcRuns).set({ status: 'completed', finishedAt: new Date() }).where(and(eq(qcRuns.id, run.id), eq(qcRuns.status, 'running'))).returning();
-    if (updated) {
-      status = updated.status;
-      finishedAt = updated.finishedAt;
-      await appendAudit(db, { projectId: run.projectId, entityType: 'qc_run', entityId: run.id, action: 'completed', actor: 'system', newValue: { ...progress, total: run.total } });
-    }
-  }
+  return { pending: by('PENDING'), running: by('RUNNING'), suspended: by('SUSPENDED'), completed: by('COMPLETED'), failed: by('FAILED') };
+}
+
+export async function getQcProgress(db: Db, qcRunId: string): Promise<QcProgress | undefined> {
+  if (!/^[0-9a-f-]{36}$/i.test(qcRunId)) return undefined;
+  const [run] = await db.select().from(qcRuns).where(eq(qcRuns.id, qcRunId));
+  if (!run) return undefined;
+  const progress = await countByStatus(db, qcRunId);
   return {
     id: run.id,
     projectId: run.projectId,
     skillId: run.skillId,
-    status,
+    status: run.status,
     trigger: run.trigger,
     createdBy: run.createdBy,
     createdAt: run.createdAt.toISOString(),
-    finishedAt: finishedAt?.toISOString() ?? null,
+    finishedAt: run.finishedAt?.toISOString() ?? null,
     total: run.total,
-    done,
+    done: progress.suspended + progress.completed + progress.failed,
     ...progress,
   };
+}
+
+/**
+ * Marks a batch completed once no run of it waits for a worker; runs under review finish on their own later.
+ * Called by the worker after each advance, so reading progress never writes.
+ */
+export async function completeQcRunIfDone(db: Db, qcRunId: string): Promise<void> {
+  const progress = await countByStatus(db, qcRunId);
+  if (progress.pending + progress.running > 0) return;
+  const [updated] = await db.update(qcRuns).set({ status: 'completed', finishedAt: new Date() }).where(and(eq(qcRuns.id, qcRunId), eq(qcRuns.status, 'running'))).returning();
+  if (updated) {
+    await appendAudit(db, { projectId: updated.projectId, entityType: 'qc_run', entityId: updated.id, action: 'completed', actor: 'system', newValue: { ...progress, total: updated.total } });
+  }
 }
 
 export async function listQcRuns(db: Db, projectId: string, limit = 50): Promise<QcProgress[]> {

@@ -10,7 +10,7 @@ import { advanceTaskRun, resumeTaskRun, type SopDeps } from '../sop/engine.js';
 import type { Skill } from '../sop/load-skills.js';
 import { findOrphanedRuns, type TaskRun } from '../sop/task-runs.js';
 import { advanceTaskRunQueue, cronPayload, cronQueueName } from './queues.js';
-import { startQcRun } from './qc-runs.js';
+import { completeQcRunIfDone, startQcRun } from './qc-runs.js';
 
 export interface QcWorkerOptions {
   /** Task runs advanced at once by this process. */
@@ -41,7 +41,8 @@ export async function registerQcWorkers(deps: SopDeps & { jobs: Jobs; skills: Sk
   const concurrency = options.concurrency ?? 4;
   for (let i = 0; i < concurrency; i++) {
     await jobs.work(advanceTaskRunQueue, async ({ taskRunId }) => {
-      await advanceTaskRun(deps, taskRunId);
+      const run = await advanceTaskRun(deps, taskRunId);
+      if (run?.qcRunId && run.status !== 'RUNNING') await completeQcRunIfDone(deps.db, run.qcRunId);
     }, { batchSize: JOBS_PER_FETCH, pollingIntervalSeconds: 0.5 });
   }
 
