@@ -18,6 +18,8 @@ const TRANSITIONS: Record<QueryStatus, QueryStatus[]> = {
   answered: ['closed', 'reopened'],
   reopened: ['answered', 'closed'],
   closed: ['reopened'],
+  // Withdrawn by a rejected review before the site saw it; data management can still raise it again.
+  cancelled: ['reopened'],
 };
 
 export interface QueryFilter {

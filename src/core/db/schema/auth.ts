@@ -1,4 +1,4 @@
-import { index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 /** Platform roles, from most to least privileged. Admins manage users; viewers only read. */
 export const ROLES = ['admin', 'pi', 'coordinator', 'viewer'] as const;
@@ -9,6 +9,8 @@ export const users = pgTable('users', {
   name: text('name').notNull().unique(),
   role: text('role').$type<Role>().notNull(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  /** A deactivated user's tokens stop working at once; the row stays for the audit trail. */
+  deactivatedAt: timestamp('deactivated_at', { withTimezone: true }),
 });
 
 /** Bearer tokens, stored only as SHA-256 hashes: a leaked database does not leak working credentials. */
@@ -23,6 +25,8 @@ export const apiTokens = pgTable(
     label: text('label').notNull().default(''),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+    /** Null: never expires (the admin token from the environment); user tokens default to 30 days. */
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
   },
   (t) => [index('api_tokens_user_idx').on(t.userId)],
@@ -54,6 +58,22 @@ export const projectMembers = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     addedAt: timestamp('added_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Coordinators and viewers see identifier fields masked unless an admin grants them this. */
+    canViewIdentifiers: boolean('can_view_identifiers').notNull().default(false),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.userId] })],
 );
+
+/**
+ * REDCap API access per project. The token itself is never stored: `tokenEnv` names the server environment
+ * variable that holds it, so a database dump or a writer of another project can never use it.
+ */
+export const projectRedcap = pgTable('project_redcap', {
+  projectId: text('project_id')
+    .primaryKey()
+    .references(() => projects.id, { onDelete: 'cascade' }),
+  apiUrl: text('api_url').notNull(),
+  tokenEnv: text('token_env').notNull(),
+  updatedBy: text('updated_by').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});

@@ -13,6 +13,8 @@ export const traces = pgTable(
     name: text('name').notNull(),
     status: text('status').$type<'running' | 'success' | 'failed'>().notNull(),
     userId: uuid('user_id'),
+    /** The project whose data the run read; members of it (and admins) may read the trace. */
+    projectId: text('project_id'),
     input: jsonb('input'),
     output: jsonb('output'),
     error: text('error'),
@@ -22,7 +24,7 @@ export const traces = pgTable(
     endedAt: timestamp('ended_at', { withTimezone: true }),
     durationMs: integer('duration_ms'),
   },
-  (t) => [index('traces_started_idx').on(t.startedAt)],
+  (t) => [index('traces_started_idx').on(t.startedAt), index('traces_project_idx').on(t.projectId, t.startedAt)],
 );
 
 export const spans = pgTable(

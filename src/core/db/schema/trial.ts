@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { projects } from './auth.js';
 
@@ -22,6 +23,8 @@ export const trialFields = pgTable(
     validationMin: text('validation_min'),
     validationMax: text('validation_max'),
     required: boolean('required').notNull().default(false),
+    /** REDCap's "Identifier?" column: names, phone, address, birth date. Never sent to a model or a trace. */
+    identifier: boolean('identifier').notNull().default(false),
     ordinal: integer('ordinal').notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.fieldName] })],
@@ -37,9 +40,22 @@ export const trialEvents = pgTable(
     dayOffset: integer('day_offset').notNull(),
     windowBefore: integer('window_before').notNull().default(0),
     windowAfter: integer('window_after').notNull().default(0),
+    /** The REDCap arm the event belongs to (`arm_num`); 1 in projects with one arm. */
+    armNum: integer('arm_num').notNull().default(1),
     ordinal: integer('ordinal').notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.eventName] })],
+);
+
+/** REDCap arms (`arm.csv`: arm_num, name), kept so events and reports can name the arm a subject is in. */
+export const trialArms = pgTable(
+  'trial_arms',
+  {
+    projectId: text('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    armNum: integer('arm_num').notNull(),
+    name: text('name').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.armNum] })],
 );
 
 export const trialRecords = pgTable(
@@ -97,10 +113,14 @@ export const taskRuns = pgTable(
     /** Where a suspended run goes on approve and on reject. */
     onApprove: text('on_approve'),
     onReject: text('on_reject'),
+    /** What a suspended run asks its reviewer, and why it stopped (a review node, or a soft rule without a usable verdict). */
+    reviewRequest: jsonb('review_request').$type<ReviewRequest | null>(),
     review: jsonb('review').$type<{ reviewer: string; decision: 'approve' | 'reject'; comment: string; decidedAt: string } | null>(),
     leaseOwner: text('lease_owner'),
     leaseUntil: timestamp('lease_until', { withTimezone: true }),
     error: text('error'),
+    /** Set when the orphan sweep picked the run up after its worker stopped; cleared when the run moves on. */
+    recoveredAt: timestamp('recovered_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
@@ -112,7 +132,20 @@ export const taskRuns = pgTable(
   ],
 );
 
-export type QueryStatus = 'open' | 'answered' | 'closed' | 'reopened';
+/** What a suspended run shows its reviewer. `finding` is the query a reject opens (soft rule without a verdict). */
+export interface ReviewRequest {
+  kind: 'review_node' | 'soft_rule_unresolved';
+  node: string;
+  description: string;
+  /** The technical reason, for the reviewer only (never sent to the site as a query). */
+  reason?: string;
+  finding?: { ruleId: string; field: string; message: string; severity: 'error' | 'warning' | 'info' };
+}
+
+/** `cancelled`: withdrawn before it reached the site (a rejected review), as opposed to closed after resolution. */
+export type QueryStatus = 'open' | 'answered' | 'closed' | 'reopened' | 'cancelled';
+/** Statuses in which a finding has its one live query; a second query for the same finding is never opened. */
+export const ACTIVE_QUERY_STATUSES = ['open', 'answered', 'reopened'] as const;
 
 /** A data query raised from a violation, with the EDC lifecycle open -> answered -> closed (or reopened). */
 export const pendingActions = pgTable(
@@ -129,15 +162,25 @@ export const pendingActions = pgTable(
     field: text('field').notNull(),
     message: text('message').notNull(),
     severity: text('severity').$type<'error' | 'warning' | 'info'>().notNull(),
+    /** The value the rule read when it last fired (`v1_arm_1.age` -> 17). */
     value: jsonb('value'),
     status: text('status').$type<QueryStatus>().notNull().default('open'),
+    /** The run that last saw the finding fire; equals taskRunId until a later run confirms it. */
+    lastTaskRunId: uuid('last_task_run_id'),
+    /** A suspended run whose review holds this query back from the site; cleared on approve. */
+    heldByTaskRunId: uuid('held_by_task_run_id'),
+    /** Set when a later run found the data no longer violates the rule ("no longer fires as of run X"). */
+    noLongerFires: jsonb('no_longer_fires').$type<{ taskRunId: string; qcRunId: string | null; at: string } | null>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    // Retries and resumes of a run never raise the same query twice.
-    uniqueIndex('pending_actions_dedupe_uq').on(t.taskRunId, t.nodeId, t.ruleId, t.field),
+    // One live query per finding, however many runs (retries, resumes, re-runs, cron) see it fire.
+    uniqueIndex('pending_actions_finding_uq')
+      .on(t.projectId, t.recordId, t.eventName, t.ruleId, t.field)
+      .where(sql`status IN ('open', 'answered', 'reopened')`),
     index('pending_actions_project_idx').on(t.projectId, t.status),
+    index('pending_actions_record_idx').on(t.projectId, t.recordId),
   ],
 );
 
