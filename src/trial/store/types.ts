@@ -46,28 +46,4 @@ export interface StoredRecord extends TrialRecord {
   updatedAt: string;
 }
 
-export type AuditEntityType = 'record' | 'query' | 'task_run' | 'qc_run' | 'project';
-
-export interface AuditEntryInput {
-  projectId: string;
-  entityType: AuditEntityType;
-  entityId: string;
-  action: string;
-  actor: string;
-  oldValue?: unknown;
-  newValue?: unknown;
-  reason?: string;
-}
-
-export interface AuditEntry {
-  id: number;
-  projectId: string;
-  entityType: AuditEntityType;
-  entityId: string;
-  action: string;
-  actor: string;
-  at: string;
-  oldValue: unknown;
-  newValue: unknown;
-  reason: string;
-}
+export type { AuditEntityType, AuditEntry, AuditEntryInput } from '../../core/audit/audit-log.js';

@@ -2,3 +2,4 @@ export * from './auth.js';
 export * from './trace.js';
 export * from './rag.js';
 export * from './trial.js';
+export * from './audit.js';

@@ -183,21 +183,3 @@ export const pendingActions = pgTable(
     index('pending_actions_record_idx').on(t.projectId, t.recordId),
   ],
 );
-
-/** Append-only audit trail (who, when, what, old and new value, why); a trigger refuses UPDATE and DELETE. */
-export const auditLog = pgTable(
-  'audit_log',
-  {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
-    projectId: text('project_id').notNull(),
-    entityType: text('entity_type').$type<'record' | 'query' | 'task_run' | 'qc_run' | 'project'>().notNull(),
-    entityId: text('entity_id').notNull(),
-    action: text('action').notNull(),
-    actor: text('actor').notNull(),
-    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
-    oldValue: jsonb('old_value'),
-    newValue: jsonb('new_value'),
-    reason: text('reason').notNull().default(''),
-  },
-  (t) => [index('audit_log_entity_idx').on(t.projectId, t.entityType, t.entityId, t.id)],
-);

@@ -1,0 +1,88 @@
+import { and, asc, eq } from 'drizzle-orm';
+import type { Db } from '../db/connect.js';
+import { auditLog } from '../db/schema/audit.js';
+import { ClinAgentError } from '../errors.js';
+import type { AuditEntityType } from '../db/schema/audit.js';
+
+export type { AuditEntityType };
+export { PLATFORM_AUDIT_SCOPE } from '../db/schema/audit.js';
+
+export interface AuditEntryInput {
+  projectId: string;
+  entityType: AuditEntityType;
+  entityId: string;
+  action: string;
+  actor: string;
+  oldValue?: unknown;
+  newValue?: unknown;
+  reason?: string;
+}
+
+export interface AuditEntry {
+  id: number;
+  projectId: string;
+  entityType: AuditEntityType;
+  entityId: string;
+  action: string;
+  actor: string;
+  at: string;
+  oldValue: unknown;
+  newValue: unknown;
+  reason: string;
+}
+
+/**
+ * The one writer of the append-only audit trail (who, when, what, old and new value, why). Callers pass
+ * their own transaction as `db`, so the entry commits or rolls back with the change it describes: an audit
+ * entry for a change that never happened, or a change without its entry, would both break GCP traceability.
+ */
+export async function appendAudit(db: Db, entry: AuditEntryInput): Promise<void> {
+  await appendAuditEntries(db, [entry]);
+}
+
+// Keeps one INSERT well under PostgreSQL's 65,535 bind parameters (9 columns per entry).
+const ENTRIES_PER_INSERT = 1000;
+
+/** Several entries in as few statements as possible; an import of 800 rows writes up to 800 entries. */
+export async function appendAuditEntries(db: Db, entries: ReadonlyArray<AuditEntryInput>): Promise<void> {
+  entries.forEach(assertComplete);
+  for (let start = 0; start < entries.length; start += ENTRIES_PER_INSERT) {
+    const batch = entries.slice(start, start + ENTRIES_PER_INSERT);
+    await db.insert(auditLog).values(
+      batch.map((entry) => ({
+        projectId: entry.projectId,
+        entityType: entry.entityType,
+        entityId: entry.entityId,
+        action: entry.action,
+        actor: entry.actor,
+        oldValue: entry.oldValue ?? null,
+        newValue: entry.newValue ?? null,
+        reason: entry.reason ?? '',
+      })),
+    );
+  }
+}
+
+/** An entry without "who" or "what" is worthless to an inspector, so it is refused before it is written. */
+function assertComplete(entry: AuditEntryInput): void {
+  for (const key of ['projectId', 'entityId', 'action', 'actor'] as const) {
+    if (!entry[key]?.trim()) {
+      throw new ClinAgentError('VALIDATION_FAILED', `Audit entry has no ${key}. Pass the ${key} of the change being recorded.`, { field: key });
+    }
+  }
+}
+
+export async function listAudit(db: Db, projectId: string, filter: { entityType?: AuditEntityType; entityId?: string } = {}): Promise<AuditEntry[]> {
+  const rows = await db
+    .select()
+    .from(auditLog)
+    .where(
+      and(
+        eq(auditLog.projectId, projectId),
+        filter.entityType === undefined ? undefined : eq(auditLog.entityType, filter.entityType),
+        filter.entityId === undefined ? undefined : eq(auditLog.entityId, filter.entityId),
+      ),
+    )
+    .orderBy(asc(auditLog.id));
+  return rows.map((row) => ({ ...row, at: row.at.toISOString(), reason: row.reason }));
+}
