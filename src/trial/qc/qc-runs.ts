@@ -1,7 +1,8 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Db } from '../../core/db/connect.js';
 import { qcRuns, taskRuns, trialRecords } from '../../core/db/schema/trial.js';
 import { ClinAgentError } from '../../core/errors.js';
+import { isUuid } from '../../core/ids.js';
 import type { Jobs } from '../../core/jobs/boss.js';
 import type { Skill } from '../sop/load-skills.js';
 import { createTaskRuns } from '../sop/task-runs.js';
@@ -10,11 +11,17 @@ import { advanceTaskRunQueue } from './queues.js';
 
 export type QcRun = typeof qcRuns.$inferSelect;
 
+/**
+ * `waiting_review`: every run has been checked and some wait for a person; the batch completes when the last
+ * review is decided. Derived when read, never stored, so it cannot disagree with the runs.
+ */
+export type QcRunStatus = QcRun['status'] | 'waiting_review';
+
 export interface QcProgress {
   id: string;
   projectId: string;
   skillId: string;
-  status: QcRun['status'];
+  status: QcRunStatus;
   trigger: string;
   createdBy: string;
   createdAt: string;
@@ -27,6 +34,8 @@ export interface QcProgress {
   suspended: number;
   completed: number;
   failed: number;
+  /** Runs picked up again after their worker stopped, not yet past their next step. */
+  recovering: number;
 }
 
 /**
@@ -69,11 +78,15 @@ async function countByStatus(db: Db, qcRunId: string) {
     .where(eq(taskRuns.qcRunId, qcRunId))
     .groupBy(taskRuns.status);
   const by = (status: string) => Number(counts.find((c) => c.status === status)?.n ?? 0);
-  return { pending: by('PENDING'), running: by('RUNNING'), suspended: by('SUSPENDED'), completed: by('COMPLETED'), failed: by('FAILED') };
+  const [recovering] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(taskRuns)
+    .where(and(eq(taskRuns.qcRunId, qcRunId), inArray(taskRuns.status, ['PENDING', 'RUNNING']), isNotNull(taskRuns.recoveredAt)));
+  return { pending: by('PENDING'), running: by('RUNNING'), suspended: by('SUSPENDED'), completed: by('COMPLETED'), failed: by('FAILED'), recovering: Number(recovering?.n ?? 0) };
 }
 
 export async function getQcProgress(db: Db, qcRunId: string): Promise<QcProgress | undefined> {
-  if (!/^[0-9a-f-]{36}$/i.test(qcRunId)) return undefined;
+  if (!isUuid(qcRunId)) return undefined;
   const [run] = await db.select().from(qcRuns).where(eq(qcRuns.id, qcRunId));
   if (!run) return undefined;
   const progress = await countByStatus(db, qcRunId);
@@ -81,7 +94,7 @@ export async function getQcProgress(db: Db, qcRunId: string): Promise<QcProgress
     id: run.id,
     projectId: run.projectId,
     skillId: run.skillId,
-    status: run.status,
+    status: run.status === 'running' && progress.pending + progress.running === 0 && progress.suspended > 0 ? 'waiting_review' : run.status,
     trigger: run.trigger,
     createdBy: run.createdBy,
     createdAt: run.createdAt.toISOString(),
@@ -93,12 +106,13 @@ export async function getQcProgress(db: Db, qcRunId: string): Promise<QcProgress
 }
 
 /**
- * Marks a batch completed once no run of it waits for a worker; runs under review finish on their own later.
- * Called by the worker after each advance, so reading progress never writes.
+ * Marks a batch completed once every run of it has ended: a batch with runs waiting for review is not
+ * "completed" (it reads as waiting_review). Called by the worker after each advance, resumes after a review
+ * included, so reading progress never writes.
  */
 export async function completeQcRunIfDone(db: Db, qcRunId: string): Promise<void> {
   const progress = await countByStatus(db, qcRunId);
-  if (progress.pending + progress.running > 0) return;
+  if (progress.pending + progress.running + progress.suspended > 0) return;
   const [updated] = await db.update(qcRuns).set({ status: 'completed', finishedAt: new Date() }).where(and(eq(qcRuns.id, qcRunId), eq(qcRuns.status, 'running'))).returning();
   if (updated) {
     await appendAudit(db, { projectId: updated.projectId, entityType: 'qc_run', entityId: updated.id, action: 'completed', actor: 'system', newValue: { ...progress, total: updated.total } });
@@ -113,6 +127,8 @@ export async function listQcRuns(db: Db, projectId: string, limit = 50): Promise
 }
 
 export async function listTaskRuns(db: Db, filter: { projectId: string; qcRunId?: string; statuses?: string[]; limit?: number }) {
+  // A malformed run id matches no run; compared with the uuid column it would make PostgreSQL throw.
+  if (filter.qcRunId !== undefined && !isUuid(filter.qcRunId)) return [];
   return db
     .select()
     .from(taskRuns)

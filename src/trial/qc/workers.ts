@@ -8,7 +8,8 @@ import { PGBOSS_SCHEMA, type Jobs } from '../../core/jobs/boss.js';
 import { defineQueue } from '../../core/jobs/queues.js';
 import { advanceTaskRun, resumeTaskRun, type SopDeps } from '../sop/engine.js';
 import type { Skill } from '../sop/load-skills.js';
-import { findOrphanedRuns, type TaskRun } from '../sop/task-runs.js';
+import { findOrphanedRuns, markRecovered, type TaskRun } from '../sop/task-runs.js';
+import { registerReviewNoticeWorker } from './review-notices.js';
 import { advanceTaskRunQueue, cronPayload, cronQueueName } from './queues.js';
 import { completeQcRunIfDone, startQcRun } from './qc-runs.js';
 
@@ -28,6 +29,13 @@ export interface QcWorkerOptions {
  */
 const JOBS_PER_FETCH = 10;
 
+/**
+ * With the default lease (15 s, renewed every 5 s by a live worker), a run left by a killed worker is found by
+ * a sweep at most 5 s after its lease lapses, so it continues within about 20-25 s.
+ */
+export const DEFAULT_SWEEP_INTERVAL_MS = 5_000;
+export const DEFAULT_STALE_MS = 10_000;
+
 export function newWorkerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 }
@@ -46,8 +54,12 @@ export async function registerQcWorkers(deps: SopDeps & { jobs: Jobs; skills: Sk
     }, { batchSize: JOBS_PER_FETCH, pollingIntervalSeconds: 0.5 });
   }
 
+  await registerReviewNoticeWorker({ db: deps.db, jobs, notifier: deps.notifier, logger: deps.logger });
+
   async function sweep(): Promise<number> {
-    const orphans = await findOrphanedRuns(deps.db, { staleMs: options.staleMs ?? 60_000, jobQueue: advanceTaskRunQueue.name, jobSchema: PGBOSS_SCHEMA });
+    const orphans = await findOrphanedRuns(deps.db, { staleMs: options.staleMs ?? DEFAULT_STALE_MS, jobQueue: advanceTaskRunQueue.name, jobSchema: PGBOSS_SCHEMA });
+    // Runs whose worker died mid-step: the console says they are resuming, rather than sitting at 197/200.
+    await markRecovered(deps.db, orphans.filter((o) => o.abandoned).map((o) => o.id));
     for (const { id } of orphans) {
       // The singleton key keeps a slow sweep from queueing the same run twice within a minute.
       await jobs.send(advanceTaskRunQueue, { taskRunId: id }, { singletonKey: id, singletonSeconds: 60 });
@@ -55,7 +67,7 @@ export async function registerQcWorkers(deps: SopDeps & { jobs: Jobs; skills: Sk
     if (orphans.length) deps.logger.info({ count: orphans.length }, 're-enqueued task runs nobody was advancing');
     return orphans.length;
   }
-  const timer = setInterval(() => void sweep().catch((error) => deps.logger.error({ err: error }, 'orphan sweep failed')), options.sweepIntervalMs ?? 30_000);
+  const timer = setInterval(() => void sweep().catch((error) => deps.logger.error({ err: error }, 'orphan sweep failed')), options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS);
   timer.unref();
   await sweep();
 

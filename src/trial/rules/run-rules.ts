@@ -30,9 +30,18 @@ export function isTruthy(value: unknown): boolean {
   return Array.isArray(value) ? value.length > 0 : Boolean(value);
 }
 
-/** Own properties only, so a rule on "constructor" reports null rather than Object's constructor function. */
-function fieldValue(data: Record<string, unknown>, field: string): unknown {
-  return Object.hasOwn(data, field) ? (data[field] ?? null) : null;
+/**
+ * The value a rule on `field` read, following dots as JSON Logic's `var` does (`v1_arm_1.age` is the age at
+ * V1). Own properties only, so a rule on "constructor" reports null rather than Object's constructor function.
+ */
+export function fieldValue(data: Record<string, unknown>, field: string): unknown {
+  if (Object.hasOwn(data, field)) return data[field] ?? null;
+  let current: unknown = data;
+  for (const part of field.split('.')) {
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, part)) return null;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current ?? null;
 }
 
 /** json-logic-engine throws plain objects such as `{type: 'Invalid Arguments'}`, not Errors. */

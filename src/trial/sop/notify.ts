@@ -1,6 +1,6 @@
 import { errorMessage } from '../../core/errors.js';
 
-export interface ReviewRequest {
+export interface ReviewNotice {
   taskRunId: string;
   projectId: string;
   skillId: string;
@@ -13,19 +13,25 @@ export interface ReviewRequest {
 }
 
 export interface ReviewNotifier {
-  notify(request: ReviewRequest): Promise<{ delivered: boolean; error?: string }>;
+  /** False without REVIEW_WEBHOOK_URL: nothing is queued then. */
+  readonly configured: boolean;
+  notify(request: ReviewNotice): Promise<{ delivered: boolean; error?: string }>;
 }
 
-/** Notification is best effort: a dead webhook must not block QC, so failures are reported, not thrown. */
-const WEBHOOK_TIMEOUT_MS = 10_000;
+/**
+ * A webhook that does not answer in this time is given up for this attempt. Notices are sent by a job outside
+ * the run (qc/review-notices.ts), which retries a failed attempt with backoff, so a short wait is enough.
+ */
+const WEBHOOK_TIMEOUT_MS = 5_000;
 
 /**
  * Posts review requests to a webhook (a chat bot, a ticketing system). The text lists the record and what to
  * review, so it reads well in WeCom/DingTalk/Slack style incoming webhooks too.
  */
-export function createWebhookNotifier(url: string | undefined, options: { publicUrl?: string; fetch?: typeof fetch } = {}): ReviewNotifier {
+export function createWebhookNotifier(url: string | undefined, options: { publicUrl?: string; fetch?: typeof fetch; timeoutMs?: number } = {}): ReviewNotifier {
   const doFetch = options.fetch ?? fetch;
   return {
+    configured: Boolean(url),
     async notify(request) {
       if (!url) return { delivered: false, error: 'no REVIEW_WEBHOOK_URL configured' };
       const reviewUrl = request.reviewUrl ?? (options.publicUrl ? `${options.publicUrl}/#/review/${request.taskRunId}` : undefined);
@@ -40,7 +46,7 @@ export function createWebhookNotifier(url: string | undefined, options: { public
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ type: 'review_required', text: lines.join('\n'), ...request, reviewUrl }),
-          signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+          signal: AbortSignal.timeout(options.timeoutMs ?? WEBHOOK_TIMEOUT_MS),
         });
         return response.ok ? { delivered: true } : { delivered: false, error: `webhook answered HTTP ${response.status}` };
       } catch (error) {

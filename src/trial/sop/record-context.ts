@@ -1,21 +1,33 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../../core/db/connect.js';
-import { trialEvents, trialRecords } from '../../core/db/schema/trial.js';
+import { trialEvents, trialFields, trialRecords } from '../../core/db/schema/trial.js';
 import { ClinAgentError } from '../../core/errors.js';
+
+type Data = Record<string, unknown>;
 
 export interface RecordContext {
   recordId: string;
   site: string;
-  /** What rules see: the first event's fields at the top level, and every event's fields under its name. */
-  data: Record<string, unknown>;
+  /**
+   * What hard rules see. Longitudinal projects: the first event's fields at the top level and every event's
+   * fields under its name. A project without events: the one row's fields at the top level, nothing nested.
+   */
+  data: Data;
+  /** What a model may see: each field once and no identifier field (names, phone, address, birth date). */
+  modelView: Data;
   /** Record version per event, so a QC step can say which data it checked. */
   versions: Record<string, number>;
+  /** Events of the record in schedule order; empty for a project without events. */
+  events: string[];
 }
 
 /**
  * A subject's data as one object for the rules. Baseline fields (age, consent and enrolment dates) are at
  * the top level, as protocols speak of them; visit fields are under the event name
  * (`{"var": "week4_arm_1.visit_date"}`), so one rule can compare a visit date with the enrolment date.
+ *
+ * Every object is built without a prototype, so an event or field named `__proto__` or `constructor` is plain
+ * data: it can neither replace the object's prototype nor hide behind an inherited property.
  */
 export async function loadRecordContext(db: Db, projectId: string, recordId: string): Promise<RecordContext> {
   const rows = await db.select().from(trialRecords).where(and(eq(trialRecords.projectId, projectId), eq(trialRecords.recordId, recordId)));
@@ -23,16 +35,48 @@ export async function loadRecordContext(db: Db, projectId: string, recordId: str
     throw new ClinAgentError('NOT_FOUND', `Record "${recordId}" does not exist in project "${projectId}". Check the record id, or import the data first.`, { projectId, recordId });
   }
   const order = (await db.select({ eventName: trialEvents.eventName }).from(trialEvents).where(eq(trialEvents.projectId, projectId)).orderBy(asc(trialEvents.ordinal))).map((e) => e.eventName);
+  const identifiers = new Set(
+    (await db.select({ name: trialFields.fieldName }).from(trialFields).where(and(eq(trialFields.projectId, projectId), eq(trialFields.identifier, true)))).map((f) => f.name),
+  );
   const rank = (event: string) => {
     const i = order.indexOf(event);
     return i === -1 ? Number.MAX_SAFE_INTEGER : i;
   };
   rows.sort((a, b) => rank(a.eventName) - rank(b.eventName) || a.eventName.localeCompare(b.eventName));
-  const data: Record<string, unknown> = { ...rows[0]!.data, record_id: recordId, site: rows[0]!.site };
-  const versions: Record<string, number> = {};
+  const site = rows[0]!.site;
+  const versions = bare<number>();
+  const longitudinal = rows.some((row) => row.eventName !== '');
+  if (!longitudinal) {
+    versions[''] = rows[0]!.version;
+    const fields = copy(rows[0]!.data);
+    return { recordId, site, data: assign(copy(fields), { record_id: recordId, site }), modelView: assign(withoutIdentifiers(fields, identifiers), { record_id: recordId, site }), versions, events: [] };
+  }
+  const data: Data = assign(copy(rows[0]!.data), { record_id: recordId, site });
+  const modelEvents = bare<Data>();
   for (const row of rows) {
-    data[row.eventName] = row.data;
+    data[row.eventName] = copy(row.data);
+    modelEvents[row.eventName] = withoutIdentifiers(row.data, identifiers);
     versions[row.eventName] = row.version;
   }
-  return { recordId, site: rows[0]!.site, data, versions };
+  return { recordId, site, data, modelView: assign(bare<unknown>(), { record_id: recordId, site, events: modelEvents }), versions, events: rows.map((r) => r.eventName) };
+}
+
+function bare<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
+function copy(source: Data): Data {
+  return assign(bare<unknown>(), source);
+}
+
+/** Own enumerable keys only, by plain assignment onto a prototype-less target (so `__proto__` stays a key). */
+function assign(target: Data, source: Data): Data {
+  for (const key of Object.keys(source)) target[key] = source[key];
+  return target;
+}
+
+function withoutIdentifiers(source: Data, identifiers: ReadonlySet<string>): Data {
+  const out = bare<unknown>();
+  for (const key of Object.keys(source)) if (!identifiers.has(key)) out[key] = source[key];
+  return out;
 }

@@ -3,7 +3,7 @@ import { graphProblems } from './skill-graph.js';
 import type { SopNode } from './skill-schema.js';
 
 const hard = (on_pass: string, on_fail: string): SopNode => ({ type: 'hard_rule', rules: [{ field: 'age', logic: true, message: 'x' }], on_pass, on_fail });
-const review = (on_approve: string, on_reject: string): SopNode => ({ type: 'human_review', description: 'check', on_approve, on_reject });
+const review = (on_approve: string, on_reject: string): SopNode => ({ type: 'human_review', description: 'check', on_approve, on_reject, on_reject_queries: 'cancel' });
 
 describe('skill graph validation', () => {
   it('accepts a flowchart whose every node can reach an end, loops included', () => {

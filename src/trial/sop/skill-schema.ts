@@ -37,7 +37,17 @@ const softInstructionNode = z
   .strict();
 
 const humanReviewNode = z
-  .object({ type: z.literal('human_review'), description: z.string().min(1, 'tell the reviewer what to review'), on_approve: target, on_reject: target })
+  .object({
+    type: z.literal('human_review'),
+    description: z.string().min(1, 'tell the reviewer what to review'),
+    on_approve: target,
+    on_reject: target,
+    /**
+     * What a reject does to the queries this run raised and the review holds back: `cancel` (withdrawn, the site
+     * never sees them; the default, for "findings are false positives") or `close` (kept as resolved).
+     */
+    on_reject_queries: z.enum(['cancel', 'close']).default('cancel'),
+  })
   .strict();
 
 export const sopNodeSchema = z.discriminatedUnion('type', [hardRuleNode, softInstructionNode, humanReviewNode], {

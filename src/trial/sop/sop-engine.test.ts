@@ -100,7 +100,7 @@ describe.each(testEngines())('SOP runs on %s', (engine) => {
       const p = await getQcProgress(ctx.db, started.id);
       return p && p.status !== 'running' ? p : undefined;
     }, 'the batch to finish');
-    expect(done).toMatchObject({ completed: 1, suspended: 3, failed: 0, status: 'completed' });
+    expect(done).toMatchObject({ completed: 1, suspended: 3, failed: 0, status: 'waiting_review' });
 
     const queries = await listQueries(ctx.db, { projectId: 'p1' });
     expect(queries.map((q) => `${q.recordId}:${q.ruleId}`).sort()).toEqual(['S2:age-range', 'S3:consent-first', 'S4:age-range', 'S4:consent-first']);

@@ -1,8 +1,11 @@
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../core/db/connect.js';
-import { pendingActions, taskRuns, type TaskRunStatus } from '../../core/db/schema/trial.js';
+import { taskRuns, trialRecords, type ReviewRequest, type TaskRunStatus } from '../../core/db/schema/trial.js';
 import { ClinAgentError } from '../../core/errors.js';
-import { appendAudit } from '../store/audit.js';
+import { isUuid } from '../../core/ids.js';
+import type { AuditEntryInput } from '../../core/audit/audit-log.js';
+import { appendAuditEntries } from '../store/audit.js';
+import { markNoLongerFiring, raiseFindings, settleHeldQueries, type ClearedCheck, type Finding } from './findings.js';
 
 export type TaskRun = typeof taskRuns.$inferSelect;
 
@@ -15,24 +18,15 @@ export interface StepRecord {
   detail?: unknown;
 }
 
-export interface NewQuery {
-  ruleId: string;
-  /** The visit the finding belongs to, when the field names one (`v2_arm_1.visit_date`). */
-  eventName?: string;
-  field: string;
-  message: string;
-  severity: 'error' | 'warning' | 'info';
-  value: unknown;
-}
-
 /**
- * Default time a worker owns a run between two saved steps (QC_LEASE_MS). An LLM step can take a minute; a
- * worker that has not saved a step for this long is taken for dead and another may continue the run.
+ * Default time a worker owns a run without renewing it (QC_LEASE_MS). The worker renews the lease every third of
+ * it while a step runs (an LLM step can take minutes), so only a dead worker lets it lapse; with the sweep this
+ * puts a run left by a killed worker back to work within about 30 s.
  */
-export const DEFAULT_LEASE_MS = 5 * 60 * 1000;
+export const DEFAULT_LEASE_MS = 15_000;
 
 export async function getTaskRun(db: Db, id: string): Promise<TaskRun | undefined> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const [row] = await db.select().from(taskRuns).where(eq(taskRuns.id, id));
   return row;
 }
@@ -48,9 +42,7 @@ export async function createTaskRuns(
     .values(input.recordIds.map((recordId) => ({ projectId: input.projectId, qcRunId: input.qcRunId ?? null, skillId: input.skillId, recordId, status: 'PENDING' as TaskRunStatus, currentNode: input.startNode })))
     .onConflictDoNothing()
     .returning();
-  for (const row of rows) {
-    await appendAudit(db, { projectId: input.projectId, entityType: 'task_run', entityId: row.id, action: 'created', actor: input.actor, newValue: { skillId: row.skillId, recordId: row.recordId, qcRunId: row.qcRunId } });
-  }
+  await appendAuditEntries(db, rows.map((row) => ({ projectId: input.projectId, entityType: 'task_run' as const, entityId: row.id, action: 'created', actor: input.actor, newValue: { skillId: row.skillId, recordId: row.recordId, qcRunId: row.qcRunId } })));
   return rows;
 }
 
@@ -73,19 +65,30 @@ export async function acquireLease(db: Db, id: string, workerId: string, leaseMs
 }
 
 /**
- * Saves one executed node: its step, the queries it opened and the next node, in one transaction, and only
- * if this worker still owns the run at that node. Queries are deduplicated by (run, node, rule, field), so a
- * node executed again after a crash never raises a query twice.
+ * Saves one executed node: its step, the findings it raised or cleared and the next node, in one transaction,
+ * and only if this worker still owns the run at that node. Findings become queries through findings.ts, so a
+ * node executed again (after a crash, a retry, or in another run) never raises a query twice.
  */
 export async function commitStep(
   db: Db,
   run: TaskRun,
   workerId: string,
   step: StepRecord,
-  update: { nextNode: string; status: TaskRunStatus; queries?: NewQuery[]; site?: string; onApprove?: string; onReject?: string; error?: string },
+  update: {
+    nextNode: string;
+    status: TaskRunStatus;
+    findings?: Finding[];
+    cleared?: ClearedCheck[];
+    site?: string;
+    onApprove?: string;
+    onReject?: string;
+    reviewRequest?: ReviewRequest;
+    error?: string;
+  },
   leaseMs = DEFAULT_LEASE_MS,
 ): Promise<TaskRun | undefined> {
-  return db.transaction(async (tx) => {
+  return db.transaction(async (txn) => {
+    const tx = txn as unknown as Db;
     const now = new Date();
     const terminal = update.status === 'COMPLETED' || update.status === 'FAILED';
     const releases = terminal || update.status === 'SUSPENDED';
@@ -97,45 +100,70 @@ export async function commitStep(
         steps: sql`${taskRuns.steps} || ${JSON.stringify([step])}::jsonb`,
         onApprove: update.onApprove ?? null,
         onReject: update.onReject ?? null,
+        reviewRequest: update.reviewRequest ?? null,
         error: update.error ?? null,
         leaseOwner: releases ? null : workerId,
         leaseUntil: releases ? null : new Date(now.getTime() + leaseMs),
+        recoveredAt: null,
         updatedAt: now,
         completedAt: terminal ? now : null,
       })
       .where(and(eq(taskRuns.id, run.id), eq(taskRuns.status, 'RUNNING'), eq(taskRuns.leaseOwner, workerId), eq(taskRuns.currentNode, step.node)))
       .returning();
     if (!saved) return undefined;
-    if (update.queries?.length) {
-      const opened = await tx
-        .insert(pendingActions)
-        .values(update.queries.map((q) => ({ projectId: run.projectId, taskRunId: run.id, recordId: run.recordId, eventName: q.eventName ?? run.eventName, site: update.site ?? '', nodeId: step.node, ruleId: q.ruleId, field: q.field, message: q.message, severity: q.severity, value: q.value ?? null })))
-        .onConflictDoNothing()
-        .returning({ id: pendingActions.id, field: pendingActions.field, message: pendingActions.message });
-      for (const query of opened) {
-        await appendAudit(tx as unknown as Db, { projectId: run.projectId, entityType: 'query', entityId: query.id, action: 'opened', actor: `sop:${run.skillId}`, newValue: { status: 'open', field: query.field, message: query.message, recordId: run.recordId } });
-      }
-    }
+    const scope = { projectId: run.projectId, recordId: run.recordId, site: update.site ?? '', taskRunId: run.id, qcRunId: run.qcRunId, nodeId: step.node, actor: `sop:${run.skillId}` };
+    const audit: AuditEntryInput[] = [
+      ...(await raiseFindings(tx, scope, update.findings ?? [])),
+      ...(await markNoLongerFiring(tx, scope, update.cleared ?? [])),
+      // A run that ends without a review holding its queries back lets them go to the site.
+      ...(terminal ? await settleHeldQueries(tx, { projectId: run.projectId, taskRunId: run.id, outcome: 'release', actor: scope.actor, reason: `task run ${run.id} ended` }) : []),
+    ];
     // Every change of a run is in the audit trail: a node's outcome, and the run's status when it changes.
-    await appendAudit(tx as unknown as Db, {
+    audit.push({
       projectId: run.projectId,
       entityType: 'task_run',
       entityId: run.id,
       action: update.status === 'RUNNING' ? `node:${step.node}:${step.outcome}` : update.status.toLowerCase(),
-      actor: `sop:${run.skillId}`,
+      actor: scope.actor,
       oldValue: { status: 'RUNNING', node: step.node },
       newValue: { status: update.status, node: update.nextNode },
     });
+    await appendAuditEntries(tx, audit);
     return saved;
   });
+}
+
+/** Extends the lease of a run this worker owns while a long step runs; false when the run is no longer ours. */
+export async function renewLease(db: Db, id: string, owner: string, leaseMs = DEFAULT_LEASE_MS): Promise<boolean> {
+  const now = new Date();
+  const [row] = await db
+    .update(taskRuns)
+    .set({ leaseUntil: new Date(now.getTime() + leaseMs), updatedAt: now })
+    .where(and(eq(taskRuns.id, id), eq(taskRuns.status, 'RUNNING'), eq(taskRuns.leaseOwner, owner)))
+    .returning({ id: taskRuns.id });
+  return Boolean(row);
+}
+
+/** Gives the run up without saving a step (the model is rate limited), so the job's retry can take it at once. */
+export async function releaseLease(db: Db, id: string, owner: string): Promise<void> {
+  await db.update(taskRuns).set({ leaseOwner: null, leaseUntil: null, updatedAt: new Date() }).where(and(eq(taskRuns.id, id), eq(taskRuns.leaseOwner, owner)));
 }
 
 /**
  * A reviewer's decision on a suspended run. Only one decision can win: the UPDATE requires SUSPENDED, so a
  * second reviewer (or a double click) gets CONFLICT_STATE with the run's current state.
  */
-export async function decideReview(db: Db, id: string, decision: 'approve' | 'reject', reviewer: string, comment: string): Promise<TaskRun> {
-  return db.transaction(async (tx) => {
+export async function decideReview(
+  db: Db,
+  id: string,
+  decision: 'approve' | 'reject',
+  reviewer: string,
+  comment: string,
+  /** What a reject does to the queries the review holds back (the human_review node's `on_reject_queries`). */
+  onRejectQueries: 'cancel' | 'close' = 'cancel',
+): Promise<TaskRun> {
+  return db.transaction(async (txn) => {
+    const tx = txn as unknown as Db;
     const now = new Date();
     const [row] = await tx
       .update(taskRuns)
@@ -155,7 +183,21 @@ export async function decideReview(db: Db, id: string, decision: 'approve' | 're
       if (!current) throw new ClinAgentError('NOT_FOUND', `Task run "${id}" does not exist. Check the id.`, { taskRunId: id });
       throw new ClinAgentError('CONFLICT_STATE', `Task run ${id} is ${current.status} (at ${current.currentNode}), not waiting for review; someone may have decided already. Reload to see its state.`, { taskRunId: id, status: current.status, currentNode: current.currentNode });
     }
-    await appendAudit(tx as unknown as Db, { projectId: row.projectId, entityType: 'task_run', entityId: id, action: decision === 'approve' ? 'review_approved' : 'review_rejected', actor: reviewer, oldValue: { status: 'SUSPENDED' }, newValue: { status: 'RUNNING', node: row.currentNode }, reason: comment });
+    const why = `review ${decision === 'approve' ? 'approved' : 'rejected'} by ${reviewer}${comment ? `: ${comment}` : ''}`;
+    const audit = await settleHeldQueries(tx, { projectId: row.projectId, taskRunId: id, outcome: decision === 'approve' ? 'release' : onRejectQueries, actor: reviewer, reason: why });
+    // A soft rule the model could not judge: the reviewer's reject is the verdict, and raises its query.
+    const finding = row.reviewRequest?.finding;
+    if (decision === 'reject' && finding) {
+      const [record] = await tx.select({ site: trialRecords.site }).from(trialRecords).where(and(eq(trialRecords.projectId, row.projectId), eq(trialRecords.recordId, row.recordId))).limit(1);
+      const site = record?.site ?? '';
+      const scope = { projectId: row.projectId, recordId: row.recordId, site, taskRunId: id, qcRunId: row.qcRunId, nodeId: row.reviewRequest!.node, actor: reviewer };
+      const raised = await raiseFindings(tx, scope, [{ ...finding, eventName: row.eventName, message: comment ? `${finding.message} (${comment})` : finding.message, value: null }]);
+      audit.push(...raised);
+      // Raised by a person, so it goes to the site now rather than waiting for a review that has just happened.
+      audit.push(...(await settleHeldQueries(tx, { projectId: row.projectId, taskRunId: id, outcome: 'release', actor: reviewer, reason: why })));
+    }
+    audit.push({ projectId: row.projectId, entityType: 'task_run', entityId: id, action: decision === 'approve' ? 'review_approved' : 'review_rejected', actor: reviewer, oldValue: { status: 'SUSPENDED' }, newValue: { status: 'RUNNING', node: row.currentNode }, reason: comment });
+    await appendAuditEntries(tx, audit);
     return row;
   });
 }
@@ -170,7 +212,7 @@ export async function decideReview(db: Db, id: string, decision: 'approve' | 're
  *   would only add duplicate jobs. A live worker's fetched-but-not-started job may get a duplicate; the
  *   run's lease makes that harmless.
  */
-export async function findOrphanedRuns(db: Db, options: { staleMs: number; jobQueue: string; jobSchema: string; now?: Date; limit?: number }): Promise<Array<{ id: string }>> {
+export async function findOrphanedRuns(db: Db, options: { staleMs: number; jobQueue: string; jobSchema: string; now?: Date; limit?: number }): Promise<Array<{ id: string; abandoned: boolean }>> {
   const now = options.now ?? new Date();
   const staleBefore = new Date(now.getTime() - options.staleMs);
   const candidates = await db
@@ -180,7 +222,7 @@ export async function findOrphanedRuns(db: Db, options: { staleMs: number; jobQu
     .limit(options.limit ?? 500);
   const abandoned = candidates.filter((c) => c.status === 'RUNNING' && c.leaseUntil !== null);
   const waiting = candidates.filter((c) => !abandoned.includes(c));
-  if (!waiting.length) return abandoned.map(({ id }) => ({ id }));
+  if (!waiting.length) return abandoned.map(({ id }) => ({ id, abandoned: true }));
   const queued = new Set(
     (
       await queryRows<{ id: string }>(
@@ -190,5 +232,13 @@ export async function findOrphanedRuns(db: Db, options: { staleMs: number; jobQu
       )
     ).map((r) => r.id),
   );
-  return [...abandoned, ...waiting.filter((w) => !queued.has(w.id))].map(({ id }) => ({ id }));
+  return [...abandoned.map(({ id }) => ({ id, abandoned: true })), ...waiting.filter((w) => !queued.has(w.id)).map(({ id }) => ({ id, abandoned: false }))];
+}
+
+/** Notes that runs are being picked up after their worker stopped; the next saved step clears it. */
+export async function markRecovered(db: Db, ids: string[]): Promise<void> {
+  if (!ids.length) return;
+  const now = new Date();
+  const rows = await db.update(taskRuns).set({ recoveredAt: now }).where(and(inArray(taskRuns.id, ids), isNull(taskRuns.recoveredAt))).returning({ id: taskRuns.id, projectId: taskRuns.projectId, leaseOwner: taskRuns.leaseOwner });
+  await appendAuditEntries(db, rows.map((r) => ({ projectId: r.projectId, entityType: 'task_run' as const, entityId: r.id, action: 'recovered', actor: 'system', oldValue: { leaseOwner: r.leaseOwner }, reason: 'its worker stopped before saving the next step; resuming from the last saved node' })));
 }

@@ -2,6 +2,7 @@
 // cannot drift from them; nothing of the server is bundled.
 import type { QcProgress } from '../../../src/trial/qc/qc-runs.js';
 import type { AuditEntityType, AuditEntry } from '../../../src/trial/store/types.js';
+import type { ReviewRequest } from '../../../src/core/db/schema/trial.js';
 
 /**
  * Shapes of the trial quality-control routes (src/http/routes/trial-data.ts, trial-qc.ts, trial-queries.ts)
@@ -70,6 +71,10 @@ export interface TaskRun {
   review: TaskRunReview | null;
   /** For a suspended run: what the reviewer is asked to check. */
   reviewDescription: string | null;
+  /** Why the run waits for a person; `reason` is the technical reason when a soft rule got no usable verdict. */
+  reviewRequest: ReviewRequest | null;
+  /** Set while the run is being picked up again after its worker stopped. */
+  recoveredAt: string | null;
   error: string | null;
   createdAt: string;
   updatedAt: string;
@@ -78,9 +83,9 @@ export interface TaskRun {
 
 export type ReviewDecision = 'approve' | 'reject';
 
-export type QueryStatus = 'open' | 'answered' | 'closed' | 'reopened';
+export type QueryStatus = 'open' | 'answered' | 'closed' | 'reopened' | 'cancelled';
 /** Where a person can move a query; 'open' is only ever set by a QC run. */
-export type QueryTransition = Exclude<QueryStatus, 'open'>;
+export type QueryTransition = Exclude<QueryStatus, 'open' | 'cancelled'>;
 export type QuerySeverity = 'error' | 'warning' | 'info';
 
 /** A data query: one violation raised to a site, moved along its lifecycle by people. */
@@ -100,6 +105,12 @@ export interface DataQuery {
   status: QueryStatus;
   createdAt: string;
   updatedAt: string;
+  /** The run that last saw the finding fire. */
+  lastTaskRunId: string | null;
+  /** A suspended run whose review holds the query back from the site. */
+  heldByTaskRunId: string | null;
+  /** Set when a later run found the data no longer violates the rule. */
+  noLongerFires: { taskRunId: string; qcRunId: string | null; at: string } | null;
   /** The moves the server's lifecycle allows next; the console offers exactly these. */
   allowedTransitions: QueryTransition[];
 }

@@ -140,6 +140,8 @@ export interface ReviewRequest {
   /** The technical reason, for the reviewer only (never sent to the site as a query). */
   reason?: string;
   finding?: { ruleId: string; field: string; message: string; severity: 'error' | 'warning' | 'info' };
+  /** What a reject does to the queries the review holds back (the node's `on_reject_queries`). */
+  onRejectQueries?: 'cancel' | 'close';
 }
 
 /** `cancelled`: withdrawn before it reached the site (a rejected review), as opposed to closed after resolution. */

@@ -82,11 +82,16 @@ export function QcRunsPage({ projectId, skills }: { projectId: string; skills: Q
                     </td>
                     <td>{enumLabel(t, 'trigger', run.trigger)}</td>
                     <td>
-                      <QcRunStatusBadge status={run.status} testId="qc-run-status" />
+                      <QcRunStatusBadge status={run.status} waiting={run.suspended} testId="qc-run-status" />
                       {run.finishedAt ? <div className="muted small">{format.dateTime(run.finishedAt)}</div> : null}
                     </td>
                     <td className="progress-col">
                       <QcRunProgressBar run={run} />
+                      {run.recovering > 0 ? (
+                        <div className="muted small" data-testid="qc-run-recovering">
+                          {t('runs.recovering', { count: run.recovering })}
+                        </div>
+                      ) : null}
                     </td>
                     <td className="small">
                       <div className="run-outcome">

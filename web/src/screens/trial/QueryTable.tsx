@@ -103,6 +103,16 @@ function QueryRow({ projectId, query, showRecord, showEvent, isInteractive, colu
         </td>
         <td>
           <QueryStatusBadge status={query.status} testId="query-status" />
+          {query.heldByTaskRunId ? (
+            <div className="muted small" data-testid="query-held">
+              {t('queries.held')}
+            </div>
+          ) : null}
+          {query.noLongerFires ? (
+            <div className="muted small" data-testid="query-no-longer-fires">
+              {t('queries.noLongerFires', { run: (query.noLongerFires.qcRunId ?? query.noLongerFires.taskRunId).slice(0, 8) })}
+            </div>
+          ) : null}
         </td>
         <td className="nowrap">{format.dateTime(query.createdAt)}</td>
         {isInteractive ? (

@@ -27,10 +27,12 @@ export function RecordEventsTable({ events, queries }: { events: RecordEvent[]; 
   const fields = fieldOrder(events);
   const flagged = new Map<string, string[]>();
   for (const query of queries) {
-    if (query.status === 'closed') continue;
+    if (query.status === 'closed' || query.status === 'cancelled') continue;
+    // Rules name visit fields with their event (`v1_arm_1.age`); the grid's rows are the plain field names.
+    const field = query.eventName && query.field.startsWith(`${query.eventName}.`) ? query.field.slice(query.eventName.length + 1) : query.field;
     // A query raised on the whole record (no event) marks the field wherever the record has it.
-    const inEvents = query.eventName ? events.filter((e) => e.eventName === query.eventName) : events.filter((e) => hasValue(e, query.field));
-    const keys = inEvents.map((e) => `${e.eventName}\u0000${query.field}`);
+    const inEvents = query.eventName ? events.filter((e) => e.eventName === query.eventName) : events.filter((e) => hasValue(e, field));
+    const keys = inEvents.map((e) => `${e.eventName}\u0000${field}`);
     for (const key of keys) flagged.set(key, [...(flagged.get(key) ?? []), query.message]);
   }
 

@@ -50,6 +50,11 @@ export function ReviewItem({ projectId, run, skillName }: { projectId: string; r
           {run.reviewDescription}
         </p>
       ) : null}
+      {run.reviewRequest?.reason ? (
+        <p className="muted small" data-testid="review-reason">
+          {t('review.technicalReason')}: <code>{run.reviewRequest.reason}</code>
+        </p>
+      ) : null}
       <div className="review-body">
         <section>
           <h4>{t('review.steps')}</h4>

@@ -1,0 +1,173 @@
+import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { Db } from '../../core/db/connect.js';
+import { ACTIVE_QUERY_STATUSES, pendingActions } from '../../core/db/schema/trial.js';
+import type { AuditEntryInput } from '../../core/audit/audit-log.js';
+
+/**
+ * From findings to data queries, across runs. A finding is (project, record, event, rule, field); it has at most
+ * one live query (open, answered or reopened), whichever run, retry, resume or cron job sees it fire, and the
+ * database's partial unique index guarantees that even when 50 runs of the same record race.
+ *
+ * - fires, live query exists: the query is kept and notes the run that saw it again (and the value it read);
+ * - fires, last query closed or cancelled: that query is reopened, never duplicated;
+ * - fires, never seen: a query is opened, held back by the run until its review (if any) lets it go;
+ * - no longer fires: the live query stays for the data manager to close, marked "no longer fires as of run X".
+ *
+ * Audit entries are returned, not written: the caller writes them last in its transaction, after every row lock
+ * it takes, so the audit chain's lock is never held while waiting for a query row.
+ */
+
+export interface Finding {
+  ruleId: string;
+  /** The visit the finding belongs to ('' for a project without events). */
+  eventName: string;
+  field: string;
+  message: string;
+  severity: 'error' | 'warning' | 'info';
+  /** The value the rule read. */
+  value: unknown;
+}
+
+export interface FindingScope {
+  projectId: string;
+  recordId: string;
+  site: string;
+  taskRunId: string;
+  qcRunId: string | null;
+  nodeId: string;
+  actor: string;
+}
+
+/** Rules that ran and passed, by the same key as a finding. */
+export interface ClearedCheck {
+  ruleId: string;
+  eventName: string;
+  field: string;
+}
+
+/** Enough attempts for a few concurrent runs racing on one finding; each attempt sees the winner's commit. */
+const MAX_ATTEMPTS = 4;
+
+export async function raiseFindings(tx: Db, scope: FindingScope, findings: readonly Finding[]): Promise<AuditEntryInput[]> {
+  const audit: AuditEntryInput[] = [];
+  // A fixed order, so two runs of one record lock the same query rows in the same order and cannot deadlock.
+  const sorted = [...findings].sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
+  for (const finding of sorted) audit.push(...(await raiseOne(tx, scope, finding)));
+  return audit;
+}
+
+async function raiseOne(tx: Db, scope: FindingScope, finding: Finding): Promise<AuditEntryInput[]> {
+  const key = and(
+    eq(pendingActions.projectId, scope.projectId),
+    eq(pendingActions.recordId, scope.recordId),
+    eq(pendingActions.eventName, finding.eventName),
+    eq(pendingActions.ruleId, finding.ruleId),
+    eq(pendingActions.field, finding.field),
+  );
+  const now = new Date();
+  const entry = (queryId: string, action: string, oldValue: unknown, newValue: unknown, reason = ''): AuditEntryInput => ({
+    projectId: scope.projectId, entityType: 'query', entityId: queryId, action, actor: scope.actor, oldValue, newValue, reason,
+  });
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const [live] = await tx.select().from(pendingActions).where(and(key, inArray(pendingActions.status, [...ACTIVE_QUERY_STATUSES]))).for('update');
+    if (live) {
+      const changed = JSON.stringify(live.value ?? null) !== JSON.stringify(finding.value ?? null) || live.noLongerFires !== null;
+      await tx
+        .update(pendingActions)
+        .set({ lastTaskRunId: scope.taskRunId, value: finding.value ?? null, message: finding.message, noLongerFires: null, updatedAt: now })
+        .where(eq(pendingActions.id, live.id));
+      return changed
+        ? [entry(live.id, 'fired_again', { value: live.value, noLongerFires: live.noLongerFires }, { value: finding.value ?? null, taskRunId: scope.taskRunId })]
+        : [];
+    }
+    const [last] = await tx
+      .select()
+      .from(pendingActions)
+      .where(and(key, inArray(pendingActions.status, ['closed', 'cancelled'])))
+      .orderBy(desc(pendingActions.updatedAt))
+      .limit(1);
+    if (last) {
+      // The status in the WHERE lets one of two racing runs reopen it; the other finds it live next attempt.
+      const [reopened] = await tx
+        .update(pendingActions)
+        .set({ status: 'reopened', lastTaskRunId: scope.taskRunId, heldByTaskRunId: scope.taskRunId, value: finding.value ?? null, message: finding.message, severity: finding.severity, noLongerFires: null, updatedAt: now })
+        .where(and(eq(pendingActions.id, last.id), inArray(pendingActions.status, ['closed', 'cancelled'])))
+        .returning({ id: pendingActions.id });
+      if (reopened) {
+        return [entry(last.id, 'status:reopened', { status: last.status }, { status: 'reopened', value: finding.value ?? null, taskRunId: scope.taskRunId }, `the finding fires again in task run ${scope.taskRunId}`)];
+      }
+      continue;
+    }
+    const [opened] = await tx
+      .insert(pendingActions)
+      .values({
+        projectId: scope.projectId,
+        taskRunId: scope.taskRunId,
+        lastTaskRunId: scope.taskRunId,
+        heldByTaskRunId: scope.taskRunId,
+        recordId: scope.recordId,
+        eventName: finding.eventName,
+        site: scope.site,
+        nodeId: scope.nodeId,
+        ruleId: finding.ruleId,
+        field: finding.field,
+        message: finding.message,
+        severity: finding.severity,
+        value: finding.value ?? null,
+      })
+      .onConflictDoNothing()
+      .returning({ id: pendingActions.id });
+    if (opened) {
+      return [entry(opened.id, 'opened', null, { status: 'open', recordId: scope.recordId, eventName: finding.eventName, field: finding.field, ruleId: finding.ruleId, message: finding.message, value: finding.value ?? null })];
+    }
+    // Another run opened it between our look and our insert; the next attempt finds it live.
+  }
+  throw new Error(`could not settle the query for ${keyOf(finding)} after ${MAX_ATTEMPTS} attempts`);
+}
+
+/** Marks live queries of checks that passed this time, so the data manager sees they may be closed. */
+export async function markNoLongerFiring(tx: Db, scope: FindingScope, cleared: readonly ClearedCheck[]): Promise<AuditEntryInput[]> {
+  if (!cleared.length) return [];
+  const note = { taskRunId: scope.taskRunId, qcRunId: scope.qcRunId, at: new Date().toISOString() };
+  const keys = cleared.map((c) => sql`(${c.eventName}, ${c.ruleId}, ${c.field})`);
+  const marked = await tx
+    .update(pendingActions)
+    .set({ noLongerFires: note, updatedAt: new Date() })
+    .where(
+      and(
+        eq(pendingActions.projectId, scope.projectId),
+        eq(pendingActions.recordId, scope.recordId),
+        inArray(pendingActions.status, [...ACTIVE_QUERY_STATUSES]),
+        isNull(pendingActions.noLongerFires),
+        sql`(${pendingActions.eventName}, ${pendingActions.ruleId}, ${pendingActions.field}) IN (${sql.join(keys, sql`, `)})`,
+      ),
+    )
+    .returning({ id: pendingActions.id });
+  return marked.map(({ id }) => ({
+    projectId: scope.projectId, entityType: 'query' as const, entityId: id, action: 'no_longer_fires', actor: scope.actor, newValue: note,
+    reason: `no longer fires as of ${scope.qcRunId ? `QC run ${scope.qcRunId}` : `task run ${scope.taskRunId}`}`,
+  }));
+}
+
+/**
+ * What a review decision does to the queries a run holds back: approve sends them to the site, reject closes or
+ * cancels them as the skill's human_review node says. A run that ends without review lets its queries go.
+ */
+export async function settleHeldQueries(
+  tx: Db,
+  input: { projectId: string; taskRunId: string; outcome: 'release' | 'close' | 'cancel'; actor: string; reason: string },
+): Promise<AuditEntryInput[]> {
+  const now = new Date();
+  const held = and(eq(pendingActions.heldByTaskRunId, input.taskRunId), inArray(pendingActions.status, [...ACTIVE_QUERY_STATUSES]));
+  if (input.outcome === 'release') {
+    const released = await tx.update(pendingActions).set({ heldByTaskRunId: null, updatedAt: now }).where(held).returning({ id: pendingActions.id });
+    return released.map(({ id }) => ({ projectId: input.projectId, entityType: 'query' as const, entityId: id, action: 'released', actor: input.actor, reason: input.reason }));
+  }
+  const status = input.outcome === 'close' ? 'closed' : 'cancelled';
+  const settled = await tx.update(pendingActions).set({ status, heldByTaskRunId: null, updatedAt: now }).where(held).returning({ id: pendingActions.id });
+  return settled.map(({ id }) => ({ projectId: input.projectId, entityType: 'query' as const, entityId: id, action: `status:${status}`, actor: input.actor, newValue: { status }, reason: input.reason }));
+}
+
+function keyOf(f: Pick<Finding, 'eventName' | 'ruleId' | 'field'>): string {
+  return `${f.eventName}\u0000${f.ruleId}\u0000${f.field}`;
+}
