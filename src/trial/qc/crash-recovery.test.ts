@@ -3,11 +3,12 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../core/db/connect.js';
 import { runMigrations } from '../../core/db/migrate.js';
 import { pendingActions, taskRuns } from '../../core/db/schema/trial.js';
+import { auditLog } from '../../core/db/schema/audit.js';
 import { createJobs, type Jobs } from '../../core/jobs/boss.js';
 import { createLogger } from '../../core/logger.js';
 import { packageRoot } from '../../core/paths.js';
@@ -31,7 +32,10 @@ import { waitFor } from '../../testing/wait-for.js';
 const RECORDS = 300;
 /** Each soft-rule answer takes this long, so a kill lands while runs are mid-node, not between them. */
 const MODEL_DELAY_MS = 300;
-const WORKER_ENV = { QC_CONCURRENCY: '8', QC_LEASE_MS: '2000', QC_SWEEP_INTERVAL_MS: '500', QC_STALE_MS: '1000' };
+// Lease, sweep and staleness at their defaults: the issue's promise is recovery within 30 s as shipped.
+const WORKER_ENV = { QC_CONCURRENCY: '8' };
+/** How soon a run left mid-node by a killed worker must be moving again, with the default settings. */
+const RECOVERY_DEADLINE_MS = 30_000;
 const BATCH_TIMEOUT_MS = 120_000;
 
 const SKILL = `
@@ -177,12 +181,21 @@ describe.runIf(process.env.TEST_DATABASE_URL)('QC batch survives a killed worker
     expect(toApprove, 'a run suspended before the kill').toBeDefined();
     await reviewTaskRun({ db, jobs }, toApprove!.id, 'approve', 'dm-alice', 'confirmed with the site');
 
+    const killedAt = Date.now();
     const second = await startWorker(workerEnv);
+    // Every run the killed worker held is picked up again (a new owner, or past its node) within the deadline.
+    const strandedIds = stranded.map((r) => r.id);
+    await waitFor(async () => {
+      const now = await db.select().from(taskRuns).where(inArray(taskRuns.id, strandedIds));
+      return now.every((r) => r.status !== 'RUNNING' || !stranded.some((s) => s.id === r.id && s.leaseOwner === r.leaseOwner));
+    }, 'runs of the killed worker to be resumed', RECOVERY_DEADLINE_MS - (Date.now() - killedAt), 100);
+    const recovered = await db.select().from(auditLog).where(and(eq(auditLog.projectId, 'crash'), eq(auditLog.action, 'recovered')));
+    expect(recovered.map((e) => e.entityId)).toEqual(expect.arrayContaining(strandedIds));
     let finished: QcProgress;
     try {
       finished = await waitFor(async () => {
         const p = (await getQcProgress(db, started.id))!;
-        return p.status === 'completed' ? p : undefined;
+        return p.status === 'waiting_review' ? p : undefined;
       }, 'the restarted worker to finish the batch', BATCH_TIMEOUT_MS, 200);
     } catch (error) {
       throw new Error(`${String(error)}\nkilled at ${JSON.stringify(atKill)}\nworker output:\n${second.output()}`);
@@ -191,7 +204,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('QC batch survives a killed worker
     await once(second.child, 'exit');
 
     const failing = records.filter((r) => r.violations.length);
-    expect(finished).toMatchObject({ total: RECORDS, done: RECORDS, pending: 0, running: 0, failed: 0, suspended: failing.length - 1, completed: RECORDS - failing.length + 1 });
+    expect(finished).toMatchObject({ total: RECORDS, done: RECORDS, pending: 0, running: 0, failed: 0, recovering: 0, suspended: failing.length - 1, completed: RECORDS - failing.length + 1 });
 
     // One run per record, each ended where its data says, with every node it passed saved once.
     const runs = await db.select().from(taskRuns).where(eq(taskRuns.qcRunId, started.id));
