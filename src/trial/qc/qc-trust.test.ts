@@ -28,6 +28,25 @@ const RULES = `
       - { id: age-range, field: v1_arm_1.age, logic: { and: [{ ">=": [{ var: v1_arm_1.age }, 18] }, { "<=": [{ var: v1_arm_1.age }, 75] }] }, message: "Age must be 18-75" }
       - { id: sbp-range, field: v2_arm_1.sbp, logic: { or: [{ missing: [v2_arm_1.sbp] }, { "<=": [{ var: v2_arm_1.sbp }, 200] }] }, message: "SBP above 200", severity: warning }`;
 
+function reviewSkill(id: string, name: string, extra: string): string {
+  return `
+id: ${id}
+name: ${name}
+start_node: hard
+nodes:
+  hard:
+    type: hard_rule
+    rules:${RULES}
+    on_pass: end_ok
+    on_fail: review
+  review:
+    type: human_review
+    description: Confirm before the site sees it.
+    on_approve: end_confirmed
+    on_reject: end_dismissed${extra}
+`;
+}
+
 const SKILLS: Record<string, string> = {
   'checks-direct': `
 id: checks-direct
@@ -40,39 +59,8 @@ nodes:
     on_pass: end_ok
     on_fail: end_flagged
 `,
-  'checks-review': `
-id: checks-review
-name: Checks with review (reject cancels)
-start_node: hard
-nodes:
-  hard:
-    type: hard_rule
-    rules:${RULES}
-    on_pass: end_ok
-    on_fail: review
-  review:
-    type: human_review
-    description: Confirm before the site sees it.
-    on_approve: end_confirmed
-    on_reject: end_dismissed
-`,
-  'checks-review-close': `
-id: checks-review-close
-name: Checks with review (reject closes)
-start_node: hard
-nodes:
-  hard:
-    type: hard_rule
-    rules:${RULES}
-    on_pass: end_ok
-    on_fail: review
-  review:
-    type: human_review
-    description: Confirm before the site sees it.
-    on_approve: end_confirmed
-    on_reject: end_dismissed
-    on_reject_queries: close
-`,
+  'checks-review': reviewSkill('checks-review', 'Checks with review (reject cancels)', ''),
+  'checks-review-close': reviewSkill('checks-review-close', 'Checks with review (reject closes)', '\n    on_reject_queries: close'),
   'ae-plausible': `
 id: ae-plausible
 name: AE plausibility
