@@ -131,7 +131,10 @@ describe('trial QC in the console', () => {
         await page.getByTestId(`skill-run-${SKILL_ID}`).click();
         const progress = page.getByTestId('qc-run-progress').first();
         await progress.waitFor({ timeout: UI_TIMEOUT_MS });
-        await byTestId(page, 'qc-run-status', '[data-status="completed"]').first().waitFor({ timeout: UI_TIMEOUT_MS });
+        // Every record is checked, but three wait for a person: the run says so rather than "Completed".
+        const waiting = byTestId(page, 'qc-run-status', '[data-status="waiting_review"]').first();
+        await waiting.waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await waiting.textContent()).toBe('Waiting for review (3)');
         expect(await progress.textContent()).toContain('4 / 4');
         expect(await page.getByTestId('qc-run-review-link').first().textContent()).toContain('3 to review');
         await snap(page, 'en-qc-runs');
@@ -191,7 +194,9 @@ describe('trial QC in the console', () => {
         expect(await rows.count()).toBe(4);
         await page.getByTestId('query-filter-site').selectOption('SITE-02');
         await page.waitForFunction(() => document.querySelectorAll('[data-testid="query-row"]').length === 3, undefined, { timeout: UI_TIMEOUT_MS });
-        const first = rows.first();
+        // The rejected review of S3 withdrew its query; the site never sees it.
+        expect(await byTestId(page, 'query-row', '[data-status="cancelled"]').count()).toBe(1);
+        const first = byTestId(page, 'query-row', '[data-status="open"]').first();
         await first.getByTestId('query-action-answered').click();
         expect(await page.getByTestId('query-confirm').isDisabled()).toBe(true);
         await page.getByTestId('query-comment').fill('Value re-measured at the site; source corrected.');
@@ -207,7 +212,10 @@ describe('trial QC in the console', () => {
         await audit.first().waitFor({ timeout: UI_TIMEOUT_MS });
         const correction = audit.filter({ hasText: 'Transcription error corrected' });
         expect(await correction.textContent()).toMatch(/sbp\s*126\s*→\s*128/);
-        expect(await page.getByTestId('record-flagged-value').count()).toBeGreaterThanOrEqual(1);
+        const flagged = page.getByTestId('record-flagged-value');
+        expect(await flagged.count()).toBe(1);
+        expect(await flagged.textContent()).toBe('90');
+        expect(await page.getByTestId('query-row').first().textContent()).toContain('90');
         await snap(page, 'en-record');
 
         // The same pages in Chinese.
