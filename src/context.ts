@@ -5,10 +5,11 @@ import { loadScenarios } from './agent/scenarios/load.js';
 import { createUserStore, type UserStore } from './core/auth/users.js';
 import type { Config } from './core/config.js';
 import { openDatabase, type Database, type Db } from './core/db/connect.js';
-import { hasVectorStore, runMigrations } from './core/db/migrate.js';
+import { hasVectorStore, migrateDatabase } from './core/db/migrate.js';
 import { createJobs, type Jobs } from './core/jobs/boss.js';
 import { createLlmGateway, type LlmGateway } from './core/llm/gateway.js';
-import { createLogger, type Logger } from './core/logger.js';
+import { createLogger, loggerSecrets, type Logger } from './core/logger.js';
+import { createSecretRegistry, type SecretRegistry } from './core/secrets.js';
 import { createToolRegistry, type ToolRegistry } from './core/tools/registry.js';
 import { createTraceStore, type TraceStore } from './core/trace/store.js';
 import { loadSkills } from './trial/sop/load-skills.js';
@@ -28,6 +29,11 @@ export interface AppContext {
   trace: TraceStore;
   rag: RagStore;
   users: UserStore;
+  /**
+   * Values masked in every log line and trace: the configured keys and tokens, plus whatever code adds at
+   * run time (`ctx.secrets.add(process.env[tokenEnv])` when it reads a REDCap token by name).
+   */
+  secrets: SecretRegistry;
   scenarios: ScenarioCatalog;
   skills: SkillCatalog;
   /** False on a PostgreSQL without pgvector: RAG calls then fail with VECTOR_STORE_UNAVAILABLE. */
@@ -43,7 +49,11 @@ export interface CreateContextOptions {
 }
 
 export async function createContext(config: Config, options: CreateContextOptions = {}): Promise<AppContext> {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  // The logger's own registry when it has one, so what is added at run time is masked in its lines too.
+  const loggerRegistry = options.logger ? loggerSecrets(options.logger) : undefined;
+  const secrets = loggerRegistry ?? createSecretRegistry();
+  secrets.add(config.llm.apiKey, config.embedding.apiKey, config.adminToken);
+  const logger = options.logger ?? createLogger(config.logLevel, undefined, { secrets });
   const tools = createToolRegistry();
   registerBuiltinTools(tools, loadDemoRecords());
   // Scenarios are validated before the database opens: a typo should fail fast, not after migrations.
@@ -51,11 +61,10 @@ export async function createContext(config: Config, options: CreateContextOption
   const skills = createSkillCatalog(loadSkills(config.skillsDir), tools);
   const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   try {
-    await runMigrations(database);
+    await migrateDatabase(database, config.databaseMigrationUrl);
     const vectorStore = await hasVectorStore(database.db);
     if (!vectorStore) logger.warn('this PostgreSQL has no pgvector extension: RAG is unavailable until it is installed');
     const embedder = createEmbedder(config.embedding, config.llm);
-    const secrets = [config.llm.apiKey, config.embedding.apiKey, config.adminToken, config.redcap.token];
     const jobs = options.startJobs ? await createJobs(database, logger) : undefined;
     return {
       config,
@@ -68,7 +77,8 @@ export async function createContext(config: Config, options: CreateContextOption
       tools,
       trace: createTraceStore(database.db, { secrets }),
       rag: createRagStore({ db: database.db, embedder }),
-      users: createUserStore(database.db),
+      users: createUserStore(database.db, { tokenTtlDays: config.tokenTtlDays }),
+      secrets,
       scenarios,
       skills,
       hasVectorStore: vectorStore,

@@ -104,11 +104,44 @@ describe('loadConfig', () => {
     expect(loadConfig({ CLINAGENT_ADMIN_TOKEN: 'a'.repeat(24) }, cwd).adminToken).toBe('a'.repeat(24));
   });
 
+  it('gives user tokens 30 days by default and refuses a TOKEN_TTL_DAYS of 0 or not a number', () => {
+    expect(loadConfig({}, cwd).tokenTtlDays).toBe(30);
+    expect(loadConfig({ TOKEN_TTL_DAYS: '7' }, cwd).tokenTtlDays).toBe(7);
+    for (const bad of ['0', 'thirty', '5000']) {
+      const error = configError({ TOKEN_TTL_DAYS: bad });
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.details.problems).toEqual([expect.stringMatching(/^TOKEN_TTL_DAYS .*e\.g\. 30/)]);
+    }
+  });
+
+  it('limits uploads to 50 MB per file and twice that per request unless UPLOAD_MAX_BYTES / UPLOAD_MAX_TOTAL_BYTES say otherwise', () => {
+    expect(loadConfig({}, cwd).uploads).toEqual({ maxFileBytes: 52_428_800, maxTotalBytes: 104_857_600 });
+    expect(loadConfig({ UPLOAD_MAX_BYTES: '10485760', UPLOAD_MAX_TOTAL_BYTES: '31457280' }, cwd).uploads).toEqual({ maxFileBytes: 10_485_760, maxTotalBytes: 31_457_280 });
+    const error = configError({ UPLOAD_MAX_BYTES: '50MB', UPLOAD_MAX_TOTAL_BYTES: 'lots' });
+    expect(error.message).toContain('UPLOAD_MAX_BYTES must be a whole number, e.g. 52428800');
+    expect(error.message).toContain('UPLOAD_MAX_TOTAL_BYTES must be a whole number of bytes');
+  });
+
+  it('has no server-wide REDCap token: REDCap credentials are set per project', () => {
+    expect(loadConfig({ REDCAP_API_URL: 'https://redcap.example.org/api/', REDCAP_API_TOKEN: 'ABCDEF0123456789ABCDEF0123456789' }, cwd)).not.toHaveProperty('redcap');
+  });
+
   it('asks for EMBEDDING_BASE_URL when EMBEDDING_MODEL is set but no base URL is', () => {
     const error = configError({ EMBEDDING_MODEL: 'bge-m3' });
 
     expect(error.code).toBe('CONFIG_MISSING');
     expect(error.message).toContain('EMBEDDING_BASE_URL');
     expect(error.details).toEqual({ field: 'EMBEDDING_BASE_URL' });
+  });
+
+  it('migrates with DATABASE_MIGRATION_URL and runs with DATABASE_URL, and refuses a migration URL without DATABASE_URL', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://clinagent_app@db/clinagent', DATABASE_MIGRATION_URL: 'postgres://clinagent_owner@db/clinagent' }, cwd);
+    expect(config).toMatchObject({ databaseUrl: 'postgres://clinagent_app@db/clinagent', databaseMigrationUrl: 'postgres://clinagent_owner@db/clinagent' });
+    expect(loadConfig({ DATABASE_URL: 'postgres://root@db/clinagent' }, cwd).databaseMigrationUrl).toBeUndefined();
+
+    const alone = configError({ DATABASE_MIGRATION_URL: 'postgres://clinagent_owner@db/clinagent' });
+    expect(alone.code).toBe('CONFIG_INVALID');
+    expect(alone.message).toContain('DATABASE_MIGRATION_URL is set but DATABASE_URL is not');
+    expect(configError({ DATABASE_URL: 'postgres://a@db/c', DATABASE_MIGRATION_URL: 'mysql://owner@db/c' }).message).toContain('DATABASE_MIGRATION_URL must be a PostgreSQL connection URL');
   });
 });

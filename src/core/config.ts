@@ -33,18 +33,23 @@ const envSchema = z.object({
   DATABASE_URL: optionalString.refine((value) => value === undefined || /^postgres(ql)?:\/\//.test(value), {
     message: 'must be a PostgreSQL connection URL, e.g. postgres://user:pass@127.0.0.1:5432/clinagent',
   }),
+  DATABASE_MIGRATION_URL: optionalString.refine((value) => value === undefined || /^postgres(ql)?:\/\//.test(value), {
+    message: 'must be a PostgreSQL connection URL of the owner role, e.g. postgres://clinagent_owner:pass@127.0.0.1:5432/clinagent',
+  }),
   HOST: optionalString.transform((value) => value ?? '127.0.0.1'),
   PORT: positiveInt(3000, '3000').refine((port) => port <= 65_535, { message: 'must be between 0 and 65535' }),
   DATA_DIR: optionalString,
   SCENARIOS_DIR: optionalString,
   SKILLS_DIR: optionalString,
   REVIEW_WEBHOOK_URL: optionalUrl,
-  REDCAP_API_URL: optionalUrl,
-  REDCAP_API_TOKEN: optionalString,
+  UPLOAD_MAX_BYTES: positiveInt(50 * 1024 * 1024, '52428800').refine((n) => n >= 1024, { message: 'must be at least 1024 (bytes per uploaded file)' }),
+  UPLOAD_MAX_TOTAL_BYTES: optionalString.refine((value) => value === undefined || /^\d+$/.test(value), { message: 'must be a whole number of bytes, e.g. 104857600' }),
   QC_CONCURRENCY: positiveInt(4, '4').refine((n) => n >= 1 && n <= 64, { message: 'must be between 1 and 64' }),
-  QC_LEASE_MS: positiveInt(300_000, '300000').refine((n) => n >= 1000, { message: 'must be at least 1000 (1 s)' }),
-  QC_SWEEP_INTERVAL_MS: positiveInt(30_000, '30000').refine((n) => n >= 100, { message: 'must be at least 100' }),
-  QC_STALE_MS: positiveInt(60_000, '60000'),
+  QC_LEASE_MS: positiveInt(15_000, '15000').refine((n) => n >= 1000, { message: 'must be at least 1000 (1 s)' }),
+  QC_SWEEP_INTERVAL_MS: positiveInt(5_000, '5000').refine((n) => n >= 100, { message: 'must be at least 100' }),
+  QC_STALE_MS: positiveInt(10_000, '10000'),
+  // A leaked user token stops working on its own after this many days; 10 years is the upper bound.
+  TOKEN_TTL_DAYS: positiveInt(30, '30').refine((n) => n >= 1 && n <= 3650, { message: 'must be between 1 and 3650 days, e.g. 30' }),
   CLINAGENT_ADMIN_TOKEN: optionalString.refine((value) => value === undefined || value.length >= 24, {
     message: 'must be at least 24 characters so it cannot be guessed; generate one with `openssl rand -hex 24`',
   }),
@@ -73,6 +78,8 @@ export interface Config {
   llm: LlmConfig;
   embedding: EmbeddingConfig;
   databaseUrl?: string;
+  /** Used only to apply migrations, as the owner role; the application itself connects with databaseUrl (docs/database-roles.md). */
+  databaseMigrationUrl?: string;
   host: string;
   port: number;
   dataDir: string;
@@ -87,8 +94,11 @@ export interface Config {
     /** A pending or ownerless running run untouched this long is re-enqueued by the sweep. */
     staleMs: number;
   };
-  redcap: { url?: string; token?: string };
+  /** Multipart uploads: bytes per file, and bytes of all files of one request together. */
+  uploads: { maxFileBytes: number; maxTotalBytes: number };
   adminToken?: string;
+  /** Days a user token (sign-in link, issued by an admin) works; CLINAGENT_ADMIN_TOKEN never expires. */
+  tokenTtlDays: number;
   logLevel: string;
 }
 
@@ -109,6 +119,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       { field: 'EMBEDDING_BASE_URL' },
     );
   }
+  if (e.DATABASE_MIGRATION_URL && !e.DATABASE_URL) {
+    throw new ClinAgentError(
+      'CONFIG_INVALID',
+      'DATABASE_MIGRATION_URL is set but DATABASE_URL is not. Set DATABASE_URL to the application role\'s URL, e.g. postgres://clinagent_app:pass@127.0.0.1:5432/clinagent, or unset DATABASE_MIGRATION_URL to use the embedded database.',
+      { field: 'DATABASE_URL' },
+    );
+  }
   return {
     llm: {
       apiKey: e.LLM_API_KEY,
@@ -123,14 +140,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       model: e.EMBEDDING_MODEL,
     },
     databaseUrl: e.DATABASE_URL,
+    databaseMigrationUrl: e.DATABASE_MIGRATION_URL,
     host: e.HOST,
     port: e.PORT,
     dataDir: path.resolve(cwd, e.DATA_DIR ?? '.clinagent'),
     scenariosDir: path.resolve(cwd, e.SCENARIOS_DIR ?? 'scenarios'),
     skillsDir: path.resolve(cwd, e.SKILLS_DIR ?? 'skills'),
     qc: { concurrency: e.QC_CONCURRENCY, reviewWebhookUrl: e.REVIEW_WEBHOOK_URL, leaseMs: e.QC_LEASE_MS, sweepIntervalMs: e.QC_SWEEP_INTERVAL_MS, staleMs: e.QC_STALE_MS },
-    redcap: { url: e.REDCAP_API_URL, token: e.REDCAP_API_TOKEN },
+    // REDCap credentials are per project (PUT /api/iit/projects/:id/redcap), never one server-wide token.
+    uploads: { maxFileBytes: e.UPLOAD_MAX_BYTES, maxTotalBytes: e.UPLOAD_MAX_TOTAL_BYTES === undefined ? 2 * e.UPLOAD_MAX_BYTES : Number(e.UPLOAD_MAX_TOTAL_BYTES) },
     adminToken: e.CLINAGENT_ADMIN_TOKEN,
+    tokenTtlDays: e.TOKEN_TTL_DAYS,
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -3,19 +3,23 @@
  * from the code; the message says what happened and what to do next; `details` names the field, row or rule.
  */
 const STATUS = {
-  CONFIG_MISSING: 500,
+  // A request that needs a setting nobody made yet (a project's REDCap API): the caller can fix it, so 4xx.
+  CONFIG_MISSING: 409,
   CONFIG_INVALID: 500,
   VALIDATION_FAILED: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT_STATE: 409,
+  /** The embedded database folder is open in another process (a running server). */
+  DATABASE_IN_USE: 409,
   SCENARIO_INVALID: 422,
   RULE_COMPILE_FAILED: 422,
   SKILL_INVALID: 422,
   IMPORT_INVALID: 422,
   UPSTREAM_FAILED: 502,
   UNSUPPORTED_FILE: 415,
+  UPLOAD_TOO_LARGE: 413,
   EMBEDDING_MISMATCH: 409,
   VECTOR_STORE_UNAVAILABLE: 503,
   LLM_NOT_CONFIGURED: 503,

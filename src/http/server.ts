@@ -4,10 +4,13 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { VERSION } from '../version.js';
 import { accessHook } from './access.js';
+import { multipartPluginOptions, readMultipartBody } from './multipart-body.js';
+import { refuseNulBytes } from './nul-bytes.js';
 import { registerConsole } from './console.js';
 import { errorHandler } from './error-handler.js';
 import { agentRoutes } from './routes/agent.js';
 import { authRoutes } from './routes/auth.js';
+import { userRoutes } from './routes/users.js';
 import { healthRoutes } from './routes/health.js';
 import { ragRoutes } from './routes/rag.js';
 import { scenarioRoutes } from './routes/scenarios.js';
@@ -15,10 +18,8 @@ import { traceRoutes } from './routes/traces.js';
 import { trialQcRoutes } from './routes/trial-qc.js';
 import { trialQueryRoutes } from './routes/trial-queries.js';
 import { trialDataRoutes } from './routes/trial-data.js';
+import { projectMemberRoutes } from './routes/project-members.js';
 import { createTrialQc } from '../trial/trial-qc.js';
-
-/** Uploads larger than this are refused with 413: a protocol PDF is a few MB; 25 MB leaves room for scans. */
-const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 
 /** Request log lines keep method and path; query values such as a sign-in code are masked. */
 function serializeRequest(request: { method: string; url: string; id?: string }) {
@@ -55,26 +56,26 @@ export async function buildServer(ctx: AppContext, options: { serveConsole?: boo
       security: [{ bearer: [] }],
     },
   });
-  await app.register(fastifyMultipart, {
-    attachFieldsToBody: 'keyValues',
-    limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 },
-    async onFile(part) {
-      (part as unknown as { value: unknown }).value = { filename: part.filename, data: await part.toBuffer() };
-    },
-  });
+  // Multipart bodies are read by our own hook (before the NUL check and validation): busboy enforces the
+  // per-file size, field and file counts while streaming, and the hook the total; over a limit answers 413.
+  await app.register(fastifyMultipart, multipartPluginOptions(ctx.config.uploads));
+  app.addHook('preValidation', readMultipartBody(ctx.config.uploads));
   app.setErrorHandler(errorHandler);
   app.addHook('onRequest', accessHook(ctx.users));
+  app.addHook('preValidation', refuseNulBytes);
 
   await app.register(healthRoutes, { ctx });
   await app.register(authRoutes, { users: ctx.users });
+  await app.register(userRoutes, { users: ctx.users });
   await app.register(scenarioRoutes, { ctx });
   await app.register(agentRoutes, { ctx });
   await app.register(ragRoutes, { ctx });
-  await app.register(traceRoutes, { trace: ctx.trace });
+  await app.register(traceRoutes, { trace: ctx.trace, users: ctx.users });
   const qc = createTrialQc(ctx);
   await app.register(trialQcRoutes, { qc });
   await app.register(trialQueryRoutes, { qc });
   await app.register(trialDataRoutes, { qc });
+  await app.register(projectMemberRoutes, { qc });
   app.get('/api/openapi.json', { schema: { tags: ['system'], summary: 'This API as an OpenAPI 3 document', hide: true } }, async () => app.swagger());
   if (options.serveConsole !== false) await registerConsole(app);
   else app.setNotFoundHandler((request, reply) => void reply.status(404).send({ code: 'NOT_FOUND', message: `No route ${request.method} ${request.url.split('?')[0]}.`, details: {} }));

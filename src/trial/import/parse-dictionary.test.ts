@@ -24,6 +24,7 @@ describe('parseDictionaryCsv', () => {
       validationMin: '0',
       validationMax: '120',
       required: true,
+      identifier: false,
     });
     expect(fields.find((field) => field.fieldName === 'sex')?.choices).toEqual([
       { code: '1', label: '男 Male' },
@@ -78,6 +79,27 @@ describe('parseDictionaryCsv', () => {
   it('accepts the API metadata keys as headers', () => {
     const csv = ['field_name,form_name,field_type,field_label,select_choices_or_calculations,required_field', 'record_id,f,text,Id,,', 'sex,f,radio,Sex,"1, M | 2, F",y'].join('\n');
     expect(parseDictionaryCsv(csv)[1]).toMatchObject({ fieldName: 'sex', fieldType: 'radio', required: true, choices: [{ code: '1', label: 'M' }, { code: '2', label: 'F' }] });
+  });
+
+  it('reads the "Identifier?" column: "y" marks an identifier, blank does not, anything else is a problem', () => {
+    const csv = [
+      HEADER,
+      'record_id,f,,text,受试者编号 Subject ID,,,,,,,,',
+      'subject_name,f,,text,姓名 Name,,,,,,y,,',
+      'phone,f,,text,电话 Phone,,,phone,,,Y,,',
+      'age,f,,text,年龄 Age,,,integer,18,75,,,y',
+    ].join('\r\n');
+    expect(parseDictionaryCsv(csv).map((field) => [field.fieldName, field.identifier])).toEqual([
+      ['record_id', false],
+      ['subject_name', true],
+      ['phone', true],
+      ['age', false],
+    ]);
+    // The API's metadata key is "identifier", with the same values.
+    expect(parseDictionaryCsv('field_name,form_name,field_type,field_label,identifier\nrecord_id,f,text,Id,\ndob,f,text,DOB,y\n')[1]).toMatchObject({ fieldName: 'dob', identifier: true });
+
+    const { problems } = parseDictionaryText([HEADER, 'record_id,f,,text,Id,,,,,,,,', 'subject_name,f,,text,Name,,,,,,maybe,,'].join('\n'));
+    expect(problems).toEqual([expect.objectContaining({ line: 3, field: 'Identifier?', value: 'maybe', problem: expect.stringContaining('is not "y" or blank') })]);
   });
 
   it('reports every bad dictionary row with its line and column', () => {

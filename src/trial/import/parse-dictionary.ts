@@ -30,6 +30,9 @@ const KEY_TO_CSV_HEADER = Object.fromEntries(Object.entries(CSV_HEADER_TO_KEY).m
 // REDCap's own rule for variable names; QC rules and JSON Logic paths rely on it too.
 const FIELD_NAME = /^[a-z][a-z0-9_]*$/;
 const CHOICE_TYPES = new Set(['dropdown', 'radio', 'checkbox']);
+// "Required Field?" and "Identifier?" cells: REDCap writes "y" or nothing; hand-edited sheets say yes/no or 1/0.
+const YES = new Set(['y', 'yes', '1']);
+const YES_NO = new Set(['', ...YES, 'n', 'no', '0']);
 
 export function parseDictionaryCsv(text: string, source = 'dictionary.csv'): TrialField[] {
   return valueOrThrow(parseDictionaryText(text, source));
@@ -100,7 +103,11 @@ export function parseDictionaryTable(table: Table): Parsed<TrialField[]> {
     if (min !== undefined && max !== undefined && min > max) report('text_validation_min', validationMin, `the minimum ${validationMin} is above the maximum ${validationMax}`);
 
     const requiredText = cell('required_field').toLowerCase();
-    if (!['', 'y', 'yes', '1', 'n', 'no', '0'].includes(requiredText)) report('required_field', cell('required_field'), `${quote(cell('required_field'))} is not "y" or blank`);
+    if (!YES_NO.has(requiredText)) report('required_field', cell('required_field'), `${quote(cell('required_field'))} is not "y" or blank`);
+    // REDCap writes "y" or leaves the cell blank; the API sends the same. Anything else is a typo to fix,
+    // since guessing wrong would either hide data from QC or send an identifier to a model.
+    const identifierText = cell('identifier').toLowerCase();
+    if (!YES_NO.has(identifierText)) report('identifier', cell('identifier'), `${quote(cell('identifier'))} is not "y" or blank; write "y" for an identifier (name, phone, address, date of birth...) and leave it blank otherwise`);
 
     if (problems.length > rowProblemsBefore) continue;
     fields.push({
@@ -111,7 +118,8 @@ export function parseDictionaryTable(table: Table): Parsed<TrialField[]> {
       choices,
       validationMin: validationMin || null,
       validationMax: validationMax || null,
-      required: ['y', 'yes', '1'].includes(requiredText),
+      required: YES.has(requiredText),
+      identifier: YES.has(identifierText),
     });
   }
   if (table.rows.length > 0 && fields.length === 0 && problems.length === 0) {

@@ -57,8 +57,7 @@ describe('parseRecordsCsv', () => {
       // Line 3 holds a cell with a line break; it is still one spreadsheet row.
       'line 3, field sex: "3" is not one of the choice codes 1, 2',
       'line 4, field sex: "Male" is a choice label, not a code (expected 1, 2); export raw data, not labels',
-      // Line 5 is blank and skipped, but counted.
-      'line 6, field age: "130" is above the maximum 120',
+      // Line 5 is blank and skipped, but counted. Line 6 (age 130, above the maximum 120) is a warning.
       "line 7, field consent_date: \"2025-02-30\" is not a date in YYYY-MM-DD form (REDCap's raw export format)",
       'line 8, field redcap_event_name: "v9_arm_1" is not an event of the project (v1_arm_1, v2_arm_1)',
       'line 9, field record_id: record "S001" at event "v1_arm_1" already appears on line 2; each record and event must be one row',
@@ -67,7 +66,6 @@ describe('parseRecordsCsv', () => {
       'line 12, field symptoms___1: "2" is not one of 0, 1 (unchecked or checked)',
       'line 13, field enrolment_complete: "5" is not one of 0, 1, 2 (incomplete, unverified or complete)',
       'line 14, field ae_start: "2025-03-20" is not a date and time in YYYY-MM-DD HH:MM form',
-      'line 15, field visit_date: "2023-12-31" is below the minimum 2024-01-01',
     ]);
     expect(problems[1]).toEqual({ source: 'records.csv', line: 2, field: 'age', value: 'abc', problem: '"abc" is not an integer' });
   });
@@ -85,7 +83,29 @@ describe('parseRecordsCsv', () => {
     expect(clinError.status).toBe(422);
     expect(clinError.message).toContain('records.csv line 2, field age: "abc" is not an integer');
     expect(clinError.message).toContain('nothing was imported');
-    expect(clinError.details.problemCount).toBe(14);
+    expect(clinError.details.problemCount).toBe(12);
+  });
+
+  it('keeps values outside the validation min/max, as REDCap does after its warning, and lists each one', () => {
+    const { problems, warnings, value } = parseRecordsText(readTrialTestFile('redcap-records-bad.csv'), schema);
+    expect(problems.some((problem) => problem.line === 6 || problem.line === 15)).toBe(false);
+    expect(value.find((record) => record.recordId === 'S004')?.data.age).toBe(130);
+    expect(value.find((record) => record.recordId === 'S011')?.data.visit_date).toBe('2023-12-31');
+    expect(warnings).toEqual([
+      { line: 6, recordId: 'S004', event: 'v1_arm_1', field: 'age', value: 130, min: '0', max: '120', message: 'records.csv line 6, field age: 130 is above the validation maximum 120; imported, QC will report it' },
+      { line: 15, recordId: 'S011', event: 'v1_arm_1', field: 'visit_date', value: '2023-12-31', min: '2024-01-01', max: '2026-12-31', message: 'records.csv line 15, field visit_date: 2023-12-31 is below the validation minimum 2024-01-01; imported, QC will report it' },
+    ]);
+  });
+
+  it('still refuses type errors next to a value that is only out of range', () => {
+    const csv = ['record_id,redcap_event_name,age,consent_date', 'S001,v1_arm_1,17,2024-02-30', 'S002,v1_arm_1,seventeen,2024-03-01', 'S003,v1_arm_1,121,2024-03-01'].join('\n');
+    const { problems, warnings } = parseRecordsText(csv, schema);
+    expect(problems.map((problem) => `line ${problem.line}, field ${problem.field}: ${problem.problem}`)).toEqual([
+      "line 2, field consent_date: \"2024-02-30\" is not a date in YYYY-MM-DD form (REDCap's raw export format)",
+      'line 3, field age: "seventeen" is not an integer',
+    ]);
+    // Only rows that can be imported carry warnings.
+    expect(warnings.map((warning) => [warning.line, warning.field, warning.value])).toEqual([[4, 'age', 121]]);
   });
 
   it('lists at most twenty problems in the message', () => {

@@ -1,7 +1,7 @@
 import type { RecordValue, TrialEvent, TrialField, TrialRecord } from '../store/types.js';
 import { readCsvTable, type Table } from './csv-table.js';
-import { quote, valueOrThrow, type ImportProblem, type Parsed } from './problems.js';
-import { validateValue } from './validate-value.js';
+import { quote, valueOrThrow, type ImportProblem, type ImportWarning, type Parsed } from './problems.js';
+import { validateValue, type CellCheck } from './validate-value.js';
 
 export interface TrialSchema {
   /** The data dictionary; its first field is the record id, as in every REDCap project. */
@@ -22,11 +22,14 @@ export function parseRecordsCsv(text: string, schema: TrialSchema, source = 'rec
   return valueOrThrow(parseRecordsText(text, schema, source));
 }
 
-export function parseRecordsText(text: string, schema: TrialSchema, source = 'records.csv'): Parsed<TrialRecord[]> {
+/** Records with the values kept despite being outside their validation bounds. */
+export type ParsedRecords = Parsed<TrialRecord[]> & { warnings: ImportWarning[] };
+
+export function parseRecordsText(text: string, schema: TrialSchema, source = 'records.csv'): ParsedRecords {
   const table = readCsvTable(text, source);
-  if (table.value.header.length === 0) return { value: [], problems: table.problems };
+  if (table.value.header.length === 0) return { value: [], problems: table.problems, warnings: [] };
   const parsed = parseRecordsTable(table.value, schema);
-  return { value: parsed.value, problems: [...table.problems, ...parsed.problems] };
+  return { value: parsed.value, problems: [...table.problems, ...parsed.problems], warnings: parsed.warnings };
 }
 
 /**
@@ -34,17 +37,18 @@ export function parseRecordsText(text: string, schema: TrialSchema, source = 're
  * schedule, and reports all problems at once. Blank required fields are not problems: finding missing data
  * is QC's job, and refusing the file would hide exactly what QC should report.
  */
-export function parseRecordsTable(table: Table, schema: TrialSchema): Parsed<TrialRecord[]> {
+export function parseRecordsTable(table: Table, schema: TrialSchema): ParsedRecords {
   const { source } = table;
   const problems: ImportProblem[] = [];
+  const warnings: ImportWarning[] = [];
   const recordIdField = schema.fields[0]?.fieldName;
   if (!recordIdField) {
     problems.push({ source, line: 1, field: '(file)', value: '', problem: 'the data dictionary has no fields, so records cannot be checked; import the dictionary first' });
-    return { value: [], problems };
+    return { value: [], problems, warnings };
   }
   if (!table.header.includes(recordIdField)) {
     problems.push({ source, line: 1, field: recordIdField, value: '', problem: `the record id column "${recordIdField}" (the dictionary's first field) is missing; export records with raw variable names as headers` });
-    return { value: [], problems };
+    return { value: [], problems, warnings };
   }
 
   const known = columnChecks(schema.fields);
@@ -92,17 +96,33 @@ export function parseRecordsTable(table: Table, schema: TrialSchema): Parsed<Tri
     }
 
     const data: Record<string, RecordValue> = {};
+    const rowWarnings: ImportWarning[] = [];
     for (const [column, check] of checks) {
       const raw = row.values[column] ?? '';
       const result = checkCell(check, raw);
       if ('problem' in result) report(column, raw, result.problem);
       else if (check.kind !== 'ignored') data[column] = result.value;
+      if ('outOfRange' in result && result.outOfRange && result.value !== null && check.kind === 'field') {
+        const { side, bound } = result.outOfRange;
+        const shown = typeof result.value === 'number' ? String(result.value) : result.value;
+        rowWarnings.push({
+          line: row.line,
+          recordId,
+          event: eventName,
+          field: column,
+          value: result.value,
+          min: check.field.validationMin,
+          max: check.field.validationMax,
+          message: `${source} line ${row.line}, field ${column}: ${shown} is ${side} the validation ${side === 'below' ? 'minimum' : 'maximum'} ${bound}; imported, QC will report it`,
+        });
+      }
     }
 
     if (problems.length > before) continue;
+    warnings.push(...rowWarnings);
     records.push({ recordId, eventName, site: (row.values[SITE_COLUMN] ?? '').trim(), data });
   }
-  return { value: records, problems };
+  return { value: records, problems, warnings };
 }
 
 /**
@@ -133,7 +153,7 @@ function columnChecks(fields: ReadonlyArray<TrialField>): Map<string, ColumnChec
   return checks;
 }
 
-function checkCell(check: ColumnCheck, raw: string): { value: RecordValue } | { problem: string } {
+function checkCell(check: ColumnCheck, raw: string): CellCheck {
   const text = raw.trim();
   switch (check.kind) {
     case 'field':

@@ -19,6 +19,25 @@ export interface Parsed<T> {
   problems: ImportProblem[];
 }
 
+/**
+ * A value outside the dictionary's validation min/max. REDCap lets staff save such a value after a warning,
+ * so the import keeps it (QC raises the query) and tells the data manager where it is.
+ */
+export interface ImportWarning {
+  /** Spreadsheet line of the row in `message`'s file (header = line 1). */
+  line: number;
+  recordId: string;
+  /** The row's event (redcap_event_name); '' in a classic project. */
+  event: string;
+  field: string;
+  /** The value as imported: a number for integer and number fields, text for dates. */
+  value: string | number;
+  min: string | null;
+  max: string | null;
+  /** e.g. "records.csv line 14, field age: 17 is below the validation minimum 18; imported, QC will report it". */
+  message: string;
+}
+
 // Enough to fix a systematic mistake from the message alone; the rest is in details.problems.
 const PROBLEMS_IN_MESSAGE = 20;
 const VALUE_CHARS_SHOWN = 60;

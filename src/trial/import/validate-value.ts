@@ -12,12 +12,23 @@ const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(:(\d{2}))?$/;
 /** Bounds REDCap evaluates at entry time; an import cannot check them against the day of data entry. */
 const RELATIVE_BOUNDS = new Set(['today', 'now']);
 
-export type CellCheck = { value: RecordValue } | { problem: string };
+/** A value outside the dictionary's validation min/max: which side, and the text of the bound. */
+export interface OutOfRange {
+  side: 'below' | 'above';
+  bound: string;
+}
+
+/**
+ * A converted value, with `outOfRange` when it lies outside the field's validation bounds; or a problem
+ * that makes the cell unusable (wrong type, impossible date, unknown code).
+ */
+export type CellCheck = { value: RecordValue; outOfRange?: OutOfRange } | { problem: string };
 
 /**
  * Checks one cell against its field and converts it: numbers for integer and number fields, the code (as
  * text) for choice fields, text for the rest. A blank cell is null and never a problem: missing data is
- * what QC reports, not a reason to refuse a file.
+ * what QC reports, not a reason to refuse a file. A value outside the validation min/max is not a problem
+ * either: REDCap lets staff save it after a warning, so it is real data that QC must see and query.
  */
 export function validateValue(field: TrialField, raw: string): CellCheck {
   const text = raw.trim();
@@ -26,8 +37,8 @@ export function validateValue(field: TrialField, raw: string): CellCheck {
   if (text.includes('\u0000')) return { problem: `${quote(raw.replaceAll('\u0000', '\\0'))} contains a NUL character; remove it` };
   const typed = convert(field.fieldType, text, field);
   if ('problem' in typed) return typed;
-  const outside = outsideBounds(field, typed.value);
-  return outside ? { problem: `${quote(raw)} is ${outside}` } : typed;
+  const outOfRange = outsideBounds(field, typed.value);
+  return outOfRange ? { ...typed, outOfRange } : typed;
 }
 
 function convert(type: FieldType, text: string, field: TrialField): CellCheck {
@@ -75,13 +86,13 @@ function checkChoice(text: string, choices: ReadonlyArray<{ code: string; label:
   return { problem: `${quote(text)} is not one of the choice codes ${codes}` };
 }
 
-/** Text of the violated bound ("above the maximum 75"), or undefined when the value is within bounds. */
-function outsideBounds(field: TrialField, value: RecordValue): string | undefined {
+/** The violated bound, or undefined when the value is within bounds (or the field has none). */
+function outsideBounds(field: TrialField, value: RecordValue): OutOfRange | undefined {
   const min = boundOf(field.fieldType, field.validationMin);
   const max = boundOf(field.fieldType, field.validationMax);
   if (value === null) return undefined;
-  if (min !== undefined && value < min) return `below the minimum ${field.validationMin}`;
-  if (max !== undefined && value > max) return `above the maximum ${field.validationMax}`;
+  if (min !== undefined && value < min) return { side: 'below', bound: field.validationMin!.trim() };
+  if (max !== undefined && value > max) return { side: 'above', bound: field.validationMax!.trim() };
   return undefined;
 }
 

@@ -10,14 +10,17 @@ const METADATA = [
   { field_name: 'record_id', form_name: 'enrolment', section_header: '', field_type: 'text', field_label: '受试者编号 Subject ID', select_choices_or_calculations: '', text_validation_type_or_show_slider_number: '', text_validation_min: '', text_validation_max: '', required_field: '' },
   { field_name: 'age', form_name: 'enrolment', section_header: '', field_type: 'text', field_label: '年龄 Age', select_choices_or_calculations: '', text_validation_type_or_show_slider_number: 'integer', text_validation_min: '0', text_validation_max: '120', required_field: 'y' },
   { field_name: 'sex', form_name: 'enrolment', section_header: '', field_type: 'radio', field_label: '性别 Sex', select_choices_or_calculations: '1, Male | 2, Female', text_validation_type_or_show_slider_number: '', text_validation_min: '', text_validation_max: '', required_field: 'y' },
+  { field_name: 'phone', form_name: 'enrolment', section_header: '', field_type: 'text', field_label: '电话 Phone', select_choices_or_calculations: '', text_validation_type_or_show_slider_number: 'phone', text_validation_min: '', text_validation_max: '', identifier: 'y', required_field: '' },
 ];
 const EVENTS = [
   { event_name: 'V1 Baseline', arm_num: 1, day_offset: 0, offset_min: 0, offset_max: 0, unique_event_name: 'v1_arm_1', custom_event_label: null },
   { event_name: 'V2 Week 4', arm_num: 1, day_offset: 28, offset_min: 3, offset_max: 3, unique_event_name: 'v2_arm_1', custom_event_label: null },
 ];
+// What REDCap 14 answers to content=arm.
+const ARMS = [{ arm_num: 1, name: 'Drug 药物组' }];
 const RECORDS = [
-  { record_id: 'S001', redcap_event_name: 'v1_arm_1', redcap_data_access_group: 'site_01', age: '45', sex: '1', enrolment_complete: '2' },
-  { record_id: 'S001', redcap_event_name: 'v2_arm_1', redcap_data_access_group: 'site_01', age: '', sex: '', enrolment_complete: '' },
+  { record_id: 'S001', redcap_event_name: 'v1_arm_1', redcap_data_access_group: 'site_01', age: '45', sex: '1', phone: '', enrolment_complete: '2' },
+  { record_id: 'S001', redcap_event_name: 'v2_arm_1', redcap_data_access_group: 'site_01', age: '', sex: '', phone: '', enrolment_complete: '' },
 ];
 
 interface FakeRedcap {
@@ -42,7 +45,7 @@ async function startFakeRedcap(): Promise<FakeRedcap> {
       if (params.token !== TOKEN) return send(403, JSON.stringify({ error: 'You do not have permissions to use the API' }));
       const override = answers.get(params.content ?? '');
       if (override) return send(override.status, override.body);
-      const data = { metadata: METADATA, event: EVENTS, record: RECORDS }[params.content ?? ''];
+      const data = { metadata: METADATA, event: EVENTS, arm: ARMS, record: RECORDS }[params.content ?? ''];
       return data ? send(200, JSON.stringify(data)) : send(400, JSON.stringify({ error: 'The value of the parameter "content" is not valid' }));
     });
   });
@@ -83,32 +86,60 @@ describe('createRedcapClient', () => {
 
     const project = await client.exportProject();
 
-    expect(project.fields.map((field) => [field.fieldName, field.fieldType, field.required])).toEqual([
-      ['record_id', 'text', false],
-      ['age', 'integer', true],
-      ['sex', 'radio', true],
+    expect(project.fields.map((field) => [field.fieldName, field.fieldType, field.required, field.identifier])).toEqual([
+      ['record_id', 'text', false, false],
+      ['age', 'integer', true, false],
+      ['sex', 'radio', true, false],
+      ['phone', 'text', false, true],
     ]);
     expect(project.events).toEqual([
-      { eventName: 'v1_arm_1', label: 'V1 Baseline', dayOffset: 0, windowBefore: 0, windowAfter: 0 },
-      { eventName: 'v2_arm_1', label: 'V2 Week 4', dayOffset: 28, windowBefore: 3, windowAfter: 3 },
+      { eventName: 'v1_arm_1', label: 'V1 Baseline', dayOffset: 0, windowBefore: 0, windowAfter: 0, armNum: 1 },
+      { eventName: 'v2_arm_1', label: 'V2 Week 4', dayOffset: 28, windowBefore: 3, windowAfter: 3, armNum: 1 },
     ]);
+    expect(project.arms).toEqual([{ armNum: 1, name: 'Drug 药物组' }]);
     expect(project.records).toEqual([
-      { recordId: 'S001', eventName: 'v1_arm_1', site: 'site_01', data: { age: 45, sex: '1', enrolment_complete: '2' } },
-      { recordId: 'S001', eventName: 'v2_arm_1', site: 'site_01', data: { age: null, sex: null, enrolment_complete: null } },
+      { recordId: 'S001', eventName: 'v1_arm_1', site: 'site_01', data: { age: 45, sex: '1', phone: null, enrolment_complete: '2' } },
+      { recordId: 'S001', eventName: 'v2_arm_1', site: 'site_01', data: { age: null, sex: null, phone: null, enrolment_complete: null } },
     ]);
+    expect(project.warnings).toEqual([]);
     const recordRequest = redcap.requests.find((request) => request.content === 'record');
     expect(recordRequest).toMatchObject({ method: 'POST', contentType: 'application/x-www-form-urlencoded', token: TOKEN, format: 'json', type: 'flat', rawOrLabel: 'raw', exportDataAccessGroups: 'true' });
-    expect(redcap.requests.map((request) => request.content).sort()).toEqual(['event', 'metadata', 'record']);
+    expect(redcap.requests.map((request) => request.content).sort()).toEqual(['arm', 'event', 'metadata', 'record']);
+  });
+
+  it('asks for no arms in a classic project, and returns values outside their bounds as warnings', async () => {
+    redcap.requests.length = 0;
+    redcap.answers.set('event', { status: 400, body: JSON.stringify({ error: 'You cannot export events for classic projects' }) });
+    redcap.answers.set('record', { status: 200, body: JSON.stringify([{ record_id: 'S009', redcap_data_access_group: 'site_01', age: '130', sex: '1', phone: '', enrolment_complete: '2' }]) });
+
+    const project = await createRedcapClient({ url: redcap.url, token: TOKEN }).exportProject();
+
+    expect(project.events).toEqual([]);
+    expect(project.arms).toEqual([]);
+    expect(redcap.requests.map((request) => request.content)).not.toContain('arm');
+    expect(project.records[0]?.data.age).toBe(130);
+    expect(project.warnings).toEqual([
+      { line: 2, recordId: 'S009', event: '', field: 'age', value: 130, min: '0', max: '120', message: 'REDCap API records line 2, field age: 130 is above the validation maximum 120; imported, QC will report it' },
+    ]);
+    redcap.answers.clear();
+  });
+
+  it('refuses an export whose events name an arm the arms export lacks', async () => {
+    redcap.answers.set('arm', { status: 200, body: JSON.stringify([{ arm_num: 2, name: 'Placebo' }]) });
+    const error = await caught(createRedcapClient({ url: redcap.url, token: TOKEN }).exportProject());
+    expect(error.code).toBe('IMPORT_INVALID');
+    expect(error.message).toContain('REDCap API events line 2, field arm_num: the event is in arm 1, but the REDCap API arms export defines only arm 2');
+    redcap.answers.clear();
   });
 
   it('reports a refused token as UPSTREAM_FAILED without the token', async () => {
-    const client = createRedcapClient({ url: redcap.url, token: 'FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF' });
+    const client = createRedcapClient({ url: redcap.url, token: 'FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF', settingNames: { token: 'REDCAP_TOKEN_DEMO' } });
 
     const error = await caught(client.exportMetadata());
 
     expect(error.code).toBe('UPSTREAM_FAILED');
     expect(error.status).toBe(502);
-    expect(error.message).toContain('REDCap refused the token (check REDCAP_API_TOKEN)');
+    expect(error.message).toContain('REDCap refused the token (check REDCAP_TOKEN_DEMO)');
     expect(error.details).toMatchObject({ status: 403 });
     expect(error.message).not.toContain('FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF');
   });
@@ -164,8 +195,8 @@ describe('createRedcapClient', () => {
 
   it('explains an answer that is not JSON, such as a login page', async () => {
     redcap.answers.set('metadata', { status: 200, body: '<html><body>Log in to REDCap</body></html>' });
-    const error = await caught(createRedcapClient({ url: redcap.url, token: TOKEN }).exportMetadata());
-    expect(error.message).toContain('is not JSON. Check that REDCAP_API_URL is the API endpoint');
+    const error = await caught(createRedcapClient({ url: redcap.url, token: TOKEN, settingNames: { url: 'the apiUrl of project "demo"' } }).exportMetadata());
+    expect(error.message).toContain('is not JSON. Check that the apiUrl of project "demo" is the API endpoint');
     redcap.answers.clear();
   });
 
@@ -176,7 +207,8 @@ describe('createRedcapClient', () => {
   });
 
   it('fails at construction when the token or URL is missing, naming the setting', () => {
-    expect(() => createRedcapClient({ url: redcap.url, token: '' })).toThrow(expect.objectContaining({ code: 'CONFIG_MISSING', details: { field: 'REDCAP_API_TOKEN' } }));
-    expect(() => createRedcapClient({ url: 'redcap.example.org', token: TOKEN })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', details: { field: 'REDCAP_API_URL' } }));
+    const settingNames = { url: 'the apiUrl of project "demo"', token: 'REDCAP_TOKEN_DEMO' };
+    expect(() => createRedcapClient({ url: redcap.url, token: '', settingNames })).toThrow(expect.objectContaining({ code: 'CONFIG_MISSING', details: { field: 'REDCAP_TOKEN_DEMO' } }));
+    expect(() => createRedcapClient({ url: 'redcap.example.org', token: TOKEN, settingNames })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', details: { field: 'the apiUrl of project "demo"' } }));
   });
 });

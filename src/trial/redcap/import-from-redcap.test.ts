@@ -13,6 +13,7 @@ const answers: Record<string, unknown[]> = {
     { field_name: 'age', form_name: 'enrolment', field_type: 'text', field_label: 'Age', text_validation_type_or_show_slider_number: 'integer', required_field: 'y' },
   ],
   event: [{ event_name: 'Baseline', arm_num: 1, day_offset: 0, offset_min: 0, offset_max: 0, unique_event_name: 'baseline_arm_1' }],
+  arm: [{ arm_num: 1, name: 'Arm 1' }],
   record: [{ record_id: '1', redcap_event_name: 'baseline_arm_1', redcap_data_access_group: 'site_a', age: '52', enrolment_complete: '2' }],
 };
 
@@ -48,12 +49,14 @@ describe.each(testEngines())('importFromRedcap on %s', (engine) => {
     const first = await importFromRedcap(store, 'api-trial', client, 'sync');
     const second = await importFromRedcap(store, 'api-trial', client, 'sync');
 
-    expect(first).toEqual({ fields: 2, events: 1, records: { created: 1, updated: 0, unchanged: 0 }, isDictionaryChanged: true, isEventsChanged: true });
-    expect(second).toEqual({ fields: 2, events: 1, records: { created: 0, updated: 0, unchanged: 1 }, isDictionaryChanged: false, isEventsChanged: false });
+    expect(first).toEqual({ fields: 2, events: 1, arms: 1, records: { created: 1, updated: 0, unchanged: 0 }, isDictionaryChanged: true, isEventsChanged: true, isArmsChanged: true, warnings: [] });
+    expect(second).toEqual({ fields: 2, events: 1, arms: 1, records: { created: 0, updated: 0, unchanged: 1 }, isDictionaryChanged: false, isEventsChanged: false, isArmsChanged: false, warnings: [] });
+    expect(await store.getArms('api-trial')).toEqual([{ armNum: 1, name: 'Arm 1' }]);
     expect(await store.getRecord('api-trial', '1')).toEqual([expect.objectContaining({ site: 'site_a', data: { age: 52, enrolment_complete: '2' } })]);
     expect((await store.listAudit('api-trial')).map((entry) => [entry.action, entry.reason])).toEqual([
       ['project.create', ''],
       ['dictionary.replace', 'REDCap API export'],
+      ['arms.replace', 'REDCap API export'],
       ['events.replace', 'REDCap API export'],
       ['record.create', 'REDCap API export'],
     ]);

@@ -1,17 +1,19 @@
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../../core/db/connect.js';
-import { trialEvents, trialFields } from '../../core/db/schema/trial.js';
+import { trialArms, trialEvents, trialFields } from '../../core/db/schema/trial.js';
 import { appendAudit } from './audit.js';
 import { lockProject } from './project.js';
 import { stableJson } from './stable-json.js';
-import type { TrialEvent, TrialField } from './types.js';
+import type { DictionaryField, ScheduledEvent, TrialArm, TrialEvent, TrialField } from './types.js';
 
 /**
  * The data dictionary and the visit schedule are replaced as a whole, as REDCap exports them. The audit entry
  * lists only the definitions that were removed, added or changed, so a reviewer sees what moved, not 300
  * unchanged fields. Returns whether anything changed; an identical dictionary writes nothing.
  */
-export async function replaceDictionary(db: Db, projectId: string, fields: ReadonlyArray<TrialField>, actor: string, reason = ''): Promise<boolean> {
+export async function replaceDictionary(db: Db, projectId: string, incoming: ReadonlyArray<TrialField>, actor: string, reason = ''): Promise<boolean> {
+  // Compared and stored with the flag spelled out, so a definition without it equals the stored `false`.
+  const fields: DictionaryField[] = incoming.map((field) => ({ ...field, identifier: field.identifier ?? false }));
   return db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
     await lockProject(tx, projectId);
@@ -24,9 +26,9 @@ export async function replaceDictionary(db: Db, projectId: string, fields: Reado
   });
 }
 
-export async function getDictionary(db: Db, projectId: string): Promise<TrialField[]> {
+export async function getDictionary(db: Db, projectId: string): Promise<DictionaryField[]> {
   const rows = await db.select().from(trialFields).where(eq(trialFields.projectId, projectId)).orderBy(asc(trialFields.ordinal));
-  return rows.map(({ fieldName, formName, fieldType, label, choices, validationMin, validationMax, required }) => ({
+  return rows.map(({ fieldName, formName, fieldType, label, choices, validationMin, validationMax, required, identifier }) => ({
     fieldName,
     formName,
     fieldType,
@@ -35,10 +37,22 @@ export async function getDictionary(db: Db, projectId: string): Promise<TrialFie
     validationMin,
     validationMax,
     required,
+    identifier,
   }));
 }
 
-export async function replaceEvents(db: Db, projectId: string, events: ReadonlyArray<TrialEvent>, actor: string, reason = ''): Promise<boolean> {
+/** Names of the fields flagged "Identifier?" in the dictionary, in dictionary order. */
+export async function identifierFields(db: Db, projectId: string): Promise<string[]> {
+  const rows = await db
+    .select({ fieldName: trialFields.fieldName })
+    .from(trialFields)
+    .where(and(eq(trialFields.projectId, projectId), eq(trialFields.identifier, true)))
+    .orderBy(asc(trialFields.ordinal));
+  return rows.map((row) => row.fieldName);
+}
+
+export async function replaceEvents(db: Db, projectId: string, incoming: ReadonlyArray<TrialEvent>, actor: string, reason = ''): Promise<boolean> {
+  const events: ScheduledEvent[] = incoming.map((event) => ({ ...event, armNum: event.armNum ?? 1 }));
   return db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
     await lockProject(tx, projectId);
@@ -51,9 +65,28 @@ export async function replaceEvents(db: Db, projectId: string, events: ReadonlyA
   });
 }
 
-export async function getEvents(db: Db, projectId: string): Promise<TrialEvent[]> {
+export async function getEvents(db: Db, projectId: string): Promise<ScheduledEvent[]> {
   const rows = await db.select().from(trialEvents).where(eq(trialEvents.projectId, projectId)).orderBy(asc(trialEvents.ordinal));
-  return rows.map(({ eventName, label, dayOffset, windowBefore, windowAfter }) => ({ eventName, label, dayOffset, windowBefore, windowAfter }));
+  return rows.map(({ eventName, label, dayOffset, windowBefore, windowAfter, armNum }) => ({ eventName, label, dayOffset, windowBefore, windowAfter, armNum }));
+}
+
+/** Replaces the project's arms as a whole (REDCap's arm.csv); audited like the schedule. */
+export async function replaceArms(db: Db, projectId: string, arms: ReadonlyArray<TrialArm>, actor: string, reason = ''): Promise<boolean> {
+  return db.transaction(async (txn) => {
+    const tx = txn as unknown as Db;
+    await lockProject(tx, projectId);
+    const change = diffDefinitions(await getArms(tx, projectId), arms.map(({ armNum, name }) => ({ armNum, name })), (arm) => String(arm.armNum));
+    if (!change) return false;
+    await tx.delete(trialArms).where(eq(trialArms.projectId, projectId));
+    if (arms.length > 0) await tx.insert(trialArms).values(arms.map(({ armNum, name }) => ({ projectId, armNum, name })));
+    await appendAudit(tx, { projectId, entityType: 'project', entityId: projectId, action: 'arms.replace', actor, ...change, reason });
+    return true;
+  });
+}
+
+export async function getArms(db: Db, projectId: string): Promise<TrialArm[]> {
+  const rows = await db.select().from(trialArms).where(eq(trialArms.projectId, projectId)).orderBy(asc(trialArms.armNum));
+  return rows.map(({ armNum, name }) => ({ armNum, name }));
 }
 
 /**

@@ -6,13 +6,13 @@ import { createTrialStore, type TrialStore } from './trial-store.js';
 import type { TrialEvent, TrialField, TrialRecord } from './types.js';
 
 const FIELDS: TrialField[] = [
-  { fieldName: 'record_id', formName: 'enrolment', fieldType: 'text', label: 'Subject', choices: [], validationMin: null, validationMax: null, required: false },
-  { fieldName: 'age', formName: 'enrolment', fieldType: 'integer', label: '年龄 Age', choices: [], validationMin: '0', validationMax: '120', required: true },
-  { fieldName: 'sex', formName: 'enrolment', fieldType: 'radio', label: 'Sex', choices: [{ code: '1', label: 'Male' }, { code: '2', label: 'Female' }], validationMin: null, validationMax: null, required: true },
+  { fieldName: 'record_id', formName: 'enrolment', fieldType: 'text', label: 'Subject', choices: [], validationMin: null, validationMax: null, required: false, identifier: false },
+  { fieldName: 'age', formName: 'enrolment', fieldType: 'integer', label: '年龄 Age', choices: [], validationMin: '0', validationMax: '120', required: true, identifier: false },
+  { fieldName: 'sex', formName: 'enrolment', fieldType: 'radio', label: 'Sex', choices: [{ code: '1', label: 'Male' }, { code: '2', label: 'Female' }], validationMin: null, validationMax: null, required: true, identifier: false },
 ];
 const EVENTS: TrialEvent[] = [
-  { eventName: 'v1', label: 'V1', dayOffset: 0, windowBefore: 0, windowAfter: 0 },
-  { eventName: 'v2', label: 'V2', dayOffset: 28, windowBefore: 3, windowAfter: 3 },
+  { eventName: 'v1', label: 'V1', dayOffset: 0, windowBefore: 0, windowAfter: 0, armNum: 1 },
+  { eventName: 'v2', label: 'V2', dayOffset: 28, windowBefore: 3, windowAfter: 3, armNum: 1 },
 ];
 const row = (recordId: string, eventName: string, data: TrialRecord['data'], site = 'SITE-01'): TrialRecord => ({ recordId, eventName, site, data });
 
@@ -63,6 +63,26 @@ describe.each(testEngines())('createTrialStore on %s', (engine) => {
     const entries = await store.listAudit(projectId, { entityType: 'project' });
     expect(entries.map((entry) => entry.action)).toEqual(['project.create', 'dictionary.replace', 'events.replace', 'dictionary.replace']);
     expect(entries[3]).toMatchObject({ actor: 'dm.bob', reason: 'allow centenarians', oldValue: [FIELDS[1]], newValue: [widerAge] });
+  });
+
+  it('keeps identifier flags, arms and each event\'s arm, and lists the identifier fields', async () => {
+    const projectId = await newProject();
+    const name = { fieldName: 'subject_name', formName: 'enrolment', fieldType: 'text' as const, label: '姓名 Name', choices: [], validationMin: null, validationMax: null, required: false, identifier: true };
+    const { identifier: _omitted, ...ageWithoutFlag } = FIELDS[1]!;
+    await store.replaceDictionary(projectId, [FIELDS[0]!, name, ageWithoutFlag], 'dm.alice');
+    // A definition without the flag is stored as not an identifier, and equals it: nothing is written again.
+    expect((await store.getDictionary(projectId)).map((field) => [field.fieldName, field.identifier])).toEqual([['record_id', false], ['subject_name', true], ['age', false]]);
+    expect(await store.replaceDictionary(projectId, [FIELDS[0]!, name, FIELDS[1]!], 'dm.alice')).toBe(false);
+    expect(await store.identifierFields(projectId)).toEqual(['subject_name']);
+
+    const arms = [{ armNum: 1, name: 'Drug' }, { armNum: 2, name: 'Placebo' }];
+    expect(await store.replaceArms(projectId, arms, 'dm.alice', 'arm.csv')).toBe(true);
+    expect(await store.replaceArms(projectId, arms, 'dm.alice')).toBe(false);
+    await store.replaceEvents(projectId, [{ eventName: 'v1_arm_1', label: 'V1', dayOffset: 0, windowBefore: 0, windowAfter: 0 }, { eventName: 'v1_arm_2', label: 'V1', dayOffset: 0, windowBefore: 0, windowAfter: 0, armNum: 2 }], 'dm.alice');
+    expect(await store.getArms(projectId)).toEqual(arms);
+    expect((await store.getEvents(projectId)).map((event) => [event.eventName, event.armNum])).toEqual([['v1_arm_1', 1], ['v1_arm_2', 2]]);
+    const armsEntry = (await store.listAudit(projectId)).find((entry) => entry.action === 'arms.replace');
+    expect(armsEntry).toMatchObject({ entityType: 'project', actor: 'dm.alice', reason: 'arm.csv', oldValue: [], newValue: arms });
   });
 
   it('creates records with one audit entry each holding the new values', async () => {

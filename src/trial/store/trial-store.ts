@@ -1,10 +1,10 @@
 import type { Db } from '../../core/db/connect.js';
 import { appendAudit, listAudit } from './audit.js';
-import { getDictionary, getEvents, replaceDictionary, replaceEvents } from './dictionary.js';
+import { getArms, getDictionary, getEvents, identifierFields, replaceArms, replaceDictionary, replaceEvents } from './dictionary.js';
 import { importRecords, type ImportRecordsOptions, type ImportRecordsResult } from './import-records.js';
 import { ensureProject } from './project.js';
 import { countRecords, getRecord, listRecords, listSites, type RecordFilter, type RecordPage } from './records.js';
-import type { AuditEntityType, AuditEntry, AuditEntryInput, StoredRecord, TrialEvent, TrialField, TrialRecord } from './types.js';
+import type { AuditEntityType, AuditEntry, AuditEntryInput, DictionaryField, ScheduledEvent, StoredRecord, TrialArm, TrialEvent, TrialField, TrialRecord } from './types.js';
 
 export interface TrialStore {
   /** Creates the project unless it exists (an existing one keeps its name); true when it was created. */
@@ -12,9 +12,14 @@ export interface TrialStore {
   /** Replaces the data dictionary; true when it changed (then one audit entry is written). */
   replaceDictionary(projectId: string, fields: ReadonlyArray<TrialField>, actor: string, reason?: string): Promise<boolean>;
   replaceEvents(projectId: string, events: ReadonlyArray<TrialEvent>, actor: string, reason?: string): Promise<boolean>;
+  /** Replaces the arms (REDCap arm.csv); true when they changed (then one audit entry is written). */
+  replaceArms(projectId: string, arms: ReadonlyArray<TrialArm>, actor: string, reason?: string): Promise<boolean>;
   importRecords(projectId: string, records: ReadonlyArray<TrialRecord>, options: ImportRecordsOptions): Promise<ImportRecordsResult>;
-  getDictionary(projectId: string): Promise<TrialField[]>;
-  getEvents(projectId: string): Promise<TrialEvent[]>;
+  getDictionary(projectId: string): Promise<DictionaryField[]>;
+  /** Names of the fields flagged "Identifier?" (kept away from models and masked). */
+  identifierFields(projectId: string): Promise<string[]>;
+  getEvents(projectId: string): Promise<ScheduledEvent[]>;
+  getArms(projectId: string): Promise<TrialArm[]>;
   listRecords(projectId: string, page?: RecordPage): Promise<StoredRecord[]>;
   getRecord(projectId: string, recordId: string): Promise<StoredRecord[]>;
   countRecords(projectId: string, filter?: RecordFilter): Promise<{ rows: number; subjects: number }>;
@@ -37,9 +42,12 @@ export function createTrialStore(db: Db): TrialStore {
     ensureProject: (project, actor = 'system') => ensureProject(db, project, actor),
     replaceDictionary: (projectId, fields, actor, reason) => replaceDictionary(db, projectId, fields, actor, reason),
     replaceEvents: (projectId, events, actor, reason) => replaceEvents(db, projectId, events, actor, reason),
+    replaceArms: (projectId, arms, actor, reason) => replaceArms(db, projectId, arms, actor, reason),
     importRecords: (projectId, records, options) => importRecords(db, projectId, records, options),
     getDictionary: (projectId) => getDictionary(db, projectId),
+    identifierFields: (projectId) => identifierFields(db, projectId),
     getEvents: (projectId) => getEvents(db, projectId),
+    getArms: (projectId) => getArms(db, projectId),
     listRecords: (projectId, page) => listRecords(db, projectId, page),
     getRecord: (projectId, recordId) => getRecord(db, projectId, recordId),
     countRecords: (projectId, filter) => countRecords(db, projectId, filter),

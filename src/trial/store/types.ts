@@ -17,7 +17,15 @@ export interface TrialField {
   validationMin: string | null;
   validationMax: string | null;
   required: boolean;
+  /**
+   * REDCap's "Identifier?" flag (names, phone numbers, addresses, dates of birth): such values are kept away
+   * from models and traces. Absent means false; the store always returns it.
+   */
+  identifier?: boolean;
 }
+
+/** A field as the store returns it: the identifier flag is always present. */
+export type DictionaryField = TrialField & { identifier: boolean };
 
 /** One event of the visit schedule; the window is in days around `dayOffset` from enrolment (day 0). */
 export interface TrialEvent {
@@ -26,6 +34,17 @@ export interface TrialEvent {
   dayOffset: number;
   windowBefore: number;
   windowAfter: number;
+  /** REDCap arm (`arm_num`) the event belongs to. Absent means 1; the store always returns it. */
+  armNum?: number;
+}
+
+/** An event as the store returns it: the arm is always present. */
+export type ScheduledEvent = TrialEvent & { armNum: number };
+
+/** A REDCap arm (`arm.csv` or API content=arm): a group of subjects with its own schedule. */
+export interface TrialArm {
+  armNum: number;
+  name: string;
 }
 
 /** Integer and number fields hold numbers; codes, dates and text hold strings; a blank cell is null. */

@@ -1,0 +1,224 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import iconv from 'iconv-lite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../core/paths.js';
+import { buildTestContext } from '../../testing/test-context.js';
+import { createTrialStore } from '../../trial/store/trial-store.js';
+import { buildServer } from '../server.js';
+
+type App = Awaited<ReturnType<typeof buildServer>>;
+
+const testFile = (name: string) => readFileSync(path.join(packageRoot(), 'test-data', 'trial', name));
+// Unique per run, so a variable left over from another test file can never answer for these projects.
+const suffix = `${process.pid}_${Date.now()}`;
+const TOKEN_ENV_A = `REDCAP_TOKEN_HTTP_A_${suffix}`;
+const TOKEN_ENV_B = `REDCAP_TOKEN_HTTP_B_${suffix}`;
+const TOKEN_A = 'AAAA0000AAAA0000AAAA0000AAAA0000';
+const TOKEN_B = 'BBBB1111BBBB1111BBBB1111BBBB1111';
+
+function multipart(files: Record<string, { name: string; content: Buffer | string }>) {
+  const boundary = '----clinagent' + Math.random().toString(16).slice(2);
+  const parts: Buffer[] = [];
+  for (const [field, file] of Object.entries(files)) {
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${file.name}"\r\nContent-Type: text/csv\r\n\r\n`));
+    parts.push(Buffer.isBuffer(file.content) ? file.content : Buffer.from(file.content));
+    parts.push(Buffer.from('\r\n'));
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+/** A loopback REDCap that answers each token with its own project's metadata, so a wrong token shows. */
+async function startFakeRedcap(): Promise<{ url: string; tokensSeen: string[]; close(): Promise<void> }> {
+  const tokensSeen: string[] = [];
+  const projects: Record<string, Record<string, unknown[]>> = {
+    [TOKEN_A]: {
+      metadata: [
+        { field_name: 'record_id', form_name: 'enrolment', field_type: 'text', field_label: '受试者编号 Subject ID', identifier: '' },
+        { field_name: 'subject_name', form_name: 'enrolment', field_type: 'text', field_label: '姓名 Name', identifier: 'y' },
+        { field_name: 'age', form_name: 'enrolment', field_type: 'text', field_label: '年龄 Age', text_validation_type_or_show_slider_number: 'integer', text_validation_min: '18', text_validation_max: '75', identifier: '' },
+      ],
+      event: [{ event_name: 'V1 Baseline', arm_num: 1, unique_event_name: 'v1_arm_1', custom_event_label: '', event_id: 41 }],
+      arm: [{ arm_num: 1, name: 'Drug' }],
+      record: [{ record_id: 'A001', redcap_event_name: 'v1_arm_1', redcap_data_access_group: 'site_01', subject_name: '张三', age: '17', enrolment_complete: '2' }],
+    },
+  };
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+    req.on('end', () => {
+      const params = new URLSearchParams(raw);
+      tokensSeen.push(params.get('token') ?? '');
+      const project = projects[params.get('token') ?? ''];
+      if (!project) return void res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'You do not have permissions to use the API' }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(project[params.get('content') ?? ''] ?? []));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`, tokensSeen, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+describe('per-project REDCap settings and CSV imports over HTTP', () => {
+  let ctx: Awaited<ReturnType<typeof buildTestContext>>;
+  let app: App;
+  let redcap: Awaited<ReturnType<typeof startFakeRedcap>>;
+  const auth: Record<'admin' | 'piA' | 'piB' | 'coordinatorA' | 'viewerA', { authorization: string }> = {} as never;
+
+  beforeAll(async () => {
+    redcap = await startFakeRedcap();
+    ctx = await buildTestContext();
+    app = await buildServer(ctx, { serveConsole: false });
+    await ctx.users.createProject({ id: 'trial-a', name: 'Trial A' });
+    await ctx.users.createProject({ id: 'trial-b', name: 'Trial B' });
+    const people = [
+      ['admin', 'admin', []],
+      ['piA', 'pi', ['trial-a']],
+      ['piB', 'pi', ['trial-b']],
+      ['coordinatorA', 'coordinator', ['trial-a']],
+      ['viewerA', 'viewer', ['trial-a']],
+    ] as const;
+    for (const [name, role, projects] of people) {
+      const { user, token } = await ctx.users.create({ name, role });
+      for (const projectId of projects) await ctx.users.addMember(projectId, user.id);
+      auth[name] = { authorization: `Bearer ${token}` };
+    }
+  });
+
+  afterAll(async () => {
+    delete process.env[TOKEN_ENV_A];
+    delete process.env[TOKEN_ENV_B];
+    await app?.close();
+    await ctx?.close();
+    await redcap?.close();
+  });
+
+  const configure = (who: keyof typeof auth, projectId: string, body: Record<string, unknown>) =>
+    app.inject({ method: 'PUT', url: `/api/iit/projects/${projectId}/redcap`, headers: auth[who], payload: body });
+  const sync = (who: keyof typeof auth, projectId: string) => app.inject({ method: 'POST', url: `/api/iit/projects/${projectId}/redcap-sync`, headers: auth[who] });
+
+  it('answers sync without configuration with 409 CONFIG_MISSING saying exactly what to set', async () => {
+    const unconfigured = await sync('piA', 'trial-a');
+    expect(unconfigured.statusCode).toBe(409);
+    expect(unconfigured.json()).toMatchObject({ code: 'CONFIG_MISSING', details: { missing: ['apiUrl', 'tokenEnv'] } });
+    expect(unconfigured.json().message).toContain('PUT /api/iit/projects/trial-a/redcap {"apiUrl"');
+
+    expect((await configure('piA', 'trial-a', { apiUrl: redcap.url, tokenEnv: TOKEN_ENV_A })).statusCode).toBe(200);
+    const unset = await sync('piA', 'trial-a');
+    expect(unset.statusCode).toBe(409);
+    expect(unset.json()).toMatchObject({ code: 'CONFIG_MISSING', details: { missing: [TOKEN_ENV_A] } });
+    expect(unset.json().message).toContain(`The environment variable ${TOKEN_ENV_A}, which holds the REDCap API token of project "trial-a", is not set on the server. Set ${TOKEN_ENV_A}`);
+    expect(redcap.tokensSeen).toEqual([]);
+  });
+
+  it('lets a coordinator member neither configure nor sync, with a 403 that says who can', async () => {
+    const configured = await configure('coordinatorA', 'trial-a', { apiUrl: 'https://evil.example.org/api/', tokenEnv: TOKEN_ENV_A });
+    expect(configured.statusCode).toBe(403);
+    expect(configured.json()).toMatchObject({ code: 'FORBIDDEN', details: { role: 'coordinator', needs: ['pi', 'admin'] } });
+    expect(configured.json().message).toContain('Only the project\'s PI or an admin may configure the REDCap API; your role is "coordinator"');
+
+    process.env[TOKEN_ENV_A] = TOKEN_A;
+    const synced = await sync('coordinatorA', 'trial-a');
+    expect(synced.statusCode).toBe(403);
+    expect(synced.json().message).toContain('may sync from REDCap');
+    expect((await configure('viewerA', 'trial-a', { apiUrl: redcap.url, tokenEnv: TOKEN_ENV_A })).statusCode).toBe(403);
+    expect(redcap.tokensSeen).toEqual([]);
+    // The coordinator may still see the settings, and that the token is set, but never the token.
+    const shown = await app.inject({ method: 'GET', url: '/api/iit/projects/trial-a/redcap', headers: auth.coordinatorA });
+    expect(shown.json()).toEqual(expect.objectContaining({ configured: true, apiUrl: redcap.url, tokenEnv: TOKEN_ENV_A, tokenSet: true, updatedBy: 'piA' }));
+    expect(shown.body).not.toContain(TOKEN_A);
+  });
+
+  it('keeps a PI of project B out of project A: no configuring, no syncing, no borrowing its token variable', async () => {
+    const configured = await configure('piB', 'trial-a', { apiUrl: 'https://evil.example.org/api/', tokenEnv: TOKEN_ENV_B });
+    expect(configured.statusCode).toBe(404);
+    expect((await sync('piB', 'trial-a')).statusCode).toBe(404);
+    expect((await app.inject({ method: 'GET', url: '/api/iit/projects/trial-a/redcap', headers: auth.piB })).statusCode).toBe(404);
+
+    // Pointing project B at project A's token variable would pull A's data into B: refused.
+    const borrowed = await configure('piB', 'trial-b', { apiUrl: redcap.url, tokenEnv: TOKEN_ENV_A });
+    expect(borrowed.statusCode).toBe(409);
+    expect(borrowed.json().message).toContain(`The variable ${TOKEN_ENV_A} is already the REDCap token of project "trial-a"`);
+    const settingsA = await app.inject({ method: 'GET', url: '/api/iit/projects/trial-a/redcap', headers: auth.piA });
+    expect(settingsA.json()).toMatchObject({ apiUrl: redcap.url, tokenEnv: TOKEN_ENV_A });
+    expect(redcap.tokensSeen).toEqual([]);
+  });
+
+  it('refuses settings that are not a URL and an environment variable NAME, naming each field', async () => {
+    const bad = await configure('piA', 'trial-a', { apiUrl: 'redcap.example.org', tokenEnv: TOKEN_A.toLowerCase() });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().code).toBe('VALIDATION_FAILED');
+    expect(bad.json().details.problems).toEqual([
+      expect.stringContaining('apiUrl: "redcap.example.org" is not an http(s) URL'),
+      expect.stringContaining('tokenEnv: is not an environment variable name'),
+    ]);
+    // A token pasted by mistake is never echoed back whole.
+    expect(bad.body).not.toContain(TOKEN_A.toLowerCase());
+    const withSecret = await configure('piA', 'trial-a', { apiUrl: 'https://redcap.example.org/api/', tokenEnv: 'LLM_API_KEY' });
+    expect(withSecret.json().message).toContain("holds one of the server's own secrets");
+    const missing = await configure('piA', 'trial-a', { apiUrl: 'https://redcap.example.org/api/' });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().message).toContain('body.tokenEnv: is required');
+  });
+
+  it("syncs with the project's own token only, stores the identifier flag and arms, and audits the settings", async () => {
+    process.env[TOKEN_ENV_A] = TOKEN_A;
+    const synced = await sync('piA', 'trial-a');
+    expect(synced.statusCode, synced.body).toBe(201);
+    expect(synced.json()).toMatchObject({ fields: 3, events: 1, arms: 1, records: { created: 1 } });
+    expect(synced.json().warnings).toEqual([expect.objectContaining({ recordId: 'A001', field: 'age', value: 17, message: 'REDCap API records line 2, field age: 17 is below the validation minimum 18; imported, QC will report it' })]);
+    expect(new Set(redcap.tokensSeen)).toEqual(new Set([TOKEN_A]));
+    expect(synced.body).not.toContain(TOKEN_A);
+
+    const store = createTrialStore(ctx.db);
+    expect(await store.identifierFields('trial-a')).toEqual(['subject_name']);
+    expect(await store.getArms('trial-a')).toEqual([{ armNum: 1, name: 'Drug' }]);
+
+    const audit = await app.inject({ method: 'GET', url: '/api/iit/projects/trial-a/audit?entityType=settings', headers: auth.piA });
+    expect(audit.json().entries).toEqual([expect.objectContaining({ entityType: 'settings', entityId: 'redcap', action: 'redcap.configure', actor: 'piA', oldValue: null, newValue: { apiUrl: redcap.url, tokenEnv: TOKEN_ENV_A } })]);
+
+    // An admin may configure and sync any project; B's own variable gives B's token, which this REDCap refuses.
+    process.env[TOKEN_ENV_B] = TOKEN_B;
+    expect((await configure('admin', 'trial-b', { apiUrl: redcap.url, tokenEnv: TOKEN_ENV_B })).statusCode).toBe(200);
+    const syncedB = await sync('admin', 'trial-b');
+    expect(syncedB.statusCode).toBe(502);
+    expect(syncedB.json().message).toContain(`check ${TOKEN_ENV_B}`);
+    expect(syncedB.body).not.toContain(TOKEN_B);
+  });
+
+  it('imports REDCap 14 events with an arms file through multipart, and refuses events in an unknown arm', async () => {
+    const files = {
+      dictionary: { name: 'DEMO_DataDictionary_2025-03-01.csv', content: testFile('redcap-dictionary.csv') },
+      events: { name: 'DEMO_Events_2025-03-01.csv', content: testFile('redcap14-events-scheduled.csv') },
+      records: { name: 'DEMO_DATA_2025-03-01.csv', content: testFile('redcap-records.csv') },
+    };
+    const withOneArm = multipart({ ...files, arms: { name: 'DEMO_Arms.csv', content: 'arm_num,name\n1,Drug\n' } });
+    const refused = await app.inject({ method: 'POST', url: '/api/iit/projects/trial-b/imports', headers: { ...auth.piB, ...withOneArm.headers }, payload: withOneArm.payload });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().message).toContain('events.csv line 4, field arm_num: the event is in arm 2, but arms.csv defines only arm 1');
+
+    const upload = multipart({ ...files, arms: { name: 'DEMO_Arms.csv', content: testFile('redcap14-arms.csv') } });
+    const imported = await app.inject({ method: 'POST', url: '/api/iit/projects/trial-b/imports', headers: { ...auth.piB, ...upload.headers }, payload: upload.payload });
+    expect(imported.statusCode, imported.body).toBe(201);
+    expect(imported.json()).toMatchObject({ events: 4, arms: 2, warnings: [] });
+    const events = await createTrialStore(ctx.db).getEvents('trial-b');
+    expect(events.map((event) => [event.eventName, event.armNum])).toEqual([['v1_arm_1', 1], ['v2_arm_1', 1], ['v1_arm_2', 2], ['v2_arm_2', 2]]);
+  });
+
+  it('imports GB18030 files as Chinese text, and refuses an undecodable file by its name', async () => {
+    const gb = (name: string) => iconv.encode(testFile(name).toString('utf8').replace(/^\uFEFF/, ''), 'gb18030');
+    const upload = multipart({ dictionary: { name: '数据字典.csv', content: gb('redcap-dictionary.csv') }, events: { name: 'events.csv', content: gb('redcap-events.csv') }, records: { name: 'records.csv', content: gb('redcap-records.csv') } });
+    const imported = await app.inject({ method: 'POST', url: '/api/iit/projects/trial-a/imports', headers: { ...auth.coordinatorA, ...upload.headers }, payload: upload.payload });
+    expect(imported.statusCode, imported.body).toBe(201);
+    const fields = await createTrialStore(ctx.db).getDictionary('trial-a');
+    expect(fields.find((field) => field.fieldName === 'age')?.label).toBe('年龄（岁）Age, years');
+
+    const big5 = multipart({ dictionary: { name: '字典-big5.csv', content: iconv.encode(testFile('redcap-dictionary.csv').toString('utf8'), 'big5') }, records: { name: 'records.csv', content: testFile('redcap-records.csv') } });
+    const refused = await app.inject({ method: 'POST', url: '/api/iit/projects/trial-a/imports', headers: { ...auth.coordinatorA, ...big5.headers }, payload: big5.payload });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'dictionary', filename: '字典-big5.csv' } });
+    expect(refused.json().message).toContain('save it as "CSV UTF-8 (Comma delimited)"');
+  });
+});
