@@ -149,6 +149,20 @@ export async function main(): Promise<void> {
   })));
   const ratio = results[0]!.evaluationsPerSecond / results[2]!.evaluationsPerSecond;
   console.log(`compiled / json-logic-js: ${ratio.toFixed(1)}x evaluations per second`);
+  timeNestedQuantifierPattern(engine);
+}
+
+/**
+ * The `matches` operator on a pattern that makes a backtracking engine take minutes (V8's RegExp explores every
+ * way to split the letters); re2js answers in linear time. Printed, never asserted: timings belong here.
+ */
+function timeNestedQuantifierPattern(engine: ReturnType<typeof createRuleEngine>): void {
+  const rule = engine.compile({ matches: [{ var: 'x' }, '^(\\w+\\s?)*$'] });
+  for (const length of [30, 1_000, 100_000]) {
+    const started = performance.now();
+    const matched = rule({ x: 'a'.repeat(length) + '!' });
+    console.log(`matches ^(\\w+\\s?)*$ on ${length} x "a" + "!": ${matched} in ${(performance.now() - started).toFixed(2)} ms`);
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

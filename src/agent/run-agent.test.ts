@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModel, type ScriptedModel } from '../testing/scripted-model.js';
 import { buildTestContext } from '../testing/test-context.js';
+import { ALL_TRACES } from '../core/trace/store.js';
 import { runAgent, type AgentDeps } from './run-agent.js';
 import { loadScenario } from './scenarios/load.js';
 
@@ -113,9 +114,11 @@ describe('runAgent against the scripted model', () => {
     expect(calls[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(scenario.tools);
     const toolMessages = calls[1]!.body.messages.filter((m: { role: string }) => m.role === 'tool');
     expect(toolMessages).toHaveLength(1);
-    expect(JSON.parse(toolMessages[0].content).result.missing_count).toBeGreaterThan(0);
+    // Tool output goes back as a data block (core/llm/untrusted-data.ts) around the JSON.
+    expect(toolMessages[0].content).toMatch(/^<tool_result>\n[\s\S]*\n<\/tool_result>$/);
+    expect(JSON.parse(toolMessages[0].content.slice('<tool_result>'.length, -'</tool_result>'.length)).result.missing_count).toBeGreaterThan(0);
 
-    const trace = await ctx.trace.get(result.traceId);
+    const trace = await ctx.trace.get(result.traceId, ALL_TRACES);
     expect(trace?.status).toBe('success');
     expect(trace?.spans.filter((s) => s.kind === 'tool').map((s) => [s.name, s.status])).toEqual([
       ['check_required_fields', 'success'],
@@ -175,7 +178,7 @@ describe('runAgent against the scripted model', () => {
       expect(result).toMatchObject({ status: 'failed', answer: '', structuredOutput: {}, references: [], toolCalls: [], rawOutput: '' });
       expect(result.error).toContain('LLM_BASE_URL');
       expect(result.error).toContain('LLM_MODEL');
-      const trace = await bare.trace.get(result.traceId);
+      const trace = await bare.trace.get(result.traceId, ALL_TRACES);
       expect(trace).toMatchObject({ status: 'failed', kind: 'agent', name: 'protocol-qa' });
       expect(trace?.error).toContain('LLM_BASE_URL');
     } finally {
@@ -189,7 +192,7 @@ describe('runAgent against the scripted model', () => {
     expect(result.status).toBe('failed');
     expect(result.error).toContain('LLM_API_KEY');
     expect(result.references.length).toBeGreaterThan(0);
-    const trace = await ctx.trace.get(result.traceId);
+    const trace = await ctx.trace.get(result.traceId, ALL_TRACES);
     expect(JSON.stringify(trace)).not.toContain('sk-test-secret-key-000000000000');
   });
 
@@ -200,7 +203,7 @@ describe('runAgent against the scripted model', () => {
     const result = await runAgent(ragScenario('alpha'), 'week 4 visit window', { context: { ...deps, rag: broken.rag } });
     expect(result.status).toBe('failed');
     expect(result.error).toBe(`The agent run failed because of an internal error. Trace ${result.traceId} and the server log have the details.`);
-    const trace = await ctx.trace.get(result.traceId);
+    const trace = await ctx.trace.get(result.traceId, ALL_TRACES);
     expect(trace?.error).toBeTruthy();
     expect(trace?.error).not.toBe(result.error);
     expect(trace?.spans.find((s) => s.kind === 'retrieval')?.status).toBe('failed');

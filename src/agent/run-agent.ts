@@ -6,7 +6,7 @@ import type { ToolRegistry } from '../core/tools/registry.js';
 import type { TraceRun, TraceStore } from '../core/trace/store.js';
 import { ClinAgentError, errorMessage } from '../core/errors.js';
 import type { RagStore } from '../rag/index.js';
-import { buildMessages, fitReferences } from './messages.js';
+import { buildMessages, fitReferences, toolResultContent } from './messages.js';
 import { emptyResult, type AgentResult } from './result.js';
 import type { Scenario } from './scenarios/load.js';
 
@@ -23,8 +23,10 @@ export interface RunAgentOptions {
   context: AgentDeps;
   /** Limit retrieval to these documents of the scenario for this run. */
   documentIds?: string[];
-  /** Who asked, recorded on the trace. */
+  /** Who asked, recorded on the trace: they (and admins) may read it back. */
   userId?: string;
+  /** The project whose data the run reads, when there is one: its members may read the trace too. */
+  projectId?: string;
   signal?: AbortSignal;
 }
 
@@ -38,7 +40,7 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
   const started = performance.now(); // step 1
   const result = emptyResult();
   result.modelName = scenario.model.name ?? llm.modelName;
-  const trace = await traceStore.start({ kind: 'agent', name: scenario.id, input: { scenarioId: scenario.id, input, documentIds: options.documentIds }, userId: options.userId });
+  const trace = await traceStore.start({ kind: 'agent', name: scenario.id, input: { scenarioId: scenario.id, input, documentIds: options.documentIds }, userId: options.userId, projectId: options.projectId });
   result.traceId = trace.traceId;
   let internalError: string | undefined;
 
@@ -118,7 +120,7 @@ async function callWithTools(
         ? await tools.run(call.name, call.arguments, trace)
         : { toolName: call.name, success: false, arguments: call.arguments, result: null, error: `Tool "${call.name}" is not available in scenario ${scenario.id}. Available: ${scenario.tools.join(', ') || '(none)'}.` };
       result.toolCalls.push(outcome);
-      messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(outcome.success ? { result: outcome.result } : { error: outcome.error }) });
+      messages.push({ role: 'tool', tool_call_id: call.id, content: toolResultContent(outcome) });
     }
   }
 }

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import { closeContext, createContext } from '../context.js';
 import { loadConfig } from '../core/config.js';
 import { users } from '../core/db/schema/auth.js';
@@ -10,8 +10,9 @@ export async function loginLinkCommand(): Promise<number> {
   const ctx = await createContext(config);
   try {
     await ctx.users.bootstrapAdmin();
-    const [admin] = await ctx.db.select().from(users).where(eq(users.role, 'admin')).limit(1);
-    if (!admin) throw new ClinAgentError('NOT_FOUND', 'No admin user exists. Start the server once (clinagent serve) to create one.');
+    // A deactivated admin could not use the link: the first active one gets it.
+    const [admin] = await ctx.db.select().from(users).where(and(eq(users.role, 'admin'), isNull(users.deactivatedAt))).orderBy(asc(users.createdAt)).limit(1);
+    if (!admin) throw new ClinAgentError('NOT_FOUND', 'No active admin user exists. Start the server once (clinagent serve) to create one.');
     const code = await ctx.users.issueLoginCode(admin.id);
     process.stdout.write(`One-time sign-in link for ${admin.name} (valid 24 hours):\n    http://${config.host}:${config.port}/?login=${code}\n`);
     return 0;

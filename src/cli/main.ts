@@ -10,6 +10,9 @@ Commands:
   run <scenarioId> "<input>"    run a scenario once and print the AgentResult as JSON
   ingest <scenarioId> <file>    ingest a .txt, .md or .pdf file into a scenario's documents
   login-link                    print a new one-time admin sign-in link
+  token list <user>             list a user's tokens (by name or id): state, last use, expiry
+  token revoke <tokenId>        revoke a token at once (audited as cli:<your OS user>)
+  audit verify [projectId]      check the audit trail's hash chain (every project when no id); exit 1 if broken
   qc <projectId> <skillId>      run a QC batch on a running server and show its progress
                                 [--records S001,S002]; needs CLINAGENT_TOKEN (and CLINAGENT_URL)
 
@@ -25,6 +28,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./run.js')).runCommand,
   ingest: async () => (await import('./ingest.js')).ingestCommand,
   'login-link': async () => (await import('./login-link.js')).loginLinkCommand,
+  token: async () => (await import('./token.js')).tokenCommand,
+  audit: async () => (await import('./audit.js')).auditCommand,
   qc: async () => (await import('./qc.js')).qcCommand,
 };
 

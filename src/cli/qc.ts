@@ -43,9 +43,11 @@ export async function qcCommand(args: string[]): Promise<number> {
     display.stop();
   }
   const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
-  process.stdout.write(`QC run ${progress.id} ${progress.status} in ${seconds} s: ${progress.total} record(s), ${progress.completed} completed, ${progress.suspended} waiting for review, ${progress.failed} failed.\n`);
+  const state = progress.status === 'waiting_review' ? 'waiting for review' : progress.status;
+  process.stdout.write(`QC run ${progress.id} ${state} in ${seconds} s: ${progress.total} record(s), ${progress.completed} completed, ${progress.suspended} waiting for review, ${progress.failed} failed.\n`);
   if (progress.suspended) process.stdout.write(`Review queue: ${baseUrl}/api/iit/projects/${encodeURIComponent(projectId)}/task-runs?status=SUSPENDED&qcRunId=${progress.id}\n`);
-  return progress.failed || progress.status !== 'completed' ? 1 : 0;
+  // Every record checked with runs left for a person is a finished command: the reviews happen in the console.
+  return progress.failed || (progress.status !== 'completed' && progress.status !== 'waiting_review') ? 1 : 0;
 }
 
 /** A bar on a terminal; one plain line per change elsewhere (CI logs, tests), where a bar's redraws are noise. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, redactText } from './logger.js';
+import { createLogger, loggerSecrets, redactText } from './logger.js';
+import { createSecretRegistry } from './secrets.js';
 
 /** A pino destination that keeps each JSON line, so the test reads exactly what would reach a log shipper. */
 function capture() {
@@ -73,6 +74,47 @@ describe('createLogger', () => {
     logger.error('shown');
 
     expect(out.records().map((r) => r.msg)).toEqual(['shown']);
+  });
+});
+
+describe('createLogger with a secret registry', () => {
+  // A REDCap-style token: hex, no prefix, nothing a pattern could recognise.
+  const redcapToken = '8F3A9C1D7E5B2A8C4D6E0F1A3B5C7D9E';
+
+  it('masks a value registered at run time in the message, an err.cause chain and nested objects', () => {
+    const out = capture();
+    const logger = createLogger('info', out.destination);
+    const child = logger.child({ area: 'redcap' });
+    loggerSecrets(logger)!.add(redcapToken);
+
+    const cause = new Error(`REDCap answered 403 for token=${redcapToken}`, { cause: new Error(`inner: ${redcapToken}`) });
+    child.error({ err: new Error('sync failed', { cause }), request: { body: { form: `token=${redcapToken}&content=record` } }, list: [redcapToken] }, `sync with ${redcapToken} failed`);
+
+    expect(out.lines).toHaveLength(1);
+    expect(out.lines[0]).not.toContain(redcapToken);
+    expect(out.lines[0]).toContain('token=[redacted]');
+    expect(out.records()[0]).toMatchObject({ msg: 'sync with [redacted] failed', list: ['[redacted]'] });
+  });
+
+  it('masks a secret holding quotes or a backslash as it appears inside a JSON line, and URL-encoded', () => {
+    const out = capture();
+    const awkward = 'p"a\\ss/w+rd=42';
+    const logger = createLogger('info', out.destination, { secrets: createSecretRegistry([awkward]) });
+
+    logger.info({ password2: awkward, url: `https://redcap.example.org/api/?token=${encodeURIComponent(awkward)}` }, 'connecting');
+
+    expect(out.lines[0]).not.toContain(JSON.stringify(awkward).slice(1, -1));
+    expect(out.lines[0]).not.toContain(encodeURIComponent(awkward));
+    expect(out.records()[0]).toMatchObject({ password2: '[redacted]', url: 'https://redcap.example.org/api/?token=[redacted]' });
+  });
+
+  it('ignores values too short to be secrets, so ordinary words survive', () => {
+    const out = capture();
+    const logger = createLogger('info', out.destination, { secrets: createSecretRegistry(['EMPTY', undefined, '']) });
+
+    logger.info('the EMPTY key is accepted by local vLLM');
+
+    expect(out.records()[0]!.msg).toBe('the EMPTY key is accepted by local vLLM');
   });
 });
 

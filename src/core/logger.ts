@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { createSecretRegistry, MIN_SECRET_LENGTH, redactKnownShapes, type SecretRegistry } from './secrets.js';
 
 export type { Logger };
 
@@ -38,17 +39,52 @@ export const REDACTED_PATHS = [
   '*.databaseUrl',
 ];
 
-export function createLogger(level = 'info', destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { app: 'clinagent' } }, destination);
+export interface CreateLoggerOptions {
+  /**
+   * Values masked in every line written, wherever they sit: message, error message, `err.cause` chain,
+   * nested objects. Defaults to a new, empty registry; add to it later through `loggerSecrets(logger)`.
+   */
+  secrets?: SecretRegistry;
+}
+
+const SECRETS = Symbol('clinagent.logger.secrets');
+
+/**
+ * Path redaction above only catches secrets under known key names. A provider's 401 message ("Incorrect
+ * API key provided: sk-...") ends up in `err.message` or in a cause several levels down, so every finished
+ * line also passes through the secret registry before it reaches the destination. Child loggers write to
+ * the same stream, so they are covered too.
+ */
+function redactingStream(target: pino.DestinationStream, secrets: SecretRegistry): pino.DestinationStream {
+  const flushable = target as pino.DestinationStream & { flushSync?: () => void; flush?: (cb?: () => void) => void; end?: () => void };
+  return Object.assign(
+    {
+      write: (line: string) => target.write(secrets.redact(line)),
+      flushSync: () => flushable.flushSync?.(),
+      flush: (cb?: () => void) => (flushable.flush ? flushable.flush(cb) : cb?.()),
+      end: () => flushable.end?.(),
+    },
+    { [SECRETS]: secrets },
+  );
+}
+
+export function createLogger(level = 'info', destination?: pino.DestinationStream, options: CreateLoggerOptions = {}): Logger {
+  const secrets = options.secrets ?? createSecretRegistry();
+  const stream = redactingStream(destination ?? pino.destination({ dest: 1, sync: false }), secrets);
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { app: 'clinagent' } }, stream);
+}
+
+/** The registry a logger made by createLogger masks; undefined for a logger built elsewhere. */
+export function loggerSecrets(logger: Logger): SecretRegistry | undefined {
+  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as Record<symbol, unknown> | undefined;
+  return stream?.[SECRETS] as SecretRegistry | undefined;
 }
 
 /** Masks secret-looking values inside free text (error messages from providers sometimes echo keys). */
 export function redactText(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret && secret.length >= 6) out = out.split(secret).join('[redacted]');
+    if (secret && secret.length >= MIN_SECRET_LENGTH) out = out.split(secret).join('[redacted]');
   }
-  return out
-    .replace(/\b(sk|ca|pk)-[A-Za-z0-9_-]{12,}/g, '[redacted]')
-    .replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1[redacted]');
+  return redactKnownShapes(out);
 }

@@ -64,6 +64,8 @@ describe('access control over the whole route table', () => {
     }
     // Every non-GET route is a write: a viewer can change nothing.
     expect(app.routeTable.filter((r) => r.method !== 'GET' && r.access === 'read')).toEqual([]);
+    // The one exception: anyone may revoke their own token (the store refuses anyone else's).
+    expect(app.routeTable.filter((r) => r.access === 'self').map((r) => `${r.method} ${r.url}`)).toEqual(['POST /api/tokens/:id/revoke']);
     const read = await app.inject({ method: 'GET', url: '/api/scenarios', headers: { authorization: `Bearer ${tokens.viewer}` } });
     expect(read.statusCode).toBe(200);
   });

@@ -1,13 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { User, UserStore } from '../core/auth/users.js';
+import type { Authentication, User, UserStore } from '../core/auth/users.js';
 import { WRITER_ROLES } from '../core/auth/users.js';
 import { ClinAgentError } from '../core/errors.js';
 
 /**
  * Who may call a route. Trial data is sensitive, so the default for a route that declares nothing is
- * `read` (any signed-in user); only the health check and the sign-in-code exchange are public.
+ * `read` (any signed-in user); only the health check and the sign-in-code exchange are public. `self` is
+ * any signed-in user, viewers included, changing their own account (revoking their own token); the
+ * library behind such a route refuses anyone else's.
  */
-export type Access = 'public' | 'read' | 'write' | 'admin';
+export type Access = 'public' | 'read' | 'self' | 'write' | 'admin';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -15,6 +17,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     user?: User;
+    /** The id of the token the request came with, so a token list can mark "this browser's" token. */
+    tokenId?: string;
   }
 }
 
@@ -35,9 +39,11 @@ export function accessHook(users: UserStore) {
     if (!match) {
       throw new ClinAgentError('UNAUTHENTICATED', header ? 'The Authorization header must be "Bearer <token>".' : 'This route needs a bearer token: send the header Authorization: Bearer <token>. An admin can create one (POST /api/users).');
     }
-    const user = await users.findByToken(match[1]!);
-    if (!user) throw new ClinAgentError('UNAUTHENTICATED', 'The bearer token is unknown or revoked. Sign in again or ask an admin for a new token.');
+    const auth = await users.authenticate(match[1]!);
+    if (!auth.ok) throw refusal(auth);
+    const { user } = auth;
     request.user = user;
+    request.tokenId = auth.tokenId;
     if (access === 'write' && !WRITER_ROLES.has(user.role)) {
       throw new ClinAgentError('FORBIDDEN', `Your role "${user.role}" can only read. Ask an admin for the coordinator, PI or admin role to make changes.`, { role: user.role, needs: [...WRITER_ROLES] });
     }
@@ -45,4 +51,20 @@ export function accessHook(users: UserStore) {
       throw new ClinAgentError('FORBIDDEN', `Only admins may do this; your role is "${user.role}". Ask an admin.`, { role: user.role, needs: ['admin'] });
     }
   };
+}
+
+const NEW_TOKEN = 'Get a new one: open a new sign-in link (an admin prints one with `clinagent login-link`) or ask an admin to issue a token (POST /api/users/:id/tokens).';
+
+/** Each refused token says why and what to do; `details.reason` lets the console word it in its own language. */
+function refusal(auth: Extract<Authentication, { ok: false }>): ClinAgentError {
+  switch (auth.reason) {
+    case 'expired':
+      return new ClinAgentError('UNAUTHENTICATED', `This token expired at ${auth.at}. ${NEW_TOKEN}`, { reason: 'expired', expiredAt: auth.at });
+    case 'revoked':
+      return new ClinAgentError('UNAUTHENTICATED', `This token was revoked at ${auth.at}. ${NEW_TOKEN}`, { reason: 'revoked', revokedAt: auth.at });
+    case 'deactivated':
+      return new ClinAgentError('UNAUTHENTICATED', 'Your account is deactivated, so its tokens no longer work. Ask an admin to reactivate it (POST /api/users/:id/reactivate).', { reason: 'deactivated' });
+    default:
+      return new ClinAgentError('UNAUTHENTICATED', `The bearer token is unknown. Check that it was copied whole. ${NEW_TOKEN}`, { reason: 'unknown' });
+  }
 }

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ClinAgentError } from '../core/errors.js';
+import { UUID_PATTERN } from '../core/ids.js';
 
 /**
  * One error shape for every route: `{ code, message, details }`. Our own errors pass through with their
@@ -20,6 +21,7 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
       if (missing) return `${where}.${missing}: is required`;
       const extra = (v.params as { additionalProperty?: string })?.additionalProperty;
       if (extra) return `${where}.${extra}: is not a known field; remove it`;
+      if ((v.params as { pattern?: string })?.pattern === UUID_PATTERN) return `${where}: must be a UUID such as 3f0c1a9e-5b7d-4c2e-9a41-0d6b8e2f7c13; copy the id from the list it came from`;
       return `${where}: ${v.message}`;
     });
     void reply.status(400).send({ code: 'VALIDATION_FAILED', message: `Invalid request:\n- ${problems.join('\n- ')}`, details: { problems } });

@@ -1,3 +1,5 @@
+import { UUID_PATTERN } from '../core/ids.js';
+
 /** JSON schemas shared by several routes; every route declares its error responses with `errorResponses`. */
 export const errorBody = {
   type: 'object',
@@ -74,3 +76,17 @@ export const documentInfoBody = {
     updatedAt: { type: 'string' },
   },
 } as const;
+
+/** A string that must be a UUID: refused with 400 before it can reach a `uuid` column (where PostgreSQL would throw). */
+export const uuidString = { type: 'string', pattern: UUID_PATTERN, description: 'a UUID, e.g. 3f0c1a9e-5b7d-4c2e-9a41-0d6b8e2f7c13' } as const;
+
+/** Params schema of a route whose named params are all UUIDs. */
+export function uuidParams<const K extends string>(...names: K[]) {
+  return { type: 'object', properties: Object.fromEntries(names.map((n) => [n, uuidString])) as Record<K, typeof uuidString>, required: names } as const;
+}
+
+/**
+ * Largest page offset accepted. "1e99" passes as an integer, and PostgreSQL refuses an OFFSET beyond bigint;
+ * no project has two billion rows to page through.
+ */
+export const MAX_OFFSET = 2_147_483_647;

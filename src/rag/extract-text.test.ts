@@ -18,6 +18,11 @@ describe('extractText', () => {
     await expect(extractText('protocol.txt', gbk)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('Save it as UTF-8') });
   });
 
+  it('refuses a text file holding NUL characters (UTF-16 or binary), which PostgreSQL could not store', async () => {
+    const utf16 = new Uint8Array([...'Visit 3'].flatMap((c) => [c.charCodeAt(0), 0]));
+    await expect(extractText('amendment.txt', utf16)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringMatching(/"amendment\.txt" contains NUL characters.*Save it as UTF-8/) });
+  });
+
   it('extracts the text of every PDF page, pages separated by a blank line', async () => {
     const bytes = new Uint8Array(readFileSync(`${packageRoot()}/test-data/rag/protocol-excerpt.pdf`));
     const text = await extractText('protocol-excerpt.pdf', bytes);

@@ -12,7 +12,7 @@ export const SUPPORTED_EXTENSIONS: readonly string[] = [...TEXT_EXTENSIONS, ...P
  */
 export async function extractText(fileName: string, bytes: Uint8Array): Promise<string> {
   const extension = path.extname(fileName).toLowerCase();
-  if (TEXT_EXTENSIONS.includes(extension)) return normalizeNewlines(decodeUtf8(fileName, bytes));
+  if (TEXT_EXTENSIONS.includes(extension)) return normalizeNewlines(refuseNul(fileName, decodeUtf8(fileName, bytes)));
   if (PDF_EXTENSIONS.includes(extension)) return normalizeNewlines(await readPdf(fileName, bytes));
   throw new ClinAgentError(
     'UNSUPPORTED_FILE',
@@ -44,6 +44,16 @@ async function readPdf(fileName: string, bytes: Uint8Array): Promise<string> {
     throw new ClinAgentError('VALIDATION_FAILED', `"${fileName}" has no text layer (probably a scanned PDF). Run OCR on it, or upload the text as .txt or .md.`, { fileName });
   }
   return text;
+}
+
+/**
+ * Text with NUL characters is not a text document (UTF-16 saved as .txt puts one after every ASCII letter, or
+ * it is a binary file renamed), and PostgreSQL text cannot hold U+0000: refuse it by name rather than fail
+ * on insert.
+ */
+function refuseNul(fileName: string, text: string): string {
+  if (!text.includes('\u0000')) return text;
+  throw new ClinAgentError('VALIDATION_FAILED', `"${fileName}" contains NUL characters, so it is not plain UTF-8 text (it may be UTF-16 or a binary file). Save it as UTF-8 text and upload it again.`, { fileName });
 }
 
 function normalizeNewlines(text: string): string {

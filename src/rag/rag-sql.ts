@@ -69,17 +69,17 @@ export async function countCollectionChunks(db: Db, collection: string): Promise
   return Number(row?.n ?? 0);
 }
 
-// m = 16, ef_construction = 64 are pgvector's defaults, stated so a future change is a visible decision.
+/**
+ * Through a function the migrating role owns (migration 0005): only the owner of rag_chunks may index it, and on
+ * PostgreSQL the application runs as a role that owns nothing (docs/database-roles.md). The function builds
+ * `CREATE INDEX ... USING hnsw ((embedding::<type>) <opclass>) WITH (m = 16, ef_construction = 64) WHERE
+ * collection = '<collection>'`, the expression selectNearestChunks casts to.
+ */
 export async function createCollectionIndex(db: Db, index: { name: string; collection: string; shape: VectorShape; maintenanceWorkMemMb: number }): Promise<void> {
   await db.transaction(async (tx) => {
     // Below the graph's size the build spills to disk and slows down several times.
     await tx.execute(sql.raw(`SET LOCAL maintenance_work_mem = '${Math.round(index.maintenanceWorkMemMb)}MB'`));
-    await tx.execute(
-      sql.raw(
-        `CREATE INDEX IF NOT EXISTS "${index.name}" ON rag_chunks USING hnsw ((embedding::${index.shape.type}) ${index.shape.cosineOps}) ` +
-          `WITH (m = 16, ef_construction = 64) WHERE collection = ${collectionLiteral(index.collection)}`,
-      ),
-    );
+    await tx.execute(sql`SELECT clinagent_create_collection_index(${index.name}, ${index.collection}, ${index.shape.type}, ${index.shape.cosineOps ?? ''})`);
   });
 }
 
@@ -118,10 +118,10 @@ export async function updateSourceFile(db: Db, documentId: string, sourceFile: s
   await db.update(ragDocuments).set({ sourceFile, updatedAt: sql`now()` }).where(eq(ragDocuments.id, documentId));
 }
 
-/** Chunks go with it (ON DELETE CASCADE). */
-export async function deleteDocumentRow(db: Db, documentId: string): Promise<boolean> {
-  const deleted = await db.delete(ragDocuments).where(eq(ragDocuments.id, documentId)).returning({ id: ragDocuments.id });
-  return deleted.length > 0;
+/** Chunks go with it (ON DELETE CASCADE). Returns the deleted row, for the audit trail. */
+export async function deleteDocumentRow(db: Db, documentId: string): Promise<DocumentRow | undefined> {
+  const [deleted] = await db.delete(ragDocuments).where(eq(ragDocuments.id, documentId)).returning();
+  return deleted;
 }
 
 export async function deleteDocumentChunks(db: Db, documentId: string): Promise<void> {
@@ -156,8 +156,9 @@ export async function selectEstimatedChunkRows(db: Db): Promise<number> {
   return Number(row?.estimate ?? -1);
 }
 
+/** Through the owner's function, as createCollectionIndex: ANALYZE too is for the table's owner. */
 export async function analyzeChunks(db: Db): Promise<void> {
-  await db.execute(sql`ANALYZE rag_chunks`);
+  await db.execute(sql`SELECT clinagent_analyze_rag_chunks()`);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { appendAudit, PLATFORM_AUDIT_SCOPE } from '../core/audit/audit-log.js';
 import type { Db } from '../core/db/connect.js';
 import type { Embedder } from '../core/embeddings.js';
 import { ClinAgentError } from '../core/errors.js';
@@ -107,6 +108,16 @@ export function createRagStore(deps: { db: Db; embedder: Embedder }): RagStore {
         tx,
         chunks.map((chunk, i) => ({ documentId, chunkIndex: chunk.index, ...scope, content: chunk.content, start: chunk.start, end: chunk.end, embedding: vectors[i]! })),
       );
+      // Documents belong to scenarios, not projects, so their entries go to the platform's chain.
+      await appendAudit(tx, {
+        projectId: PLATFORM_AUDIT_SCOPE,
+        entityType: 'document',
+        entityId: documentId,
+        action: existing ? 'document.replace' : 'document.ingest',
+        actor: input.actor ?? 'system',
+        oldValue: existing ? { sourceFile: existing.sourceFile, contentHash: existing.contentHash, chunkCount: existing.chunkCount } : undefined,
+        newValue: { ...scope, sourceFile: input.sourceFile, contentHash, chunkCount: chunks.length },
+      });
     });
     await statistics.noteChanges(db, chunks.length + (existing?.chunkCount ?? 0));
     return { documentId, chunks: chunks.length, unchanged: false };
@@ -147,9 +158,22 @@ export function createRagStore(deps: { db: Db; embedder: Embedder }): RagStore {
 
     retrieve,
 
-    async deleteDocument(documentId) {
+    async deleteDocument(documentId, actor = 'system') {
       await requireVectorStore();
-      return q.deleteDocumentRow(db, documentId);
+      return db.transaction(async (txn) => {
+        const tx = txn as unknown as Db;
+        const deleted = await q.deleteDocumentRow(tx, documentId);
+        if (!deleted) return false;
+        await appendAudit(tx, {
+          projectId: PLATFORM_AUDIT_SCOPE,
+          entityType: 'document',
+          entityId: documentId,
+          action: 'document.delete',
+          actor,
+          oldValue: { scenarioId: deleted.scenarioId, collection: deleted.collection, sourceFile: deleted.sourceFile, contentHash: deleted.contentHash, chunkCount: deleted.chunkCount },
+        });
+        return true;
+      });
     },
 
     async listDocuments(filter = {}) {

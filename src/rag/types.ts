@@ -31,6 +31,8 @@ export interface IngestInput {
   sourceFile: string;
   text: string;
   collection: string;
+  /** Who ingests it, for the audit trail; default 'system' (the shipped documents at start-up). */
+  actor?: string;
 }
 
 export interface IngestResult {
@@ -59,8 +61,8 @@ export interface RagStore {
   ingestDocument(input: IngestInput): Promise<IngestResult>;
   /** An unknown collection (nothing ingested into it yet) gives [], like a scenario with no documents. */
   retrieve(query: RetrieveQuery): Promise<ReferenceChunk[]>;
-  /** False when there was no such document. */
-  deleteDocument(documentId: string): Promise<boolean>;
+  /** False when there was no such document. Writes an audit entry naming `actor` (default 'system'). */
+  deleteDocument(documentId: string, actor?: string): Promise<boolean>;
   /** Most recently updated first. */
   listDocuments(filter?: { scenarioId?: string }): Promise<DocumentInfo[]>;
   getDocument(documentId: string): Promise<DocumentInfo | undefined>;

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
  * words are scripted.
  */
 export type ScriptedStep =
-  | { reply: string; model?: string; usage?: { prompt_tokens: number; completion_tokens: number }; delayMs?: number }
+  | { reply: string; model?: string; usage?: { prompt_tokens: number; completion_tokens: number }; delayMs?: number; reasoningContent?: string }
   | { toolCalls: Array<{ name: string; arguments: unknown; id?: string }>; content?: string }
   | { status: number; body?: unknown; headers?: Record<string, string> }
   | { stallMs: number }
@@ -98,7 +98,7 @@ export async function startScriptedModel(steps: ScriptedStep[] = [], options: Sc
       send(res, 200, completion(id, model, message, 'tool_calls'));
       return;
     }
-    const answerBody = completion(id, step.model ?? model, { role: 'assistant', content: step.reply }, 'stop', step.usage);
+    const answerBody = completion(id, step.model ?? model, { role: 'assistant', content: step.reply, ...(step.reasoningContent === undefined ? {} : { reasoning_content: step.reasoningContent }) }, 'stop', step.usage);
     if (!step.delayMs) {
       send(res, 200, answerBody);
       return;

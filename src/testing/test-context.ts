@@ -2,7 +2,7 @@ import path from 'node:path';
 import { createContext, type AppContext } from '../context.js';
 import { loadConfig } from '../core/config.js';
 import type { Database } from '../core/db/connect.js';
-import { createLogger } from '../core/logger.js';
+import { createLogger, type Logger } from '../core/logger.js';
 import { packageRoot } from '../core/paths.js';
 import { openTestDatabase } from './test-database.js';
 
@@ -13,6 +13,8 @@ export interface TestContextOptions {
   engine?: 'pglite' | 'postgres';
   startJobs?: boolean;
   database?: Database;
+  /** Where log lines go; silent by default. */
+  logger?: Logger;
 }
 
 /** Same shape as production: real migrations, real gateway pointed at the scripted model, no mocks. */
@@ -29,7 +31,7 @@ export async function buildTestContext(options: TestContextOptions = {}): Promis
     LLM_TIMEOUT_MS: '5000',
     ...options.env,
   });
-  const ctx = await createContext(config, { database, logger: createLogger('silent'), startJobs: options.startJobs });
+  const ctx = await createContext(config, { database, logger: options.logger ?? createLogger('silent'), startJobs: options.startJobs });
   return {
     ...ctx,
     async close() {

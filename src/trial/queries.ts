@@ -2,6 +2,7 @@ import { and, desc, eq, type SQL } from 'drizzle-orm';
 import type { Db } from '../core/db/connect.js';
 import { pendingActions, type QueryStatus } from '../core/db/schema/trial.js';
 import { ClinAgentError } from '../core/errors.js';
+import { isUuid } from '../core/ids.js';
 import { appendAudit } from './store/audit.js';
 
 /** A query as clients see it: the stored row plus the moves its lifecycle allows next. */
@@ -35,6 +36,8 @@ export interface QueryFilter {
 }
 
 export async function listQueries(db: Db, filter: QueryFilter): Promise<DataQuery[]> {
+  // A malformed run id matches no query; compared with the uuid column it would make PostgreSQL throw.
+  if (filter.taskRunId && !isUuid(filter.taskRunId)) return [];
   const where: Array<SQL | undefined> = [
     eq(pendingActions.projectId, filter.projectId),
     filter.status ? eq(pendingActions.status, filter.status) : undefined,
@@ -56,6 +59,7 @@ export async function listQueries(db: Db, filter: QueryFilter): Promise<DataQuer
 
 /** Moves a query along its lifecycle; who, when and why go to the audit trail in the same transaction. */
 export async function transitionQuery(db: Db, input: { projectId: string; queryId: string; to: QueryStatus; actor: string; comment: string }): Promise<DataQuery> {
+  if (!isUuid(input.queryId)) throw new ClinAgentError('NOT_FOUND', `Query "${input.queryId}" does not exist in project "${input.projectId}". Query ids are UUIDs; copy one from GET /api/iit/projects/${input.projectId}/queries.`, { queryId: input.queryId });
   return db.transaction(async (tx) => {
     const [current] = await tx.select().from(pendingActions).where(and(eq(pendingActions.id, input.queryId), eq(pendingActions.projectId, input.projectId)));
     if (!current) throw new ClinAgentError('NOT_FOUND', `Query "${input.queryId}" does not exist in project "${input.projectId}". Check the id.`, { queryId: input.queryId });

@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTrialStore } from '../../src/trial/store/trial-store.js';
@@ -232,6 +233,38 @@ describe('trial QC in the console', () => {
           await page.locator('[data-testid="qc-run-progress"], [data-testid="query-row"], [data-testid^="review-item-"]').first().waitFor({ timeout: UI_TIMEOUT_MS });
           await snap(page, name);
         }
+      });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows an identifier field masked on the record page to a coordinator', async () => {
+    const { server } = harness!;
+    const note = 'Zhang San, 138-0013-8000';
+    const crc = await server.ctx.users.create({ name: 'e2e-crc', role: 'coordinator' });
+    await server.ctx.users.addMember(PROJECT_ID, crc.user.id);
+    // REDCap "Identifier?" = y on the notes field, set in the table as an import of that column would.
+    await server.ctx.db.execute(sql`UPDATE trial_fields SET identifier = true WHERE project_id = ${PROJECT_ID} AND field_name = 'notes'`);
+    await createTrialStore(server.ctx.db).importRecords(PROJECT_ID, [{ ...row('S1', 'baseline', 'SITE-01', 40, 120), data: { record_id: 'S1', age: 40, sbp: 120, notes: note } }], { actor: 'site-crc' });
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1360, height: 900 } });
+    const page = await context.newPage();
+    try {
+      await withScreenshot(page, 'record-masked', async () => {
+        await page.goto(`${server.url}/`);
+        await page.getByTestId('token-input').fill(crc.token);
+        await page.getByTestId('sign-in-submit').click();
+        await page.getByTestId('nav-trial').waitFor({ timeout: UI_TIMEOUT_MS });
+        await page.goto(`${server.url}/#/trial/${PROJECT_ID}/records/S1`);
+        const masked = page.getByTestId('record-masked-value');
+        await masked.first().waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await masked.count()).toBe(1);
+        expect(await masked.textContent()).toBe('••••');
+        expect(await masked.getAttribute('title')).toContain('hidden for your role');
+        // The age stays visible; the note appears nowhere on the page, audit trail included.
+        expect(await page.getByTestId('record-events').textContent()).toContain('40');
+        expect(await page.content()).not.toContain('138-0013-8000');
+        await snap(page, 'en-record-masked');
       });
     } finally {
       await context.close();

@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { useRoute } from './router';
+import { TokensPage } from './screens/account/TokensPage';
 import { ApiDocsScreen } from './screens/api-docs/ApiDocsScreen';
 import { ChatScreen } from './screens/chat/ChatScreen';
 import { Header } from './screens/layout/Header';
@@ -8,6 +9,7 @@ import { ServerFooter } from './screens/layout/ServerFooter';
 import { ScenarioListScreen } from './screens/scenarios/ScenarioListScreen';
 import { SignInScreen } from './screens/sign-in/SignInScreen';
 import { TrialScreen } from './screens/trial/TrialScreen';
+import { UsersPage } from './screens/users/UsersPage';
 import { useHealthStore } from './stores/health';
 import { useLocaleStore } from './stores/locale';
 import { useSessionStore } from './stores/session';
@@ -37,6 +39,10 @@ export function App() {
         <ChatScreen key={route.scenarioId} scenarioId={route.scenarioId} />
       ) : route.name === 'api' ? (
         <ApiDocsScreen />
+      ) : route.name === 'tokens' ? (
+        <TokensPage />
+      ) : route.name === 'users' ? (
+        <UsersPage />
       ) : route.name === 'trial' ? (
         <TrialScreen projectId={route.projectId} page={route.page} />
       ) : (

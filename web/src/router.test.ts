@@ -13,6 +13,12 @@ describe('parseRoute', () => {
     expect(parseRoute(routes.api())).toEqual({ name: 'api' });
   });
 
+  it('round-trips the tokens and users pages', () => {
+    expect(parseRoute(routes.tokens())).toEqual({ name: 'tokens' });
+    expect(parseRoute(routes.users())).toEqual({ name: 'users' });
+    expect(parseRoute('#/users/')).toEqual({ name: 'users' });
+  });
+
   it('opens the first project when the trial link names none', () => {
     expect(parseRoute(routes.trial())).toEqual({ name: 'trial', projectId: null, page: { kind: 'runs' } });
     expect(parseRoute('#/trial/')).toEqual({ name: 'trial', projectId: null, page: { kind: 'runs' } });

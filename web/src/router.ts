@@ -16,6 +16,10 @@ export type Route =
   | { name: 'scenarios' }
   | { name: 'chat'; scenarioId: string }
   | { name: 'api' }
+  /** The signed-in user's own tokens. */
+  | { name: 'tokens' }
+  /** Admins: users, roles, activation and everyone's tokens. */
+  | { name: 'users' }
   /** `projectId` is null on `#/trial`, which then opens the first project. */
   | { name: 'trial'; projectId: string | null; page: TrialPage };
 
@@ -43,6 +47,8 @@ export function parseRoute(hash: string): Route {
   const chat = /^\/scenarios\/([^/?]+)\/?$/.exec(path);
   if (chat?.[1]) return { name: 'chat', scenarioId: decode(chat[1]) };
   if (path === '/api' || path === '/api/') return { name: 'api' };
+  if (path === '/account/tokens' || path === '/account/tokens/') return { name: 'tokens' };
+  if (path === '/users' || path === '/users/') return { name: 'users' };
   const trial = /^\/trial(?:\/(.*))?$/.exec(path);
   if (trial) {
     const parts = (trial[1] ?? '').split('/').filter(Boolean).map(decode);
@@ -60,6 +66,8 @@ export const routes = {
   scenarios: () => '#/scenarios',
   chat: (scenarioId: string) => `#/scenarios/${encodeURIComponent(scenarioId)}`,
   api: () => '#/api',
+  tokens: () => '#/account/tokens',
+  users: () => '#/users',
   trial: () => '#/trial',
   trialRuns: (projectId: string) => `${trialBase(projectId)}/runs`,
   trialQueries: (projectId: string) => `${trialBase(projectId)}/queries`,

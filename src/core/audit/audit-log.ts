@@ -6,6 +6,7 @@ import type { AuditEntityType } from '../db/schema/audit.js';
 
 export type { AuditEntityType };
 export { PLATFORM_AUDIT_SCOPE } from '../db/schema/audit.js';
+export { verifyAuditChain, listAuditChains, type AuditChainVerification } from './verify-audit-chain.js';
 
 export interface AuditEntryInput {
   projectId: string;
@@ -35,6 +36,8 @@ export interface AuditEntry {
  * The one writer of the append-only audit trail (who, when, what, old and new value, why). Callers pass
  * their own transaction as `db`, so the entry commits or rolls back with the change it describes: an audit
  * entry for a change that never happened, or a change without its entry, would both break GCP traceability.
+ * The database assigns id, time and the hash chain (trigger audit_log_chain, migration 0005); the chain lock
+ * is held until the caller's transaction ends, so keep transactions that write audit entries short.
  */
 export async function appendAudit(db: Db, entry: AuditEntryInput): Promise<void> {
   await appendAuditEntries(db, [entry]);
@@ -84,5 +87,7 @@ export async function listAudit(db: Db, projectId: string, filter: { entityType?
       ),
     )
     .orderBy(asc(auditLog.id));
-  return rows.map((row) => ({ ...row, at: row.at.toISOString(), reason: row.reason }));
+  // The chain hashes stay in the database: a hash over an entry whose identifier values a reader sees masked
+  // would let that reader test guesses (a birth date has few thousand candidates) until one matches.
+  return rows.map(({ prevHash: _prevHash, hash: _hash, ...row }) => ({ ...row, at: row.at.toISOString(), reason: row.reason }));
 }

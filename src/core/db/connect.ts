@@ -6,6 +6,8 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
+import lockfile from 'proper-lockfile';
+import { ClinAgentError } from '../errors.js';
 import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
@@ -29,7 +31,20 @@ export interface OpenDatabaseOptions {
   /** PGlite data folder; absent means in-memory (tests). */
   dataDir?: string;
   poolSize?: number;
+  /**
+   * How old the data folder's lock may get before another process may take it over (the owner refreshes it
+   * every quarter of this). Tests shorten it; the default suits a real server.
+   */
+  lockStaleMs?: number;
 }
+
+/**
+ * The owner refreshes the lock every 5 s; a lock nobody refreshed for 20 s belongs to a process that died
+ * (kill -9, power loss). 20 s rather than proper-lockfile's 10 s: PGlite runs queries on this process's own
+ * thread, and a long import or migration must not block the refresh long enough for another process to
+ * think the server is dead and open the same folder.
+ */
+const LOCK_STALE_MS = 20_000;
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
@@ -39,13 +54,68 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const db = drizzlePg({ client: pool, schema }) as unknown as Db;
     return { db, engine: 'postgres', pool, connectionString: options.databaseUrl, close: () => pool.end() };
   }
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const pglite = options.dataDir
-    ? new PGlite(options.dataDir, { extensions: { vector } })
-    : new PGlite({ extensions: { vector } });
+  if (!options.dataDir) return openPglite(new PGlite({ extensions: { vector } }), async () => undefined);
+  mkdirSync(options.dataDir, { recursive: true });
+  const release = await lockDataDir(options.dataDir, options.lockStaleMs ?? LOCK_STALE_MS);
+  try {
+    return await openPglite(new PGlite(options.dataDir, { extensions: { vector } }), release);
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+async function openPglite(pglite: PGlite, releaseLock: () => Promise<void>): Promise<Database> {
   await pglite.waitReady;
   const db = drizzlePglite({ client: pglite, schema }) as unknown as Db;
-  return { db, engine: 'pglite', pglite, close: () => pglite.close() };
+  let closing: Promise<void> | undefined;
+  const close = async () => {
+    try {
+      await pglite.close();
+    } finally {
+      await releaseLock();
+    }
+  };
+  // Closing twice (a signal during shutdown) must neither close PGlite twice nor release a released lock.
+  return { db, engine: 'pglite', pglite, close: () => (closing ??= close()) };
+}
+
+/**
+ * PGlite keeps the database in this process's memory and writes the folder back; a second process on the
+ * same folder would silently work on its own copy and overwrite the other's changes. So one process owns
+ * the folder: a lock directory beside it (`<dataDir>.lock`), refreshed while open, removed on close or exit.
+ * Returns the release function; throws DATABASE_IN_USE when another live process holds it.
+ */
+async function lockDataDir(dataDir: string, staleMs: number): Promise<() => Promise<void>> {
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(dataDir, {
+      stale: staleMs,
+      update: Math.max(1000, Math.floor(staleMs / 4)),
+      // Thrown from a timer, so the process stops: another process has taken the folder over, and two
+      // writers would corrupt each other's data.
+      onCompromised: (error) => {
+        throw new ClinAgentError('DATABASE_IN_USE', `Lost the lock on the embedded database in ${dataDir} (${error.message}); another process may have opened it. Stopping so that two processes never write it. Restart ClinAgent.`, { dataDir }, { cause: error });
+      },
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+    throw new ClinAgentError(
+      'DATABASE_IN_USE',
+      `The embedded database in ${dataDir} is in use by another ClinAgent process (usually a running \`clinagent serve\`); it belongs to one process at a time. Stop the server first and run this again, or set DATABASE_URL to a PostgreSQL server, which several processes can share. If no ClinAgent process runs, the lock of one that died expires within ${Math.ceil(staleMs / 1000)} seconds.`,
+      { dataDir },
+      { cause: error },
+    );
+  }
+  let released = false;
+  return async () => {
+    if (released) return;
+    released = true;
+    // Already gone (compromised, or removed by hand): nothing left to release.
+    await release().catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ERELEASED' && error.code !== 'ENOENT') throw error;
+    });
+  };
 }
 
 /** Runs raw SQL and returns its rows; both drivers put them under `.rows`. */

@@ -3,7 +3,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgliteDatabase } from 'drizzle-orm/pglite';
 import { migrationsFolder } from '../paths.js';
-import { queryRows, sql, type Database, type Db } from './connect.js';
+import { openDatabase, queryRows, sql, type Database, type Db } from './connect.js';
 
 /** Any fixed number works; it only has to be the same in every ClinAgent process. */
 const MIGRATION_LOCK_KEY = 720_417_001;
@@ -24,6 +24,21 @@ export async function runMigrations(database: Database): Promise<void> {
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     client.release();
+  }
+}
+
+/**
+ * Applies the migrations for a process about to use `database`. With a migration URL (DATABASE_MIGRATION_URL,
+ * PostgreSQL only) they run over a short-lived connection as the owner role, because the application role it
+ * connects as otherwise may neither alter tables nor switch off the audit trail's triggers (docs/database-roles.md).
+ */
+export async function migrateDatabase(database: Database, migrationUrl?: string): Promise<void> {
+  if (!migrationUrl || database.engine !== 'postgres') return runMigrations(database);
+  const owner = await openDatabase({ databaseUrl: migrationUrl, poolSize: 1 });
+  try {
+    await runMigrations(owner);
+  } finally {
+    await owner.close();
   }
 }
 

@@ -9,6 +9,8 @@ import { redactText } from '../logger.js';
  */
 export function toLlmError(error: unknown, where: { baseUrl?: string; model?: string; apiKey?: string; timeoutMs: number; what?: string }): ClinAgentError {
   if (ClinAgentError.isInstance(error)) return error;
+  // The provider's error rides along as `cause`; scrub it first, so no later log line or trace can echo the key.
+  scrubError(error, [where.apiKey]);
   const what = where.what ?? 'LLM';
   const endpoint = where.baseUrl ?? '(no base URL)';
   const detail = (e: unknown) => redactText(e instanceof Error ? e.message : String(e), [where.apiKey]);
@@ -40,4 +42,25 @@ export function toLlmError(error: unknown, where: { baseUrl?: string; model?: st
     return new ClinAgentError('LLM_REQUEST_REJECTED', `The ${what} endpoint rejected the request (HTTP ${error.status}): ${detail(error)}.`, { ...details, httpStatus: error.status }, { cause: error });
   }
   return new ClinAgentError('LLM_BAD_RESPONSE', `The ${what} endpoint gave an unusable answer: ${detail(error)}.`, details, { cause: error });
+}
+
+/** How deep a cause chain is followed; real chains are two or three long. */
+const MAX_CAUSE_DEPTH = 8;
+
+/**
+ * Masks the key in a provider error in place: message, stack (which repeats the message), the parsed error
+ * body the `openai` client keeps on `.error`, and the same for every `cause` below it. Providers echo the key
+ * they were given ("Incorrect API key provided: sk-..."), and the error object outlives this module.
+ */
+export function scrubError(error: unknown, secrets: ReadonlyArray<string | undefined>, depth = 0): void {
+  if (!(error instanceof Error) || depth > MAX_CAUSE_DEPTH) return;
+  const target = error as Error & { error?: unknown };
+  try {
+    target.message = redactText(target.message, secrets);
+    if (typeof target.stack === 'string') target.stack = redactText(target.stack, secrets);
+    if (target.error !== undefined) target.error = JSON.parse(redactText(JSON.stringify(target.error) ?? 'null', secrets));
+  } catch {
+    // A frozen or exotic error: the logger's stream filter still masks it on the way out.
+  }
+  scrubError(target.cause, secrets, depth + 1);
 }

@@ -4,7 +4,7 @@ import { openTestDatabase } from '../../testing/test-database.js';
 import type { LlmConfig } from '../config.js';
 import type { Database } from '../db/connect.js';
 import { ClinAgentError } from '../errors.js';
-import { createTraceStore } from '../trace/store.js';
+import { ALL_TRACES, createTraceStore } from '../trace/store.js';
 import { createLlmGateway } from './gateway.js';
 import { imagePart, textPart, type ChatRequest, type ToolSpec } from './types.js';
 
@@ -190,7 +190,7 @@ describe('createLlmGateway', () => {
     await gateway.chat(question, run);
     await run.finish({ status: 'success' });
 
-    const view = await store.get(run.traceId);
+    const view = await store.get(run.traceId, ALL_TRACES);
     expect(view?.spans).toHaveLength(1);
     expect(view?.spans[0]).toMatchObject({
       kind: 'llm',
@@ -211,7 +211,7 @@ describe('createLlmGateway', () => {
 
     await expect(gateway.chat(question, run)).rejects.toMatchObject({ code: 'LLM_AUTH_FAILED' });
 
-    const view = await store.get(run.traceId);
+    const view = await store.get(run.traceId, ALL_TRACES);
     expect(view?.spans).toHaveLength(1);
     expect(view?.spans[0]).toMatchObject({ kind: 'llm', status: 'failed', promptTokens: 0 });
     expect(view?.spans[0]?.error).toMatch(/LLM_API_KEY/);
@@ -224,7 +224,7 @@ describe('createLlmGateway', () => {
 
     await expect(createLlmGateway({ timeoutMs: 300, maxRetries: 2 }).chat(question, run)).rejects.toMatchObject({ code: 'LLM_NOT_CONFIGURED' });
 
-    expect((await store.get(run.traceId))?.spans.map((s) => s.status)).toEqual(['failed']);
+    expect((await store.get(run.traceId, ALL_TRACES))?.spans.map((s) => s.status)).toEqual(['failed']);
   });
 
   it('stores a summary of an image data URL in the span input, not the image', async () => {
@@ -237,7 +237,7 @@ describe('createLlmGateway', () => {
     await gateway.chat({ messages: [{ role: 'user', content: [textPart('What is this?'), imagePart(image)] }] }, run);
 
     expect(server.requests[0]?.body.messages[0].content[1].image_url.url).toBe(image);
-    const span = (await store.get(run.traceId))?.spans[0];
+    const span = (await store.get(run.traceId, ALL_TRACES))?.spans[0];
     const parts = (span?.input as { messages: Array<{ content: Array<{ type: string; text?: string; image_url?: { url: string } }> }> }).messages[0]!.content;
     expect(parts[0]).toEqual({ type: 'text', text: 'What is this?' });
     expect(parts[1]?.image_url?.url).toMatch(/^data:image\/png;base64,.*\(\d+ chars\)$/);

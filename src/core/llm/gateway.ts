@@ -3,6 +3,7 @@ import type { LlmConfig } from '../config.js';
 import { ClinAgentError } from '../errors.js';
 import type { TraceScope } from '../trace/store.js';
 import { toLlmError } from './errors.js';
+import { splitReasoning } from './reasoning.js';
 import type { ChatMessage, ChatRequest, ChatResponse } from './types.js';
 
 export interface LlmGateway {
@@ -72,8 +73,12 @@ export function createLlmGateway(config: LlmConfig, options: { fetch?: typeof fe
       const toolCalls = (choice.message.tool_calls ?? []).flatMap((call) =>
         call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' }] : [],
       );
+      // Thinking models: the answer without its <think> blocks; the thinking goes to `reasoning` and the trace.
+      const message = choice.message as typeof choice.message & { reasoning_content?: string | null; reasoning?: string | null };
+      const { content, reasoning } = splitReasoning(message.content ?? '', message.reasoning_content ?? message.reasoning);
       return {
-        content: choice.message.content ?? '',
+        content,
+        reasoning,
         toolCalls,
         modelName: completion.model || request.model || config.model!,
         finishReason: choice.finish_reason ?? 'stop',
@@ -92,7 +97,7 @@ export function createLlmGateway(config: LlmConfig, options: { fetch?: typeof fe
     async chat(request, trace) {
       if (!trace) return callModel(request);
       return trace.span('llm', request.model ?? config.model ?? 'llm', { model: request.model ?? config.model, messages: summariseMessages(request.messages), tools: request.tools?.map((t) => t.name) }, () => callModel(request), (response) => ({
-        output: { content: response.content, toolCalls: response.toolCalls, finishReason: response.finishReason, modelName: response.modelName },
+        output: { content: response.content, ...(response.reasoning ? { reasoning: response.reasoning } : {}), toolCalls: response.toolCalls, finishReason: response.finishReason, modelName: response.modelName },
         usage: response.usage,
       }));
     },

@@ -34,7 +34,10 @@ export interface TokenUsage {
 }
 
 export interface ChatResponse {
+  /** The answer, with a thinking model's `<think>` blocks removed (core/llm/reasoning.ts). */
   content: string;
+  /** What a thinking model reasoned before answering (`<think>` blocks, `reasoning_content`); '' otherwise. Trace only, never parsed or shown as the answer. */
+  reasoning: string;
   toolCalls: ToolCallRequest[];
   modelName: string;
   finishReason: string;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { openTestDatabase } from '../../testing/test-database.js';
 import type { Database } from '../db/connect.js';
 import { ClinAgentError } from '../errors.js';
-import { createTraceStore } from '../trace/store.js';
+import { ALL_TRACES, createTraceStore } from '../trace/store.js';
 import { createToolRegistry, type ToolDefinition } from './registry.js';
 
 const addTool: ToolDefinition<{ a: number; b: number; note?: string }> = {
@@ -163,7 +163,7 @@ describe('createToolRegistry', () => {
     await registry.run('explode', {}, run);
     await registry.run('ghost', {}, run);
 
-    const view = await store.get(run.traceId);
+    const view = await store.get(run.traceId, ALL_TRACES);
     expect(view?.spans.map((s) => [s.kind, s.name, s.status])).toEqual([
       ['tool', 'add', 'success'],
       ['tool', 'add', 'failed'],

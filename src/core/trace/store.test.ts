@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { openTestDatabase } from '../../testing/test-database.js';
 import type { Database } from '../db/connect.js';
 import { spans, traces } from '../db/schema/trace.js';
-import { createTraceStore, type TraceStore } from './store.js';
+import { ALL_TRACES, createTraceStore, type TraceStore } from './store.js';
 
 let database: Database;
 let store: TraceStore;
@@ -37,7 +37,7 @@ describe('createTraceStore', () => {
     const row = await storedTrace(run.traceId);
     expect(row).toMatchObject({ kind: 'agent', name: 'qc-check', status: 'running', input: { question: 'Which subjects miss consent?' }, endedAt: null });
     expect(await storedSpans(run.traceId)).toHaveLength(0);
-    expect((await store.get(run.traceId))?.status).toBe('running');
+    expect((await store.get(run.traceId, ALL_TRACES))?.status).toBe('running');
   });
 
   it('records spans in the order they ran, with their usage, and sums the tokens on finish', async () => {
@@ -49,7 +49,7 @@ describe('createTraceStore', () => {
     await run.finish({ status: 'success', output: { answer: 'b' } });
 
     expect(first).toBe('a');
-    const view = await store.get(run.traceId);
+    const view = await store.get(run.traceId, ALL_TRACES);
     expect(view?.spans.map((s) => [s.kind, s.name, s.status])).toEqual([
       ['llm', 'qwen-plus', 'success'],
       ['tool', 'calculate_rate', 'success'],
@@ -78,7 +78,7 @@ describe('createTraceStore', () => {
     release();
     await outer;
 
-    const view = await store.get(run.traceId);
+    const view = await store.get(run.traceId, ALL_TRACES);
     expect(view?.spans.map((s) => s.name)).toEqual(['first', 'second', 'third', 'outer', 'inner']);
   });
 
@@ -87,13 +87,13 @@ describe('createTraceStore', () => {
 
     await expect(run.span('tool', 'broken_tool', { x: 1 }, async () => Promise.reject(new Error('disk on fire')))).rejects.toThrow('disk on fire');
 
-    const view = await store.get(run.traceId);
+    const view = await store.get(run.traceId, ALL_TRACES);
     expect(view?.status).toBe('running');
     expect(view?.spans).toHaveLength(1);
     expect(view?.spans[0]).toMatchObject({ kind: 'tool', name: 'broken_tool', status: 'failed', error: 'disk on fire', input: { x: 1 }, output: null });
 
     await run.finish({ status: 'failed', error: 'run failed: disk on fire' });
-    expect(await store.get(run.traceId)).toMatchObject({ status: 'failed', error: 'run failed: disk on fire' });
+    expect(await store.get(run.traceId, ALL_TRACES)).toMatchObject({ status: 'failed', error: 'run failed: disk on fire' });
   });
 
   it('records a span as failed when its result says so, even though it returned', async () => {
@@ -101,14 +101,14 @@ describe('createTraceStore', () => {
 
     await run.span('tool', 'query_demo_records', {}, async () => ({ success: false }), () => ({ status: 'failed', error: 'unknown field(s) bmi' }));
 
-    expect((await store.get(run.traceId))?.spans[0]).toMatchObject({ status: 'failed', error: 'unknown field(s) bmi' });
+    expect((await store.get(run.traceId, ALL_TRACES))?.spans[0]).toMatchObject({ status: 'failed', error: 'unknown field(s) bmi' });
   });
 
   it('returns undefined for an unknown or malformed trace id', async () => {
-    expect(await store.get('00000000-0000-4000-8000-000000000000')).toBeUndefined();
-    expect(await store.get('not-a-uuid')).toBeUndefined();
-    expect(await store.get("'; drop table traces; --")).toBeUndefined();
-    expect(await store.get('')).toBeUndefined();
+    expect(await store.get('00000000-0000-4000-8000-000000000000', ALL_TRACES)).toBeUndefined();
+    expect(await store.get('not-a-uuid', ALL_TRACES)).toBeUndefined();
+    expect(await store.get("'; drop table traces; --", ALL_TRACES)).toBeUndefined();
+    expect(await store.get('', ALL_TRACES)).toBeUndefined();
   });
 
   it('never stores a secret passed in `secrets`, in input, output or error', async () => {
@@ -133,6 +133,28 @@ describe('createTraceStore', () => {
     expect(stored).toContain('[redacted]');
   });
 
+  it('shows a reader only their own runs and runs over their projects, and a reader with neither nothing', async () => {
+    const me = '11111111-1111-4111-8111-111111111111';
+    const someoneElse = '22222222-2222-4222-8222-222222222222';
+    const mine = await store.start({ kind: 'agent', name: 'scoped-mine', userId: me });
+    const myProject = await store.start({ kind: 'sop', name: 'scoped-project', projectId: 'scoped-a' });
+    const theirs = await store.start({ kind: 'agent', name: 'scoped-theirs', userId: someoneElse });
+    const otherProject = await store.start({ kind: 'sop', name: 'scoped-other', projectId: 'scoped-b' });
+    const reader = { userId: me, projectIds: ['scoped-a'] };
+
+    const names = (await store.list(reader, { limit: 500 })).map((t) => t.name);
+    expect(names.filter((n) => n.startsWith('scoped-')).sort()).toEqual(['scoped-mine', 'scoped-project']);
+    expect(await store.get(mine.traceId, reader)).toMatchObject({ userId: me });
+    expect(await store.get(myProject.traceId, reader)).toMatchObject({ projectId: 'scoped-a' });
+    expect(await store.get(theirs.traceId, reader)).toBeUndefined();
+    expect(await store.get(otherProject.traceId, reader)).toBeUndefined();
+
+    // No user id worth the name and no project: nothing, never everything.
+    const nobody = { userId: 'not-a-uuid', projectIds: [] };
+    expect(await store.list(nobody)).toEqual([]);
+    expect(await store.get(mine.traceId, nobody)).toBeUndefined();
+  });
+
   it('lists traces newest first', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const names: string[] = [];
@@ -142,7 +164,7 @@ describe('createTraceStore', () => {
       await store.start({ kind: 'job', name: `listed-${i}` });
     }
 
-    const listed = await store.list({ limit: 3 });
+    const listed = await store.list(ALL_TRACES, { limit: 3 });
     expect(listed.map((t) => t.name)).toEqual(['listed-2', 'listed-1', 'listed-0']);
     expect(listed[0]).toMatchObject({ kind: 'job', status: 'running', startedAt: '2030-01-01T00:12:00.000Z' });
     expect(listed[0]).not.toHaveProperty('input');

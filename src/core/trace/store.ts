@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { asc, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/connect.js';
 import { spans, traces } from '../db/schema/trace.js';
 import { errorMessage } from '../errors.js';
-import { redactText } from '../logger.js';
+import { isUuid } from '../ids.js';
+import { createSecretRegistry, type SecretRegistry } from '../secrets.js';
 import type { TokenUsage } from '../llm/types.js';
 
 export type SpanKind = 'llm' | 'tool' | 'retrieval' | 'step';
@@ -46,15 +47,36 @@ export interface SpanView extends StepView {
 
 export interface TraceView extends StepView {
   userId: string | null;
+  projectId: string | null;
   endedAt: string | null;
   durationMs: number | null;
   spans: SpanView[];
 }
 
+/**
+ * Who is reading traces. Traces hold whole prompts, and prompts hold record data, so a reader sees only the
+ * runs they started and the runs over projects they belong to; admins (and internal callers such as tests
+ * and the CLI, which already hold the database) see all.
+ */
+export type TraceReader = { all: true } | { all?: false; userId: string; projectIds: ReadonlyArray<string> };
+
+export const ALL_TRACES: TraceReader = { all: true };
+
 export interface TraceStore {
-  start(run: { kind: string; name: string; input?: unknown; userId?: string }): Promise<TraceRun>;
-  get(id: string): Promise<TraceView | undefined>;
-  list(options?: { limit?: number }): Promise<Array<Omit<TraceView, 'spans' | 'input' | 'output'>>>;
+  /** `userId`: who started the run; `projectId`: the project whose data it reads. Both decide who may read it. */
+  start(run: { kind: string; name: string; input?: unknown; userId?: string; projectId?: string }): Promise<TraceRun>;
+  /** Undefined when the trace does not exist or the reader may not see it: the two look the same. */
+  get(id: string, reader: TraceReader): Promise<TraceView | undefined>;
+  list(reader: TraceReader, options?: { limit?: number }): Promise<Array<Omit<TraceView, 'spans' | 'input' | 'output'>>>;
+}
+
+/** The WHERE clause of what `reader` may see; undefined means everything. */
+function visibleTo(reader: TraceReader): SQL | undefined {
+  if (reader.all) return undefined;
+  const own = isUuid(reader.userId) ? eq(traces.userId, reader.userId) : undefined;
+  const projects = reader.projectIds.length ? inArray(traces.projectId, [...reader.projectIds]) : undefined;
+  // No user and no project: a condition that matches nothing, never an absent one that matches everything.
+  return or(own, projects) ?? sql`false`;
 }
 
 /**
@@ -62,17 +84,17 @@ export interface TraceStore {
  * as it ends, so the audit record of a run survives the run failing or the process dying mid-way.
  * `secrets` are scrubbed from everything stored, in case a provider error message echoes a key.
  */
-export function createTraceStore(db: Db, options: { secrets?: ReadonlyArray<string | undefined> } = {}): TraceStore {
-  const secrets = options.secrets ?? [];
-  // Values are scrubbed as JSON text, where a secret holding `"` or `\` appears escaped: mask both forms.
-  const jsonSecrets = [...secrets, ...secrets.map((s) => (s ? JSON.stringify(s).slice(1, -1) : s))];
-  const scrub = (value: unknown): unknown => (value === undefined ? null : JSON.parse(redactText(JSON.stringify(value), jsonSecrets)));
+export function createTraceStore(db: Db, options: { secrets?: SecretRegistry | ReadonlyArray<string | undefined> } = {}): TraceStore {
+  // A registry shared with the logger also masks secrets registered after start-up (a REDCap token read later).
+  const secrets = Array.isArray(options.secrets) || !options.secrets ? createSecretRegistry(options.secrets as ReadonlyArray<string | undefined> | undefined) : (options.secrets as SecretRegistry);
+  // Values are scrubbed as JSON text; the registry masks the JSON-escaped form of each secret as well.
+  const scrub = (value: unknown): unknown => (value === undefined ? null : JSON.parse(secrets.redact(JSON.stringify(value))));
 
   return {
     async start(run) {
       const traceId = randomUUID();
       const startedAt = new Date();
-      await db.insert(traces).values({ id: traceId, kind: run.kind, name: run.name, status: 'running', userId: run.userId ?? null, input: scrub(run.input), startedAt });
+      await db.insert(traces).values({ id: traceId, kind: run.kind, name: run.name, status: 'running', userId: isUuid(run.userId) ? run.userId : null, projectId: run.projectId ?? null, input: scrub(run.input), startedAt });
 
       // Fast steps often start in the same millisecond, so spans carry their start order explicitly.
       let nextSeq = 0;
@@ -104,7 +126,7 @@ export function createTraceStore(db: Db, options: { secrets?: ReadonlyArray<stri
               status: o.status ?? (o.error ? 'failed' : 'success'),
               input: scrub(input),
               output: scrub(o.output),
-              error: o.error ? redactText(o.error, options.secrets ?? []) : null,
+              error: o.error ? secrets.redact(o.error) : null,
               promptTokens: o.usage?.promptTokens ?? 0,
               completionTokens: o.usage?.completionTokens ?? 0,
               startedAt: spanStarted,
@@ -123,7 +145,7 @@ export function createTraceStore(db: Db, options: { secrets?: ReadonlyArray<stri
             .set({
               status: outcome.status,
               output: scrub(outcome.output),
-              error: outcome.error ? redactText(outcome.error, options.secrets ?? []) : null,
+              error: outcome.error ? secrets.redact(outcome.error) : null,
               promptTokens: Number(totals?.prompt ?? 0),
               completionTokens: Number(totals?.completion ?? 0),
               endedAt,
@@ -135,9 +157,9 @@ export function createTraceStore(db: Db, options: { secrets?: ReadonlyArray<stri
       return scope;
     },
 
-    async get(id) {
-      if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
-      const [trace] = await db.select().from(traces).where(eq(traces.id, id));
+    async get(id, reader) {
+      if (!isUuid(id)) return undefined;
+      const [trace] = await db.select().from(traces).where(and(eq(traces.id, id), visibleTo(reader)));
       if (!trace) return undefined;
       const rows = await db.select().from(spans).where(eq(spans.traceId, id)).orderBy(asc(spans.seq));
       return {
@@ -160,13 +182,14 @@ export function createTraceStore(db: Db, options: { secrets?: ReadonlyArray<stri
       };
     },
 
-    async list({ limit = 50 } = {}) {
+    async list(reader, { limit = 50 } = {}) {
       const rows = await db
         .select({
-          id: traces.id, kind: traces.kind, name: traces.name, status: traces.status, userId: traces.userId, error: traces.error,
+          id: traces.id, kind: traces.kind, name: traces.name, status: traces.status, userId: traces.userId, projectId: traces.projectId, error: traces.error,
           promptTokens: traces.promptTokens, completionTokens: traces.completionTokens, startedAt: traces.startedAt, endedAt: traces.endedAt, durationMs: traces.durationMs,
         })
         .from(traces)
+        .where(visibleTo(reader))
         .orderBy(desc(traces.startedAt))
         .limit(Math.min(Math.max(limit, 1), 500));
       return rows.map((r) => ({ ...r, startedAt: r.startedAt.toISOString(), endedAt: r.endedAt?.toISOString() ?? null }));

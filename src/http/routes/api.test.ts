@@ -2,20 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
 import { buildTestContext } from '../../testing/test-context.js';
 import { buildServer } from '../server.js';
+import { multipartBody, type MultipartFile } from '../../testing/multipart.js';
 
 type Server = Awaited<ReturnType<typeof buildServer>>;
 
-function multipart(fields: Record<string, string>, file: { name: string; content: string | Buffer; type: string }) {
-  const boundary = '----clinagent' + Math.random().toString(16).slice(2);
-  const parts: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-  }
-  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`));
-  parts.push(Buffer.isBuffer(file.content) ? file.content : Buffer.from(file.content));
-  parts.push(Buffer.from(`\r\n--${boundary}--\r\n`));
-  return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
+const multipart = (fields: Record<string, string>, file: MultipartFile) => multipartBody({ fields, files: { file } });
 
 describe('HTTP API', () => {
   let model: ScriptedModel;

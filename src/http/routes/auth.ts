@@ -1,7 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { UserStore } from '../../core/auth/users.js';
-import { ROLES } from '../../core/db/schema/auth.js';
-import { ClinAgentError } from '../../core/errors.js';
 import { requireUser } from '../access.js';
 import { errorResponses, userBody } from '../schemas.js';
 
@@ -36,43 +34,7 @@ export const authRoutes: FastifyPluginAsync<{ users: UserStore }> = async (app, 
     },
   );
 
-  app.get(
-    '/api/users',
-    { config: { access: 'admin' }, schema: { tags: ['auth'], summary: 'List users (admin)', response: { 200: { type: 'object', properties: { users: { type: 'array', items: userBody } } }, ...errorResponses } } },
-    async () => ({ users: await users.list() }),
-  );
-
-  app.post<{ Body: { name: string; role: (typeof ROLES)[number] } }>(
-    '/api/users',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags: ['auth'],
-        summary: 'Create a user with a role (admin); returns their first token, shown only once',
-        body: { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, role: { type: 'string', enum: [...ROLES] } }, required: ['name', 'role'], additionalProperties: false },
-        response: { 201: { type: 'object', properties: { user: userBody, token: { type: 'string' } } }, ...errorResponses },
-      },
-    },
-    async (request, reply) => reply.status(201).send(await users.create(request.body)),
-  );
-
-  app.post<{ Params: { id: string } }>(
-    '/api/users/:id/tokens',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags: ['auth'],
-        summary: 'Issue another token for a user (admin); shown only once',
-        params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
-        response: { 201: { type: 'object', properties: { token: { type: 'string' } } }, ...errorResponses },
-      },
-    },
-    async (request, reply) => {
-      const user = await users.get(request.params.id);
-      if (!user) throw new ClinAgentError('NOT_FOUND', `User "${request.params.id}" does not exist. Check the id (GET /api/users).`);
-      return reply.status(201).send({ token: await users.issueToken(user.id, 'issued by admin') });
-    },
-  );
+  // User and token management: routes/users.ts.
 
   const projectBody = { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } } as const;
 
@@ -93,7 +55,7 @@ export const authRoutes: FastifyPluginAsync<{ users: UserStore }> = async (app, 
         response: { 201: projectBody, ...errorResponses },
       },
     },
-    async (request, reply) => reply.status(201).send(await users.createProject(request.body)),
+    async (request, reply) => reply.status(201).send(await users.createProject(request.body, requireUser(request).name)),
   );
 
   app.post<{ Params: { id: string }; Body: { userId: string } }>(
@@ -109,7 +71,7 @@ export const authRoutes: FastifyPluginAsync<{ users: UserStore }> = async (app, 
       },
     },
     async (request, reply) => {
-      await users.addMember(request.params.id, request.body.userId);
+      await users.addMember(request.params.id, request.body.userId, requireUser(request).name);
       return reply.status(204).send();
     },
   );

@@ -2,9 +2,11 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { extractText } from '../../rag/index.js';
+import { assertMayChangeDocument } from '../../agent/scenarios/ingest-documents.js';
+import { requireUser } from '../access.js';
 import { documentInfoBody, errorResponses } from '../schemas.js';
 
-/** Multipart uploads arrive as `{ filename, data }` (see the onFile hook in server.ts); JSON as text. */
+/** Multipart uploads arrive as `{ filename, data }` (see readMultipartBody in multipart-body.ts); JSON as text. */
 interface UploadBody {
   scenarioId: string;
   documentId?: string;
@@ -52,6 +54,8 @@ export const ragRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
     },
     async (request, reply) => {
       const body = request.body;
+      const user = requireUser(request);
+      if (body.documentId !== undefined) assertMayChangeDocument(ctx.scenarios.list(), body.documentId, user, 'replace');
       const scenario = ctx.scenarios.get(body.scenarioId);
       if (!scenario.rag.enabled) {
         throw new ClinAgentError('VALIDATION_FAILED', `Scenario "${scenario.id}" does not use RAG (rag.enabled is false in ${scenario.sourceFile}); enable it there first.`, { field: 'scenarioId' });
@@ -68,7 +72,7 @@ export const ragRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
       } else {
         throw new ClinAgentError('VALIDATION_FAILED', 'Send either JSON with "text" and "sourceFile", or a multipart form with a "file" part.', { field: 'text' });
       }
-      const result = await ctx.rag.ingestDocument({ documentId: body.documentId, scenarioId: scenario.id, sourceFile, text, collection: scenario.rag.collection });
+      const result = await ctx.rag.ingestDocument({ documentId: body.documentId, scenarioId: scenario.id, sourceFile, text, collection: scenario.rag.collection, actor: user.name });
       return reply.status(201).send(result);
     },
   );
@@ -79,13 +83,15 @@ export const ragRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
       config: { access: 'write' },
       schema: {
         tags: ['rag'],
-        summary: 'Delete a document and all its chunks',
+        summary: 'Delete a document and all its chunks (audited). Documents shipped with a scenario only by an admin.',
         params: { type: 'object', properties: { documentId: { type: 'string' } }, required: ['documentId'] },
         response: { 204: { type: 'null' }, ...errorResponses },
       },
     },
     async (request, reply) => {
-      if (!(await ctx.rag.deleteDocument(request.params.documentId))) {
+      const user = requireUser(request);
+      assertMayChangeDocument(ctx.scenarios.list(), request.params.documentId, user, 'delete');
+      if (!(await ctx.rag.deleteDocument(request.params.documentId, user.name))) {
         throw new ClinAgentError('NOT_FOUND', `Document "${request.params.documentId}" does not exist. List documents with GET /api/rag/documents.`, { documentId: request.params.documentId });
       }
       return reply.status(204).send();

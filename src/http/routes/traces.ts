@@ -1,7 +1,9 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { UserStore } from '../../core/auth/users.js';
 import { ClinAgentError } from '../../core/errors.js';
-import type { TraceStore } from '../../core/trace/store.js';
-import { errorResponses } from '../schemas.js';
+import { ALL_TRACES, type TraceReader, type TraceStore } from '../../core/trace/store.js';
+import { requireUser } from '../access.js';
+import { errorResponses, uuidParams } from '../schemas.js';
 
 const span = {
   type: 'object',
@@ -12,22 +14,28 @@ const span = {
 } as const;
 
 const traceSummary = {
-  id: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' }, status: { type: 'string' }, userId: { type: ['string', 'null'] }, error: { type: ['string', 'null'] },
+  id: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' }, status: { type: 'string' }, userId: { type: ['string', 'null'] }, projectId: { type: ['string', 'null'] }, error: { type: ['string', 'null'] },
   promptTokens: { type: 'integer' }, completionTokens: { type: 'integer' }, startedAt: { type: 'string' }, endedAt: { type: ['string', 'null'] }, durationMs: { type: ['integer', 'null'] },
 } as const;
 
-export const traceRoutes: FastifyPluginAsync<{ trace: TraceStore }> = async (app, { trace }) => {
+export const traceRoutes: FastifyPluginAsync<{ trace: TraceStore; users: Pick<UserStore, 'projectIds'> }> = async (app, { trace, users }) => {
+  /** Admins read every trace; anyone else their own runs and runs over their projects. */
+  async function readerOf(request: FastifyRequest): Promise<TraceReader> {
+    const user = requireUser(request);
+    return user.role === 'admin' ? ALL_TRACES : { userId: user.id, projectIds: await users.projectIds(user.id) };
+  }
+
   app.get<{ Querystring: { limit?: number } }>(
     '/api/traces',
     {
       schema: {
         tags: ['traces'],
-        summary: 'Most recent traces first',
+        summary: 'Most recent traces first: your own agent runs and runs over your projects (all, for admins)',
         querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 } } },
         response: { 200: { type: 'object', properties: { traces: { type: 'array', items: { type: 'object', properties: traceSummary } } } }, ...errorResponses },
       },
     },
-    async (request) => ({ traces: await trace.list({ limit: request.query.limit }) }),
+    async (request) => ({ traces: await trace.list(await readerOf(request), { limit: request.query.limit }) }),
   );
 
   app.get<{ Params: { id: string } }>(
@@ -36,13 +44,14 @@ export const traceRoutes: FastifyPluginAsync<{ trace: TraceStore }> = async (app
       schema: {
         tags: ['traces'],
         summary: 'One trace: the run, its LLM calls, tool calls and retrievals with timing and token usage',
-        params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        params: uuidParams('id'),
         response: { 200: { type: 'object', properties: { ...traceSummary, input: {}, output: {}, spans: { type: 'array', items: span } } }, ...errorResponses },
       },
     },
     async (request) => {
-      const found = await trace.get(request.params.id);
-      if (!found) throw new ClinAgentError('NOT_FOUND', `Trace "${request.params.id}" does not exist. Trace ids come back as traceId in every agent result.`, { traceId: request.params.id });
+      const found = await trace.get(request.params.id, await readerOf(request));
+      // A trace the caller may not read answers exactly like a missing one, so ids reveal nothing.
+      if (!found) throw new ClinAgentError('NOT_FOUND', `Trace "${request.params.id}" does not exist or is not yours to read. Trace ids come back as traceId in every agent result; you can read your own runs and runs over your projects.`, { traceId: request.params.id });
       return found;
     },
   );

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TrialQc } from '../../trial/trial-qc.js';
 import { requireUser } from '../access.js';
-import { errorResponses } from '../schemas.js';
+import { errorResponses, uuidParams, uuidString } from '../schemas.js';
 
 const progressBody = {
   type: 'object',
@@ -9,6 +9,7 @@ const progressBody = {
     id: { type: 'string' }, projectId: { type: 'string' }, skillId: { type: 'string' }, status: { type: 'string' }, trigger: { type: 'string' }, createdBy: { type: 'string' },
     createdAt: { type: 'string' }, finishedAt: { type: ['string', 'null'] }, total: { type: 'integer' }, done: { type: 'integer' }, pending: { type: 'integer' },
     running: { type: 'integer' }, suspended: { type: 'integer' }, completed: { type: 'integer' }, failed: { type: 'integer' },
+    recovering: { type: 'integer', description: 'runs picked up again after their worker stopped' },
   },
 } as const;
 
@@ -19,6 +20,8 @@ const taskRunBody = {
     currentNode: { type: 'string' }, steps: { type: 'array', items: { type: 'object', additionalProperties: true } }, review: { type: ['object', 'null'], additionalProperties: true },
     error: { type: ['string', 'null'] }, createdAt: { type: 'string' }, updatedAt: { type: 'string' }, completedAt: { type: ['string', 'null'] },
     reviewDescription: { type: ['string', 'null'], description: 'for a suspended run, what the reviewer is asked to check' },
+    reviewRequest: { type: ['object', 'null'], additionalProperties: true, description: 'why the run waits for a person (a review node, or a soft rule the model could not judge, with the technical reason)' },
+    recoveredAt: { type: ['string', 'null'] },
   },
 } as const;
 
@@ -55,7 +58,7 @@ export const trialQcRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, { 
   });
 
   app.get<{ Params: { id: string } }>('/api/iit/qc-runs/:id', {
-    schema: { tags: ['trial QC'], summary: 'Progress of one QC run (done / total / failed)', params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, response: { 200: progressBody, ...errorResponses } },
+    schema: { tags: ['trial QC'], summary: 'Progress of one QC run (done / total / failed)', params: uuidParams('id'), response: { 200: progressBody, ...errorResponses } },
   }, async (request) => {
     const progress = await qc.qcRun(request.params.id);
     await qc.assertMember(progress.projectId, requireUser(request));
@@ -66,7 +69,7 @@ export const trialQcRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, { 
     schema: {
       tags: ['trial QC'], summary: 'Task runs of a project; status=SUSPENDED is the review queue',
       params: projectParams,
-      querystring: { type: 'object', properties: { status: { type: 'string', enum: ['PENDING', 'RUNNING', 'SUSPENDED', 'COMPLETED', 'FAILED'] }, qcRunId: { type: 'string' } }, additionalProperties: false },
+      querystring: { type: 'object', properties: { status: { type: 'string', enum: ['PENDING', 'RUNNING', 'SUSPENDED', 'COMPLETED', 'FAILED'] }, qcRunId: uuidString }, additionalProperties: false },
       response: { 200: { type: 'object', properties: { taskRuns: { type: 'array', items: taskRunBody } } }, ...errorResponses },
     },
   }, async (request) => {
@@ -75,7 +78,7 @@ export const trialQcRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, { 
   });
 
   app.get<{ Params: { id: string } }>('/api/iit/task-runs/:id', {
-    schema: { tags: ['trial QC'], summary: 'One task run with every step it took', params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, response: { 200: taskRunBody, ...errorResponses } },
+    schema: { tags: ['trial QC'], summary: 'One task run with every step it took', params: uuidParams('id'), response: { 200: taskRunBody, ...errorResponses } },
   }, async (request) => {
     const run = await qc.taskRun(request.params.id);
     await qc.assertMember(run.projectId, requireUser(request));
@@ -86,7 +89,7 @@ export const trialQcRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, { 
     config: { access: 'write' },
     schema: {
       tags: ['trial QC'], summary: 'Approve or reject a run suspended for human review; the run continues as a job',
-      params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+      params: uuidParams('id'),
       body: { type: 'object', properties: { decision: { type: 'string', enum: ['approve', 'reject'] }, comment: { type: 'string', maxLength: 5000 } }, required: ['decision'], additionalProperties: false },
       response: { 200: taskRunBody, ...errorResponses },
     },

@@ -2,9 +2,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { QueryStatus } from '../../core/db/schema/trial.js';
 import type { TrialQc } from '../../trial/trial-qc.js';
 import { requireUser } from '../access.js';
-import { errorResponses } from '../schemas.js';
+import { errorResponses, MAX_OFFSET, uuidString } from '../schemas.js';
 
-const STATUSES = ['open', 'answered', 'closed', 'reopened'];
+const STATUSES = ['open', 'answered', 'closed', 'reopened', 'cancelled'];
 
 const queryBody = {
   type: 'object',
@@ -12,7 +12,11 @@ const queryBody = {
     id: { type: 'string' }, projectId: { type: 'string' }, taskRunId: { type: 'string' }, recordId: { type: 'string' }, eventName: { type: 'string' }, site: { type: 'string' },
     nodeId: { type: 'string' }, ruleId: { type: 'string' }, field: { type: 'string' }, message: { type: 'string' }, severity: { type: 'string' }, value: {},
     status: { type: 'string' }, createdAt: { type: 'string' }, updatedAt: { type: 'string' },
+    lastTaskRunId: { type: ['string', 'null'], description: 'the run that last saw the finding fire' },
+    heldByTaskRunId: { type: ['string', 'null'], description: 'the suspended run whose review holds this query back from the site' },
+    noLongerFires: { type: ['object', 'null'], properties: { taskRunId: { type: 'string' }, qcRunId: { type: ['string', 'null'] }, at: { type: 'string' } }, description: 'set when a later run found the data no longer violates the rule' },
     allowedTransitions: { type: 'array', items: { type: 'string' }, description: 'the statuses this query may move to next' },
+    masked: { type: 'boolean', description: 'true when the field is an identifier you may not see: value is then null' },
   },
 } as const;
 
@@ -28,15 +32,16 @@ export const trialQueryRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app,
         params: projectParams,
         querystring: {
           type: 'object',
-          properties: { status: { type: 'string', enum: STATUSES }, site: { type: 'string' }, field: { type: 'string' }, severity: { type: 'string', enum: ['error', 'warning', 'info'] }, recordId: { type: 'string' }, taskRunId: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 5000 }, offset: { type: 'integer', minimum: 0 } },
+          properties: { status: { type: 'string', enum: STATUSES }, site: { type: 'string' }, field: { type: 'string' }, severity: { type: 'string', enum: ['error', 'warning', 'info'] }, recordId: { type: 'string' }, taskRunId: uuidString, limit: { type: 'integer', minimum: 1, maximum: 5000 }, offset: { type: 'integer', minimum: 0, maximum: MAX_OFFSET } },
           additionalProperties: false,
         },
         response: { 200: { type: 'object', properties: { queries: { type: 'array', items: queryBody } } }, ...errorResponses },
       },
     },
     async (request) => {
-      await qc.assertMember(request.params.projectId, requireUser(request));
-      return { queries: await qc.queries({ projectId: request.params.projectId, ...request.query }) };
+      const user = requireUser(request);
+      await qc.assertMember(request.params.projectId, user);
+      return { queries: await qc.queries({ projectId: request.params.projectId, ...request.query }, user) };
     },
   );
 
@@ -46,15 +51,15 @@ export const trialQueryRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app,
       config: { access: 'write' },
       schema: {
         tags: ['trial QC'], summary: 'Move a query: open -> answered -> closed, or reopened; a comment is required to answer or reopen',
-        params: { type: 'object', properties: { projectId: { type: 'string' }, id: { type: 'string' } }, required: ['projectId', 'id'] },
-        body: { type: 'object', properties: { to: { type: 'string', enum: STATUSES.filter((s) => s !== 'open') }, comment: { type: 'string', maxLength: 5000 } }, required: ['to'], additionalProperties: false },
+        params: { type: 'object', properties: { projectId: { type: 'string' }, id: uuidString }, required: ['projectId', 'id'] },
+        body: { type: 'object', properties: { to: { type: 'string', enum: STATUSES.filter((s) => s !== 'open' && s !== 'cancelled') }, comment: { type: 'string', maxLength: 5000 } }, required: ['to'], additionalProperties: false },
         response: { 200: queryBody, ...errorResponses },
       },
     },
     async (request) => {
       const user = requireUser(request);
       await qc.assertMember(request.params.projectId, user);
-      return qc.transitionQuery(request.params.projectId, request.params.id, request.body.to, user.name, request.body.comment ?? '');
+      return qc.transitionQuery(request.params.projectId, request.params.id, request.body.to, user, request.body.comment ?? '');
     },
   );
 
@@ -69,18 +74,19 @@ export const trialQueryRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app,
     },
     async (request, reply) => {
       const { projectId } = request.params;
-      await qc.assertMember(projectId, requireUser(request));
+      const user = requireUser(request);
+      await qc.assertMember(projectId, user);
       const stamp = new Date().toISOString().slice(0, 10);
       if (request.query.format === 'csv') {
-        return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${projectId}-violations-${stamp}.csv"`).send(await qc.reportCsv(projectId));
+        return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${projectId}-violations-${stamp}.csv"`).send(await qc.reportCsv(projectId, user));
       }
       if (request.query.format === 'xlsx') {
         return reply
           .type('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
           .header('content-disposition', `attachment; filename="${projectId}-violations-${stamp}.xlsx"`)
-          .send(await qc.reportXlsx(projectId));
+          .send(await qc.reportXlsx(projectId, user));
       }
-      return qc.report(projectId);
+      return qc.report(projectId, user);
     },
   );
 };

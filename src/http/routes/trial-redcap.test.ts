@@ -8,6 +8,7 @@ import { packageRoot } from '../../core/paths.js';
 import { buildTestContext } from '../../testing/test-context.js';
 import { createTrialStore } from '../../trial/store/trial-store.js';
 import { buildServer } from '../server.js';
+import { multipartBody, type MultipartFile } from '../../testing/multipart.js';
 
 type App = Awaited<ReturnType<typeof buildServer>>;
 
@@ -19,17 +20,7 @@ const TOKEN_ENV_B = `REDCAP_TOKEN_HTTP_B_${suffix}`;
 const TOKEN_A = 'AAAA0000AAAA0000AAAA0000AAAA0000';
 const TOKEN_B = 'BBBB1111BBBB1111BBBB1111BBBB1111';
 
-function multipart(files: Record<string, { name: string; content: Buffer | string }>) {
-  const boundary = '----clinagent' + Math.random().toString(16).slice(2);
-  const parts: Buffer[] = [];
-  for (const [field, file] of Object.entries(files)) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${file.name}"\r\nContent-Type: text/csv\r\n\r\n`));
-    parts.push(Buffer.isBuffer(file.content) ? file.content : Buffer.from(file.content));
-    parts.push(Buffer.from('\r\n'));
-  }
-  parts.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
+const multipart = (files: Record<string, MultipartFile>) => multipartBody({ files });
 
 /** A loopback REDCap that answers each token with its own project's metadata, so a wrong token shows. */
 async function startFakeRedcap(): Promise<{ url: string; tokensSeen: string[]; close(): Promise<void> }> {

@@ -6,22 +6,13 @@ import { buildServer } from '../server.js';
 import { registerWorkers } from '../../workers.js';
 import { ensureDemoTrial } from '../../trial/demo/load-demo-trial.js';
 import { createTrialStore } from '../../trial/store/trial-store.js';
+import { multipartBody, type MultipartFile } from '../../testing/multipart.js';
 
 type Server = Awaited<ReturnType<typeof buildServer>>;
 
 const demo = (file: string) => readFileSync(path.join(process.cwd(), 'data', 'demo-trial', file));
 
-function multipart(files: Record<string, { name: string; content: Buffer | string }>) {
-  const boundary = '----clinagent' + Math.random().toString(16).slice(2);
-  const parts: Buffer[] = [];
-  for (const [field, file] of Object.entries(files)) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${file.name}"\r\nContent-Type: text/csv\r\n\r\n`));
-    parts.push(Buffer.isBuffer(file.content) ? file.content : Buffer.from(file.content));
-    parts.push(Buffer.from('\r\n'));
-  }
-  parts.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
+const multipart = (files: Record<string, MultipartFile>) => multipartBody({ files });
 
 describe('trial QC HTTP API', () => {
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;

@@ -63,7 +63,7 @@ export async function startQcRun(
   const { run, taskRunIds } = await db.transaction(async (tx) => {
     const [created] = await tx.insert(qcRuns).values({ projectId, skillId: skill.id, status: 'running', total: recordIds.length, trigger: input.trigger ?? 'manual', createdBy: input.actor }).returning();
     const runs = await createTaskRuns(tx as unknown as Db, { projectId, skillId: skill.id, startNode: skill.startNode, qcRunId: created!.id, recordIds, actor: input.actor });
-    await appendAudit(tx as unknown as Db, { projectId, entityType: 'qc_run', entityId: created!.id, action: 'started', actor: input.actor, newValue: { skillId: skill.id, total: recordIds.length, trigger: input.trigger ?? 'manual' } });
+    await appendAudit(tx as unknown as Db, { projectId, entityType: 'qc_run', entityId: created!.id, action: 'started', actor: input.actor, newValue: { status: 'running', skillId: skill.id, total: recordIds.length, trigger: input.trigger ?? 'manual' } });
     return { run: created!, taskRunIds: runs.map((r) => r.id) };
   });
   // Sent after commit; a crash in between leaves PENDING runs that the orphan sweep re-enqueues.
@@ -113,10 +113,15 @@ export async function getQcProgress(db: Db, qcRunId: string): Promise<QcProgress
 export async function completeQcRunIfDone(db: Db, qcRunId: string): Promise<void> {
   const progress = await countByStatus(db, qcRunId);
   if (progress.pending + progress.running + progress.suspended > 0) return;
-  const [updated] = await db.update(qcRuns).set({ status: 'completed', finishedAt: new Date() }).where(and(eq(qcRuns.id, qcRunId), eq(qcRuns.status, 'running'))).returning();
-  if (updated) {
-    await appendAudit(db, { projectId: updated.projectId, entityType: 'qc_run', entityId: updated.id, action: 'completed', actor: 'system', newValue: { ...progress, total: updated.total } });
-  }
+  // The status change and its audit entry commit together: a crash between them would leave a completed run
+  // whose completion the trail never recorded (the conditional UPDATE would not fire a second time).
+  await db.transaction(async (txn) => {
+    const tx = txn as unknown as Db;
+    const [updated] = await tx.update(qcRuns).set({ status: 'completed', finishedAt: new Date() }).where(and(eq(qcRuns.id, qcRunId), eq(qcRuns.status, 'running'))).returning();
+    if (updated) {
+      await appendAudit(tx, { projectId: updated.projectId, entityType: 'qc_run', entityId: updated.id, action: 'completed', actor: 'system', oldValue: { status: 'running' }, newValue: { status: 'completed', ...progress, total: updated.total } });
+    }
+  });
 }
 
 export async function listQcRuns(db: Db, projectId: string, limit = 50): Promise<QcProgress[]> {

@@ -14,6 +14,7 @@ import { waitFor } from '../../testing/wait-for.js';
 import { listQueries } from '../queries.js';
 import { loadRecordContext } from '../sop/record-context.js';
 import { createTrialStore } from '../store/trial-store.js';
+import type { TrialRecord } from '../store/types.js';
 import { createTrialQc } from '../trial-qc.js';
 import { getQcProgress, type QcProgress } from './qc-runs.js';
 import { registerQcWorkers } from './workers.js';
@@ -83,6 +84,7 @@ nodes:
     type: hard_rule
     rules:
       - { id: adult, field: constructor.age, logic: { ">=": [{ var: constructor.age }, 18] }, message: "Minor" }
+      - { id: code-format, field: constructor.code, logic: { "==": [{ var: constructor.code }, "X-1"] }, message: "Screening code must be X-1" }
     on_pass: end_ok
     on_fail: end_flagged
 `,
@@ -161,7 +163,7 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
       { eventName: 'v1_arm_1', label: 'V1', dayOffset: 0, windowBefore: 0, windowAfter: 0 },
       { eventName: 'v2_arm_1', label: 'V2', dayOffset: 28, windowBefore: 3, windowAfter: 3 },
     ], 'test');
-    const subject = (recordId: string, age: number, sbp: number, ae = 'none') => [
+    const subject = (recordId: string, age: number, sbp: number, ae = 'none'): TrialRecord[] => [
       { recordId, eventName: 'v1_arm_1', site: 'SITE-01', data: { record_id: recordId, patient_name: IDENTIFIER_VALUES[0]!, phone: IDENTIFIER_VALUES[1]!, age, ae_text: ae } },
       { recordId, eventName: 'v2_arm_1', site: 'SITE-01', data: { record_id: recordId, sbp } },
     ];
@@ -176,14 +178,14 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     await store.importRecords('flat', [{ recordId: 'F1', eventName: '', site: '', data: { record_id: 'F1', age: 33, ae_text: 'FLAT-UNIQUE-AE-TEXT' } }], { actor: 'test' });
 
     await store.ensureProject({ id: 'proto', name: 'Odd event names' });
-    await store.replaceDictionary('proto', [field('record_id'), field('age', 'integer')], 'test');
+    await store.replaceDictionary('proto', [field('record_id'), field('age', 'integer'), field('code')], 'test');
     await store.replaceEvents('proto', [
       { eventName: '__proto__', label: 'P', dayOffset: 0, windowBefore: 0, windowAfter: 0 },
       { eventName: 'constructor', label: 'C', dayOffset: 7, windowBefore: 0, windowAfter: 0 },
     ], 'test');
     await store.importRecords('proto', [
       { recordId: 'X1', eventName: '__proto__', site: '', data: { record_id: 'X1', age: 30 } },
-      { recordId: 'X1', eventName: 'constructor', site: '', data: { record_id: 'X1', age: 12 } },
+      { recordId: 'X1', eventName: 'constructor', site: '', data: { record_id: 'X1', age: 12, code: '13900139000' } },
     ], { actor: 'test' });
 
     qc = createTrialQc(ctx, 'trust-worker');
@@ -306,8 +308,10 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     expect((context.data['__proto__'] as { age: number }).age).toBe(30);
     const progress = await runToEnd('constructor-age', ['X1'], 'proto');
     expect(progress.completed).toBe(1);
-    const [minor] = await listQueries(ctx.db, { projectId: 'proto' });
-    expect(minor).toMatchObject({ ruleId: 'adult', eventName: 'constructor', value: 12 });
+    const queries = await listQueries(ctx.db, { projectId: 'proto' });
+    expect(queries.find((q) => q.ruleId === 'adult')).toMatchObject({ eventName: 'constructor', value: 12 });
+    // A text value that looks like a number is stored as the text it is, not as the number 13900139000.
+    expect(queries.find((q) => q.ruleId === 'code-format')).toMatchObject({ eventName: 'constructor', value: '13900139000' });
   });
 
   it('lets a rate-limited run continue at once instead of waiting out its lease', async () => {

@@ -7,12 +7,28 @@ const COLUMNS: Array<[keyof ViolationsReport['rows'][number], string]> = [
   ['severity', 'Severity'], ['status', 'Query status'], ['message', 'Message'], ['value', 'Value'], ['createdAt', 'Raised at'],
 ];
 
-/** CSV with a UTF-8 BOM so Excel opens Chinese text correctly. */
-export function reportToCsv(report: ViolationsReport): string {
-  return '\uFEFF' + stringify([COLUMNS.map(([, title]) => title), ...report.rows.map((row) => COLUMNS.map(([key]) => row[key]))]);
+/**
+ * Text a spreadsheet would run as a formula when it opens a CSV file: `=`, `+`, `-`, `@`, and tab or carriage
+ * return (which some spreadsheets strip before looking). Record values and messages come from sites and rule
+ * authors, so `=HYPERLINK("http://x","click")` in a field must arrive as text, not as a live link.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** OWASP's CSV-injection defence: a leading single quote makes the spreadsheet show the cell as text. Numbers pass as they are. */
+export function escapeFormula(cell: unknown): unknown {
+  return typeof cell === 'string' && FORMULA_START.test(cell) ? `'${cell}` : cell;
 }
 
-/** An XLSX workbook: the violations, then one summary sheet with the counts by field, rule, site and severity. */
+/** CSV with a UTF-8 BOM so Excel opens Chinese text correctly; every string cell is escaped against formula injection. */
+export function reportToCsv(report: ViolationsReport): string {
+  return '\uFEFF' + stringify([COLUMNS.map(([, title]) => title), ...report.rows.map((row) => COLUMNS.map(([key]) => escapeFormula(row[key])))]);
+}
+
+/**
+ * An XLSX workbook: the violations, then one summary sheet with the counts by field, rule, site and severity.
+ * exceljs writes a JavaScript string as a text cell (a shared string), never as a formula, so text such as
+ * `=HYPERLINK(...)` is shown, not run, and keeps its exact value; numbers stay numeric cells.
+ */
 export async function reportToXlsx(report: ViolationsReport): Promise<Buffer> {
   const workbook = new ExcelJS.Workbook();
   workbook.creator = 'ClinAgent';

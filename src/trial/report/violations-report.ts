@@ -11,7 +11,8 @@ export interface ReportRow {
   severity: string;
   status: string;
   message: string;
-  value: string;
+  /** A number stays a number, so spreadsheets can compute with it; anything else is text (JSON for objects). */
+  value: string | number;
   createdAt: string;
 }
 
@@ -39,7 +40,7 @@ export async function buildViolationsReport(db: Db, projectId: string): Promise<
     severity: q.severity,
     status: q.status,
     message: q.message,
-    value: q.value === null || q.value === undefined ? '' : typeof q.value === 'string' ? q.value : JSON.stringify(q.value),
+    value: q.value === null || q.value === undefined ? '' : typeof q.value === 'string' || typeof q.value === 'number' ? q.value : JSON.stringify(q.value),
     createdAt: q.createdAt.toISOString(),
   }));
   const countBy = (key: (r: ReportRow) => string) => {

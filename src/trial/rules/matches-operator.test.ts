@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ClinAgentError } from '../../core/errors.js';
+import { compileRules } from './compile-rules.js';
 import { MAX_PATTERN_LENGTH } from './matches-operator.js';
 import { createRuleEngine } from './rule-engine.js';
 
@@ -39,5 +41,36 @@ describe('matches', () => {
     expect(() => rule({ pattern: '(' })).toThrow(/not a valid regular expression/);
     expect(() => rule({ x: 'a', pattern: 'a'.repeat(MAX_PATTERN_LENGTH + 1) })).toThrow(/over the 200-character limit/);
     expect(rule({ x: 'a', pattern: 'a'.repeat(MAX_PATTERN_LENGTH) })).toBe(false);
+  });
+
+  it('answers a pattern with nested quantifiers in linear time instead of backtracking for minutes', () => {
+    // V8's RegExp explores 2^30 ways to split the letters before giving up; RE2 never backtracks.
+    const rule = engine.compile({ matches: [{ var: 'x' }, '^(\\w+\\s?)*$'] });
+    expect(rule({ x: 'a'.repeat(30) + '!' })).toBe(false);
+    expect(rule({ x: 'a'.repeat(30) })).toBe(true);
+  });
+
+  it('accepts JavaScript spellings of escapes and named groups', () => {
+    expect(engine.compile({ matches: [{ var: 'x' }, '^caf\\u00e9$'] })({ x: 'café' })).toBe(true);
+    expect(engine.compile({ matches: [{ var: 'x' }, '^(?<site>SITE)-\\d+$'] })({ x: 'SITE-03' })).toBe(true);
+  });
+
+  it('refuses backreferences and lookaround at compile time, naming the rule and the construct', () => {
+    const rules = [
+      { id: 'repeated-letter', field: 'a', logic: { matches: [{ var: 'a' }, '(a)\\1'] }, message: 'm' },
+      { id: 'not-followed', field: 'b', logic: { matches: [{ var: 'b' }, 'S(?!0)'] }, message: 'm' },
+      { id: 'preceded', field: 'c', logic: { matches: [{ var: 'c' }, '(?<=S)0'] }, message: 'm' },
+    ];
+    let error: unknown;
+    try {
+      compileRules(rules);
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(ClinAgentError.isInstance(error) && error.code).toBe('RULE_COMPILE_FAILED');
+    const message = (error as Error).message;
+    expect(message).toMatch(/rules\[0\] \(repeated-letter\): logic\.matches: .*backreferences .* are not supported/);
+    expect(message).toMatch(/rules\[1\] \(not-followed\): logic\.matches: .*lookahead and lookbehind .* are not supported/);
+    expect(message).toMatch(/rules\[2\] \(preceded\): logic\.matches: .*lookahead and lookbehind/);
   });
 });

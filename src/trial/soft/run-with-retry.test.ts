@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClinAgentError } from '../../core/errors.js';
+import { ALL_TRACES } from '../../core/trace/store.js';
 import { startScriptedModel, type RecordedRequest, type ScriptedModel } from '../../testing/scripted-model.js';
 import { buildTestContext } from '../../testing/test-context.js';
 import { isNeedsHumanReview, runWithRetry, type SoftRuleDeps } from './run-with-retry.js';
@@ -76,13 +77,15 @@ describe('runWithRetry against the scripted model', () => {
     expect(feedback).toMatchObject({ tool_call_id: 'call_bad' });
     expect(feedback!.content).toContain('denominator: must be greater than 0');
     expect(feedback!.content).toContain('Fix the arguments of calculate_rate');
-    expect(messagesOf(requests[2]!).filter((m) => m.role === 'tool').at(-1)!.content).toContain('"rate":0.75');
+    // The tool's result goes back inside a declared data block, like the record itself.
+    const toolResult = messagesOf(requests[2]!).filter((m) => m.role === 'tool').at(-1)!.content;
+    expect(toolResult).toMatch(/^<tool_result>\n[\s\S]*"rate": 0\.75[\s\S]*\n<\/tool_result>$/);
 
     expect(result).toMatchObject({ passed: true, attempts: 2, parsedAs: 'exact' });
     expect(result.toolCalls.map((c) => c.success)).toEqual([false, true]);
     expect(result.toolCalls[1]!.result).toMatchObject({ rate: 0.75 });
 
-    const stored = await ctx.trace.get(trace.traceId);
+    const stored = await ctx.trace.get(trace.traceId, ALL_TRACES);
     expect(stored!.spans.map((s) => `${s.kind}:${s.name}:${s.status}`)).toEqual([
       'step:soft_rule:success',
       'llm:scripted-model:success',
@@ -162,7 +165,8 @@ describe('runWithRetry against the scripted model', () => {
     const user = messagesOf(requests[0]!)[1]!;
     expect(user.role).toBe('user');
     expect(user.content).toContain('高血压 10 年,规律服用氨氯地平');
-    expect(JSON.parse(user.content!.slice(user.content!.indexOf('{')))).toEqual(RECORD);
+    // The record arrives as JSON inside a <record> data block (core/llm/untrusted-data.ts).
+    expect(JSON.parse(user.content!.slice(user.content!.indexOf('{'), user.content!.lastIndexOf('}') + 1))).toEqual(RECORD);
     expect(messagesOf(requests[0]!)[0]!.content).toContain('检查不良事件与既往史是否一致');
     expect(result).toMatchObject({ reason: '头晕可能与血压控制不佳有关', evidence: '血压: 150/95 mmHg' });
   });

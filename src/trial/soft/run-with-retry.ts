@@ -4,7 +4,7 @@ import type { LlmGateway } from '../../core/llm/gateway.js';
 import type { ToolCallRequest, ToolSpec } from '../../core/llm/types.js';
 import type { ToolCallResult, ToolRegistry } from '../../core/tools/registry.js';
 import type { TraceScope } from '../../core/trace/store.js';
-import { buildSoftRuleMessages, correctionMessage, failedToolContent } from './prompt.js';
+import { buildSoftRuleMessages, correctionMessage, failedToolContent, toolResultContent } from './prompt.js';
 import { checkVerdict } from './verdict.js';
 
 export interface SoftRuleResult {
@@ -130,7 +130,7 @@ async function judge(deps: SoftRuleDeps, settings: Settings, context: unknown, t
       for (const call of response.toolCalls) {
         const outcome = await runToolCall(deps, call, settings, offerTools);
         toolCalls.push(outcome);
-        messages.push({ role: 'tool', tool_call_id: call.id, content: outcome.success ? JSON.stringify({ result: outcome.result }) : failedToolContent(call.name, outcome.error) });
+        messages.push({ role: 'tool', tool_call_id: call.id, content: outcome.success ? toolResultContent(outcome.result) : failedToolContent(call.name, outcome.error) });
         if (!outcome.success) failed.push(outcome.error);
       }
       if (failed.length) {

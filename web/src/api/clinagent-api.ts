@@ -1,4 +1,5 @@
 import type { HttpClient } from './http-client';
+import { createAccountApi } from './account-api';
 import { createTrialApi } from './trial-api';
 import type {
   AgentResult,
@@ -22,6 +23,7 @@ export function createClinAgentApi(http: HttpClient) {
     getTrace: (traceId: string) => http.get<Trace>(`/api/traces/${encodeURIComponent(traceId)}`),
     openApi: () => http.get<OpenApiDocument>('/api/openapi.json'),
     trial: createTrialApi(http),
+    account: createAccountApi(http),
   };
 }
 

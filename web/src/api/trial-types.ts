@@ -113,6 +113,8 @@ export interface DataQuery {
   noLongerFires: { taskRunId: string; qcRunId: string | null; at: string } | null;
   /** The moves the server's lifecycle allows next; the console offers exactly these. */
   allowedTransitions: QueryTransition[];
+  /** The field is an identifier this user may not see: `value` is null. */
+  masked?: boolean;
 }
 
 export interface QueryFilters {
@@ -148,6 +150,8 @@ export interface RecordEvent {
   data: Record<string, RecordValue>;
   version: number;
   updatedAt: string;
+  /** Identifier fields hidden from this user: their value in `data` is null, and the console shows a mask. */
+  maskedFields?: string[];
 }
 
 export type { AuditEntityType, AuditEntry };

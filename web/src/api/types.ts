@@ -3,6 +3,7 @@
 import type { AgentResult as ServerAgentResult } from '../../../src/agent/result.js';
 import type { ToolCallResult } from '../../../src/core/tools/registry.js';
 import type { ReferenceChunk } from '../../../src/rag/types.js';
+import type { TokenInfo } from '../../../src/core/auth/users.js';
 
 /**
  * Shapes of the HTTP API as the console sees them. Result types come from the server as type-only imports
@@ -24,6 +25,21 @@ export interface User {
 
 export interface Me extends User {
   projects: string[];
+}
+
+export type Role = 'admin' | 'pi' | 'coordinator' | 'viewer';
+
+/** A user as admins manage them (GET /api/users). */
+export interface ManagedUser extends User {
+  createdAt: string;
+  /** Set while deactivated: the user's tokens answer 401. */
+  deactivatedAt: string | null;
+}
+
+/** A token as its owner and admins see it (the server's type; never the token itself). */
+export interface AccountToken extends TokenInfo {
+  /** The token this browser is signed in with. */
+  current?: boolean;
 }
 
 export interface LoginResponse {

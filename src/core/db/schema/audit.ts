@@ -9,7 +9,7 @@ export type AuditEntityType = 'record' | 'query' | 'task_run' | 'qc_run' | 'proj
 /** The project id of audit entries that belong to no project (user and token management). */
 export const PLATFORM_AUDIT_SCOPE = '@platform';
 
-/** Append-only audit trail (who, when, what, old and new value, why); a trigger refuses UPDATE and DELETE. */
+/** Append-only audit trail (who, when, what, old and new value, why); a trigger refuses UPDATE and DELETE, a hash chain shows any edit that bypassed it. */
 export const auditLog = pgTable(
   'audit_log',
   {
@@ -23,6 +23,13 @@ export const auditLog = pgTable(
     oldValue: jsonb('old_value'),
     newValue: jsonb('new_value'),
     reason: text('reason').notNull().default(''),
+    /**
+     * The hash chain (migration 0005): per project, each entry stores the hash of the entry before it and its own
+     * sha256 over a canonical form of (prev_hash, id, project_id, ..., reason). The BEFORE INSERT trigger
+     * audit_log_chain computes both, so any value given here is replaced; verifyAuditChain recomputes them.
+     */
+    prevHash: text('prev_hash').notNull().$defaultFn(() => ''),
+    hash: text('hash').notNull().$defaultFn(() => ''),
   },
-  (t) => [index('audit_log_entity_idx').on(t.projectId, t.entityType, t.entityId, t.id)],
+  (t) => [index('audit_log_entity_idx').on(t.projectId, t.entityType, t.entityId, t.id), index('audit_log_chain_idx').on(t.projectId, t.id)],
 );

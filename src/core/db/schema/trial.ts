@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { projects } from './auth.js';
 
 /**
@@ -132,6 +132,17 @@ export const taskRuns = pgTable(
   ],
 );
 
+/**
+ * A jsonb column for any JSON value, strings included. Drizzle's `jsonb` parses a value again when the driver
+ * hands it back as a string, so the text "13900139000" (a phone number) would come back as a number and "007"
+ * as text; both drivers already parse jsonb, so this type passes their value through unchanged.
+ */
+const jsonValue = customType<{ data: unknown; driverData: unknown }>({
+  dataType: () => 'jsonb',
+  toDriver: (value) => JSON.stringify(value ?? null),
+  fromDriver: (value) => value,
+});
+
 /** What a suspended run shows its reviewer. `finding` is the query a reject opens (soft rule without a verdict). */
 export interface ReviewRequest {
   kind: 'review_node' | 'soft_rule_unresolved';
@@ -165,7 +176,7 @@ export const pendingActions = pgTable(
     message: text('message').notNull(),
     severity: text('severity').$type<'error' | 'warning' | 'info'>().notNull(),
     /** The value the rule read when it last fired (`v1_arm_1.age` -> 17). */
-    value: jsonb('value'),
+    value: jsonValue('value'),
     status: text('status').$type<QueryStatus>().notNull().default('open'),
     /** The run that last saw the finding fire; equals taskRunId until a later run confirms it. */
     lastTaskRunId: uuid('last_task_run_id'),

@@ -43,6 +43,11 @@ export function Header({ route }: { route: Route }) {
         <a href={routes.api()} className={route.name === 'api' ? 'active' : undefined} data-testid="nav-api">
           {t('nav.api')}
         </a>
+        {user?.role === 'admin' ? (
+          <a href={routes.users()} className={route.name === 'users' ? 'active' : undefined} data-testid="nav-users">
+            {t('nav.users')}
+          </a>
+        ) : null}
       </nav>
       <div className="header-right">
         {user ? (
@@ -51,6 +56,9 @@ export function Header({ route }: { route: Route }) {
             <span className="user-role">{user.role}</span>
           </span>
         ) : null}
+        <a href={routes.tokens()} className={`button button-ghost${route.name === 'tokens' ? ' active' : ''}`} data-testid="nav-tokens">
+          {t('nav.tokens')}
+        </a>
         <LanguageToggle />
         <button type="button" className="button button-ghost" data-testid="sign-out" onClick={signOut}>
           {t('header.signOut')}

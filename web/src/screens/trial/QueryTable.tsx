@@ -74,7 +74,8 @@ function QueryRow({ projectId, query, showRecord, showEvent, isInteractive, colu
   const format = useFormat();
   const [pending, setPending] = useState<QueryTransition | null>(null);
   const [isHistoryOpen, setHistoryOpen] = useState(false);
-  const value = formatValue(query.value);
+  // An identifier field this user may not see: the server sent null; show that it is hidden, not blank.
+  const value = query.masked ? '••••' : formatValue(query.value);
 
   return (
     <>

@@ -61,6 +61,8 @@ export function RecordEventsTable({ events, queries }: { events: RecordEvent[]; 
               {events.map((event) => {
                 const messages = flagged.get(`${event.eventName}\u0000${field}`);
                 const value = formatValue(event.data[field]);
+                // An identifier this user may not see: shown as a mask, never as blank ("—" means no value).
+                const isMasked = event.maskedFields?.includes(field) ?? false;
                 return (
                   <td
                     key={event.eventName}
@@ -68,7 +70,15 @@ export function RecordEventsTable({ events, queries }: { events: RecordEvent[]; 
                     title={messages ? `${t('record.hasQuery')}: ${messages.join('; ')}` : undefined}
                     data-testid={messages ? 'record-flagged-value' : undefined}
                   >
-                    {value === '' ? <span className="muted">—</span> : value}
+                    {isMasked ? (
+                      <span className="muted" title={t('record.masked')} aria-label={t('record.masked')} data-testid="record-masked-value">
+                        ••••
+                      </span>
+                    ) : value === '' ? (
+                      <span className="muted">—</span>
+                    ) : (
+                      value
+                    )}
                   </td>
                 );
               })}

@@ -1,0 +1,59 @@
+import { create } from 'zustand';
+import { api, type ManagedUser, type Role } from '../api';
+
+export const ROLES: readonly Role[] = ['admin', 'pi', 'coordinator', 'viewer'];
+
+interface UsersState {
+  users: ManagedUser[];
+  hasLoaded: boolean;
+  isLoading: boolean;
+  error: unknown;
+  /** User ids with a change in flight. */
+  saving: Record<string, boolean>;
+  /** The last refused change (a 409 for the last admin says why), shown on that user's row. */
+  changeError: { userId: string; error: unknown } | null;
+  load(): Promise<void>;
+  setRole(userId: string, role: Role): Promise<void>;
+  setActive(userId: string, isActive: boolean): Promise<void>;
+  dismissError(): void;
+}
+
+/** The admin users page: list users, change roles, deactivate and reactivate. */
+export const useUsersStore = create<UsersState>()((set, get) => {
+  async function change(userId: string, call: () => Promise<ManagedUser>): Promise<void> {
+    if (get().saving[userId]) return;
+    set((state) => ({ saving: { ...state.saving, [userId]: true }, changeError: null }));
+    try {
+      const updated = await call();
+      set((state) => ({ users: state.users.map((user) => (user.id === updated.id ? updated : user)) }));
+    } catch (error) {
+      set({ changeError: { userId, error } });
+    } finally {
+      set((state) => ({ saving: { ...state.saving, [userId]: false } }));
+    }
+  }
+
+  return {
+    users: [],
+    hasLoaded: false,
+    isLoading: false,
+    error: null,
+    saving: {},
+    changeError: null,
+
+    async load() {
+      set({ isLoading: true, error: null });
+      try {
+        set({ users: await api.account.listUsers(), hasLoaded: true });
+      } catch (error) {
+        set({ error });
+      } finally {
+        set({ isLoading: false });
+      }
+    },
+
+    setRole: (userId, role) => change(userId, () => api.account.setRole(userId, role)),
+    setActive: (userId, isActive) => change(userId, () => (isActive ? api.account.reactivate(userId) : api.account.deactivate(userId))),
+    dismissError: () => set({ changeError: null }),
+  };
+});
