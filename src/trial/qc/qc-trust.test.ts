@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { and, eq, sql } from 'drizzle-orm';
@@ -103,6 +103,7 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;
   let qc: ReturnType<typeof createTrialQc>;
   let workers: Awaited<ReturnType<typeof registerQcWorkers>>;
+  let skillsDir: string | undefined;
 
   const promptOf = (request: RecordedRequest) => JSON.stringify(request.body?.messages ?? []);
   const modelAnswer = (request: RecordedRequest) => {
@@ -139,7 +140,7 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     });
     await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
     model = await startScriptedModel([], { respond: modelAnswer });
-    const skillsDir = mkdtempSync(path.join(tmpdir(), 'clinagent-trust-'));
+    skillsDir = mkdtempSync(path.join(tmpdir(), 'clinagent-trust-'));
     for (const [id, text] of Object.entries(SKILLS)) writeFileSync(path.join(skillsDir, `${id}.yaml`), text);
     ctx = await buildTestContext({
       engine,
@@ -198,6 +199,7 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     await model?.close();
     webhook?.closeAllConnections();
     await new Promise((r) => webhook?.close(r));
+    if (skillsDir) rmSync(skillsDir, { recursive: true, force: true });
   });
 
   it('keeps one query per finding across re-runs, 50 of them at once included, each with its value and event', async () => {
