@@ -1,0 +1,34 @@
+import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { projects } from './auth.js';
+
+/**
+ * Durable runs of agents other than trial QC (a protocol stage waiting for confirmation, a consult waiting for
+ * an answer). The columns the generic run store works on (status, current node, steps, review, lease) are the
+ * same as trial task runs', so one store serves both tables; `state` is the agent's own checkpoint.
+ */
+export const agentRuns = pgTable(
+  'agent_runs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** Which agent: 'protocol-stage', 'consult', ... */
+    kind: text('kind').notNull(),
+    projectId: text('project_id').references(() => projects.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id'),
+    status: text('status').$type<'PENDING' | 'RUNNING' | 'SUSPENDED' | 'COMPLETED' | 'FAILED'>().notNull(),
+    currentNode: text('current_node').notNull(),
+    state: jsonb('state').$type<Record<string, unknown>>().notNull().default({}),
+    steps: jsonb('steps').$type<Array<Record<string, unknown>>>().notNull().default([]),
+    onApprove: text('on_approve'),
+    onReject: text('on_reject'),
+    reviewRequest: jsonb('review_request').$type<Record<string, unknown> | null>(),
+    review: jsonb('review').$type<Record<string, unknown> | null>(),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    error: text('error'),
+    recoveredAt: timestamp('recovered_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+  },
+  (t) => [index('agent_runs_status_idx').on(t.kind, t.status), index('agent_runs_project_idx').on(t.projectId, t.status)],
+);
