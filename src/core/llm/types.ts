@@ -19,7 +19,18 @@ export interface ChatRequest {
   /** Ask the endpoint for a JSON object; not every endpoint honours it, so the parser stays tolerant. */
   jsonMode?: boolean;
   signal?: AbortSignal;
+  /**
+   * Stream the completion: each piece of text and of tool-call arguments is passed here as it arrives, and the
+   * call still resolves to the whole ChatResponse (usage from the last chunk, or counted when the endpoint
+   * sends none). Without it the call is a plain request.
+   */
+  onDelta?: (delta: ChatDelta) => void;
 }
+
+/** One streamed piece of a completion. Thinking (`<think>`, `reasoning_content`) is never passed as text. */
+export type ChatDelta =
+  | { type: 'text'; text: string }
+  | { type: 'tool_call'; index: number; id?: string; name?: string; argumentsDelta: string };
 
 export interface ToolCallRequest {
   id: string;

@@ -1,0 +1,14 @@
+/**
+ * What an agent run reports while it works, made from the same items the trace stores: a client renders text as
+ * it comes and tools as they happen, then receives the final result. Server-sent events carry these one to one.
+ */
+export type AgentEvent =
+  /** A piece of the model's visible answer (never its thinking). */
+  | { type: 'text_delta'; round: number; text: string }
+  /** The model asked for a tool; it is about to run (or be refused). */
+  | { type: 'tool_call_started'; round: number; callId: string; name: string; arguments: string }
+  | { type: 'tool_call_finished'; round: number; callId: string; name: string; success: boolean; error?: string }
+  /** A round ended; `reason` says why the loop goes on or stops. */
+  | { type: 'round_finished'; round: number; promptTokens: number; completionTokens: number };
+
+export type AgentEventSink = (event: AgentEvent) => void;
