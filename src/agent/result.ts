@@ -13,7 +13,8 @@ export interface AgentResult {
   rawOutput: string;
   modelName: string;
   latencyMs: number;
-  status: 'success' | 'failed';
+  /** `cancelled`: the caller stopped it (closed the stream, pressed Stop). */
+  status: 'success' | 'failed' | 'cancelled';
   /** Why the run failed; on a successful run, the structured-output parse error if there was one. */
   error: string;
   /** The trace that records this run (GET /api/traces/:id). */

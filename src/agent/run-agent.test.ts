@@ -105,7 +105,7 @@ describe('runAgent against the scripted model', () => {
     ]);
     const check = result.toolCalls[0]!.result as { missing: Array<{ subject_id: string; field: string }> };
     expect(check.missing).toEqual(expect.arrayContaining([expect.objectContaining({ subject_id: 'S004', field: 'consent_date' }), expect.objectContaining({ subject_id: 'S027', field: 'sex' })]));
-    expect(result.toolCalls[2]!.error).toContain('not available in scenario data-completeness');
+    expect(result.toolCalls[2]!.error).toContain('is not allowed in scenario data-completeness');
     expect(result.answer).toBe('2 fields missing');
     expect(result.structuredOutput.completion_rate).toBe(0.9667);
 

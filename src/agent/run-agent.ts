@@ -1,12 +1,12 @@
 import type { LlmGateway } from '../core/llm/gateway.js';
-import type { ChatMessage } from '../core/llm/types.js';
 import type { Logger } from '../core/logger.js';
 import { parseStructuredOutput } from '../core/structured/parse.js';
 import type { ToolRegistry } from '../core/tools/registry.js';
-import type { TraceRun, TraceStore } from '../core/trace/store.js';
+import type { TraceStore } from '../core/trace/store.js';
 import { ClinAgentError, errorMessage } from '../core/errors.js';
 import type { RagStore } from '../rag/index.js';
 import { buildMessages, fitReferences, toolResultContent } from './messages.js';
+import { runLoop, type AgentEventSink } from './loop/index.js';
 import { emptyResult, type AgentResult } from './result.js';
 import type { Scenario } from './scenarios/load.js';
 
@@ -27,7 +27,10 @@ export interface RunAgentOptions {
   userId?: string;
   /** The project whose data the run reads, when there is one: its members may read the trace too. */
   projectId?: string;
+  /** Stops the run: between rounds, and during a streamed model call. The trace is marked cancelled. */
   signal?: AbortSignal;
+  /** Text deltas and tool calls as they happen (the streaming route turns them into server-sent events). */
+  onEvent?: AgentEventSink;
 }
 
 /**
@@ -61,9 +64,24 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
       result.references = fitReferences(found, scenario.rag.maxContextTokens);
     }
     // steps 3-5: tools offered to the model, messages, model call with a bounded tool loop
-    const toolSpecs = tools.specs(scenario.tools);
-    const messages = buildMessages(scenario, input, result.references);
-    const final = await callWithTools(trace, options, scenario, messages, toolSpecs, result);
+    const outcome = await runLoop({
+      name: 'agent',
+      llm,
+      trace,
+      messages: buildMessages(scenario, input, result.references),
+      // Only the scenario's own tools may run, whatever the model asks for. On the round after max_tool_rounds
+      // tools are withheld, so a looping model has to answer; what it says then is the answer.
+      tools: { registry: tools, allowed: scenario.tools, offerWhen: (p) => scenario.tools.length > 0 && p.toolRounds + p.failedToolRounds < scenario.maxToolRounds, whenWithheld: 'finish', scope: `in scenario ${scenario.id}` },
+      model: { name: scenario.model.name, temperature: scenario.model.temperature, maxTokens: scenario.model.maxTokens },
+      // The scenario's output type is parsed below, where a malformed answer keeps the run successful.
+      accept: (content) => ({ ok: true, value: content }),
+      observations: { result: toolResultContent, failure: (_call, error) => toolResultContent({ success: false, result: null, error }) },
+      onEvent: options.onEvent,
+      signal: options.signal,
+    });
+    result.toolCalls = outcome.toolCalls;
+    if (outcome.kind !== 'final') throw new ClinAgentError('INTERNAL', `the agent loop stopped (${outcome.reason}) without an answer`);
+    const final = outcome.response;
     result.rawOutput = final.content;
     result.modelName = final.modelName || result.modelName;
     // step 6: structured output; a parse failure keeps the run successful (seed 004 section 12)
@@ -76,7 +94,7 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
     result.status = 'success'; // step 8
   } catch (error) {
     // step 9
-    result.status = 'failed';
+    result.status = ClinAgentError.isInstance(error) && error.code === 'CANCELLED' ? 'cancelled' : 'failed';
     // Our own errors are written for the user. Anything else (a database fault, a bug) may hold SQL or
     // internals: the user gets the trace id, the trace and the log get the details.
     internalError = ClinAgentError.isInstance(error) ? undefined : errorMessage(error);
@@ -90,37 +108,4 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
     error: internalError ?? (result.error || undefined),
   });
   return result;
-}
-
-async function callWithTools(
-  trace: TraceRun,
-  options: RunAgentOptions,
-  scenario: Scenario,
-  messages: ChatMessage[],
-  toolSpecs: ReturnType<ToolRegistry['specs']>,
-  result: AgentResult,
-) {
-  const { llm, tools } = options.context;
-  for (let round = 0; ; round++) {
-    // On the last round tools are withheld, so the model has to answer instead of looping forever.
-    const offerTools = toolSpecs.length > 0 && round < scenario.maxToolRounds;
-    const response = await llm.chat(
-      { messages, tools: offerTools ? toolSpecs : undefined, model: scenario.model.name, temperature: scenario.model.temperature, maxTokens: scenario.model.maxTokens, signal: options.signal },
-      trace,
-    );
-    if (!response.toolCalls.length || !offerTools) return response;
-    messages.push({
-      role: 'assistant',
-      content: response.content || null,
-      tool_calls: response.toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })),
-    });
-    for (const call of response.toolCalls) {
-      // Only the scenario's own tools may run, whatever the model asks for.
-      const outcome = scenario.tools.includes(call.name)
-        ? await tools.run(call.name, call.arguments, trace)
-        : { toolName: call.name, success: false, arguments: call.arguments, result: null, error: `Tool "${call.name}" is not available in scenario ${scenario.id}. Available: ${scenario.tools.join(', ') || '(none)'}.` };
-      result.toolCalls.push(outcome);
-      messages.push({ role: 'tool', tool_call_id: call.id, content: toolResultContent(outcome) });
-    }
-  }
 }

@@ -30,6 +30,8 @@ const STATUS = {
   LLM_REQUEST_REJECTED: 502,
   LLM_BAD_RESPONSE: 502,
   EMBEDDING_FAILED: 502,
+  /** The caller stopped the run (closed the stream, pressed Stop); 499 as nginx logs a client that went away. */
+  CANCELLED: 499,
   INTERNAL: 500,
 } as const;
 

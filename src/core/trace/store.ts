@@ -24,7 +24,8 @@ export interface TraceScope {
 }
 
 export interface TraceRun extends TraceScope {
-  finish(outcome: { status: 'success' | 'failed'; output?: unknown; error?: string }): Promise<void>;
+  /** `cancelled`: the caller stopped the run (a closed stream, the Stop button); what it did so far stays recorded. */
+  finish(outcome: { status: 'success' | 'failed' | 'cancelled'; output?: unknown; error?: string }): Promise<void>;
 }
 
 /** What a trace and each of its spans have in common: a named, timed step with its tokens. */

@@ -86,15 +86,22 @@ describe('runWithRetry against the scripted model', () => {
     expect(result.toolCalls[1]!.result).toMatchObject({ rate: 0.75 });
 
     const stored = await ctx.trace.get(trace.traceId, ALL_TRACES);
+    // Each round of the loop is a step with its thought, actions and observations, around the model and tool spans.
     expect(stored!.spans.map((s) => `${s.kind}:${s.name}:${s.status}`)).toEqual([
       'step:soft_rule:success',
+      'step:soft_rule:round 1:failed',
       'llm:scripted-model:success',
       'tool:calculate_rate:failed',
+      'step:soft_rule:round 2:success',
       'llm:scripted-model:success',
       'tool:calculate_rate:success',
+      'step:soft_rule:round 3:success',
       'llm:scripted-model:success',
     ]);
     expect(stored!.spans[0]!.output).toMatchObject({ passed: true, attempts: 2 });
+    expect(stored!.spans[1]!.output).toMatchObject({ outcome: 'tool_failed', actions: [{ tool: 'calculate_rate' }] });
+    expect(stored!.spans[4]!.output).toMatchObject({ outcome: 'tools', observations: [expect.stringContaining('"rate": 0.75')] });
+    expect(stored!.spans[7]!.output).toMatchObject({ outcome: 'answer' });
   });
 
   it('asks for corrected JSON naming `passed` when the answer leaves it out, then accepts the correction', async () => {

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { ClinAgentError, formatIssues } from '../../core/errors.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
-import type { ToolCallRequest, ToolSpec } from '../../core/llm/types.js';
 import type { ToolCallResult, ToolRegistry } from '../../core/tools/registry.js';
 import type { TraceScope } from '../../core/trace/store.js';
 import { buildSoftRuleMessages, correctionMessage, failedToolContent, toolResultContent } from './prompt.js';
 import { checkVerdict } from './verdict.js';
+import { attemptLimit, runLoop } from '../../agent/loop/index.js';
 
 export interface SoftRuleResult {
   passed: boolean;
@@ -77,8 +77,9 @@ export async function runWithRetry(deps: SoftRuleDeps, instruction: string, cont
     throw new ClinAgentError('VALIDATION_FAILED', `The soft rule cannot run:\n${formatIssues(checked.error.issues).join('\n')}`, { issues: formatIssues(checked.error.issues) });
   }
   const settings = { ...checked.data, tools: [...new Set(checked.data.tools)] };
-  const toolSpecs = deps.tools.specs(settings.tools);
-  const run = () => judge(deps, settings, context, toolSpecs);
+  // Unknown tool names fail here, before any model call, naming the tools that exist.
+  deps.tools.specs(settings.tools);
+  const run = () => judge(deps, settings, context);
   if (!deps.trace) return run();
   return deps.trace.span(
     'step',
@@ -108,67 +109,39 @@ interface Settings {
   maxToolRounds: number;
 }
 
-async function judge(deps: SoftRuleDeps, settings: Settings, context: unknown, toolSpecs: ToolSpec[]): Promise<SoftRuleResult> {
-  const messages = buildSoftRuleMessages(settings.instruction, context, settings.tools);
-  const toolCalls: ToolCallResult[] = [];
-  let attempts = 0;
-  let toolRounds = 0;
-  let lastProblem = '';
-
-  while (attempts < settings.maxRetries) {
-    const offerTools = toolSpecs.length > 0 && toolRounds < settings.maxToolRounds;
+async function judge(deps: SoftRuleDeps, settings: Settings, context: unknown): Promise<SoftRuleResult> {
+  const outcome = await runLoop({
+    name: 'soft_rule',
+    llm: deps.llm,
+    trace: deps.trace ?? UNTRACED,
+    messages: buildSoftRuleMessages(settings.instruction, context, settings.tools),
+    // Failed tool rounds are attempts (counted by attemptLimit); successful ones are bounded by maxToolRounds,
+    // after which tools are withheld and a call is refused, so a model that keeps calling cannot loop forever.
+    tools: { registry: deps.tools, allowed: settings.tools, offerWhen: (p) => settings.tools.length > 0 && p.toolRounds < settings.maxToolRounds, whenWithheld: 'refuse', scope: 'for this rule' },
     // temperature 0: the same record and rule should get the same verdict when the check is re-run.
-    const response = await deps.llm.chat({ messages, tools: offerTools ? toolSpecs : undefined, temperature: 0 }, deps.trace);
-
-    if (response.toolCalls.length) {
-      messages.push({
-        role: 'assistant',
-        content: response.content || null,
-        tool_calls: response.toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })),
-      });
-      const failed: string[] = [];
-      for (const call of response.toolCalls) {
-        const outcome = await runToolCall(deps, call, settings, offerTools);
-        toolCalls.push(outcome);
-        messages.push({ role: 'tool', tool_call_id: call.id, content: outcome.success ? toolResultContent(outcome.result) : failedToolContent(call.name, outcome.error) });
-        if (!outcome.success) failed.push(outcome.error);
-      }
-      if (failed.length) {
-        attempts++;
-        lastProblem = `tool call failed: ${failed[0]}`;
-      } else {
-        toolRounds++;
-      }
-      continue;
-    }
-
-    const check = checkVerdict(response.content);
-    if (check.ok) return { ...check.verdict, attempts: attempts + 1, parsedAs: check.parsedAs, toolCalls };
-    attempts++;
-    lastProblem = `unusable answer: ${check.problems.join('; ')}`;
-    messages.push({ role: 'assistant', content: response.content });
-    if (attempts < settings.maxRetries) messages.push(correctionMessage(check.problems));
-  }
-
+    model: { temperature: 0 },
+    stopWhen: [attemptLimit(settings.maxRetries)],
+    accept: (content) => {
+      const check = checkVerdict(content);
+      return check.ok ? { ok: true, value: { verdict: check.verdict, parsedAs: check.parsedAs } } : { ok: false, problems: check.problems };
+    },
+    correction: correctionMessage,
+    observations: { result: (o) => toolResultContent(o.result), failure: (call, error) => failedToolContent(call.name, error) },
+  });
+  const attempts = outcome.progress.corrections + outcome.progress.failedToolRounds;
+  if (outcome.kind === 'final') return { ...outcome.value.verdict, attempts: attempts + 1, parsedAs: outcome.value.parsedAs, toolCalls: outcome.toolCalls };
+  const last = outcome.lastFailure;
+  const lastProblem = !last ? '' : last.kind === 'tool' ? `tool call failed: ${last.error}` : `unusable answer: ${last.problems.join('; ')}`;
   return {
     ...NEEDS_HUMAN_REVIEW,
     reason: `${NEEDS_HUMAN_REVIEW.reason}: no usable verdict after ${attempts} attempts (last: ${shorten(lastProblem, 200)})`,
     attempts,
-    toolCalls,
+    toolCalls: outcome.toolCalls,
   };
 }
 
-/** Runs one call through the registry, or refuses it without running when the rule does not allow it now. */
-async function runToolCall(deps: SoftRuleDeps, call: ToolCallRequest, settings: Settings, offerTools: boolean): Promise<ToolCallResult> {
-  const refuse = (error: string): ToolCallResult => ({ toolName: call.name, success: false, arguments: call.arguments, result: null, error });
-  if (!settings.tools.includes(call.name)) {
-    return refuse(`Tool "${call.name}" is not allowed for this rule. Allowed tools: ${settings.tools.join(', ') || '(none)'}.`);
-  }
-  if (!offerTools) {
-    return refuse(`No more tool calls are allowed for this rule (${settings.maxToolRounds} rounds used). Answer with the JSON verdict from the data you have.`);
-  }
-  return deps.tools.run(call.name, call.arguments, deps.trace);
-}
+/** Soft rules may run without a trace (a library caller); the loop's spans then go nowhere. */
+const UNTRACED: TraceScope = { traceId: '', span: (_kind, _name, _input, fn) => fn() };
 
 function shorten(text: string, maxChars: number): string {
   const oneLine = text.replace(/\s+/g, ' ').trim();

@@ -11,7 +11,7 @@ export const traces = pgTable(
     id: uuid('id').primaryKey(),
     kind: text('kind').notNull(),
     name: text('name').notNull(),
-    status: text('status').$type<'running' | 'success' | 'failed'>().notNull(),
+    status: text('status').$type<'running' | 'success' | 'failed' | 'cancelled'>().notNull(),
     userId: uuid('user_id'),
     /** The project whose data the run read; members of it (and admins) may read the trace. */
     projectId: text('project_id'),

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ClinAgentError } from '../../core/errors.js';
+import { dataBlock } from '../../core/llm/untrusted-data.js';
+import { ALL_TRACES } from '../../core/trace/store.js';
+import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
+import { buildTestContext } from '../../testing/test-context.js';
+import { loadScenario } from '../scenarios/load.js';
+import { runAgent } from '../run-agent.js';
+import path from 'node:path';
+import { errorBreaker, roundLimit, runLoop, tokenBudget, type LoopConfig } from './index.js';
+
+/**
+ * A test agent on the one loop, configured the way the consultation agent (seed 003) will be: JSON decisions
+ * (use_tool / respond / diagnose) instead of native function calling, a tool allow-list, the seed's limits.
+ */
+describe('the one agent loop', () => {
+  let model: ScriptedModel;
+  let ctx: Awaited<ReturnType<typeof buildTestContext>>;
+  let lookups = 0;
+
+  beforeAll(async () => {
+    model = await startScriptedModel();
+    ctx = await buildTestContext({ llmBaseUrl: model.baseURL, engine: 'pglite' });
+    ctx.tools.register({
+      name: 'lookup_lesion_history',
+      description: 'Earlier photos and notes of a skin lesion.',
+      schema: z.object({ lesionId: z.string().min(1) }),
+      run: async ({ lesionId }) => {
+        lookups++;
+        return { lesionId, notes: ['2025-01: 4 mm, even border', '2025-06: 6 mm, irregular border'] };
+      },
+    });
+    ctx.tools.register({ name: 'order_biopsy', description: 'Orders a biopsy (a write action).', schema: z.object({}), run: async () => ({ ordered: true }) });
+  });
+
+  afterAll(async () => {
+    await ctx?.close();
+    await model?.close();
+  });
+
+  async function consult(overrides: Partial<LoopConfig<Record<string, unknown>>> = {}) {
+    const trace = await ctx.trace.start({ kind: 'test', name: 'consult' });
+    const outcome = await runLoop<Record<string, unknown>>({
+      name: 'consult',
+      llm: ctx.llm,
+      trace,
+      messages: [
+        { role: 'system', content: 'You are a dermatology consultant. Answer with one JSON decision: {"action": "use_tool"|"respond"|"diagnose", ...}.' },
+        { role: 'user', content: 'Lesion L7 has grown. What now?' },
+      ],
+      decisions: { actions: ['use_tool', 'respond', 'diagnose'], toolAction: 'use_tool' },
+      tools: { registry: ctx.tools, allowed: ['lookup_lesion_history'], offerWhen: () => true, whenWithheld: 'refuse' },
+      stopWhen: [roundLimit(5), tokenBudget(4000), errorBreaker(2)],
+      accept: (content) => {
+        const data = JSON.parse(content) as Record<string, unknown>;
+        return data.action === 'diagnose' && typeof data.diagnosis !== 'string' ? { ok: false, problems: ['diagnosis: required with action "diagnose"'] } : { ok: true, value: data };
+      },
+      correction: (problems) => ({ role: 'user', content: `Fix your decision:\n${problems.join('\n')}` }),
+      observations: { result: (o) => dataBlock('observation', o.result), failure: (call, error) => `Tool ${call.name} failed: ${error}` },
+      ...overrides,
+    });
+    await trace.finish({ status: 'success' });
+    return { outcome, trace: (await ctx.trace.get(trace.traceId, ALL_TRACES))! };
+  }
+
+  it('acts on a JSON decision, observes the result as data, and ends on a final decision', async () => {
+    const before = model.requests.length;
+    model.push(
+      { reply: 'Let me look first. {"action": "use_tool", "tool": "lookup_lesion_history", "arguments": {"lesionId": "L7"}, "thought": "need history"}' },
+      { reply: '{"action": "diagnose", "diagnosis": "atypical naevus, refer for dermoscopy", "confidence": 0.7}' },
+    );
+    const { outcome, trace } = await consult();
+    expect(outcome.kind).toBe('final');
+    expect(outcome.kind === 'final' && outcome.value).toMatchObject({ action: 'diagnose', diagnosis: 'atypical naevus, refer for dermoscopy' });
+    expect(lookups).toBe(1);
+    // The observation went back to the model inside a declared data block, after the model's own decision.
+    const second = model.requests[before + 1]!.body.messages as Array<{ role: string; content: string }>;
+    expect(second.at(-2)).toMatchObject({ role: 'assistant' });
+    expect(second.at(-1)!.content).toMatch(/^<observation>\n[\s\S]*irregular border[\s\S]*<\/observation>$/);
+    // Every round is in the trace: the thought and action of the first, the answer of the second.
+    const steps = trace.spans.filter((s) => s.kind === 'step');
+    expect(steps.map((s) => s.name)).toEqual(['consult:round 1', 'consult:round 2']);
+    expect(steps[0]!.output).toMatchObject({ outcome: 'tools', observations: [expect.stringContaining('irregular border')] });
+    expect(steps[1]!.output).toMatchObject({ outcome: 'answer', thought: expect.stringContaining('atypical naevus') });
+  });
+
+  it('refuses a registered tool outside the allow-list without running it, and tells the model', async () => {
+    const before = model.requests.length;
+    model.push({ reply: '{"action": "use_tool", "tool": "order_biopsy", "arguments": {}}' }, { reply: '{"action": "respond", "message": "I cannot order it; please ask the clinician."}' });
+    const { outcome } = await consult();
+    expect(outcome.kind).toBe('final');
+    expect(outcome.toolCalls).toEqual([expect.objectContaining({ toolName: 'order_biopsy', success: false, error: expect.stringContaining('is not allowed here. Allowed tools: lookup_lesion_history') })]);
+    const refusal = (model.requests[before + 1]!.body.messages as Array<{ content: string }>).at(-1)!.content;
+    expect(refusal).toContain('Tool order_biopsy failed: Tool "order_biopsy" is not allowed here');
+  });
+
+  it('stops at the error breaker after two failed tool calls in a row', async () => {
+    model.push({ reply: '{"action": "use_tool", "tool": "lookup_lesion_history", "arguments": {}}' }, { reply: '{"action": "use_tool", "tool": "lookup_lesion_history", "arguments": {"lesionId": ""}}' });
+    const { outcome } = await consult();
+    expect(outcome).toMatchObject({ kind: 'stopped', reason: 'error_breaker', progress: { rounds: 2, failedToolCallsInARow: 2 } });
+    expect(outcome.kind === 'stopped' && outcome.lastFailure).toMatchObject({ kind: 'tool', error: expect.stringContaining('lesionId') });
+  });
+
+  it('stops when the token budget is spent, counting what the endpoint reports', async () => {
+    model.push({ reply: '{"action": "use_tool", "tool": "lookup_lesion_history", "arguments": {"lesionId": "L7"}}', usage: { prompt_tokens: 3500, completion_tokens: 600 } });
+    const { outcome } = await consult();
+    expect(outcome).toMatchObject({ kind: 'stopped', reason: 'token_budget', progress: { rounds: 1, promptTokens: 3500, completionTokens: 600 } });
+  });
+
+  it('sends an answer the validate hook rejects back with its problems, then accepts the corrected one', async () => {
+    const before = model.requests.length;
+    model.push({ reply: '{"action": "diagnose"}' }, { reply: '{"action": "diagnose", "diagnosis": "seborrhoeic keratosis"}' });
+    const { outcome } = await consult();
+    expect(outcome).toMatchObject({ kind: 'final', value: { diagnosis: 'seborrhoeic keratosis' }, progress: { corrections: 1 } });
+    expect((model.requests[before + 1]!.body.messages as Array<{ content: string }>).at(-1)!.content).toBe('Fix your decision:\ndiagnosis: required with action "diagnose"');
+  });
+
+  it('asks again when a decision is not JSON with a known action', async () => {
+    model.push({ reply: 'I think it is fine.' }, { reply: '{"action": "shrug"}' }, { reply: '{"action": "respond", "message": "Fine."}' });
+    const { outcome } = await consult();
+    expect(outcome).toMatchObject({ kind: 'final', value: { action: 'respond' }, progress: { corrections: 2 } });
+  });
+
+  it('stops at the round limit when the model keeps using tools', async () => {
+    const call = { reply: '{"action": "use_tool", "tool": "lookup_lesion_history", "arguments": {"lesionId": "L7"}}' };
+    model.push(call, call, call);
+    const { outcome } = await consult({ stopWhen: [roundLimit(3)] });
+    expect(outcome).toMatchObject({ kind: 'stopped', reason: 'max_rounds', progress: { rounds: 3, toolRounds: 3 } });
+  });
+
+  it('is cancelled by its signal mid-call, and runAgent marks the trace cancelled', async () => {
+    model.push({ reply: '{"action": "respond", "message": "late"}', delayMs: 2000 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 150);
+    const cancelled = await consult({ signal: controller.signal }).catch((error: unknown) => error);
+    expect(ClinAgentError.isInstance(cancelled) && cancelled.code).toBe('CANCELLED');
+
+    model.push({ reply: 'a slow answer', delayMs: 2000 });
+    const scenario = loadScenario(path.join(process.cwd(), 'scenarios', 'data-completeness.yaml'));
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 150);
+    const result = await runAgent(scenario, 'How complete are the records?', { context: { llm: ctx.llm, tools: ctx.tools, trace: ctx.trace }, signal: stop.signal });
+    expect(result.status).toBe('cancelled');
+    expect((await ctx.trace.get(result.traceId, ALL_TRACES))!.status).toBe('cancelled');
+  });
+});

@@ -1,0 +1,36 @@
+/**
+ * Limits are small predicates over what the loop has done so far (after vercel/ai's stop conditions): the loop
+ * stops when any returns a reason. Agents pass the ones they want; none is an `if` inside the loop.
+ */
+
+/** What the loop has done so far, as the stop conditions see it. */
+export interface LoopProgress {
+  /** Model calls made. */
+  rounds: number;
+  /** Rounds whose tool calls all succeeded. */
+  toolRounds: number;
+  /** Rounds with at least one failed or refused tool call. */
+  failedToolRounds: number;
+  /** Failed or refused tool calls since the last one that succeeded. */
+  failedToolCallsInARow: number;
+  /** Answers sent back by the validate hook (unparseable, a field missing). */
+  corrections: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export type StopReason = 'max_rounds' | 'token_budget' | 'error_breaker' | 'retries_exhausted';
+
+export type StopCondition = (progress: Readonly<LoopProgress>) => StopReason | undefined;
+
+/** At most `n` model calls. */
+export const roundLimit = (n: number): StopCondition => (p) => (p.rounds >= n ? 'max_rounds' : undefined);
+
+/** Stop once the run has used `maxTokens` prompt and completion tokens together. */
+export const tokenBudget = (maxTokens: number): StopCondition => (p) => (p.promptTokens + p.completionTokens >= maxTokens ? 'token_budget' : undefined);
+
+/** Stop after `n` failed tool calls in a row: the model is not going to fix its calls. */
+export const errorBreaker = (n: number): StopCondition => (p) => (p.failedToolCallsInARow >= n ? 'error_breaker' : undefined);
+
+/** Seed 000's soft-rule budget: unusable answers and rounds with a failed tool call count alike. */
+export const attemptLimit = (n: number): StopCondition => (p) => (p.corrections + p.failedToolRounds >= n ? 'retries_exhausted' : undefined);
