@@ -1,11 +1,13 @@
 /** `npm run bench`: every benchmark, one after the other, each printing its own table. */
 const { main: rag } = await import('./rag.bench.js');
 const { main: agent } = await import('./agent.bench.js');
+const { main: loop } = await import('./loop.bench.js');
 const { main: rules } = await import('./rules.bench.js');
 const { main: qc } = await import('./qc.bench.js');
 
 console.log(`ClinAgent benchmarks on Node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
 await rag();
 await agent();
+await loop();
 await rules();
 await qc();

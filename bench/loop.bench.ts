@@ -1,0 +1,77 @@
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { roundLimit, runLoop } from '../src/agent/loop/index.js';
+import { createLlmGateway } from '../src/core/llm/gateway.js';
+import { dataBlock } from '../src/core/llm/untrusted-data.js';
+import { buildTestContext } from '../src/testing/test-context.js';
+import { printTable, summarise } from './stats.js';
+
+/**
+ * The agent loop's own cost per round: a model that answers in zero time through an in-process fetch, a tool
+ * that returns at once, and the PGlite trace store recording every round (step span, llm span, tool span). The
+ * figure is what the loop adds to each think -> act -> observe round, above a bare gateway call.
+ */
+const ITERATIONS = Number(process.env.LOOP_BENCH_ITERATIONS ?? 200);
+const TOOL_ROUNDS = 4;
+
+const completion = (content: string) =>
+  JSON.stringify({
+    id: 'x', object: 'chat.completion', created: 0, model: 'zero-latency',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+  });
+const USE_TOOL = completion('{"action": "use_tool", "tool": "bench_lookup", "arguments": {"id": "L7"}}');
+const RESPOND = completion('{"action": "respond", "message": "done"}');
+
+/** Uses the tool until it has seen TOOL_ROUNDS observations, then answers. */
+const zeroLatencyFetch: typeof fetch = async (_url, init) => {
+  const body = JSON.parse(String(init?.body ?? '{}')) as { messages?: Array<{ role: string }> };
+  const observations = (body.messages ?? []).filter((m) => m.role === 'user').length - 1;
+  return new Response(observations < TOOL_ROUNDS ? USE_TOOL : RESPOND, { status: 200, headers: { 'content-type': 'application/json' } });
+};
+
+export async function main(): Promise<void> {
+  const ctx = await buildTestContext({ engine: 'pglite', env: { LLM_BASE_URL: 'http://zero-latency.invalid/v1', LLM_MODEL: 'zero-latency' } });
+  try {
+    const llm = createLlmGateway({ ...ctx.config.llm, baseUrl: 'http://zero-latency.invalid/v1', model: 'zero-latency' }, { fetch: zeroLatencyFetch });
+    ctx.tools.register({ name: 'bench_lookup', description: 'returns at once', schema: z.object({ id: z.string() }), run: async ({ id }) => ({ id, ok: true }) });
+
+    const bare: number[] = [];
+    const perRound: number[] = [];
+    for (let i = 0; i < ITERATIONS + 20; i++) {
+      const t0 = performance.now();
+      await llm.chat({ messages: [{ role: 'system', content: 'x' }, { role: 'user', content: 'go' }] });
+      const t1 = performance.now();
+      const trace = await ctx.trace.start({ kind: 'bench', name: 'loop' });
+      const outcome = await runLoop({
+        name: 'bench',
+        llm,
+        trace,
+        messages: [{ role: 'system', content: 'Decide in JSON.' }, { role: 'user', content: 'go' }],
+        decisions: { actions: ['use_tool', 'respond'], toolAction: 'use_tool' },
+        tools: { registry: ctx.tools, allowed: ['bench_lookup'], offerWhen: () => true, whenWithheld: 'refuse' },
+        stopWhen: [roundLimit(TOOL_ROUNDS + 2)],
+        accept: (content) => ({ ok: true, value: content }),
+        observations: { result: (o) => dataBlock('observation', o.result), failure: (_c, e) => e },
+      });
+      await trace.finish({ status: 'success' });
+      if (outcome.kind !== 'final' || outcome.progress.rounds !== TOOL_ROUNDS + 1) throw new Error(`unexpected loop outcome ${outcome.kind}`);
+      const t2 = performance.now();
+      if (i >= 20) {
+        bare.push(t1 - t0);
+        perRound.push((t2 - t1) / (TOOL_ROUNDS + 1));
+      }
+    }
+    const b = summarise(bare);
+    const r = summarise(perRound);
+    printTable(`Agent loop cost per round (${ITERATIONS} runs of ${TOOL_ROUNDS} tool rounds + 1 answer, zero-latency model, PGlite trace store)`, [
+      { case: 'bare gateway call', 'p50 ms': b.p50, 'p99 ms': b.p99 },
+      { case: 'one loop round (model call, decision parse, tool call, 3 spans)', 'p50 ms': r.p50, 'p99 ms': r.p99 },
+      { case: 'loop overhead per round above the bare call', 'p50 ms': r.p50 - b.p50, 'p99 ms': r.p99 - b.p99 },
+    ]);
+  } finally {
+    await ctx.close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
