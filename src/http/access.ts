@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Authentication, User, UserStore } from '../core/auth/users.js';
-import { WRITER_ROLES } from '../core/auth/users.js';
+import { assertWriterRole } from '../core/auth/project-access.js';
 import { ClinAgentError } from '../core/errors.js';
 
 /**
@@ -44,9 +44,7 @@ export function accessHook(users: UserStore) {
     const { user } = auth;
     request.user = user;
     request.tokenId = auth.tokenId;
-    if (access === 'write' && !WRITER_ROLES.has(user.role)) {
-      throw new ClinAgentError('FORBIDDEN', `Your role "${user.role}" can only read. Ask an admin for the coordinator, PI or admin role to make changes.`, { role: user.role, needs: [...WRITER_ROLES] });
-    }
+    if (access === 'write') assertWriterRole(user);
     if (access === 'admin' && user.role !== 'admin') {
       throw new ClinAgentError('FORBIDDEN', `Only admins may do this; your role is "${user.role}". Ask an admin.`, { role: user.role, needs: ['admin'] });
     }

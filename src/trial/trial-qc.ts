@@ -1,6 +1,15 @@
-import type { AppContext } from '../context.js';
+import type { Config } from '../core/config.js';
+import type { Db } from '../core/db/connect.js';
 import { ClinAgentError } from '../core/errors.js';
-import type { User } from '../core/auth/users.js';
+import { assertProjectReader, assertProjectWriter } from '../core/auth/project-access.js';
+import type { User, UserStore } from '../core/auth/users.js';
+import type { Jobs } from '../core/jobs/boss.js';
+import type { LlmGateway } from '../core/llm/gateway.js';
+import type { Logger } from '../core/logger.js';
+import type { SecretRegistry } from '../core/secrets.js';
+import type { ToolRegistry } from '../core/tools/registry.js';
+import type { TraceStore } from '../core/trace/store.js';
+import type { SkillCatalog } from './sop/skill-catalog.js';
 import { getQcProgress, listQcRuns, listTaskRuns, startQcRun } from './qc/qc-runs.js';
 import { newWorkerId, nextCronRun, reviewTaskRun } from './qc/workers.js';
 import { listQueries, transitionQuery, type QueryFilter } from './queries.js';
@@ -21,11 +30,29 @@ import { setIdentifierAccess } from '../core/auth/identifier-access.js';
 import { identifierMask } from './identifiers.js';
 import { verifyAuditChain } from '../core/audit/verify-audit-chain.js';
 
+/** The slice of the application context trial QC works with (the app's context has all of it). */
+export interface TrialQcContext {
+  config: Pick<Config, 'host' | 'port' | 'qc'>;
+  db: Db;
+  jobs?: Jobs;
+  llm: LlmGateway;
+  tools: ToolRegistry;
+  trace: TraceStore;
+  logger: Logger;
+  users: Pick<UserStore, 'isMember' | 'listProjects'>;
+  secrets: SecretRegistry;
+  skills: SkillCatalog;
+}
+
 /**
  * The trial quality-control area, built over the shared context: one function per thing a coordinator
  * does. HTTP routes and the CLI call these and nothing deeper.
+ *
+ * Every function that reads or writes a project's data takes the acting user first and checks here, not in
+ * the caller: reads need membership (a non-member gets NOT_FOUND, as if the project, run or query did not
+ * exist), changes a writer role (a viewer gets FORBIDDEN), REDCap settings the PI or an admin.
  */
-export function createTrialQc(ctx: AppContext, workerId = newWorkerId()) {
+export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
   const sop: SopDeps = {
     db: ctx.db,
     llm: ctx.llm,
@@ -44,11 +71,8 @@ export function createTrialQc(ctx: AppContext, workerId = newWorkerId()) {
   };
 
   /** Trial data is per project: a user outside the project sees nothing of it, not even that it exists. */
-  async function assertMember(projectId: string, user: User): Promise<void> {
-    if (!(await ctx.users.isMember(projectId, user))) {
-      throw new ClinAgentError('NOT_FOUND', `Project "${projectId}" does not exist or you are not a member. Ask a trial admin to add you.`, { projectId });
-    }
-  }
+  const assertMember = (projectId: string, user: User) => assertProjectReader(ctx.users, user, projectId);
+  const assertWriter = (projectId: string, user: User) => assertProjectWriter(ctx.users, user, projectId);
 
   /**
    * Project settings that reach outside ClinAgent (the REDCap API and its token) are the PI's or an admin's
@@ -65,7 +89,7 @@ export function createTrialQc(ctx: AppContext, workerId = newWorkerId()) {
   const store = createTrialStore(ctx.db);
 
   /** The violations report as `user` may see it: identifier values masked unless they may see them. */
-  async function maskedReport(projectId: string, user: User | undefined) {
+  async function maskedReport(projectId: string, user: User) {
     const [report, mask] = await Promise.all([buildViolationsReport(ctx.db, projectId), identifierMask(ctx.db, projectId, user)]);
     return { ...report, rows: report.rows.map(mask.reportRow) };
   }
@@ -82,37 +106,50 @@ export function createTrialQc(ctx: AppContext, workerId = newWorkerId()) {
     return { ...run, reviewDescription: node?.type === 'human_review' ? node.description : null };
   }
 
+  // A QC run or task run of a project the user is not in answers exactly as a missing one.
+  async function findQcRun(actor: User, qcRunId: string) {
+    const progress = await getQcProgress(ctx.db, qcRunId);
+    if (!progress || !(await ctx.users.isMember(progress.projectId, actor))) throw new ClinAgentError('NOT_FOUND', `QC run "${qcRunId}" does not exist. Check the id.`, { qcRunId });
+    return progress;
+  }
+
+  async function findTaskRun(actor: User, taskRunId: string) {
+    const run = await getTaskRun(ctx.db, taskRunId);
+    if (!run || !(await ctx.users.isMember(run.projectId, actor))) throw new ClinAgentError('NOT_FOUND', `Task run "${taskRunId}" does not exist. Check the id.`, { taskRunId });
+    return run;
+  }
+
   return {
+    /** For the job workers, which act for the system (a run someone started, or cron), not for a user. */
     sop,
-    store,
-    assertMember,
     /** Projects the user can see, with how many subjects and record rows each holds. */
-    projects: async (user: User) =>
-      Promise.all((await ctx.users.listProjects(user)).map(async (p) => ({ ...p, ...(await store.countRecords(p.id)), sites: await store.listSites(p.id) }))),
+    projects: async (actor: User) =>
+      Promise.all((await ctx.users.listProjects(actor)).map(async (p) => ({ ...p, ...(await store.countRecords(p.id)), sites: await store.listSites(p.id) }))),
     /** Files may be text or uploaded bytes (decoded from UTF-8 or GBK/GB18030, or refused). */
-    importCsv: async (projectId: string, files: RedcapCsvFiles, actor: string) => {
+    importCsv: async (actor: User, projectId: string, files: RedcapCsvFiles) => {
+      await assertWriter(projectId, actor);
       const isMissing = (file: RedcapCsvFiles['dictionaryCsv'] | undefined) => file === undefined || file.length === 0;
       if (isMissing(files.dictionaryCsv) || isMissing(files.recordsCsv)) {
         throw new ClinAgentError('VALIDATION_FAILED', 'Send the REDCap data dictionary CSV as "dictionary" and the records export CSV as "records" (and optionally the events CSV as "events" and the arms CSV as "arms").', { field: 'files' });
       }
-      return importRedcapCsv(store, projectId, files, actor);
+      return importRedcapCsv(store, projectId, files, actor.name);
     },
     /** The project's REDCap API settings, and whether the named token variable is set on this server (never its value). */
-    redcapSettings: async (projectId: string, user: User) => {
-      await assertMember(projectId, user);
+    redcapSettings: async (actor: User, projectId: string) => {
+      await assertMember(projectId, actor);
       const settings = await getRedcapSettings(ctx.db, projectId);
       if (!settings) return { projectId, configured: false, apiUrl: null, tokenEnv: null, tokenSet: false, updatedBy: null, updatedAt: null };
       return { ...settings, configured: true, tokenSet: Boolean(process.env[settings.tokenEnv]?.trim()) };
     },
     /** Sets the project's REDCap API URL and the NAME of the environment variable holding its token (PI or admin). */
-    configureRedcap: async (projectId: string, input: { apiUrl?: unknown; tokenEnv?: unknown }, user: User) => {
-      await assertPiOrAdmin(projectId, user, 'configure the REDCap API');
-      const settings = await setRedcapSettings(ctx.db, projectId, input, user.name);
+    configureRedcap: async (actor: User, projectId: string, input: { apiUrl?: unknown; tokenEnv?: unknown }) => {
+      await assertPiOrAdmin(projectId, actor, 'configure the REDCap API');
+      const settings = await setRedcapSettings(ctx.db, projectId, input, actor.name);
       return { ...settings, configured: true, tokenSet: Boolean(process.env[settings.tokenEnv]?.trim()) };
     },
     /** Pulls dictionary, arms, events and records from this project's REDCap API (PI or admin). */
-    syncRedcap: async (projectId: string, user: User) => {
-      await assertPiOrAdmin(projectId, user, 'sync from REDCap');
+    syncRedcap: async (actor: User, projectId: string) => {
+      await assertPiOrAdmin(projectId, actor, 'sync from REDCap');
       const settings = await getRedcapSettings(ctx.db, projectId);
       if (!settings) {
         throw new ClinAgentError('CONFIG_MISSING', `Project "${projectId}" has no REDCap API configured. A PI or admin sets it with PUT /api/iit/projects/${projectId}/redcap {"apiUrl": "https://redcap.example.org/api/", "tokenEnv": "REDCAP_TOKEN_..."}, and the server's operator sets that environment variable to the project's API token. Sites without API access can upload a CSV export instead (POST /api/iit/projects/${projectId}/imports).`, { missing: ['apiUrl', 'tokenEnv'] });
@@ -124,18 +161,20 @@ export function createTrialQc(ctx: AppContext, workerId = newWorkerId()) {
       // Masked in every log line and trace from now on, wherever an upstream error might echo it.
       ctx.secrets.add(token);
       const client = createRedcapClient({ url: settings.apiUrl, token, settingNames: { url: `the apiUrl of project "${projectId}"`, token: settings.tokenEnv } });
-      return importFromRedcap(store, projectId, client, user.name);
+      return importFromRedcap(store, projectId, client, actor.name);
     },
     // Record values, query values, the report and record audit entries show identifier fields only to users
-    // allowed to see them (trial/identifiers.ts); everyone else gets them masked. Without a user: masked.
-    records: async (projectId: string, page: { site?: string; limit?: number; offset?: number }, user: User) => {
-      const mask = await identifierMask(ctx.db, projectId, user);
+    // allowed to see them (trial/identifiers.ts); everyone else gets them masked.
+    records: async (actor: User, projectId: string, page: { site?: string; limit?: number; offset?: number } = {}) => {
+      await assertMember(projectId, actor);
+      const mask = await identifierMask(ctx.db, projectId, actor);
       return (await store.listRecords(projectId, page)).map(mask.record);
     },
-    record: async (projectId: string, recordId: string, user: User) => {
+    record: async (actor: User, projectId: string, recordId: string) => {
+      await assertMember(projectId, actor);
       const events = await store.getRecord(projectId, recordId);
       if (!events.length) throw new ClinAgentError('NOT_FOUND', `Record "${recordId}" does not exist in project "${projectId}".`, { recordId });
-      const mask = await identifierMask(ctx.db, projectId, user);
+      const mask = await identifierMask(ctx.db, projectId, actor);
       return {
         recordId,
         events: events.map(mask.record),
@@ -143,54 +182,70 @@ export function createTrialQc(ctx: AppContext, workerId = newWorkerId()) {
         audit: (await store.listAudit(projectId, { entityType: 'record', entityId: recordId })).map(mask.auditEntry),
       };
     },
-    audit: async (projectId: string, filter: { entityType?: AuditEntityType; entityId?: string }, user?: User) => {
-      const mask = await identifierMask(ctx.db, projectId, user);
+    audit: async (actor: User, projectId: string, filter: { entityType?: AuditEntityType; entityId?: string } = {}) => {
+      await assertMember(projectId, actor);
+      const mask = await identifierMask(ctx.db, projectId, actor);
       return (await store.listAudit(projectId, filter)).map(mask.auditEntry);
     },
     /**
      * Recomputes the project's audit hash chain. The head hash stays out of this answer: it is a hash over the
      * newest entry, whose masked identifier values a reader could otherwise guess against it (`clinagent audit verify` prints it).
      */
-    verifyAudit: async (projectId: string) => {
+    verifyAudit: async (actor: User, projectId: string) => {
+      await assertMember(projectId, actor);
       const { headHash: _headHash, ...verification } = await verifyAuditChain(ctx.db, projectId);
       return verification;
     },
     /** Admin: lets a member of the project see identifier fields unmasked, or takes it back (audited). */
-    setIdentifierAccess: async (projectId: string, userId: string, canViewIdentifiers: unknown, actor: User) => {
+    setIdentifierAccess: async (actor: User, projectId: string, userId: string, canViewIdentifiers: unknown) => {
       if (actor.role !== 'admin') {
         throw new ClinAgentError('FORBIDDEN', `Only admins may grant access to identifier fields; your role is "${actor.role}". Ask an admin.`, { role: actor.role, needs: ['admin'] });
       }
       return setIdentifierAccess(ctx.db, { projectId, userId, canViewIdentifiers, actor: actor.name });
     },
     skills: () => ctx.skills.list().map((s) => ({ id: s.id, name: s.name, description: s.description, projects: s.projects ?? null, schedule: s.schedule ?? null, nextRun: s.schedule ? nextCronRun(s.schedule) : null, nodes: Object.keys(s.nodes).length })),
-    startQcRun: (projectId: string, skillId: string, recordIds: string[] | undefined, actor: string) =>
-      startQcRun({ db: ctx.db, jobs: jobs() }, { projectId, skill: ctx.skills.get(skillId), recordIds, actor }),
-    qcRun: async (qcRunId: string) => {
-      const progress = await getQcProgress(ctx.db, qcRunId);
-      if (!progress) throw new ClinAgentError('NOT_FOUND', `QC run "${qcRunId}" does not exist. Check the id.`, { qcRunId });
-      return progress;
+    startQcRun: async (actor: User, projectId: string, skillId: string, recordIds?: string[]) => {
+      await assertWriter(projectId, actor);
+      return startQcRun({ db: ctx.db, jobs: jobs() }, { projectId, skill: ctx.skills.get(skillId), recordIds, actor: actor.name });
     },
-    qcRuns: (projectId: string) => listQcRuns(ctx.db, projectId),
-    taskRun: async (taskRunId: string) => {
-      const run = await getTaskRun(ctx.db, taskRunId);
-      if (!run) throw new ClinAgentError('NOT_FOUND', `Task run "${taskRunId}" does not exist. Check the id.`, { taskRunId });
-      return withReviewDescription(run);
+    qcRun: (actor: User, qcRunId: string) => findQcRun(actor, qcRunId),
+    qcRuns: async (actor: User, projectId: string) => {
+      await assertMember(projectId, actor);
+      return listQcRuns(ctx.db, projectId);
     },
-    taskRuns: async (projectId: string, filter: { qcRunId?: string; statuses?: string[] }) => (await listTaskRuns(ctx.db, { projectId, ...filter })).map(withReviewDescription),
-    review: (taskRunId: string, decision: 'approve' | 'reject', reviewer: string, comment?: string) => reviewTaskRun({ db: ctx.db, jobs: jobs() }, taskRunId, decision, reviewer, comment),
-    queries: async (filter: QueryFilter, user: User) => {
-      const mask = await identifierMask(ctx.db, filter.projectId, user);
+    taskRun: async (actor: User, taskRunId: string) => withReviewDescription(await findTaskRun(actor, taskRunId)),
+    taskRuns: async (actor: User, projectId: string, filter: { qcRunId?: string; statuses?: string[] } = {}) => {
+      await assertMember(projectId, actor);
+      return (await listTaskRuns(ctx.db, { projectId, ...filter })).map(withReviewDescription);
+    },
+    review: async (actor: User, taskRunId: string, decision: 'approve' | 'reject', comment?: string) => {
+      const run = await findTaskRun(actor, taskRunId);
+      await assertWriter(run.projectId, actor);
+      return reviewTaskRun({ db: ctx.db, jobs: jobs() }, taskRunId, decision, actor.name, comment);
+    },
+    queries: async (actor: User, filter: QueryFilter) => {
+      await assertMember(filter.projectId, actor);
+      const mask = await identifierMask(ctx.db, filter.projectId, actor);
       return (await listQueries(ctx.db, filter)).map(mask.query);
     },
-    /** `actor`: the user (whose view of identifiers the returned query follows), or a name for internal callers (then masked). */
-    transitionQuery: async (projectId: string, queryId: string, to: QueryStatus, actor: string | User, comment: string) => {
-      const user = typeof actor === 'string' ? undefined : actor;
-      const query = await transitionQuery(ctx.db, { projectId, queryId, to, actor: typeof actor === 'string' ? actor : actor.name, comment });
-      return (await identifierMask(ctx.db, projectId, user)).query(query);
+    /** The returned query follows the actor's view of identifiers. */
+    transitionQuery: async (actor: User, projectId: string, queryId: string, to: QueryStatus, comment: string) => {
+      await assertWriter(projectId, actor);
+      const query = await transitionQuery(ctx.db, { projectId, queryId, to, actor: actor.name, comment });
+      return (await identifierMask(ctx.db, projectId, actor)).query(query);
     },
-    report: (projectId: string, user?: User) => maskedReport(projectId, user),
-    reportCsv: async (projectId: string, user?: User) => reportToCsv(await maskedReport(projectId, user)),
-    reportXlsx: async (projectId: string, user?: User) => reportToXlsx(await maskedReport(projectId, user)),
+    report: async (actor: User, projectId: string) => {
+      await assertMember(projectId, actor);
+      return maskedReport(projectId, actor);
+    },
+    reportCsv: async (actor: User, projectId: string) => {
+      await assertMember(projectId, actor);
+      return reportToCsv(await maskedReport(projectId, actor));
+    },
+    reportXlsx: async (actor: User, projectId: string) => {
+      await assertMember(projectId, actor);
+      return reportToXlsx(await maskedReport(projectId, actor));
+    },
   };
 }
 

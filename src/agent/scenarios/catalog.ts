@@ -1,13 +1,10 @@
+import { createDefinitionCatalog, type DefinitionCatalog } from '../../core/definitions/index.js';
 import { ClinAgentError } from '../../core/errors.js';
 import type { ToolRegistry } from '../../core/tools/registry.js';
-import type { Scenario } from './load.js';
+import { SCENARIO_KIND, type Scenario } from './load.js';
 
-export interface ScenarioCatalog {
-  list(): Scenario[];
-  /** Throws NOT_FOUND naming the known ids. */
-  get(id: string): Scenario;
-  has(id: string): boolean;
-}
+/** `get(id)` throws NOT_FOUND naming the known ids. */
+export type ScenarioCatalog = DefinitionCatalog<Scenario>;
 
 /**
  * The scenarios loaded at start-up. Tool names are checked against the registry here, so a scenario that
@@ -18,16 +15,5 @@ export function createScenarioCatalog(scenarios: Scenario[], tools: ToolRegistry
     s.tools.filter((name) => !tools.get(name)).map((name) => `${s.sourceFile}: tools: "${name}" is not a registered tool (known: ${tools.list().map((t) => t.name).join(', ')})`),
   );
   if (problems.length) throw new ClinAgentError('SCENARIO_INVALID', `Scenario files name unknown tools:\n${problems.join('\n')}`, { problems });
-  const byId = new Map(scenarios.map((s) => [s.id, s]));
-  return {
-    list: () => [...byId.values()],
-    has: (id) => byId.has(id),
-    get(id) {
-      const scenario = byId.get(id);
-      if (!scenario) {
-        throw new ClinAgentError('NOT_FOUND', `Unknown scenario "${id}". Known scenarios: ${[...byId.keys()].join(', ') || '(none)'} (GET /api/scenarios).`, { scenarioId: id });
-      }
-      return scenario;
-    },
-  };
+  return createDefinitionCatalog(scenarios, SCENARIO_KIND);
 }

@@ -10,6 +10,25 @@ export const outputTypeField = z.union([
   z.object({ name: z.string().min(1), schema: jsonSchemaObject, answer_field: z.string().optional() }).strict(),
 ]);
 
+/**
+ * How much of a conversation the model sees again (agent/conversations/history-strategy.ts). Default: every
+ * turn, capped at 8000 tokens. `max_turns` belongs to sliding_window, `keep_turns` to summary.
+ */
+const historyBlock = z
+  .object({
+    strategy: z.enum(['full', 'sliding_window', 'summary']).default('full'),
+    max_turns: z.number().int().min(1).max(1000).optional(),
+    max_tokens: z.number().int().min(100).max(200_000).default(8000),
+    keep_turns: z.number().int().min(1).max(1000).optional(),
+  })
+  .strict()
+  .superRefine((history, ctx) => {
+    if (history.strategy === 'summary' && history.keep_turns === undefined) ctx.addIssue({ code: 'custom', path: ['keep_turns'], message: 'required when strategy is summary: how many recent turns stay verbatim' });
+    if (history.strategy !== 'summary' && history.keep_turns !== undefined) ctx.addIssue({ code: 'custom', path: ['keep_turns'], message: 'applies only to strategy summary' });
+    if (history.strategy !== 'sliding_window' && history.max_turns !== undefined) ctx.addIssue({ code: 'custom', path: ['max_turns'], message: 'applies only to strategy sliding_window' });
+  })
+  .default({ strategy: 'full', max_tokens: 8000 });
+
 export const scenarioFileSchema = z
   .object({
     id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be 1-64 lowercase letters, digits, - or _, starting with a letter or digit'),
@@ -37,6 +56,7 @@ export const scenarioFileSchema = z
       .default({}),
     max_tool_rounds: z.number().int().min(0).max(20).default(4),
     documents: z.array(z.string().min(1)).default([]),
+    history: historyBlock,
   })
   .strict();
 

@@ -41,7 +41,7 @@ describe('HTTP API', () => {
 
     const trace = await app.inject({ method: 'GET', url: `/api/traces/${result.traceId}`, headers: auth });
     expect(trace.statusCode).toBe(200);
-    expect(trace.json().spans.map((s: { kind: string }) => s.kind)).toEqual(['retrieval', 'llm']);
+    expect(trace.json().spans.map((s: { kind: string }) => s.kind)).toEqual(['retrieval', 'step', 'llm']);
     expect(trace.json().userId).toBeTruthy();
   });
 

@@ -1,13 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TrialQc } from '../../trial/trial-qc.js';
 import { requireUser } from '../access.js';
-import { errorResponses } from '../schemas.js';
-
-const memberAccessBody = {
-  type: 'object',
-  properties: { projectId: { type: 'string' }, userId: { type: 'string' }, canViewIdentifiers: { type: 'boolean' } },
-  required: ['projectId', 'userId', 'canViewIdentifiers'],
-} as const;
+import { routeSchema } from '../../contract/index.js';
 
 /** Per-project rights of a member that an admin grants: for now, seeing identifier fields unmasked. */
 export const projectMemberRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, { qc }) => {
@@ -18,11 +12,9 @@ export const projectMemberRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (a
       schema: {
         tags: ['projects'],
         summary: 'Let a coordinator or viewer of this project see identifier fields (names, phone, address, birth date) unmasked, or take it back (admin; audited). Admins and PIs always see them.',
-        params: { type: 'object', properties: { projectId: { type: 'string' }, userId: { type: 'string' } }, required: ['projectId', 'userId'] },
-        body: { type: 'object', properties: { canViewIdentifiers: { type: 'boolean' } }, required: ['canViewIdentifiers'], additionalProperties: false },
-        response: { 200: memberAccessBody, ...errorResponses },
+        ...routeSchema('PATCH /api/projects/:projectId/members/:userId'),
       },
     },
-    async (request) => qc.setIdentifierAccess(request.params.projectId, request.params.userId, request.body.canViewIdentifiers, requireUser(request)),
+    async (request) => qc.setIdentifierAccess(requireUser(request), request.params.projectId, request.params.userId, request.body.canViewIdentifiers),
   );
 };

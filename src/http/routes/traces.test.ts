@@ -78,7 +78,7 @@ describe.each(testEngines())('trace visibility on %s', (engine) => {
   it('reads your own agent run and a run over your project in full', async () => {
     const own = await get(`/api/traces/${ids.ownAgent}`, token.a);
     expect(own.statusCode).toBe(200);
-    expect(own.json()).toMatchObject({ kind: 'agent', userId: expect.any(String), spans: [expect.objectContaining({ kind: 'llm' })] });
+    expect(own.json()).toMatchObject({ kind: 'agent', userId: expect.any(String), spans: [expect.objectContaining({ kind: 'step' }), expect.objectContaining({ kind: 'llm' })] });
     const project = await get(`/api/traces/${ids.projectA}`, token.a);
     expect(project.statusCode).toBe(200);
     expect(project.json().input).toEqual({ record: { sbp: 300 } });

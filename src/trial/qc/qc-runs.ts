@@ -67,7 +67,7 @@ export async function startQcRun(
     return { run: created!, taskRunIds: runs.map((r) => r.id) };
   });
   // Sent after commit; a crash in between leaves PENDING runs that the orphan sweep re-enqueues.
-  await jobs.boss.insert(taskRunIds.map((taskRunId) => ({ name: advanceTaskRunQueue.name, data: { taskRunId }, retryLimit: advanceTaskRunQueue.retryLimit, expireInSeconds: advanceTaskRunQueue.expireInSeconds })));
+  await jobs.sendMany(advanceTaskRunQueue, taskRunIds.map((taskRunId) => ({ taskRunId })));
   return (await getQcProgress(db, run.id))!;
 }
 

@@ -15,6 +15,7 @@ import { listQueries } from '../queries.js';
 import { loadRecordContext } from '../sop/record-context.js';
 import { createTrialStore } from '../store/trial-store.js';
 import type { TrialRecord } from '../store/types.js';
+import type { User } from '../../core/auth/users.js';
 import { createTrialQc } from '../trial-qc.js';
 import { getQcProgress, type QcProgress } from './qc-runs.js';
 import { registerQcWorkers } from './workers.js';
@@ -102,6 +103,8 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
   const delivered: string[] = [];
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;
   let qc: ReturnType<typeof createTrialQc>;
+  /** The data manager: a coordinator of every project here. */
+  let dm: User;
   let workers: Awaited<ReturnType<typeof registerQcWorkers>>;
   let skillsDir: string | undefined;
 
@@ -118,7 +121,7 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
   let rateLimitedOnce = false;
 
   async function runToEnd(skillId: string, recordIds: string[], projectId = 'p1', settled: (p: QcProgress) => boolean = (p) => p.pending + p.running === 0): Promise<QcProgress> {
-    const started = await qc.startQcRun(projectId, skillId, recordIds, 'dm');
+    const started = await qc.startQcRun(dm, projectId, skillId, recordIds);
     return waitFor(async () => {
       const p = await getQcProgress(ctx.db, started.id);
       return p && settled(p) ? p : undefined;
@@ -190,6 +193,8 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     ], { actor: 'test' });
 
     qc = createTrialQc(ctx, 'trust-worker');
+    dm = (await ctx.users.create({ name: 'dm', role: 'coordinator' })).user;
+    for (const projectId of ['p1', 'flat', 'proto']) await ctx.users.addMember(projectId, dm.id);
     workers = await registerQcWorkers({ ...qc.sop, jobs: ctx.jobs!, skills: ctx.skills.list() }, { concurrency: 4, sweepIntervalMs: 500, staleMs: 1000 });
   }, 120_000);
 
@@ -204,7 +209,7 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
 
   it('keeps one query per finding across re-runs, 50 of them at once included, each with its value and event', async () => {
     for (let i = 0; i < 3; i++) await runToEnd('checks-direct', ['S1', 'S2', 'S3']);
-    const started = await Promise.all(Array.from({ length: 50 }, () => qc.startQcRun('p1', 'checks-direct', ['S1', 'S2', 'S3'], 'cron')));
+    const started = await Promise.all(Array.from({ length: 50 }, () => qc.startQcRun(dm, 'p1', 'checks-direct', ['S1', 'S2', 'S3'])));
     await waitFor(async () => {
       const all = await Promise.all(started.map((s) => getQcProgress(ctx.db, s.id)));
       return all.every((p) => p!.status === 'completed');
@@ -229,13 +234,13 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     const [marked] = await listQueries(ctx.db, { projectId: 'p1', recordId: 'S2' });
     expect(marked).toMatchObject({ id: query!.id, status: 'open', noLongerFires: { qcRunId: fixedRun.id } });
 
-    await qc.transitionQuery('p1', query!.id, 'closed', 'dm', 'corrected at site');
+    await qc.transitionQuery(dm, 'p1', query!.id, 'closed', 'corrected at site');
     await store.importRecords('p1', [{ recordId: 'S2', eventName: 'v1_arm_1', site: 'SITE-01', data: { record_id: 'S2', patient_name: IDENTIFIER_VALUES[0]!, phone: IDENTIFIER_VALUES[1]!, age: 15, ae_text: 'none' } }], { actor: 'site' });
     await runToEnd('checks-direct', ['S2']);
     const after = await listQueries(ctx.db, { projectId: 'p1', recordId: 'S2' });
     expect(after).toHaveLength(1);
     expect(after[0]).toMatchObject({ id: query!.id, status: 'reopened', value: 15, noLongerFires: null });
-    const trail = (await qc.audit('p1', { entityType: 'query', entityId: query!.id })).map((e) => e.action);
+    const trail = (await qc.audit(dm, 'p1', { entityType: 'query', entityId: query!.id })).map((e) => e.action);
     expect(trail).toEqual(expect.arrayContaining(['opened', 'no_longer_fires', 'status:closed', 'status:reopened']));
   });
 
@@ -248,12 +253,12 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     expect(held).toHaveLength(1);
     expect(held[0]!.heldByTaskRunId).not.toBeNull();
 
-    const runs = await qc.taskRuns('p1', { qcRunId: waiting.id, statuses: ['SUSPENDED'] });
+    const runs = await qc.taskRuns(dm, 'p1', { qcRunId: waiting.id, statuses: ['SUSPENDED'] });
     const byRecord = new Map(runs.map((r) => [r.recordId, r]));
-    await qc.review(byRecord.get('R1')!.id, 'approve', 'dm', 'confirmed');
-    await qc.review(byRecord.get('R2')!.id, 'reject', 'dm', 'age was entered in months');
-    const [r3run] = await qc.taskRuns('p1', { qcRunId: closeRun.id, statuses: ['SUSPENDED'] });
-    await qc.review(r3run!.id, 'reject', 'dm', 'protocol waiver on file');
+    await qc.review(dm, byRecord.get('R1')!.id, 'approve', 'confirmed');
+    await qc.review(dm, byRecord.get('R2')!.id, 'reject', 'age was entered in months');
+    const [r3run] = await qc.taskRuns(dm, 'p1', { qcRunId: closeRun.id, statuses: ['SUSPENDED'] });
+    await qc.review(dm, r3run!.id, 'reject', 'protocol waiver on file');
 
     const done = await waitFor(async () => {
       const p = await getQcProgress(ctx.db, waiting.id);
@@ -274,7 +279,7 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     expect(await listQueries(ctx.db, { projectId: 'p1', recordId: 'G1' })).toEqual([]);
     expect(await listQueries(ctx.db, { projectId: 'p1', recordId: 'G2' })).toEqual([]);
 
-    const runs = await qc.taskRuns('p1', { qcRunId: progress.id, statuses: ['SUSPENDED'] });
+    const runs = await qc.taskRuns(dm, 'p1', { qcRunId: progress.id, statuses: ['SUSPENDED'] });
     expect(runs).toHaveLength(2);
     for (const run of runs) {
       expect(run.reviewRequest).toMatchObject({ kind: 'soft_rule_unresolved', node: 'soft' });
@@ -283,8 +288,8 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     }
     const g1 = runs.find((r) => r.recordId === 'G1')!;
     const g2 = runs.find((r) => r.recordId === 'G2')!;
-    await qc.review(g1.id, 'approve', 'dm', 'text is fine');
-    await qc.review(g2.id, 'reject', 'dm', 'AE text contradicts the SBP');
+    await qc.review(dm, g1.id, 'approve', 'text is fine');
+    await qc.review(dm, g2.id, 'reject', 'AE text contradicts the SBP');
     await waitFor(async () => (await getQcProgress(ctx.db, progress.id))?.status === 'completed', 'the soft batch to complete');
     expect(await listQueries(ctx.db, { projectId: 'p1', recordId: 'G1' })).toEqual([]);
     const [raised] = await listQueries(ctx.db, { projectId: 'p1', recordId: 'G2' });
@@ -319,7 +324,7 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
   it('lets a rate-limited run continue at once instead of waiting out its lease', async () => {
     const progress = await runToEnd('ae-plausible', ['L1'], 'p1', (p) => p.completed === 1);
     expect(rateLimitedOnce).toBe(true);
-    const [run] = await qc.taskRuns('p1', { qcRunId: progress.id });
+    const [run] = await qc.taskRuns(dm, 'p1', { qcRunId: progress.id });
     expect(run).toMatchObject({ status: 'COMPLETED', leaseOwner: null });
   });
 
@@ -328,8 +333,8 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     const progress = await runToEnd('checks-review', ['W1'], 'p1', (p) => p.status === 'waiting_review');
     await waitFor(async () => delivered.includes('W1'), 'the W1 notice delivered on a retry after the hung attempt', 60_000);
     expect(webhookCalls.filter((r) => r === 'W1')).toHaveLength(2);
-    const [run] = await qc.taskRuns('p1', { qcRunId: progress.id, statuses: ['SUSPENDED'] });
+    const [run] = await qc.taskRuns(dm, 'p1', { qcRunId: progress.id, statuses: ['SUSPENDED'] });
     expect(run!.recordId).toBe('W1');
-    await qc.review(run!.id, 'approve', 'dm', '');
+    await qc.review(dm, run!.id, 'approve', '');
   });
 });

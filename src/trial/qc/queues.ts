@@ -14,3 +14,4 @@ export const advanceTaskRunQueue = defineQueue('qc-advance-task-run', z.object({
 /** Scheduled QC: one queue per skill, because a pg-boss 10 schedule is keyed by queue name. */
 export const cronQueueName = (skillId: string): string => `qc-cron-${skillId}`;
 export const cronPayload = z.object({ skillId: z.string().min(1) });
+export const cronQueue = (skillId: string) => defineQueue(cronQueueName(skillId), cronPayload);

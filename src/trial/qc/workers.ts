@@ -4,13 +4,12 @@ import cronParser from 'cron-parser';
 import type { Db } from '../../core/db/connect.js';
 import { trialRecords } from '../../core/db/schema/trial.js';
 import { errorMessage } from '../../core/errors.js';
-import { PGBOSS_SCHEMA, type Jobs } from '../../core/jobs/boss.js';
-import { defineQueue } from '../../core/jobs/queues.js';
+import type { Jobs } from '../../core/jobs/boss.js';
 import { advanceTaskRun, resumeTaskRun, type SopDeps } from '../sop/engine.js';
 import type { Skill } from '../sop/load-skills.js';
-import { findOrphanedRuns, markRecovered, type TaskRun } from '../sop/task-runs.js';
+import { sweepOrphanedRuns, type TaskRun } from '../sop/task-runs.js';
 import { registerReviewNoticeWorker } from './review-notices.js';
-import { advanceTaskRunQueue, cronPayload, cronQueueName } from './queues.js';
+import { advanceTaskRunQueue, cronQueue } from './queues.js';
 import { completeQcRunIfDone, startQcRun } from './qc-runs.js';
 
 export interface QcWorkerOptions {
@@ -57,13 +56,8 @@ export async function registerQcWorkers(deps: SopDeps & { jobs: Jobs; skills: Sk
   await registerReviewNoticeWorker({ db: deps.db, jobs, notifier: deps.notifier, logger: deps.logger });
 
   async function sweep(): Promise<number> {
-    const orphans = await findOrphanedRuns(deps.db, { staleMs: options.staleMs ?? DEFAULT_STALE_MS, jobQueue: advanceTaskRunQueue.name, jobSchema: PGBOSS_SCHEMA });
-    // Runs whose worker died mid-step: the console says they are resuming, rather than sitting at 197/200.
-    await markRecovered(deps.db, orphans.filter((o) => o.abandoned).map((o) => o.id));
-    for (const { id } of orphans) {
-      // The singleton key keeps a slow sweep from queueing the same run twice within a minute.
-      await jobs.send(advanceTaskRunQueue, { taskRunId: id }, { singletonKey: id, singletonSeconds: 60 });
-    }
+    // Marks runs whose worker died as recovering, and queues one advance job for each run nobody advances.
+    const orphans = await sweepOrphanedRuns(deps.db, { staleMs: options.staleMs ?? DEFAULT_STALE_MS, jobs, queue: advanceTaskRunQueue });
     if (orphans.length) deps.logger.info({ count: orphans.length }, 're-enqueued task runs nobody was advancing');
     return orphans.length;
   }
@@ -72,7 +66,7 @@ export async function registerQcWorkers(deps: SopDeps & { jobs: Jobs; skills: Sk
   await sweep();
 
   for (const skill of deps.skills.filter((s) => s.schedule)) {
-    const queue = defineQueue(cronQueueName(skill.id), cronPayload);
+    const queue = cronQueue(skill.id);
     await jobs.work(queue, async ({ skillId }) => {
       const projects = skill.projects ?? (await projectsWithRecords(deps.db));
       for (const projectId of projects) {
@@ -83,7 +77,7 @@ export async function registerQcWorkers(deps: SopDeps & { jobs: Jobs; skills: Sk
         }
       }
     });
-    await jobs.boss.schedule(queue.name, skill.schedule!, { skillId: skill.id }, { tz: 'UTC' });
+    await jobs.schedule(queue, skill.schedule!, { skillId: skill.id });
   }
   return { sweep, stop: () => clearInterval(timer) };
 }

@@ -14,7 +14,7 @@ import type { Skill } from './load-skills.js';
 import type { ReviewNotifier } from './notify.js';
 import { isEndNode } from './skill-graph.js';
 import type { SopNode } from './skill-schema.js';
-import { acquireLease, commitStep, decideReview, DEFAULT_LEASE_MS, getTaskRun, releaseLease, renewLease, type StepRecord, type TaskRun } from './task-runs.js';
+import { acquireLease, commitStep, decideReview, DEFAULT_LEASE_MS, getTaskRun, keepLease, releaseLease, type StepRecord, type TaskRun } from './task-runs.js';
 
 export interface SopDeps {
   db: Db;
@@ -53,8 +53,7 @@ export async function advanceTaskRun(deps: SopDeps, taskRunId: string): Promise<
   const skill = deps.skill(leased.skillId);
   const trace = await deps.trace.start({ kind: 'sop', name: `${skill.id}:${leased.recordId}`, projectId: leased.projectId, input: { taskRunId, from: leased.currentNode } });
   // The lease is renewed while a step runs, so only a worker that died lets it lapse.
-  const heartbeat = setInterval(() => void renewLease(deps.db, taskRunId, owner, leaseMs).catch(() => undefined), Math.max(250, Math.floor(leaseMs / 3)));
-  heartbeat.unref();
+  const heartbeat = keepLease(deps.db, taskRunId, owner, leaseMs);
   try {
     for (let i = 0; run?.status === 'RUNNING'; i++) {
       const at = new Date().toISOString();
@@ -110,7 +109,7 @@ export async function advanceTaskRun(deps: SopDeps, taskRunId: string): Promise<
     await trace.finish({ status: 'failed', error: errorMessage(error) });
     throw error;
   } finally {
-    clearInterval(heartbeat);
+    heartbeat.stop();
   }
 }
 

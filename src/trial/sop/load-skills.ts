@@ -1,7 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { ClinAgentError, errorMessage, formatIssues } from '../../core/errors.js';
+import type { z } from 'zod';
+import { loadDefinitionFile, loadDefinitionFiles, type DefinitionKind, type DefinitionSpec } from '../../core/definitions/index.js';
+import { errorMessage } from '../../core/errors.js';
 import { compileRules, type CompiledRules } from '../rules/index.js';
 import { graphProblems } from './skill-graph.js';
 import { skillFileSchema, type SopNode } from './skill-schema.js';
@@ -19,25 +18,33 @@ export interface Skill {
   sourceFile: string;
 }
 
+export const SKILL_KIND: DefinitionKind = {
+  noun: 'skill',
+  code: 'SKILL_INVALID',
+  fileNames: /\.ya?ml$/i,
+  folderSetting: 'SKILLS_DIR',
+  formats: 'YAML',
+  listRoute: 'GET /api/iit/skills',
+};
+
+const skillSpec: DefinitionSpec<typeof skillFileSchema, Skill> = { kind: SKILL_KIND, schema: skillFileSchema, build: buildSkill };
+
 /**
  * Reads and validates one skill file. Everything that would otherwise fail in the middle of a run is found
  * here: unknown node types, missing targets, cycles without exit, rules that do not compile.
  */
 export function loadSkill(filePath: string): Skill {
-  const file = path.resolve(filePath);
-  let raw: unknown;
-  try {
-    raw = parseYaml(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new ClinAgentError('SKILL_INVALID', `${file}: cannot be read as YAML: ${errorMessage(error)}`, { file });
-  }
-  const parsed = skillFileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const problems = formatIssues(parsed.error.issues);
-    throw new ClinAgentError('SKILL_INVALID', `${file} is not a valid skill:\n- ${problems.join('\n- ')}`, { file, problems });
-  }
-  const skill = parsed.data;
-  const problems = graphProblems(skill.start_node, skill.nodes);
+  return loadDefinitionFile(filePath, skillSpec);
+}
+
+/** Every .yaml/.yml file in `directory`; one invalid file fails the load, listing all invalid files. */
+export function loadSkills(directory: string): Skill[] {
+  return loadDefinitionFiles(directory, skillSpec);
+}
+
+/** The graph checks and rule compilation the schema cannot do. */
+function buildSkill(file: string, skill: z.output<typeof skillFileSchema>, problems: string[]): Skill {
+  problems.push(...graphProblems(skill.start_node, skill.nodes));
   const compiled: Record<string, CompiledRules> = {};
   for (const [id, node] of Object.entries(skill.nodes)) {
     if (node.type !== 'hard_rule') continue;
@@ -46,9 +53,6 @@ export function loadSkill(filePath: string): Skill {
     } catch (error) {
       problems.push(`nodes.${id}.rules: ${errorMessage(error)}`);
     }
-  }
-  if (problems.length) {
-    throw new ClinAgentError('SKILL_INVALID', `${file} is not a valid skill:\n- ${problems.join('\n- ')}`, { file, problems });
   }
   return {
     id: skill.id,
@@ -61,32 +65,4 @@ export function loadSkill(filePath: string): Skill {
     compiled,
     sourceFile: file,
   };
-}
-
-/** Every .yaml/.yml file in `directory`; one invalid file fails the load, listing all invalid files. */
-export function loadSkills(directory: string): Skill[] {
-  let names: string[];
-  try {
-    names = readdirSync(directory).filter((name) => /\.ya?ml$/i.test(name)).sort();
-  } catch (error) {
-    throw new ClinAgentError('CONFIG_INVALID', `Cannot read the skills folder ${directory}: ${errorMessage(error)}. Set SKILLS_DIR to a folder of skill YAML files.`, { field: 'SKILLS_DIR' });
-  }
-  const skills: Skill[] = [];
-  const failures: string[] = [];
-  const seen = new Map<string, string>();
-  for (const name of names) {
-    try {
-      const skill = loadSkill(path.join(directory, name));
-      const other = seen.get(skill.id);
-      if (other) failures.push(`${skill.sourceFile}: id "${skill.id}" is already used by ${other}`);
-      else {
-        seen.set(skill.id, skill.sourceFile);
-        skills.push(skill);
-      }
-    } catch (error) {
-      failures.push(errorMessage(error));
-    }
-  }
-  if (failures.length) throw new ClinAgentError('SKILL_INVALID', `Invalid skill files in ${directory}:\n${failures.join('\n')}`, { directory, failures });
-  return skills;
 }

@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskRuns } from '../../core/db/schema/trial.js';
-import { PGBOSS_SCHEMA } from '../../core/jobs/boss.js';
 import { buildTestContext } from '../../testing/test-context.js';
 import { testEngines } from '../../testing/test-database.js';
 import { advanceTaskRunQueue } from '../qc/queues.js';
@@ -29,7 +28,7 @@ describe.each(testEngines())('finding runs nobody advances on %s', (engine) => {
     await ctx.db.update(taskRuns).set({ status: 'RUNNING', leaseOwner: 'dead', leaseUntil: new Date(Date.now() - 1000), updatedAt: old }).where(eq(taskRuns.id, abandoned!.id));
     await ctx.db.update(taskRuns).set({ status: 'RUNNING', leaseOwner: 'alive', leaseUntil: new Date(Date.now() + 60_000), updatedAt: old }).where(eq(taskRuns.id, live!.id));
 
-    const orphans = await findOrphanedRuns(ctx.db, { staleMs: 60_000, jobQueue: advanceTaskRunQueue.name, jobSchema: PGBOSS_SCHEMA });
+    const orphans = await findOrphanedRuns(ctx.db, { staleMs: 60_000, jobs: ctx.jobs!, queue: advanceTaskRunQueue });
     expect(orphans.map((o) => o.id).sort()).toEqual([lost!.id, abandoned!.id].sort());
   });
 });

@@ -1,11 +1,10 @@
+import { createDefinitionCatalog, type DefinitionCatalog } from '../../core/definitions/index.js';
 import { ClinAgentError } from '../../core/errors.js';
 import type { ToolRegistry } from '../../core/tools/registry.js';
-import type { Skill } from './load-skills.js';
+import { SKILL_KIND, type Skill } from './load-skills.js';
 
-export interface SkillCatalog {
-  list(): Skill[];
-  get(id: string): Skill;
-}
+/** `get(id)` throws NOT_FOUND naming the known ids. */
+export type SkillCatalog = DefinitionCatalog<Skill>;
 
 /** Skills loaded at start-up; soft-rule tool names are checked against the registry here, not mid-run. */
 export function createSkillCatalog(skills: Skill[], tools: ToolRegistry): SkillCatalog {
@@ -15,13 +14,5 @@ export function createSkillCatalog(skills: Skill[], tools: ToolRegistry): SkillC
     ),
   );
   if (problems.length) throw new ClinAgentError('SKILL_INVALID', `Skill files name unknown tools:\n${problems.join('\n')}`, { problems });
-  const byId = new Map(skills.map((s) => [s.id, s]));
-  return {
-    list: () => [...byId.values()],
-    get(id) {
-      const skill = byId.get(id);
-      if (!skill) throw new ClinAgentError('NOT_FOUND', `Unknown skill "${id}". Known skills: ${[...byId.keys()].join(', ') || '(none)'} (GET /api/iit/skills).`, { skillId: id });
-      return skill;
-    },
-  };
+  return createDefinitionCatalog(skills, SKILL_KIND);
 }

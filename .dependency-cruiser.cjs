@@ -1,0 +1,89 @@
+/**
+ * The layering of ClinAgent (STYLE.md, "Dependencies point one way"), checked by `npm run lint:deps`, which
+ * `npm test` runs before the tests: core <- rag <- agent <- areas <- {http, cli}, and the console sees only the
+ * API contract. A violation fails the build naming the importing file and the import.
+ *
+ * Tests (`*.test.ts`, `*.bench.ts`) and src/testing are exempt from the layer rules: they assemble whole servers
+ * and contexts on purpose. Only they may import src/testing. `src/*.ts` at the top (context.ts, main.ts,
+ * workers.ts, index.ts) is the composition root, which no layer below http and cli may import.
+ * src/layer-rules.test.ts plants a forbidden import of each kind in a fixture tree to prove every rule is live.
+ */
+
+/** Product areas: each imports core, rag and agent, and never another area (shared needs move down, not sideways). */
+const AREAS = 'trial|memory|investigate|protocol|consult';
+const TESTS = '[.](test|bench)[.]ts$';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'core-imports-no-other-layer',
+      comment: 'src/core is the platform: it imports no area, no rag, no agent, no http or cli, and not the composition root.',
+      severity: 'error',
+      from: { path: '^src/core/', pathNot: TESTS },
+      to: { path: '^src/', pathNot: '^src/core/' },
+    },
+    {
+      name: 'rag-imports-only-core',
+      severity: 'error',
+      from: { path: '^src/rag/', pathNot: TESTS },
+      to: { path: '^src/', pathNot: '^src/(core|rag)/' },
+    },
+    {
+      name: 'agent-imports-only-core-and-rag',
+      severity: 'error',
+      from: { path: '^src/agent/', pathNot: TESTS },
+      to: { path: '^src/', pathNot: '^src/(core|rag|agent)/' },
+    },
+    {
+      name: 'area-imports-only-core-rag-agent',
+      comment: 'A product area never imports another area, nor http, cli or the composition root (src/context.ts).',
+      severity: 'error',
+      from: { path: `^src/(${AREAS})/`, pathNot: TESTS },
+      to: { path: '^src/', pathNot: ['^src/(core|rag|agent)/', '^src/$1/'] },
+    },
+    {
+      name: 'agents-import-only-core-rag-agent',
+      comment: 'Each agent in src/agents/<name> is an area of its own: it never imports another agent or area.',
+      severity: 'error',
+      from: { path: '^src/agents/([^/]+)/', pathNot: TESTS },
+      to: { path: '^src/', pathNot: ['^src/(core|rag|agent)/', '^src/agents/$1/'] },
+    },
+    {
+      name: 'only-tests-import-testing',
+      comment: 'src/testing is test harness code; the library, http and cli never import it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: [TESTS, '^src/testing/'] },
+      to: { path: '^src/testing/' },
+    },
+    {
+      name: 'contract-imports-only-contract',
+      comment: 'The console bundles src/contract: anything it imports from the server would be bundled too.',
+      severity: 'error',
+      from: { path: '^src/contract/', pathNot: TESTS },
+      to: { path: '^src/', pathNot: '^src/contract/' },
+    },
+    {
+      name: 'console-imports-only-contract',
+      comment: 'web/src imports only itself, the API contract (src/contract) and npm packages: types included.',
+      severity: 'error',
+      from: { path: '^web/src/' },
+      to: { pathNot: ['^web/src/', '^src/contract/', '(^|/)node_modules/'] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'An import nobody can resolve (a typo, a moved file) matches no path rule, so it must fail on its own.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: '(^|/)node_modules/' },
+    exclude: { path: '(^|/)dist/' },
+    // Resolves our `.js` import specifiers to the `.ts` sources; type-only imports count as imports.
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    // Packages such as csv-parse expose `csv-parse/sync` only through "exports" conditions.
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};
