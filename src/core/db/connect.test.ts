@@ -73,7 +73,8 @@ describe('openDatabase on an embedded data folder', () => {
     } finally {
       if (!closed) await first.close();
     }
-  });
+    // Two CLI processes each start tsx, open PGlite and migrate: on a busy 2-core machine that takes a while.
+  }, 180_000);
 
   it('closes twice without error and releases the lock once', async () => {
     const dataDir = path.join(workDir, 'twice');
