@@ -109,7 +109,7 @@ describe('openDatabase on an embedded data folder', () => {
     } finally {
       await database.close();
     }
-  });
+  }, 180_000);
 
   it('lets the next process in at once when the owner stops on SIGTERM', async () => {
     const dataDir = path.join(workDir, 'stopped');
@@ -120,5 +120,5 @@ describe('openDatabase on an embedded data folder', () => {
     expect(existsSync(`${dataDir}.lock`)).toBe(false);
     const database = await openDatabase({ dataDir });
     await database.close();
-  });
+  }, 180_000);
 });
