@@ -4,6 +4,7 @@ const { main: agent } = await import('./agent.bench.js');
 const { main: loop } = await import('./loop.bench.js');
 const { main: rules } = await import('./rules.bench.js');
 const { main: qc } = await import('./qc.bench.js');
+const { main: stream } = await import('./stream.bench.js');
 
 console.log(`ClinAgent benchmarks on Node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
 await rag();
@@ -11,3 +12,4 @@ await agent();
 await loop();
 await rules();
 await qc();
+await stream();

@@ -1,6 +1,6 @@
 import fastifyMultipart from '@fastify/multipart';
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifySchema } from 'fastify';
 import type { AppContext } from '../context.js';
 import { VERSION } from '../version.js';
 import { accessHook } from './access.js';
@@ -9,7 +9,9 @@ import { refuseNulBytes } from './nul-bytes.js';
 import { registerConsole } from './console.js';
 import { errorHandler } from './error-handler.js';
 import { agentRoutes } from './routes/agent.js';
+import { agentStreamRoutes } from './routes/agent-stream.js';
 import { authRoutes } from './routes/auth.js';
+import { conversationRoutes } from './routes/conversations.js';
 import { userRoutes } from './routes/users.js';
 import { healthRoutes } from './routes/health.js';
 import { ragRoutes } from './routes/rag.js';
@@ -30,6 +32,8 @@ export interface RouteInfo {
   method: string;
   url: string;
   access: string;
+  /** The schema the route was registered with (src/http/contract-agreement.test.ts compares it with the contract). */
+  schema?: FastifySchema;
 }
 
 /**
@@ -45,7 +49,7 @@ export async function buildServer(ctx: AppContext, options: { serveConsole?: boo
   const routeTable: RouteInfo[] = [];
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/api/')) {
-      for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method, url: route.url, access: route.config?.access ?? 'read' });
+      for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method, url: route.url, access: route.config?.access ?? 'read', schema: route.schema });
     }
   });
 
@@ -69,6 +73,8 @@ export async function buildServer(ctx: AppContext, options: { serveConsole?: boo
   await app.register(userRoutes, { users: ctx.users });
   await app.register(scenarioRoutes, { ctx });
   await app.register(agentRoutes, { ctx });
+  await app.register(agentStreamRoutes, { ctx });
+  await app.register(conversationRoutes, { conversations: ctx.conversations });
   await app.register(ragRoutes, { ctx });
   await app.register(traceRoutes, { trace: ctx.trace, users: ctx.users });
   const qc = createTrialQc(ctx);

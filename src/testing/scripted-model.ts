@@ -7,17 +7,46 @@ import type { AddressInfo } from 'node:net';
  * words are scripted.
  */
 export type ScriptedStep =
-  | { reply: string; model?: string; usage?: { prompt_tokens: number; completion_tokens: number }; delayMs?: number; reasoningContent?: string }
-  | { toolCalls: Array<{ name: string; arguments: unknown; id?: string }>; content?: string }
+  | { reply: string; model?: string; usage?: { prompt_tokens: number; completion_tokens: number }; delayMs?: number; reasoningContent?: string; stream?: StreamOptions }
+  | { toolCalls: Array<{ name: string; arguments: unknown; id?: string }>; content?: string; stream?: StreamOptions }
   | { status: number; body?: unknown; headers?: Record<string, string> }
   | { stallMs: number }
   | { rawBody: string };
+
+/**
+ * How a step is sent when the request asks for `stream: true` (OpenAI SSE chunks). Non-streaming requests
+ * ignore it.
+ */
+export interface StreamOptions {
+  /** The reply's text in exactly these pieces (they must join to `reply`); else cut every `pieceChars`. */
+  pieces?: string[];
+  /** Characters per text or argument piece; default 4. */
+  pieceChars?: number;
+  /** Wait before each chunk, so a client sees text before the end and can cancel mid-stream; default 0. */
+  chunkDelayMs?: number;
+  /** false: ignore `stream_options.include_usage`, as some OpenAI-compatible servers do. */
+  sendUsage?: boolean;
+  /** Close the connection after this many chunks, without a finish_reason or [DONE]: a dropped stream. */
+  dropAfterChunks?: number;
+}
+
+/** What happened to a streamed answer, updated while it is being sent. */
+export interface StreamProgress {
+  /** Chunks in the whole answer, usage chunk included ([DONE] not counted). */
+  chunksPlanned: number;
+  chunksSent: number;
+  /** The client closed the connection before the last chunk. */
+  isClientGone: boolean;
+  isComplete: boolean;
+}
 
 export interface RecordedRequest {
   method: string;
   path: string;
   headers: http.IncomingHttpHeaders;
   body: any;
+  /** Set when the answer was streamed. */
+  stream?: StreamProgress;
 }
 
 export interface ScriptedModel {
@@ -33,6 +62,8 @@ export interface ScriptedModelOptions {
   fallback?: ScriptedStep | ((request: RecordedRequest) => ScriptedStep);
   /** Produce each step from the request instead of a fixed list. */
   respond?: (request: RecordedRequest) => ScriptedStep | undefined;
+  /** Stream options for every step that sets none of its own. */
+  stream?: StreamOptions;
 }
 
 export async function startScriptedModel(steps: ScriptedStep[] = [], options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
@@ -59,7 +90,8 @@ export async function startScriptedModel(steps: ScriptedStep[] = [], options: Sc
         send(res, 500, { error: { message: 'scripted model: the script has no more steps', type: 'server_error' } });
         return;
       }
-      answer(step, body, res);
+      if (body?.stream === true && ('reply' in step || 'toolCalls' in step)) streamAnswer(step, recorded, res);
+      else answer(step, body, res);
     });
   });
   server.on('connection', (socket) => {
@@ -109,6 +141,61 @@ export async function startScriptedModel(steps: ScriptedStep[] = [], options: Sc
     }, step.delayMs).unref();
   }
 
+  /** The same answer as `answer` gives, as the OpenAI streaming API sends it: role, pieces, finish, usage, [DONE]. */
+  function streamAnswer(step: Extract<ScriptedStep, { reply: string } | { toolCalls: unknown }>, recorded: RecordedRequest, res: http.ServerResponse): void {
+    const body = recorded.body;
+    const streamOptions: StreamOptions = { ...options.stream, ...step.stream };
+    const id = `chatcmpl-${++counter}`;
+    const model = ('reply' in step ? step.model : undefined) ?? body?.model ?? 'scripted-model';
+    let chunks: StreamChunk[];
+    try {
+      chunks = streamChunks(step, counter, streamOptions);
+    } catch (error) {
+      send(res, 500, { error: { message: (error as Error).message, type: 'scripted' } });
+      return;
+    }
+    const wantsUsage = body?.stream_options?.include_usage === true && streamOptions.sendUsage !== false;
+    const usage = ('reply' in step ? step.usage : undefined) ?? { prompt_tokens: 11, completion_tokens: 7 };
+    if (wantsUsage) chunks.push({ choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
+    const progress: StreamProgress = { chunksPlanned: chunks.length, chunksSent: 0, isClientGone: false, isComplete: false };
+    recorded.stream = progress;
+    let isDropped = false;
+    res.on('close', () => {
+      if (!progress.isComplete && !isDropped) progress.isClientGone = !res.writableFinished;
+    });
+    const created = Math.floor(Date.now() / 1000);
+    const write = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+    const next = () => {
+      if (res.destroyed) return;
+      if (progress.chunksSent === streamOptions.dropAfterChunks) {
+        isDropped = true;
+        res.destroy();
+        return;
+      }
+      const chunk = chunks[progress.chunksSent];
+      if (!chunk) {
+        res.end('data: [DONE]\n\n');
+        progress.isComplete = true;
+        return;
+      }
+      write({ id, object: 'chat.completion.chunk', created, model, ...chunk });
+      progress.chunksSent++;
+      schedule();
+    };
+    const schedule = () => {
+      if (streamOptions.chunkDelayMs) setTimeout(next, streamOptions.chunkDelayMs).unref();
+      else setImmediate(next);
+    };
+    const begin = () => {
+      if (res.destroyed) return;
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      schedule();
+    };
+    const delayMs = 'reply' in step ? step.delayMs : undefined;
+    if (delayMs) setTimeout(begin, delayMs).unref();
+    else begin();
+  }
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -137,4 +224,35 @@ function completion(id: string, model: string, message: unknown, finishReason: s
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
+}
+
+type StreamChunk = { choices: Array<{ index: number; delta: Record<string, unknown>; finish_reason: string | null }>; usage?: unknown } | { choices: []; usage: unknown };
+
+function cut(text: string, size: number): string[] {
+  const pieces: string[] = [];
+  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
+  return pieces;
+}
+
+/** The chunks of one streamed answer, before the usage chunk: first the role, then reasoning, text or tool calls. */
+function streamChunks(step: Extract<ScriptedStep, { reply: string } | { toolCalls: unknown }>, counter: number, options: StreamOptions): StreamChunk[] {
+  const size = Math.max(1, options.pieceChars ?? 4);
+  const delta = (d: Record<string, unknown>, finish: string | null = null): StreamChunk => ({ choices: [{ index: 0, delta: d, finish_reason: finish }] });
+  const chunks: StreamChunk[] = [delta({ role: 'assistant', content: '' })];
+  if ('reply' in step) {
+    for (const piece of cut(step.reasoningContent ?? '', size)) chunks.push(delta({ reasoning_content: piece }));
+    const pieces = options.pieces ?? cut(step.reply, size);
+    if (pieces.join('') !== step.reply) throw new Error('scripted model: stream.pieces must join to the reply');
+    for (const piece of pieces) chunks.push(delta({ content: piece }));
+    chunks.push(delta({}, 'stop'));
+    return chunks;
+  }
+  for (const piece of cut(step.content ?? '', size)) chunks.push(delta({ content: piece }));
+  step.toolCalls.forEach((call, index) => {
+    const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+    chunks.push(delta({ tool_calls: [{ index, id: call.id ?? `call_${counter}_${index}`, type: 'function', function: { name: call.name, arguments: '' } }] }));
+    for (const piece of cut(args, size)) chunks.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
+  });
+  chunks.push(delta({}, 'tool_calls'));
+  return chunks;
 }

@@ -18,9 +18,7 @@ export function toLlmError(error: unknown, where: { baseUrl?: string; model?: st
   if (error instanceof OpenAI.APIConnectionTimeoutError || (error instanceof Error && error.name === 'TimeoutError')) {
     return new ClinAgentError('LLM_TIMEOUT', `The ${what} endpoint ${endpoint} did not answer within ${where.timeoutMs} ms. Raise LLM_TIMEOUT_MS or check that the endpoint is up and not overloaded.`, details, { cause: error });
   }
-  if (error instanceof OpenAI.APIUserAbortError) {
-    return new ClinAgentError('LLM_TIMEOUT', `The ${what} call was cancelled before it finished.`, details, { cause: error });
-  }
+  if (error instanceof OpenAI.APIUserAbortError) return cancelled(error, what);
   if (error instanceof OpenAI.APIConnectionError) {
     return new ClinAgentError('LLM_UNAVAILABLE', `Could not connect to the ${what} endpoint ${endpoint}: ${detail(error.cause ?? error)}. Check the base URL (it usually ends in /v1) and that the server is running.`, details, { cause: error });
   }
@@ -42,6 +40,14 @@ export function toLlmError(error: unknown, where: { baseUrl?: string; model?: st
     return new ClinAgentError('LLM_REQUEST_REJECTED', `The ${what} endpoint rejected the request (HTTP ${error.status}): ${detail(error)}.`, { ...details, httpStatus: error.status }, { cause: error });
   }
   return new ClinAgentError('LLM_BAD_RESPONSE', `The ${what} endpoint gave an unusable answer: ${detail(error)}.`, details, { cause: error });
+}
+
+/**
+ * The caller's AbortSignal fired (the client closed the stream, the user pressed Stop). Not a model failure and
+ * nothing to retry, so its own code: CANCELLED (499).
+ */
+export function cancelled(cause?: unknown, what = 'LLM'): ClinAgentError {
+  return new ClinAgentError('CANCELLED', `The ${what} call was cancelled by the caller before it finished. Nothing is wrong with the endpoint; run it again to get an answer.`, {}, cause === undefined ? undefined : { cause });
 }
 
 /** How deep a cause chain is followed; real chains are two or three long. */

@@ -1,8 +1,10 @@
 import OpenAI from 'openai';
 import type { LlmConfig } from '../config.js';
 import { ClinAgentError } from '../errors.js';
+import { countTokens } from '../tokenizer.js';
 import type { TraceScope } from '../trace/store.js';
-import { toLlmError } from './errors.js';
+import { cancelled, toLlmError } from './errors.js';
+import { DeltaSinkError, readCompletionStream } from './read-completion-stream.js';
 import { splitReasoning } from './reasoning.js';
 import type { ChatMessage, ChatRequest, ChatResponse } from './types.js';
 
@@ -11,7 +13,10 @@ export interface LlmGateway {
   readonly modelName: string;
   /** Throws LLM_NOT_CONFIGURED, naming the variables to set, when the endpoint is not configured. */
   assertConfigured(): void;
-  /** One chat completion. Records an `llm` span on `trace` when given, failed calls included. */
+  /**
+   * One chat completion; streamed when `request.onDelta` is set, resolving to the same ChatResponse. Records an
+   * `llm` span on `trace` when given, failed calls included. An aborted `request.signal` rejects with CANCELLED.
+   */
   chat(request: ChatRequest, trace?: TraceScope): Promise<ChatResponse>;
 }
 
@@ -50,44 +55,96 @@ export function createLlmGateway(config: LlmConfig, options: { fetch?: typeof fe
     }
   }
 
+  /** The request body both modes send; streaming adds only `stream` and `stream_options`. */
+  function completionParams(request: ChatRequest) {
+    return {
+      model: request.model ?? config.model!,
+      messages: request.messages,
+      temperature: request.temperature,
+      max_tokens: request.maxTokens,
+      tools: request.tools?.length
+        ? request.tools.map((tool) => ({ type: 'function' as const, function: { name: tool.name, description: tool.description, parameters: tool.parameters } }))
+        : undefined,
+      response_format: request.jsonMode ? { type: 'json_object' as const } : undefined,
+    };
+  }
+
   async function callModel(request: ChatRequest): Promise<ChatResponse> {
     assertConfigured();
-    const openai = client!;
     const started = performance.now();
     try {
-      const completion = await openai.chat.completions.create(
-        {
-          model: request.model ?? config.model!,
-          messages: request.messages,
-          temperature: request.temperature,
-          max_tokens: request.maxTokens,
-          tools: request.tools?.length
-            ? request.tools.map((tool) => ({ type: 'function' as const, function: { name: tool.name, description: tool.description, parameters: tool.parameters } }))
-            : undefined,
-          response_format: request.jsonMode ? { type: 'json_object' } : undefined,
-        },
-        { signal: request.signal },
-      );
-      const choice = completion.choices?.[0];
-      if (!choice?.message) throw new Error('the response has no choices[0].message');
-      const toolCalls = (choice.message.tool_calls ?? []).flatMap((call) =>
-        call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' }] : [],
-      );
-      // Thinking models: the answer without its <think> blocks; the thinking goes to `reasoning` and the trace.
-      const message = choice.message as typeof choice.message & { reasoning_content?: string | null; reasoning?: string | null };
-      const { content, reasoning } = splitReasoning(message.content ?? '', message.reasoning_content ?? message.reasoning);
-      return {
-        content,
-        reasoning,
-        toolCalls,
-        modelName: completion.model || request.model || config.model!,
-        finishReason: choice.finish_reason ?? 'stop',
-        usage: { promptTokens: completion.usage?.prompt_tokens ?? 0, completionTokens: completion.usage?.completion_tokens ?? 0 },
-        latencyMs: Math.round(performance.now() - started),
-      };
+      return request.onDelta ? await streamModel(client!, request, request.onDelta, started) : await completeModel(client!, request, started);
     } catch (error) {
+      if (error instanceof DeltaSinkError) throw error.original;
+      if (request.signal?.aborted) throw cancelled(error);
       throw toLlmError(error, { ...config, what: 'LLM' });
     }
+  }
+
+  async function completeModel(openai: OpenAI, request: ChatRequest, started: number): Promise<ChatResponse> {
+    const completion = await openai.chat.completions.create(completionParams(request), { signal: request.signal });
+    const choice = completion.choices?.[0];
+    if (!choice?.message) throw new Error('the response has no choices[0].message');
+    const toolCalls = (choice.message.tool_calls ?? []).flatMap((call) =>
+      call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' }] : [],
+    );
+    // Thinking models: the answer without its <think> blocks; the thinking goes to `reasoning` and the trace.
+    const message = choice.message as typeof choice.message & { reasoning_content?: string | null; reasoning?: string | null };
+    const { content, reasoning } = splitReasoning(message.content ?? '', message.reasoning_content ?? message.reasoning);
+    return {
+      content,
+      reasoning,
+      toolCalls,
+      modelName: completion.model || request.model || config.model!,
+      finishReason: choice.finish_reason ?? 'stop',
+      usage: { promptTokens: completion.usage?.prompt_tokens ?? 0, completionTokens: completion.usage?.completion_tokens ?? 0 },
+      latencyMs: Math.round(performance.now() - started),
+    };
+  }
+
+  /**
+   * The client's timeout ends once the response headers arrive, so a stream that stalls half-way would hang
+   * for ever: an idle timer of LLM_TIMEOUT_MS, reset by every chunk, aborts it instead. The `openai` stream ends
+   * quietly (no error) when aborted, so what stopped it is read from the two signals afterwards.
+   */
+  async function streamModel(openai: OpenAI, request: ChatRequest, onDelta: NonNullable<ChatRequest['onDelta']>, started: number): Promise<ChatResponse> {
+    const idle = new AbortController();
+    const signal = request.signal ? AbortSignal.any([request.signal, idle.signal]) : idle.signal;
+    const stream = await openai.chat.completions.create({ ...completionParams(request), stream: true, stream_options: { include_usage: true } }, { signal });
+    let timer: NodeJS.Timeout | undefined;
+    const armIdleTimer = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => idle.abort(), config.timeoutMs);
+    };
+    armIdleTimer();
+    let assembled;
+    try {
+      assembled = await readCompletionStream(stream, onDelta, armIdleTimer);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (request.signal?.aborted) throw cancelled();
+    const details = { endpoint: config.baseUrl, model: request.model ?? config.model };
+    if (idle.signal.aborted) {
+      throw new ClinAgentError('LLM_TIMEOUT', `The LLM endpoint ${config.baseUrl} stopped sending its streamed answer for ${config.timeoutMs} ms. Raise LLM_TIMEOUT_MS or check that the endpoint is up and not overloaded.`, details);
+    }
+    if (assembled.finishReason === undefined) {
+      throw new ClinAgentError('LLM_BAD_RESPONSE', `The LLM endpoint ${config.baseUrl} closed the stream before the answer was finished (no finish_reason). Try again; if it keeps happening, check the server's logs or a proxy in between.`, details);
+    }
+    const { content, reasoning } = splitReasoning(assembled.rawContent, assembled.reasoningField || undefined);
+    return {
+      content,
+      reasoning,
+      toolCalls: assembled.toolCalls,
+      modelName: assembled.modelName || request.model || config.model!,
+      finishReason: assembled.finishReason,
+      // Some OpenAI-compatible servers ignore stream_options; the budgets still need a figure, so count one.
+      usage: assembled.usage ?? {
+        promptTokens: estimatePromptTokens(request),
+        completionTokens: countTokens(assembled.rawContent + assembled.reasoningField + assembled.toolCalls.map((call) => call.name + call.arguments).join('')),
+      },
+      latencyMs: Math.round(performance.now() - started),
+    };
   }
 
   return {
@@ -117,4 +174,20 @@ function summariseMessages(messages: ChatMessage[]): unknown[] {
       ),
     };
   });
+}
+
+/** Chat templates add a few tokens per message around its text; 4 is OpenAI's own rule of thumb. */
+const TOKENS_PER_MESSAGE = 4;
+
+/** Prompt size when the endpoint reports none: text parts and tool definitions counted, images not. */
+function estimatePromptTokens(request: ChatRequest): number {
+  let total = request.tools?.length ? countTokens(JSON.stringify(request.tools)) : 0;
+  for (const message of request.messages) {
+    total += TOKENS_PER_MESSAGE;
+    const content = 'content' in message ? message.content : undefined;
+    if (typeof content === 'string') total += countTokens(content);
+    else if (Array.isArray(content)) for (const part of content) if (part.type === 'text') total += countTokens(part.text);
+    if ('tool_calls' in message && message.tool_calls) total += countTokens(JSON.stringify(message.tool_calls));
+  }
+  return total;
 }

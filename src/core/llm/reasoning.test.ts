@@ -4,7 +4,7 @@ import { openTestDatabase } from '../../testing/test-database.js';
 import type { Database } from '../db/connect.js';
 import { ALL_TRACES, createTraceStore } from '../trace/store.js';
 import { createLlmGateway } from './gateway.js';
-import { splitReasoning } from './reasoning.js';
+import { createThinkingFilter, splitReasoning } from './reasoning.js';
 
 const VERDICT = '{"passed": true, "reason": "Dizziness fits known hypertension.", "confidence": 0.9, "evidence": "既往史: 高血压"}';
 
@@ -83,5 +83,35 @@ describe('the gateway with a thinking model', () => {
 
     expect(response).toMatchObject({ content: VERDICT, reasoning: '' });
     expect(span.output).not.toHaveProperty('reasoning');
+  });
+});
+
+/** Feeds `raw` to a fresh filter in pieces of `size` characters and returns everything it let through. */
+function filtered(raw: string, size: number): string {
+  const filter = createThinkingFilter();
+  let shown = '';
+  for (let i = 0; i < raw.length; i += size) shown += filter.push(raw.slice(i, i + size));
+  return shown + filter.end();
+}
+
+describe('createThinkingFilter', () => {
+  const cases: Array<[raw: string, shown: string]> = [
+    ['{"passed": true}', '{"passed": true}'],
+    [`<think>let me check... {"passed": false}</think>\n\n${VERDICT}`, VERDICT],
+    ['<THINKING>a</thinking>first <think>b</think>second', 'first second'],
+    ['answer so far <think>cut off by max_tokens', 'answer so far '],
+    ['a < b and <thin ice> is not a tag', 'a < b and <thin ice> is not a tag'],
+    ['thinking whose opening tag was in the prompt</think>the answer', 'thinking whose opening tag was in the promptthe answer'],
+  ];
+
+  it('lets through the same text, however the reply is cut into pieces', () => {
+    for (const [raw, shown] of cases) {
+      for (let size = 1; size <= raw.length; size++) expect(filtered(raw, size), `${raw} in pieces of ${size}`).toBe(shown);
+    }
+  });
+
+  it('shows the answer of a reply that thinks first as splitReasoning gives it', () => {
+    const raw = `<think>SBP 300? {"passed": false}</think>\n${VERDICT}`;
+    for (let size = 1; size <= raw.length; size++) expect(filtered(raw, size)).toBe(splitReasoning(raw).content);
   });
 });

@@ -1,6 +1,7 @@
 import type { ApiError } from './api-error';
 import { createClinAgentApi } from './clinagent-api';
 import { createHttpClient } from './http-client';
+import { createAgentStream } from './stream-agent';
 import { readToken } from './token-storage';
 
 /**
@@ -17,5 +18,9 @@ export const api = createClinAgentApi(
   createHttpClient({ getToken: readToken, onUnauthorized: (error) => unauthorizedListener(error) }),
 );
 
+/** One agent turn as it happens (POST /api/agent/run/stream), with the same token and 401 handling as `api`. */
+export const streamAgent = createAgentStream({ getToken: readToken, onUnauthorized: (error) => unauthorizedListener(error) });
+
 export { ApiError } from './api-error';
 export type * from './types';
+export type { AgentProgressEvent } from './stream-agent';

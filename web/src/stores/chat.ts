@@ -1,5 +1,8 @@
 import { create } from 'zustand';
-import { api, type AgentResult } from '../api';
+import { streamAgent, type AgentResult } from '../api';
+import { applyStreamEvent, EMPTY_STREAM, type StreamingAnswer } from './chat-stream';
+import { conversationIdOf } from '../api/conversations-api';
+import { conversationsOf, useConversationsStore } from './conversations';
 
 export interface Turn {
   id: number;
@@ -9,6 +12,8 @@ export interface Turn {
   result?: AgentResult;
   /** Set when the HTTP call itself failed (no AgentResult came back). */
   requestError?: unknown;
+  /** The answer as it arrives, until `result` replaces it; stays (marked stopped) when the user pressed Stop. */
+  streaming?: StreamingAnswer;
 }
 
 export interface Conversation {
@@ -26,12 +31,20 @@ const EMPTY: Conversation = { turns: [], isRunning: false, excludedDocumentIds: 
 interface ChatState {
   conversations: Record<string, Conversation>;
   send(scenarioId: string, input: string, documentIds?: string[]): Promise<void>;
+  /** Stops the running turn: the request is aborted, the server stops the run and marks its trace cancelled. */
+  stop(scenarioId: string): void;
   setExcluded(scenarioId: string, excludedDocumentIds: string[]): void;
   clear(scenarioId: string): void;
   reset(): void;
 }
 
 let nextTurnId = 1;
+
+/** Every question after the first of a conversation carries its id, so the agent sees what was said before. */
+function continuing(scenarioId: string): { conversationId?: string } {
+  const conversationId = conversationsOf(useConversationsStore.getState(), scenarioId).activeId;
+  return conversationId ? { conversationId } : {};
+}
 
 export function conversationOf(state: ChatState, scenarioId: string): Conversation {
   return state.conversations[scenarioId] ?? EMPTY;
@@ -48,6 +61,13 @@ export const useChatStore = create<ChatState>()((set, get) => {
     update(scenarioId, (c) => ({ ...c, turns: c.turns.map((turn) => (turn.id === turnId ? { ...turn, ...patch } : turn)) }));
   }
 
+  /** The running turn's request per scenario, for the Stop button. */
+  const running = new Map<string, AbortController>();
+
+  function updateStreaming(scenarioId: string, turnId: number, change: (answer: StreamingAnswer) => StreamingAnswer): void {
+    update(scenarioId, (c) => ({ ...c, turns: c.turns.map((turn) => (turn.id === turnId ? { ...turn, streaming: change(turn.streaming ?? EMPTY_STREAM) } : turn)) }));
+  }
+
   return {
     conversations: {},
 
@@ -57,18 +77,27 @@ export const useChatStore = create<ChatState>()((set, get) => {
       if (!text || conversationOf(get(), scenarioId).isRunning) return;
       const turn: Turn = { id: nextTurnId++, input: text, documentIds };
       update(scenarioId, (c) => ({ ...c, isRunning: true, turns: [...c.turns, turn] }));
+      const controller = new AbortController();
+      running.set(scenarioId, controller);
       try {
-        const result = await api.runAgent({
-          scenarioId,
-          input: text,
-          ...(documentIds ? { options: { documentIds } } : {}),
-        });
+        const result = await streamAgent(
+          { scenarioId, input: text, ...(documentIds ? { options: { documentIds } } : {}), ...continuing(scenarioId) },
+          { signal: controller.signal, onEvent: (event) => updateStreaming(scenarioId, turn.id, (answer) => applyStreamEvent(answer, event)) },
+        );
         updateTurn(scenarioId, turn.id, { result });
+        const conversationId = conversationIdOf(result);
+        if (conversationId) useConversationsStore.getState().remember(scenarioId, conversationId);
       } catch (requestError) {
-        updateTurn(scenarioId, turn.id, { requestError });
+        if (controller.signal.aborted) updateStreaming(scenarioId, turn.id, (answer) => ({ ...answer, isStopped: true }));
+        else updateTurn(scenarioId, turn.id, { requestError });
       } finally {
+        running.delete(scenarioId);
         update(scenarioId, (c) => ({ ...c, isRunning: false }));
       }
+    },
+
+    stop(scenarioId) {
+      running.get(scenarioId)?.abort();
     },
 
     setExcluded(scenarioId, excludedDocumentIds) {
@@ -77,6 +106,7 @@ export const useChatStore = create<ChatState>()((set, get) => {
 
     clear(scenarioId) {
       update(scenarioId, (c) => ({ ...c, turns: [] }));
+      useConversationsStore.getState().startNew(scenarioId);
     },
 
     reset() {

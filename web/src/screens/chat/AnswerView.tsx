@@ -16,8 +16,8 @@ export function AnswerView({ result }: { result: AgentResult }) {
   return (
     <article className={`answer ${isFailed ? 'answer-failed' : ''}`} data-testid="answer">
       <header className="answer-meta">
-        <span className={`badge ${isFailed ? 'badge-fail' : 'badge-ok'}`} data-testid="answer-status">
-          {isFailed ? t('answer.status.failed') : t('answer.status.success')}
+        <span className={`badge ${isFailed ? 'badge-fail' : result.status === 'cancelled' ? 'badge-warn' : 'badge-ok'}`} data-testid="answer-status">
+          {isFailed ? t('answer.status.failed') : result.status === 'cancelled' ? t('answer.status.cancelled') : t('answer.status.success')}
         </span>
         <span>
           <span className="muted">{t('answer.model')}:</span> {result.modelName || '—'}

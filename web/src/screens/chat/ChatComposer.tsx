@@ -7,9 +7,11 @@ interface ChatComposerProps {
   /** False when the document scope is empty, so a run could not retrieve anything. */
   canSend: boolean;
   onSend(input: string): void;
+  /** Stops the running answer; the Stop button shows while one runs. */
+  onStop?(): void;
 }
 
-export function ChatComposer({ isRunning, canSend, onSend }: ChatComposerProps) {
+export function ChatComposer({ isRunning, canSend, onSend, onStop }: ChatComposerProps) {
   const t = useT();
   const [input, setInput] = useState('');
   const isDisabled = isRunning || !canSend || input.trim() === '';
@@ -41,7 +43,18 @@ export function ChatComposer({ isRunning, canSend, onSend }: ChatComposerProps) 
         onKeyDown={onKeyDown}
       />
       <div className="composer-actions">
-        {isRunning ? <Spinner label={t('chat.running')} /> : <span />}
+        {isRunning ? (
+          <span className="composer-running">
+            <Spinner label={t('chat.running')} />
+            {onStop ? (
+              <button type="button" className="button button-danger" data-testid="chat-stop" onClick={onStop}>
+                {t('chat.stop')}
+              </button>
+            ) : null}
+          </span>
+        ) : (
+          <span />
+        )}
         <button type="submit" className="button button-primary" data-testid="chat-send" disabled={isDisabled}>
           {t('chat.send')}
         </button>

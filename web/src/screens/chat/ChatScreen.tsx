@@ -4,17 +4,27 @@ import { Spinner } from '../../components/Spinner';
 import { useT } from '../../i18n/use-t';
 import { routes } from '../../router';
 import { conversationOf, useChatStore } from '../../stores/chat';
+import { conversationsOf, useConversationsStore } from '../../stores/conversations';
 import { useScenariosStore } from '../../stores/scenarios';
 import { ChatComposer } from './ChatComposer';
+import { ConversationList } from './ConversationList';
 import { DocumentScopePicker } from './DocumentScopePicker';
+import { EarlierTurns } from './EarlierTurns';
 import { TurnView } from './TurnView';
 
 export function ChatScreen({ scenarioId }: { scenarioId: string }) {
   const t = useT();
   const { scenarios, hasLoaded, isLoading, error, load } = useScenariosStore();
   const conversation = useChatStore((state) => conversationOf(state, scenarioId));
-  const { send, setExcluded, clear } = useChatStore.getState();
+  const { send, stop, setExcluded, clear } = useChatStore.getState();
+  const earlier = useConversationsStore((state) => conversationsOf(state, scenarioId));
   const endRef = useRef<HTMLDivElement>(null);
+
+  // Reopening an earlier conversation replaces this session's turns with that conversation's.
+  function openConversation(conversationId: string) {
+    clear(scenarioId);
+    void useConversationsStore.getState().open(scenarioId, conversationId);
+  }
 
   // Fresh document list on entry: ingestion runs in the background and may have finished since the list loaded.
   useEffect(() => {
@@ -58,8 +68,8 @@ export function ChatScreen({ scenarioId }: { scenarioId: string }) {
           <button type="button" className="button" onClick={() => void load()} disabled={isLoading} data-testid="refresh-scenario">
             {t('common.refresh')}
           </button>
-          {conversation.turns.length > 0 ? (
-            <button type="button" className="button" onClick={() => clear(scenarioId)} disabled={conversation.isRunning}>
+          {conversation.turns.length > 0 || earlier.activeId ? (
+            <button type="button" className="button" onClick={() => clear(scenarioId)} disabled={conversation.isRunning} data-testid="new-conversation">
               {t('chat.clear')}
             </button>
           ) : null}
@@ -69,7 +79,8 @@ export function ChatScreen({ scenarioId }: { scenarioId: string }) {
 
       <div className="chat-layout">
         <section className="conversation" aria-live="polite">
-          {conversation.turns.length === 0 ? <p className="empty">{t('chat.empty')}</p> : null}
+          {conversation.turns.length === 0 && earlier.earlierTurns.length === 0 && !earlier.isOpening ? <p className="empty">{t('chat.empty')}</p> : null}
+          <EarlierTurns turns={earlier.earlierTurns} isOpening={earlier.isOpening} openError={earlier.openError} />
           {conversation.turns.map((turn) => (
             <TurnView key={turn.id} turn={turn} />
           ))}
@@ -78,6 +89,7 @@ export function ChatScreen({ scenarioId }: { scenarioId: string }) {
             isRunning={conversation.isRunning}
             canSend={canSend}
             onSend={(input) => void send(scenarioId, input, isWholeScope ? undefined : selectedIds)}
+            onStop={() => stop(scenarioId)}
           />
         </section>
         <aside className="chat-side">
@@ -87,6 +99,7 @@ export function ChatScreen({ scenarioId }: { scenarioId: string }) {
             onChange={(ids) => setExcluded(scenarioId, ids)}
             disabled={conversation.isRunning}
           />
+          <ConversationList scenarioId={scenarioId} onOpen={openConversation} disabled={conversation.isRunning} />
         </aside>
       </div>
     </main>

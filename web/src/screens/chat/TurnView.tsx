@@ -3,10 +3,11 @@ import { Spinner } from '../../components/Spinner';
 import { useT } from '../../i18n/use-t';
 import type { Turn } from '../../stores/chat';
 import { AnswerView } from './AnswerView';
+import { StreamingAnswer } from './StreamingAnswer';
 
 export function TurnView({ turn }: { turn: Turn }) {
   const t = useT();
-  const isPending = !turn.result && turn.requestError === undefined;
+  const isPending = !turn.result && turn.requestError === undefined && !turn.streaming?.isStopped;
   return (
     <div className="turn">
       <div className="message message-user" data-testid="user-message">
@@ -20,7 +21,7 @@ export function TurnView({ turn }: { turn: Turn }) {
       </div>
       <div className="message message-agent">
         <div className="message-author">{t('chat.agent')}</div>
-        {turn.result ? <AnswerView result={turn.result} /> : null}
+        {turn.result ? <AnswerView result={turn.result} /> : turn.streaming ? <StreamingAnswer answer={turn.streaming} /> : null}
         {turn.requestError !== undefined ? (
           <ErrorAlert error={turn.requestError} title={t('answer.requestFailed')} testId="run-error" />
         ) : null}

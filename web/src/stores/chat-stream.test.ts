@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { applyStreamEvent, EMPTY_STREAM, previewText } from './chat-stream';
+
+describe('applyStreamEvent', () => {
+  it('appends text, starts a new paragraph for a new round and follows tool calls from start to end', () => {
+    let answer = EMPTY_STREAM;
+    answer = applyStreamEvent(answer, { event: 'text_delta', data: { type: 'text_delta', round: 0, text: 'Let me ' } });
+    answer = applyStreamEvent(answer, { event: 'text_delta', data: { type: 'text_delta', round: 0, text: 'check.' } });
+    answer = applyStreamEvent(answer, { event: 'tool_call_started', data: { type: 'tool_call_started', round: 0, callId: 'c1', name: 'calculate_rate', arguments: '{}' } });
+    expect(answer.tools).toEqual([{ callId: 'c1', name: 'calculate_rate', status: 'running' }]);
+    answer = applyStreamEvent(answer, { event: 'tool_call_finished', data: { type: 'tool_call_finished', round: 0, callId: 'c1', name: 'calculate_rate', success: false, error: 'denominator: must be greater than 0' } });
+    answer = applyStreamEvent(answer, { event: 'text_delta', data: { type: 'text_delta', round: 1, text: 'The rate is undefined.' } });
+    expect(answer.text).toBe('Let me check.\n\nThe rate is undefined.');
+    expect(answer.tools).toEqual([{ callId: 'c1', name: 'calculate_rate', status: 'failed', error: 'denominator: must be greater than 0' }]);
+    expect(EMPTY_STREAM).toEqual({ text: '', lastRound: -1, tools: [], isStopped: false });
+  });
+});
+
+describe('previewText', () => {
+  it('shows the answer string of a JSON reply as far as it has arrived, escapes decoded', () => {
+    expect(previewText('{"answer": "Adults 18')).toBe('Adults 18');
+    expect(previewText('{"answer": "Line one\\nline \\"two\\" \\u00b0C", "citations": [')).toBe('Line one\nline "two" °C');
+    expect(previewText('```json\n{"answer": "ok\\')).toBe('ok');
+    expect(previewText('{"completion_rate": 0.8, "summary": "80% of')).toBe('80% of');
+    expect(previewText('{"ans')).toBe('{"ans');
+    expect(previewText('Plain text answer')).toBe('Plain text answer');
+  });
+});

@@ -1,0 +1,74 @@
+import type { AgentProgressEvent } from '../api';
+
+/** A tool call of a streamed turn, from the moment the model asks for it. */
+export interface StreamingTool {
+  callId: string;
+  name: string;
+  status: 'running' | 'ok' | 'failed';
+  error?: string;
+}
+
+/** What a turn shows while its answer arrives; the final AgentResult replaces it. */
+export interface StreamingAnswer {
+  /** The model's visible text so far, rounds separated by a blank line. */
+  text: string;
+  /** The round the last text came from, so a new round starts a new paragraph. */
+  lastRound: number;
+  tools: StreamingTool[];
+  /** The user pressed Stop: the text stays as far as it got. */
+  isStopped: boolean;
+}
+
+export const EMPTY_STREAM: StreamingAnswer = { text: '', lastRound: -1, tools: [], isStopped: false };
+
+export function applyStreamEvent(answer: StreamingAnswer, event: AgentProgressEvent): StreamingAnswer {
+  switch (event.event) {
+    case 'text_delta': {
+      const separator = answer.text && event.data.round !== answer.lastRound ? '\n\n' : '';
+      return { ...answer, text: answer.text + separator + event.data.text, lastRound: event.data.round };
+    }
+    case 'tool_call_started':
+      return { ...answer, tools: [...answer.tools, { callId: event.data.callId, name: event.data.name, status: 'running' }] };
+    case 'tool_call_finished':
+      return {
+        ...answer,
+        tools: answer.tools.map((tool) =>
+          tool.callId === event.data.callId ? { ...tool, status: event.data.success ? 'ok' : 'failed', ...(event.data.error ? { error: event.data.error } : {}) } : tool,
+        ),
+      };
+    default:
+      return answer;
+  }
+}
+
+/**
+ * Structured scenarios answer in JSON, which is hard to read while it arrives. When the text so far is a JSON
+ * object with the answer field of a built-in output type (`answer` of qa_answer, `summary` of
+ * data_check_report), show that string as far as it has come; otherwise the text as it is. The final result
+ * replaces the preview either way.
+ */
+export function previewText(text: string): string {
+  const start = /^\s*(?:```(?:json)?\s*)?\{[\s\S]*?"(?:answer|summary)"\s*:\s*"/.exec(text);
+  if (!start) return text;
+  let preview = '';
+  for (let i = start[0].length; i < text.length; i++) {
+    const char = text[i]!;
+    if (char === '"') return preview;
+    if (char !== '\\') {
+      preview += char;
+      continue;
+    }
+    const next = text[i + 1];
+    if (next === undefined) return preview; // the escape's second half has not arrived yet
+    if (next === 'u') {
+      const hex = text.slice(i + 2, i + 6);
+      if (!/^[0-9a-fA-F]{4}$/.test(hex)) return preview;
+      preview += String.fromCharCode(parseInt(hex, 16));
+      i += 5;
+      continue;
+    }
+    preview += ({ n: '\n', t: '\t', r: '\r', b: '\b', f: '\f' } as Record<string, string>)[next] ?? next;
+    i++;
+  }
+  return preview;
+}
