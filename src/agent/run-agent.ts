@@ -45,6 +45,7 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
   result.modelName = scenario.model.name ?? llm.modelName;
   const trace = await traceStore.start({ kind: 'agent', name: scenario.id, input: { scenarioId: scenario.id, input, documentIds: options.documentIds }, userId: options.userId, projectId: options.projectId });
   result.traceId = trace.traceId;
+  options.onEvent?.({ type: 'run_started', traceId: trace.traceId });
   let internalError: string | undefined;
 
   try {

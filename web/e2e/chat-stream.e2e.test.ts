@@ -105,6 +105,8 @@ describe('chat streaming', () => {
         expect(stream.chunksSent).toBeLessThan(stream.chunksPlanned);
         const { traces } = await api<{ traces: Array<{ id: string; name: string; status: string }> }>('/api/traces?limit=1');
         expect(traces[0]?.name).toBe('data-completeness');
+        // The stopped answer names its trace, known from the stream's first event.
+        expect(await page.getByTestId('stream-trace-id').textContent()).toBe(traces[0]!.id);
         const trace = await waitFor(async () => {
           const one = await api<{ status: string }>(`/api/traces/${traces[0]!.id}`);
           return one.status === 'cancelled' && one;

@@ -3,6 +3,8 @@
  * it comes and tools as they happen, then receives the final result. Server-sent events carry these one to one.
  */
 export type AgentEvent =
+  /** The run has a trace (and, in a conversation, its id): a client that stops the run can still link to it. */
+  | { type: 'run_started'; traceId: string; conversationId?: string }
   /** A piece of the model's visible answer (never its thinking). */
   | { type: 'text_delta'; round: number; text: string }
   /** The model asked for a tool; it is about to run (or be refused). */

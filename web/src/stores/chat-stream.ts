@@ -17,12 +17,16 @@ export interface StreamingAnswer {
   tools: StreamingTool[];
   /** The user pressed Stop: the text stays as far as it got. */
   isStopped: boolean;
+  /** The run's trace, known from its first event, so a stopped run can still be looked up. */
+  traceId?: string;
 }
 
 export const EMPTY_STREAM: StreamingAnswer = { text: '', lastRound: -1, tools: [], isStopped: false };
 
 export function applyStreamEvent(answer: StreamingAnswer, event: AgentProgressEvent): StreamingAnswer {
   switch (event.event) {
+    case 'run_started':
+      return { ...answer, traceId: event.data.traceId };
     case 'text_delta': {
       const separator = answer.text && event.data.round !== answer.lastRound ? '\n\n' : '';
       return { ...answer, text: answer.text + separator + event.data.text, lastRound: event.data.round };

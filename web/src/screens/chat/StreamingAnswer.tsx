@@ -13,6 +13,11 @@ export function StreamingAnswer({ answer }: { answer: StreamingAnswerState }) {
             {t('stream.stopped')}
           </span>
           <span className="muted">{t('stream.stoppedHint')}</span>
+          {answer.traceId ? (
+            <code className="muted small" data-testid="stream-trace-id">
+              {answer.traceId}
+            </code>
+          ) : null}
         </header>
       ) : null}
       {answer.tools.length > 0 ? (
