@@ -9,6 +9,8 @@ export { createScenarioCatalog, type ScenarioCatalog } from './agent/scenarios/c
 export { ingestScenarioDocuments } from './agent/scenarios/ingest-documents.js';
 export { registerBuiltinTools, calculateRateTool, queryDemoRecordsTool, checkRequiredFieldsTool, generateActionItemsTool } from './agent/tools/builtin.js';
 export { loadDemoRecords, type DemoRecord, type DemoRecordSet } from './agent/tools/demo-records.js';
+export { createRunStore, DEFAULT_LEASE_MS, type Decision, type RunUpdate, type RunStoreHooks } from './agent/runs/run-store.js';
+export { createAgentRunStore, type AgentRun, type AgentRunOptions } from './agent/runs/agent-runs.js';
 export { createContext, closeContext, type AppContext, type CreateContextOptions } from './context.js';
 export { startServer, type RunningServer, type StartServerOptions } from './main.js';
 export { buildServer } from './http/server.js';

@@ -19,8 +19,10 @@ export interface AgentResult {
   error: string;
   /** The trace that records this run (GET /api/traces/:id). */
   traceId: string;
+  /** The conversation the turn was logged in (send it back to continue); null for a run outside any conversation. */
+  conversationId: string | null;
 }
 
 export function emptyResult(): AgentResult {
-  return { answer: '', structuredOutput: {}, references: [], toolCalls: [], rawOutput: '', modelName: '', latencyMs: 0, status: 'failed', error: '', traceId: '' };
+  return { answer: '', structuredOutput: {}, references: [], toolCalls: [], rawOutput: '', modelName: '', latencyMs: 0, status: 'failed', error: '', traceId: '', conversationId: null };
 }

@@ -2,7 +2,10 @@ import type { LlmGateway } from '../core/llm/gateway.js';
 import type { Logger } from '../core/logger.js';
 import { parseStructuredOutput } from '../core/structured/parse.js';
 import type { ToolRegistry } from '../core/tools/registry.js';
-import type { TraceStore } from '../core/trace/store.js';
+import type { TraceScope, TraceStore } from '../core/trace/store.js';
+import type { ChatMessage } from '../core/llm/types.js';
+import type { User } from '../core/auth/users.js';
+import type { ConversationStore, TurnInput } from './conversations/index.js';
 import { ClinAgentError, errorMessage } from '../core/errors.js';
 import type { RagStore } from '../rag/index.js';
 import { buildMessages, fitReferences, toolResultContent } from './messages.js';
@@ -31,6 +34,12 @@ export interface RunAgentOptions {
   signal?: AbortSignal;
   /** Text deltas and tool calls as they happen (the streaming route turns them into server-sent events). */
   onEvent?: AgentEventSink;
+  /**
+   * Log the turn in a conversation and continue it: `id` absent starts a new one. The history the scenario's
+   * strategy builds from the log goes before the input; every turn (the input, tool calls and results, the
+   * answer) is appended as it happens. The store checks that the actor owns the conversation.
+   */
+  conversation?: { store: Pick<ConversationStore, 'start' | 'append' | 'history'>; actor: User; id?: string };
 }
 
 /**
@@ -45,7 +54,6 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
   result.modelName = scenario.model.name ?? llm.modelName;
   const trace = await traceStore.start({ kind: 'agent', name: scenario.id, input: { scenarioId: scenario.id, input, documentIds: options.documentIds }, userId: options.userId, projectId: options.projectId });
   result.traceId = trace.traceId;
-  options.onEvent?.({ type: 'run_started', traceId: trace.traceId });
   let internalError: string | undefined;
 
   try {
@@ -65,11 +73,16 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
       result.references = fitReferences(found, scenario.rag.maxContextTokens);
     }
     // steps 3-5: tools offered to the model, messages, model call with a bounded tool loop
+    const [system, ...rest] = buildMessages(scenario, input, result.references);
+    const history = await openConversation(scenario, input, options, trace, result);
+    options.onEvent?.({ type: 'run_started', traceId: trace.traceId, ...(result.conversationId ? { conversationId: result.conversationId } : {}) });
+    const log = options.conversation && result.conversationId ? conversationLog(options.conversation, result.conversationId, trace.traceId) : undefined;
     const outcome = await runLoop({
       name: 'agent',
       llm,
       trace,
-      messages: buildMessages(scenario, input, result.references),
+      messages: [system!, ...history, ...rest],
+      onMessages: log,
       // Only the scenario's own tools may run, whatever the model asks for. On the round after max_tool_rounds
       // tools are withheld, so a looping model has to answer; what it says then is the answer.
       tools: { registry: tools, allowed: scenario.tools, offerWhen: (p) => scenario.tools.length > 0 && p.toolRounds + p.failedToolRounds < scenario.maxToolRounds, whenWithheld: 'finish', scope: `in scenario ${scenario.id}` },
@@ -83,6 +96,7 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
     result.toolCalls = outcome.toolCalls;
     if (outcome.kind !== 'final') throw new ClinAgentError('INTERNAL', `the agent loop stopped (${outcome.reason}) without an answer`);
     const final = outcome.response;
+    await log?.([{ role: 'assistant', content: final.content }]);
     result.rawOutput = final.content;
     result.modelName = final.modelName || result.modelName;
     // step 6: structured output; a parse failure keeps the run successful (seed 004 section 12)
@@ -95,6 +109,7 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
     result.status = 'success'; // step 8
   } catch (error) {
     // step 9
+    if (!result.conversationId) options.onEvent?.({ type: 'run_started', traceId: trace.traceId });
     result.status = ClinAgentError.isInstance(error) && error.code === 'CANCELLED' ? 'cancelled' : 'failed';
     // Our own errors are written for the user. Anything else (a database fault, a bug) may hold SQL or
     // internals: the user gets the trace id, the trace and the log get the details.
@@ -109,4 +124,38 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
     error: internalError ?? (result.error || undefined),
   });
   return result;
+}
+
+/**
+ * Starts or continues the run's conversation: the history to put before the input (built from the log by the
+ * scenario's strategy), with the input itself logged before the model sees it.
+ */
+async function openConversation(scenario: Scenario, input: string, options: RunAgentOptions, trace: TraceScope, result: AgentResult): Promise<ChatMessage[]> {
+  const conversation = options.conversation;
+  if (!conversation) return [];
+  const { store, actor } = conversation;
+  const id = conversation.id ?? (await store.start({ actor, scenarioId: scenario.id, projectId: options.projectId, title: input })).id;
+  const history = conversation.id ? await store.history(id, scenario.history, { actor, trace, model: scenario.model.name, signal: options.signal }) : [];
+  await store.append(id, [{ role: 'user', content: input, traceId: trace.traceId }], actor);
+  result.conversationId = id;
+  return history;
+}
+
+/** Appends what a round added to the conversation log, as turns. */
+function conversationLog(conversation: NonNullable<RunAgentOptions['conversation']>, conversationId: string, traceId: string) {
+  return async (added: ChatMessage[]): Promise<void> => {
+    const turns: TurnInput[] = [];
+    for (const message of added) {
+      const content = typeof message.content === 'string' ? message.content : '';
+      if (message.role === 'assistant') {
+        const toolCalls = message.tool_calls?.flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
+        turns.push({ role: 'assistant', content, ...(toolCalls?.length ? { toolCalls } : {}), traceId });
+      } else if (message.role === 'tool') {
+        turns.push({ role: 'tool', content, toolCallId: message.tool_call_id, traceId });
+      } else if (message.role === 'user') {
+        turns.push({ role: 'user', content, traceId });
+      }
+    }
+    if (turns.length) await conversation.store.append(conversationId, turns, conversation.actor);
+  };
 }

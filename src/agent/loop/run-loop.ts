@@ -61,6 +61,8 @@ export interface LoopConfig<T> {
   correction?: (problems: string[]) => ChatMessage;
   observations: Observations;
   onEvent?: AgentEventSink;
+  /** Called after each round with the messages it added (tool calls, observations, corrections): a conversation log persists them as they happen. */
+  onMessages?: (added: ChatMessage[]) => Promise<void>;
   signal?: AbortSignal;
   /** Names the step spans ("soft_rule", "agent"). */
   name?: string;
@@ -100,6 +102,7 @@ export async function runLoop<T>(config: LoopConfig<T>): Promise<LoopOutcome<T>>
     if (reason) return { kind: 'stopped', reason, lastContent, lastFailure, messages, toolCalls, progress };
 
     const round = progress.rounds + 1;
+    const before = messages.length;
     const offerTools = Boolean(config.tools) && config.tools!.offerWhen(progress);
     const result = await config.trace.span(
       'step',
@@ -109,6 +112,7 @@ export async function runLoop<T>(config: LoopConfig<T>): Promise<LoopOutcome<T>>
       (r) => ({ output: describeRound(r, messages), status: r.next === 'final' || (r.next === 'tools' && !r.failed) ? 'success' : 'failed' }),
     );
     progress.rounds = round;
+    if (config.onMessages && messages.length > before) await config.onMessages(messages.slice(before));
     switch (result.next) {
       case 'final':
         return { kind: 'final', value: result.value, content: result.content, response: result.response, messages, toolCalls, progress };

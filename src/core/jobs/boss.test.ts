@@ -125,6 +125,59 @@ describe.each(testEngines())('createJobs on %s', (engine) => {
     expect(attemptsOfVisit1).toHaveLength(2);
   });
 
+  it('sends many jobs at once with the queue retry policy, and none when one payload is bad', async () => {
+    const queue = visitQueue({ retryLimit: 4 });
+    await expect(jobs.sendMany(queue, [{ subjectId: 'S-010', visit: 1 }, { subjectId: '', visit: 2 }])).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED', message: expect.stringMatching(/^Job 2 of 2 .*\nsubjectId: /), details: { queue: queue.name },
+    });
+
+    await jobs.sendMany(queue, [{ subjectId: ' S-010', visit: 1 }, { subjectId: 'S-011', visit: 1 }]);
+    // A singleton key skips a payload that already has a job in the current slot.
+    await jobs.sendMany(queue, [{ subjectId: 'S-012', visit: 1 }, { subjectId: 'S-012', visit: 2 }], { singletonKey: (p) => p.subjectId, singletonSeconds: 60 });
+
+    const handled: VisitPayload[] = [];
+    const ids: string[] = [];
+    await work(queue, async (data, job) => {
+      handled.push(data);
+      ids.push(job.id);
+    }, 10);
+    await waitFor(async () => handled.length === 3, 'the three jobs to be handled');
+    expect(handled.map((p) => p.subjectId).sort()).toEqual(['S-010', 'S-011', 'S-012']);
+    const sent = await Promise.all(ids.map((id) => stateOf(queue as QueueDef<unknown>, id)));
+    expect(sent.map((job) => job?.retryLimit)).toEqual([4, 4, 4]);
+  });
+
+  it('says which payload keys have a job waiting in a queue, not ones being worked on or done', async () => {
+    const queue = visitQueue();
+    const other = visitQueue();
+    await jobs.sendMany(queue, [{ subjectId: 'S-020', visit: 1 }, { subjectId: 'S-021', visit: 1 }]);
+    await jobs.send(other, { subjectId: 'S-022', visit: 1 });
+    expect(await jobs.isQueued(queue, 'subjectId', ['S-020', 'S-021', 'S-022', 'S-023'])).toEqual(new Set(['S-020', 'S-021']));
+
+    const busy = new Set<string>();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await work(queue, async ({ subjectId }) => {
+      busy.add(subjectId);
+      await released;
+    }, 10);
+    // One fetch takes both jobs; the worker handles them in turn, so the first one holds the batch.
+    await waitFor(async () => busy.size === 1, 'the worker to take both jobs');
+    expect(await jobs.isQueued(queue, 'subjectId', ['S-020', 'S-021'])).toEqual(new Set());
+    release();
+    expect(await jobs.isQueued(queue, 'subjectId', [])).toEqual(new Set());
+  });
+
+  it('schedules a queue with a cron expression in UTC, checking the payload first', async () => {
+    const queue = visitQueue();
+    await expect(jobs.schedule(queue, '0 6 * * 1', { subjectId: 'S-030' } as unknown as VisitPayload)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+
+    await jobs.schedule(queue, '0 6 * * 1', { subjectId: 'S-030', visit: 1 });
+    await jobs.schedule(queue, '30 7 * * *', { subjectId: 'S-030', visit: 2 });
+
+    expect((await jobs.schedules()).filter((s) => s.queue === queue.name)).toEqual([{ queue: queue.name, cron: '30 7 * * *', data: { subjectId: 'S-030', visit: 2 }, tz: 'UTC' }]);
+  });
+
   it('retries a failing job retryLimit times, then leaves it failed with the last error', async () => {
     const queue = visitQueue({ retryLimit: 2 });
     let attempts = 0;

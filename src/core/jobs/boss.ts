@@ -17,9 +17,44 @@ export interface WorkOptions {
   pollingIntervalSeconds?: number;
 }
 
+/** Options of `sendMany`: the jobs go in one statement, so the same options apply to all of them. */
+export interface SendManyOptions<T> {
+  /** Run inside the caller's transaction (see `pgliteExecuteSql`). */
+  db?: PgBoss.Db;
+  /** With `singletonSeconds`: a payload whose key already has a job in the current time slot is skipped. */
+  singletonKey?: (payload: T) => string;
+  singletonSeconds?: number;
+}
+
+export interface CronSchedule {
+  queue: string;
+  cron: string;
+  /** The payload each scheduled job carries. */
+  data: unknown;
+  tz: string;
+}
+
+/**
+ * Everything areas need from the job queue. Areas go through these methods only, never pg-boss or its tables, so
+ * the queue (its schema, its SQL, its version) can change in one place.
+ */
 export interface Jobs {
+  /** pg-boss itself, for this module's own tests and the database role tests in core; areas use the methods below. */
   readonly boss: PgBoss;
   send<T>(queue: QueueDef<T>, data: T, options?: PgBoss.SendOptions): Promise<string | null>;
+  /**
+   * Many jobs in one INSERT (10 000 QC runs would otherwise be 10 000 round trips). Every payload is checked
+   * against the queue schema first; one bad payload sends none. pg-boss 10's bulk insert returns no job ids.
+   */
+  sendMany<T>(queue: QueueDef<T>, payloads: readonly T[], options?: SendManyOptions<T>): Promise<void>;
+  /** Sends `data` to `queue` on every tick of `cron` (UTC unless `tz`); one schedule per queue, replaced if it exists. */
+  schedule<T>(queue: QueueDef<T>, cron: string, data: T, options?: { tz?: string }): Promise<void>;
+  schedules(): Promise<CronSchedule[]>;
+  /**
+   * Which of `values` already have a job waiting in `queue` (created, or failed and waiting for its retry) whose
+   * payload field `field` equals the value. Jobs being worked on do not count: their worker may be dead.
+   */
+  isQueued<T>(queue: QueueDef<T>, field: keyof T & string, values: readonly string[]): Promise<Set<string>>;
   /** Handles each job of the batch in turn; a throwing handler fails that job only, and pg-boss retries it. */
   work<T>(queue: QueueDef<T>, handler: (data: T, job: PgBoss.Job<T>) => Promise<void>, options?: WorkOptions): Promise<string>;
   stop(): Promise<void>;
@@ -71,15 +106,53 @@ export async function createJobs(database: Database, logger: Logger, options: Cr
     created.add(queue.name);
   }
 
+  function parsePayload<T>(queue: QueueDef<T>, data: T, label = 'Job'): T {
+    const parsed = queue.schema.safeParse(data);
+    if (!parsed.success) {
+      throw new ClinAgentError('VALIDATION_FAILED', `${label} for queue ${queue.name} has an invalid payload:\n${formatIssues(parsed.error.issues).join('\n')}`, { queue: queue.name });
+    }
+    return parsed.data;
+  }
+
   return {
     boss,
     async send(queue, data, sendOptions = {}) {
-      const parsed = queue.schema.safeParse(data);
-      if (!parsed.success) {
-        throw new ClinAgentError('VALIDATION_FAILED', `Job for queue ${queue.name} has an invalid payload:\n${formatIssues(parsed.error.issues).join('\n')}`, { queue: queue.name });
-      }
+      const payload = parsePayload(queue, data);
       await ensureQueue(queue as QueueDef<unknown>, sendOptions.db);
-      return boss.send(queue.name, parsed.data as object, sendOptions);
+      return boss.send(queue.name, payload as object, sendOptions);
+    },
+    async sendMany(queue, payloads, sendOptions = {}) {
+      if (!payloads.length) return;
+      const parsed = payloads.map((data, i) => parsePayload(queue, data, `Job ${i + 1} of ${payloads.length}`));
+      await ensureQueue(queue as QueueDef<unknown>, sendOptions.db);
+      // insert() joins the queue row for its defaults (backoff), but takes retry and expiry per job: give the queue's.
+      const rows = parsed.map((data) => ({
+        name: queue.name,
+        data: data as object,
+        retryLimit: queue.retryLimit,
+        expireInSeconds: queue.expireInSeconds,
+        ...(sendOptions.singletonKey ? { singletonKey: sendOptions.singletonKey(data), singletonSeconds: sendOptions.singletonSeconds } : {}),
+      }));
+      await boss.insert(rows, sendOptions.db ? { db: sendOptions.db } : {});
+    },
+    async schedule(queue, cron, data, scheduleOptions = {}) {
+      const payload = parsePayload(queue, data, 'Scheduled job');
+      // A schedule refers to its queue (foreign key), so the queue exists before the first tick.
+      await ensureQueue(queue as QueueDef<unknown>);
+      await boss.schedule(queue.name, cron, payload as object, { tz: scheduleOptions.tz ?? 'UTC' });
+    },
+    async schedules() {
+      // The rows of pg-boss's schedule table; its type omits the timezone column.
+      const rows = (await boss.getSchedules()) as Array<PgBoss.Schedule & { timezone?: string }>;
+      return rows.map((s) => ({ queue: s.name, cron: s.cron, data: s.data ?? null, tz: s.timezone ?? s.options?.tz ?? 'UTC' }));
+    },
+    async isQueued(queue, field, values) {
+      if (!values.length) return new Set();
+      const { rows } = (await boss.getDb().executeSql(
+        `SELECT DISTINCT data->>$2 AS key FROM ${PGBOSS_SCHEMA}.job WHERE name = $1 AND state IN ('created', 'retry') AND data->>$2 = ANY($3::text[])`,
+        [queue.name, field, [...values]],
+      )) as { rows: Array<{ key: string }> };
+      return new Set(rows.map((r) => r.key));
     },
     async work(queue, handler, workOptions = {}) {
       await ensureQueue(queue as QueueDef<unknown>);

@@ -8,6 +8,7 @@ import { routeSchema } from '../../contract/index.js';
 interface RunBody {
   scenarioId: string;
   input: string;
+  conversationId?: string;
   options?: { documentIds?: string[] };
 }
 
@@ -17,6 +18,8 @@ export function runOptionsFor(ctx: AppContext, body: RunBody, user: User): RunAg
     context: { llm: ctx.llm, tools: ctx.tools, trace: ctx.trace, rag: ctx.rag, logger: ctx.logger },
     documentIds: body.options?.documentIds,
     userId: user.id,
+    // Every turn is logged in a conversation: the one named, or a new one whose id the result carries.
+    conversation: { store: ctx.conversations, actor: user, id: body.conversationId },
   };
 }
 

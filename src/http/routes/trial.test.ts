@@ -6,6 +6,7 @@ import { buildServer } from '../server.js';
 import { registerWorkers } from '../../workers.js';
 import { ensureDemoTrial } from '../../trial/demo/load-demo-trial.js';
 import { createTrialStore } from '../../trial/store/trial-store.js';
+import { cronQueue } from '../../trial/qc/queues.js';
 import { multipartBody, type MultipartFile } from '../../testing/multipart.js';
 
 type Server = Awaited<ReturnType<typeof buildServer>>;
@@ -142,10 +143,10 @@ describe('trial QC HTTP API', () => {
 
   it('schedules cron skills with pg-boss and starts a run of the skill when the schedule fires', async () => {
     await ensureDemoTrial(createTrialStore(ctx.db), 'system');
-    const schedules = await ctx.jobs!.boss.getSchedules();
-    expect(schedules).toEqual([expect.objectContaining({ name: 'qc-cron-demo-core-checks', cron: '0 6 * * 1', data: { skillId: 'demo-core-checks' } })]);
+    const schedules = await ctx.jobs!.schedules();
+    expect(schedules).toEqual([{ queue: 'qc-cron-demo-core-checks', cron: '0 6 * * 1', data: { skillId: 'demo-core-checks' }, tz: 'UTC' }]);
     // What the pg-boss clock sends when the schedule fires:
-    await ctx.jobs!.boss.send('qc-cron-demo-core-checks', { skillId: 'demo-core-checks' });
+    await ctx.jobs!.send(cronQueue('demo-core-checks'), { skillId: 'demo-core-checks' });
     const admin = await ctx.users.create({ name: 'cron-watcher', role: 'admin' });
     const auth = { authorization: `Bearer ${admin.token}` };
     let cronRun: { trigger: string; createdBy: string; total: number } | undefined;

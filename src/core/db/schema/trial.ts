@@ -153,6 +153,8 @@ export interface ReviewRequest {
   finding?: { ruleId: string; field: string; message: string; severity: 'error' | 'warning' | 'info' };
   /** What a reject does to the queries the review holds back (the node's `on_reject_queries`). */
   onRejectQueries?: 'cancel' | 'close';
+  /** sha256 of what the reviewer was shown; a decision after it changed is refused (agent/runs). */
+  dataHash?: string;
 }
 
 /** `cancelled`: withdrawn before it reached the site (a rejected review), as opposed to closed after resolution. */

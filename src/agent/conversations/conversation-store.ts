@@ -1,0 +1,143 @@
+import { WRITER_ROLES, type User, type UserStore } from '../../core/auth/users.js';
+import type { Db } from '../../core/db/connect.js';
+import { ClinAgentError } from '../../core/errors.js';
+import { isUuid } from '../../core/ids.js';
+import type { LlmGateway } from '../../core/llm/gateway.js';
+import { buildHistory } from './build-history.js';
+import {
+  insertConversation,
+  insertTurns,
+  projectExists,
+  selectConversation,
+  selectConversations,
+  selectLastSeq,
+  selectTurns,
+  toSummary,
+  updateSummary,
+  type ConversationRow,
+} from './conversation-queries.js';
+import { assertHistoryStrategy } from './history-strategy.js';
+import { summarizeTurns } from './summarize-turns.js';
+import { toTurnRows } from './turn-input.js';
+import type { ConversationStore, ListConversationsOptions } from './types.js';
+
+export interface ConversationStoreDeps {
+  db: Db;
+  users: Pick<UserStore, 'isMember'>;
+  /** The one gateway; the summary history strategy condenses old turns through it. */
+  llm?: LlmGateway;
+}
+
+/** Titles are for lists; a first question used as a title is shortened to this many characters. */
+const MAX_TITLE_CHARS = 120;
+const DEFAULT_LIST_LIMIT = 50;
+const MAX_LIST_LIMIT = 200;
+const SCENARIO_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/** The same answer for a missing conversation and one the actor may not see, so ids reveal nothing. */
+const notFound = (id: string) =>
+  new ClinAgentError('NOT_FOUND', `Conversation "${id}" does not exist or is not yours. Your conversations are listed by GET /api/conversations.`, { conversationId: id });
+
+export function createConversationStore(deps: ConversationStoreDeps): ConversationStore {
+  const { db, users } = deps;
+
+  /** The conversation if the actor may read it: its owner, or an admin. */
+  async function readable(id: string, actor: User): Promise<ConversationRow> {
+    const row = isUuid(id) ? await selectConversation(db, id) : undefined;
+    if (!row || (row.userId !== actor.id && actor.role !== 'admin')) throw notFound(id);
+    return row;
+  }
+
+  /**
+   * Continuing a conversation (append, history) is for its owner only, while they may still run agents and
+   * still belong to its project: a member removed from a trial cannot keep feeding its data to the model.
+   */
+  async function assertMayContinue(row: ConversationRow, actor: User): Promise<void> {
+    if (row.userId !== actor.id) {
+      // Only an admin gets this far (anyone else got NOT_FOUND): they may read it, not write in someone's name.
+      throw new ClinAgentError('FORBIDDEN', `Conversation "${row.id}" belongs to another user; only its owner can continue it. Start a new conversation instead.`, { conversationId: row.id });
+    }
+    assertWriter(actor);
+    if (row.projectId && !(await users.isMember(row.projectId, actor))) {
+      throw new ClinAgentError('FORBIDDEN', `You are no longer a member of project "${row.projectId}", so this conversation about it cannot be continued. Ask a project admin to add you again.`, { conversationId: row.id, projectId: row.projectId });
+    }
+  }
+
+  return {
+    async start({ actor, projectId, scenarioId, title }) {
+      assertWriter(actor);
+      const problems: string[] = [];
+      if (typeof title !== 'string') problems.push('title: must be a string');
+      if (scenarioId !== undefined && !SCENARIO_ID.test(scenarioId)) problems.push(`scenarioId: "${scenarioId}" is not a scenario id (GET /api/scenarios lists them)`);
+      if (projectId !== undefined && (typeof projectId !== 'string' || !projectId)) problems.push('projectId: must be a non-empty project id');
+      if (problems.length) throw new ClinAgentError('VALIDATION_FAILED', `The conversation cannot be started:\n- ${problems.join('\n- ')}`, { problems });
+      if (projectId !== undefined && !((await projectExists(db, projectId)) && (await users.isMember(projectId, actor)))) {
+        // Like NOT_FOUND elsewhere: a non-member learns nothing about which project ids exist.
+        throw new ClinAgentError('NOT_FOUND', `Project "${projectId}" does not exist or you are not a member. Check the id (GET /api/projects).`, { projectId });
+      }
+      const row = await insertConversation(db, { userId: actor.id, projectId: projectId ?? null, scenarioId: scenarioId ?? null, title: shortTitle(title) });
+      return toSummary(row, 0);
+    },
+
+    async append(conversationId, turns, actor) {
+      const rows = toTurnRows(turns);
+      // Access first, outside the transaction: on PGlite's single connection a query on `db` inside it would
+      // wait for the transaction that waits for it. The owner and project of a conversation never change.
+      await assertMayContinue(await readable(conversationId, actor), actor);
+      return db.transaction(async (txRaw) => {
+        const tx = txRaw as unknown as Db;
+        // The row lock serialises appends to one conversation: the second waits, then numbers after the first.
+        if (!(await selectConversation(tx, conversationId, { lock: true }))) throw notFound(conversationId);
+        return insertTurns(tx, conversationId, (await selectLastSeq(tx, conversationId)) + 1, rows);
+      });
+    },
+
+    async get(id, actor) {
+      const row = await readable(id, actor);
+      const turns = await selectTurns(db, id);
+      return { ...toSummary(row, turns.length), summary: row.summary, summarizedThroughSeq: row.summarizedThroughSeq, turns };
+    },
+
+    async list(actor, options = {}) {
+      return selectConversations(db, { userId: actor.id, projectId: options.projectId, scenarioId: options.scenarioId, limit: listLimit(options) });
+    },
+
+    async history(conversationId, strategy, historyDeps) {
+      assertHistoryStrategy(strategy);
+      const { actor } = historyDeps;
+      const row = await readable(conversationId, actor);
+      await assertMayContinue(row, actor);
+      const turns = await selectTurns(db, conversationId);
+      return buildHistory(turns, strategy, {
+        summary: row.summary,
+        summarizedThroughSeq: row.summarizedThroughSeq,
+        summarize: (previousSummary, fallenOut) => {
+          const llm = historyDeps.llm ?? deps.llm;
+          if (!llm) throw new ClinAgentError('LLM_NOT_CONFIGURED', 'The summary history strategy needs the LLM gateway; pass it to createConversationStore or history().');
+          return summarizeTurns(llm, { previousSummary, turns: fallenOut }, { trace: historyDeps.trace, model: historyDeps.model, signal: historyDeps.signal });
+        },
+        save: (summary, throughSeq) => updateSummary(db, conversationId, summary, throughSeq),
+      });
+    },
+  };
+}
+
+function assertWriter(actor: User): void {
+  if (!WRITER_ROLES.has(actor.role)) {
+    throw new ClinAgentError('FORBIDDEN', `Your role "${actor.role}" can only read, so it cannot hold agent conversations. Ask an admin for the coordinator, PI or admin role.`, { role: actor.role, needs: [...WRITER_ROLES] });
+  }
+}
+
+function shortTitle(title: string): string {
+  const oneLine = title.replace(/\s+/g, ' ').trim();
+  const chars = [...oneLine];
+  return chars.length <= MAX_TITLE_CHARS ? oneLine : `${chars.slice(0, MAX_TITLE_CHARS - 1).join('')}…`;
+}
+
+function listLimit(options: ListConversationsOptions): number {
+  const limit = options.limit ?? DEFAULT_LIST_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
+    throw new ClinAgentError('VALIDATION_FAILED', `limit: must be an integer from 1 to ${MAX_LIST_LIMIT}, got ${JSON.stringify(options.limit)}.`, { field: 'limit' });
+  }
+  return limit;
+}

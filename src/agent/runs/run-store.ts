@@ -1,0 +1,296 @@
+import { createHash } from 'node:crypto';
+import { and, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { appendAuditEntries, type AuditEntityType, type AuditEntryInput } from '../../core/audit/audit-log.js';
+import type { Db } from '../../core/db/connect.js';
+import { ClinAgentError } from '../../core/errors.js';
+import { isUuid } from '../../core/ids.js';
+import type { Jobs } from '../../core/jobs/boss.js';
+import type { QueueDef } from '../../core/jobs/queues.js';
+import { findOrphans, markRecovered, type Orphan } from './orphans.js';
+import type { RunReviewRequest, RunRow, RunShape, RunStatus, RunStep, RunTable } from './run-shape.js';
+
+/**
+ * Default time a worker owns a run without renewing it. The worker renews the lease every third of it while a
+ * step runs (an LLM step can take minutes), so only a dead worker lets it lapse; with the orphan sweep this puts
+ * a run left by a killed worker back to work within about 30 s.
+ */
+export const DEFAULT_LEASE_MS = 15_000;
+
+/** What one committed step does to the run row. */
+export interface RunUpdate {
+  nextNode: string;
+  status: RunStatus;
+  /** Where a suspended run goes on approve (or, waiting for an answer, with the answer) and on reject. */
+  onApprove?: string;
+  onReject?: string;
+  reviewRequest?: RunReviewRequest;
+  error?: string;
+}
+
+export type Decision =
+  | { kind: 'approve' | 'reject'; actor: string; comment?: string }
+  | { kind: 'answer'; actor: string; answer: string; comment?: string };
+
+/** Everything a user of the store adds; the store itself knows runs, leases and reviews, nothing of trials. */
+export interface RunStoreHooks<Row, Extra, DecisionExtra> {
+  /** How runs are named in messages: "Task run", "Consult". */
+  label: string;
+  /** The key naming the run in error details ("taskRunId"); default "runId". */
+  idName?: string;
+  /**
+   * The user's own writes for a step (a trial's findings and queries), in the step's transaction after the run
+   * row is locked. Returns audit entries, which the store writes last (the audit chain's lock comes last).
+   */
+  onCommit?(tx: Db, run: Row, step: RunStep, update: RunUpdate & Extra): Promise<AuditEntryInput[]>;
+  /** What a decision does besides moving the run on (a trial settles the queries its review held back). */
+  onDecision?(tx: Db, run: Row, decision: Decision & DecisionExtra): Promise<AuditEntryInput[]>;
+  /**
+   * What a person waiting on this run is shown, as a string that changes whenever that data changes (a record's
+   * versions). Its hash is saved when the run suspends; a decision made when it no longer matches is refused.
+   */
+  reviewFingerprint?(tx: Db, run: Row): Promise<string>;
+  /** Names the reviewed data in the refusal ("record S2"). */
+  describeReviewedData?(run: Row): string;
+  /** Audit of the run's own changes; absent: this table's runs are not audited. */
+  audit?: { entityType: AuditEntityType; projectId(run: Row): string | null; actor(run: Row): string };
+  /** The rows of a shared table this store sees (agent_runs of one kind): get, lease, decide and sweep only those. */
+  scope?: SQL;
+  /** Columns of the user's own saved with the step's run row (an agent's checkpoint `state`), by Drizzle name. */
+  columns?(update: RunUpdate & Extra): Partial<Row>;
+}
+
+/**
+ * A durable run store over any table with the run columns (task_runs, agent_runs): the lease that gives one
+ * worker a run at a time, the per-step checkpoint, suspension for a person, the decision that resumes it, and
+ * the sweep that finds runs nobody advances. A run resumes from its saved node and never replays history.
+ */
+export function createRunStore<T extends RunTable, Extra = object, DecisionExtra = object>(table: T, hooks: RunStoreHooks<T['$inferSelect'], Extra, DecisionExtra>) {
+  type Row = T['$inferSelect'];
+  // Typed as the run columns; at run time the caller's table, so every query names its own table and columns.
+  const t = table as unknown as RunShape;
+  const asRow = (row: RunRow): Row => row as unknown as Row;
+  const core = (row: Row): RunRow => row as unknown as RunRow;
+  const idName = hooks.idName ?? 'runId';
+
+  function auditOf(run: Row, entry: Omit<AuditEntryInput, 'projectId' | 'entityType' | 'entityId' | 'actor'> & { actor?: string }): AuditEntryInput[] {
+    const projectId = hooks.audit?.projectId(run);
+    if (!hooks.audit || !projectId) return [];
+    return [{ ...entry, projectId, entityType: hooks.audit.entityType, entityId: core(run).id, actor: entry.actor ?? hooks.audit.actor(run) }];
+  }
+
+  const recoveredAudit = (run: RunRow) => auditOf(asRow(run), {
+    action: 'recovered', actor: 'system', oldValue: { leaseOwner: run.leaseOwner }, reason: 'its worker stopped before saving the next step; resuming from the last saved node',
+  });
+
+  async function fingerprintHash(tx: Db, run: Row): Promise<string | undefined> {
+    if (!hooks.reviewFingerprint) return undefined;
+    return createHash('sha256').update(await hooks.reviewFingerprint(tx, run)).digest('hex');
+  }
+
+  async function get(db: Db, id: string): Promise<Row | undefined> {
+    if (!isUuid(id)) return undefined;
+    const [row] = await db.select().from(t).where(and(eq(t.id, id), hooks.scope));
+    return row && asRow(row);
+  }
+
+  /**
+   * Takes the run for `owner` (one owner per advance) when it is pending, or running with no live owner. The single
+   * conditional UPDATE is what makes two workers (or a retried job) never advance the same run at once.
+   */
+  async function acquireLease(db: Db, id: string, owner: string, leaseMs = DEFAULT_LEASE_MS, now = new Date()): Promise<Row | undefined> {
+    const [row] = await db
+      .update(t)
+      .set({ status: 'RUNNING', leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs), updatedAt: now })
+      .where(and(eq(t.id, id), hooks.scope, or(eq(t.status, 'PENDING'), and(eq(t.status, 'RUNNING'), or(isNull(t.leaseUntil), lt(t.leaseUntil, now))))))
+      .returning();
+    return row && asRow(row);
+  }
+
+  /** Extends the lease of a run `owner` holds while a long step runs; false when the run is no longer its. */
+  async function renewLease(db: Db, id: string, owner: string, leaseMs = DEFAULT_LEASE_MS): Promise<boolean> {
+    const now = new Date();
+    const [row] = await db
+      .update(t)
+      .set({ leaseUntil: new Date(now.getTime() + leaseMs), updatedAt: now })
+      .where(and(eq(t.id, id), eq(t.status, 'RUNNING'), eq(t.leaseOwner, owner)))
+      .returning({ id: t.id });
+    return Boolean(row);
+  }
+
+  /** Renews the lease every third of its length until stopped, so only a worker that died lets it lapse. */
+  function keepLease(db: Db, id: string, owner: string, leaseMs = DEFAULT_LEASE_MS): { stop(): void } {
+    const timer = setInterval(() => void renewLease(db, id, owner, leaseMs).catch(() => undefined), Math.max(250, Math.floor(leaseMs / 3)));
+    timer.unref();
+    return { stop: () => clearInterval(timer) };
+  }
+
+  /** Gives the run up without saving a step (the model is rate limited), so a retry can take it at once. */
+  async function releaseLease(db: Db, id: string, owner: string): Promise<void> {
+    await db.update(t).set({ leaseOwner: null, leaseUntil: null, updatedAt: new Date() }).where(and(eq(t.id, id), eq(t.leaseOwner, owner)));
+  }
+
+  /**
+   * Saves one executed node: its step, the user's writes (onCommit) and the next node, in one transaction, and only
+   * if `owner` still holds the run at that node; undefined otherwise (another worker took it over). A run that
+   * suspends saves the hash of what its reviewer will be shown, taken after this step's own writes.
+   */
+  async function commitStep(db: Db, run: Row, owner: string, step: RunStep, update: RunUpdate & Extra, leaseMs = DEFAULT_LEASE_MS): Promise<Row | undefined> {
+    return db.transaction(async (txn) => {
+      const tx = txn as unknown as Db;
+      const now = new Date();
+      const terminal = update.status === 'COMPLETED' || update.status === 'FAILED';
+      const releases = terminal || update.status === 'SUSPENDED';
+      const [saved] = await tx
+        .update(t)
+        .set({
+          status: update.status,
+          currentNode: update.nextNode,
+          steps: sql`${t.steps} || ${JSON.stringify([step])}::jsonb`,
+          onApprove: update.onApprove ?? null,
+          onReject: update.onReject ?? null,
+          reviewRequest: update.reviewRequest ?? null,
+          error: update.error ?? null,
+          leaseOwner: releases ? null : owner,
+          leaseUntil: releases ? null : new Date(now.getTime() + leaseMs),
+          recoveredAt: null,
+          updatedAt: now,
+          completedAt: terminal ? now : null,
+          ...(hooks.columns?.(update) as object | undefined),
+        })
+        .where(and(eq(t.id, core(run).id), eq(t.status, 'RUNNING'), eq(t.leaseOwner, owner), eq(t.currentNode, step.node)))
+        .returning();
+      if (!saved) return undefined;
+      let result = asRow(saved);
+      const audit = [...((await hooks.onCommit?.(tx, result, step, update)) ?? [])];
+      const dataHash = update.status === 'SUSPENDED' ? await fingerprintHash(tx, result) : undefined;
+      if (dataHash) {
+        const [withHash] = await tx.update(t).set({ reviewRequest: { ...update.reviewRequest, dataHash } }).where(eq(t.id, saved.id)).returning();
+        result = asRow(withHash!);
+      }
+      // Every change of a run is in the audit trail: a node's outcome, and the run's status when it changes.
+      audit.push(...auditOf(result, {
+        action: update.status === 'RUNNING' ? `node:${step.node}:${step.outcome}` : update.status.toLowerCase(),
+        oldValue: { status: 'RUNNING', node: step.node },
+        newValue: { status: update.status, node: update.nextNode },
+      }));
+      await appendAuditEntries(tx, audit);
+      return result;
+    });
+  }
+
+  /**
+   * A person's decision on a suspended run: approve or reject, or the answer it waits for. Only one decision wins:
+   * the run row is locked and must be SUSPENDED, so a second reviewer (or a double click) gets CONFLICT_STATE with
+   * the run's current state. A decision on data that changed since the run suspended is refused with
+   * CONFLICT_STATE too, and the run waits again, now for a review of the current data.
+   */
+  async function decide(db: Db, id: string, decision: Decision & DecisionExtra): Promise<Row> {
+    assertDecision(decision);
+    if (!isUuid(id)) throw new ClinAgentError('NOT_FOUND', `${hooks.label} "${id}" does not exist. Check the id.`, { [idName]: id });
+    const outcome = await db.transaction(async (txn) => {
+      const tx = txn as unknown as Db;
+      const now = new Date();
+      const [current] = await tx.select().from(t).where(and(eq(t.id, id), hooks.scope)).for('update');
+      if (!current) throw new ClinAgentError('NOT_FOUND', `${hooks.label} "${id}" does not exist. Check the id.`, { [idName]: id });
+      if (current.status !== 'SUSPENDED') {
+        throw new ClinAgentError('CONFLICT_STATE', `${hooks.label} ${id} is ${current.status} (at ${current.currentNode}), not waiting for review; someone may have decided already. Reload to see its state.`, { [idName]: id, status: current.status, currentNode: current.currentNode });
+      }
+      const awaitsAnswer = current.reviewRequest?.awaiting === 'answer';
+      if (awaitsAnswer !== (decision.kind === 'answer')) {
+        throw new ClinAgentError('VALIDATION_FAILED', awaitsAnswer
+          ? `${hooks.label} ${id} waits for an answer, not for approve or reject. Send the answer text.`
+          : `${hooks.label} ${id} waits for approve or reject, not for an answer.`, { field: 'decision', [idName]: id });
+      }
+      const shownHash = current.reviewRequest?.dataHash;
+      const currentHash = shownHash ? await fingerprintHash(tx, asRow(current)) : undefined;
+      if (shownHash && currentHash && currentHash !== shownHash) {
+        // Not lost and not decided: the run waits again, now for a review of the data as it is.
+        const [refreshed] = await tx
+          .update(t)
+          .set({
+            reviewRequest: { ...current.reviewRequest, dataHash: currentHash, dataChangedAt: now.toISOString() },
+            steps: sql`${t.steps} || ${JSON.stringify([{ node: current.currentNode, type: 'review', at: now.toISOString(), outcome: 'refreshed', detail: { refused: decision.kind, by: decision.actor, reason: 'the data shown for review changed' } }])}::jsonb`,
+            updatedAt: now,
+          })
+          .where(eq(t.id, id))
+          .returning();
+        const run = asRow(refreshed!);
+        await appendAuditEntries(tx, auditOf(run, {
+          action: 'review_refreshed', actor: decision.actor, oldValue: { dataHash: shownHash }, newValue: { dataHash: currentHash },
+          reason: `${decision.kind} refused: the data shown for review changed before the decision; waiting for a fresh review`,
+        }));
+        return { stale: true as const, run };
+      }
+      const [row] = await tx
+        .update(t)
+        .set({
+          status: 'RUNNING',
+          currentNode: decision.kind === 'approve' ? sql`coalesce(${t.onApprove}, 'end_approved')` : decision.kind === 'reject' ? sql`coalesce(${t.onReject}, 'end_rejected')` : sql`coalesce(${t.onApprove}, ${t.currentNode})`,
+          review: { reviewer: decision.actor, decision: decision.kind, comment: decision.comment ?? '', ...(decision.kind === 'answer' ? { answer: decision.answer } : {}), decidedAt: now.toISOString() },
+          steps: sql`${t.steps} || ${JSON.stringify([{ node: 'review', type: 'human_review', at: now.toISOString(), outcome: decision.kind, detail: { reviewer: decision.actor, comment: decision.comment ?? '' } }])}::jsonb`,
+          leaseOwner: null,
+          leaseUntil: null,
+          updatedAt: now,
+        })
+        .where(and(eq(t.id, id), eq(t.status, 'SUSPENDED')))
+        .returning();
+      const run = asRow(row!);
+      const audit = [...((await hooks.onDecision?.(tx, run, decision)) ?? [])];
+      audit.push(...auditOf(run, {
+        action: decision.kind === 'approve' ? 'review_approved' : decision.kind === 'reject' ? 'review_rejected' : 'answered',
+        actor: decision.actor, oldValue: { status: 'SUSPENDED' }, newValue: { status: 'RUNNING', node: row!.currentNode }, reason: decision.comment ?? '',
+      }));
+      await appendAuditEntries(tx, audit);
+      return { stale: false as const, run };
+    });
+    if (outcome.stale) {
+      const what = hooks.describeReviewedData?.(outcome.run) ?? 'the data shown for review';
+      throw new ClinAgentError(
+        'CONFLICT_STATE',
+        `${hooks.label} ${id}: ${what} changed after the review was shown (for example, it was imported again), so the ${decision.kind} was not applied. The run is waiting for a fresh review: reload it, check the current data and decide again.`,
+        { [idName]: id, status: 'SUSPENDED', reason: 'review_data_changed' },
+      );
+    }
+    return outcome.run;
+  }
+
+  /**
+   * One pass of the orphan sweep: finds runs nobody is advancing, notes the ones whose worker died, and queues
+   * a job for each on `queue` (payload `{ [key]: runId }`).
+   */
+  async function sweepOrphans<Q extends Record<K, string>, K extends keyof Q & string>(db: Db, options: { jobs: Jobs; queue: QueueDef<Q>; key: K; staleMs: number; now?: Date; limit?: number }): Promise<Orphan[]> {
+    const { jobs, queue, key } = options;
+    const orphans = await findOrphans(db, t, { ...options, scope: hooks.scope, isQueued: (ids) => jobs.isQueued(queue, key, ids) });
+    // Runs whose worker died mid-step: the console says they are resuming, rather than sitting at 197/200.
+    await markRecovered(db, t, orphans.filter((o) => o.abandoned).map((o) => o.id), recoveredAudit);
+    // The singleton key keeps a slow sweep from queueing the same run twice within a minute.
+    await jobs.sendMany(queue, orphans.map(({ id }) => ({ [key]: id }) as Q), { singletonKey: (payload) => payload[key], singletonSeconds: 60 });
+    return orphans;
+  }
+
+  return {
+    table,
+    get,
+    acquireLease,
+    renewLease,
+    keepLease,
+    releaseLease,
+    commitStep,
+    decide,
+    sweepOrphans,
+    /** Runs nobody is advancing (see orphans.ts); `isQueued` says which ids already have a job waiting. */
+    findOrphans: (db: Db, options: { staleMs: number; isQueued(ids: string[]): Promise<Set<string>>; now?: Date; limit?: number }) => findOrphans(db, t, { ...options, scope: hooks.scope }),
+    /** Notes that runs are being picked up after their worker stopped; the next saved step clears it. */
+    markRecovered: (db: Db, ids: string[]) => markRecovered(db, t, ids, recoveredAudit),
+  };
+}
+
+function assertDecision(decision: Decision): void {
+  if (decision.kind !== 'approve' && decision.kind !== 'reject' && decision.kind !== 'answer') {
+    throw new ClinAgentError('VALIDATION_FAILED', `decision must be "approve", "reject" or "answer", not "${String((decision as { kind: unknown }).kind)}".`, { field: 'decision' });
+  }
+  if (!decision.actor?.trim()) throw new ClinAgentError('VALIDATION_FAILED', 'A decision needs the person who made it. Pass actor.', { field: 'actor' });
+  if (decision.kind === 'answer' && !decision.answer?.trim()) {
+    throw new ClinAgentError('VALIDATION_FAILED', 'The answer is empty. Write the reply the run is waiting for.', { field: 'answer' });
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * The HTTP API contract: zod schemas of every route's params, querystring, body and responses, the JSON
+ * Schemas Fastify validates, serializes and publishes (GET /api/openapi.json) made from them, and the
+ * TypeScript types the console uses. It imports nothing but zod, so the console can import its types
+ * (`import type`, erased from the bundle) without reaching into the server.
+ */
+export * from './common.js';
+export * from './json-schema.js';
+export * from './system.js';
+export * from './auth.js';
+export * from './agent.js';
+export * from './agent-stream.js';
+export * from './traces.js';
+export * from './conversations.js';
+export * from './trial-data.js';
+export * from './trial-qc.js';
+export * from './trial-queries.js';
+export * from './routes.js';

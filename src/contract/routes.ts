@@ -1,0 +1,157 @@
+import type { z } from 'zod';
+import { AGENT_STREAM_DESCRIPTION } from './agent-stream.js';
+import { AgentResult, AgentRunRequest, DocumentList, DocumentListQuery, IngestDocumentRequest, IngestDocumentResponse, ScenarioList } from './agent.js';
+import {
+  AccountToken,
+  AddMemberRequest,
+  CreateProjectRequest,
+  CreateUserRequest,
+  CreateUserResponse,
+  IssueTokenRequest,
+  IssueTokenResponse,
+  LoginRequest,
+  LoginResponse,
+  ManagedUser,
+  Me,
+  MemberAccess,
+  Project,
+  ProjectList,
+  SetMemberAccessRequest,
+  SetRoleRequest,
+  TokenList,
+  UserList,
+} from './auth.js';
+import { errorResponses, NoContent, textParams, uuidParams } from './common.js';
+import { ConversationDetail, ConversationList, ConversationListQuery } from './conversations.js';
+import { jsonSchema, type JsonSchema } from './json-schema.js';
+import { Health } from './system.js';
+import { Trace, TraceList, TraceListQuery } from './traces.js';
+import {
+  AuditEntryList,
+  AuditFilter,
+  AuditVerification,
+  ImportRequest,
+  ImportSummary,
+  RecordList,
+  RecordsQuery,
+  RedcapSettings,
+  SetRedcapRequest,
+  TrialProjectList,
+  TrialRecordView,
+} from './trial-data.js';
+import { QcRunList, QcRunProgress, QcSkillList, ReviewTaskRunRequest, StartQcRunRequest, TaskRun, TaskRunFilter, TaskRunList } from './trial-qc.js';
+import { DataQuery, DataQueryFilter, DataQueryList, ReportQuery, TransitionQueryParams, TransitionQueryRequest } from './trial-queries.js';
+
+/** A response that is not one JSON value (server-sent events): described in words, sent as the route writes it. */
+export interface StreamResponse {
+  contentType: string;
+  description: string;
+}
+
+/** What one route accepts and answers. Tags and summaries stay with the route; shapes live here. */
+export interface RouteContract {
+  params?: z.ZodType;
+  querystring?: z.ZodType;
+  body?: z.ZodType;
+  /** By status. A route without a 200 schema (the report: JSON, CSV or XLSX) is serialized as sent. */
+  response?: Partial<Record<number, z.ZodType | StreamResponse>>;
+}
+
+const projectParams = textParams('projectId');
+
+/**
+ * Every HTTP route, keyed as `METHOD /path` (Fastify's path syntax). src/http/routes take their schemas from
+ * here (`routeSchema`), src/http/contract-agreement.test.ts checks that each registered route does, and the
+ * console types its calls with the types inferred from the same zod schemas.
+ */
+export const routes = {
+  'GET /api/health': { response: { 200: Health } },
+
+  'POST /api/auth/login': { body: LoginRequest, response: { 200: LoginResponse, ...errorResponses } },
+  'GET /api/me': { response: { 200: Me, ...errorResponses } },
+  'GET /api/projects': { response: { 200: ProjectList, ...errorResponses } },
+  'POST /api/projects': { body: CreateProjectRequest, response: { 201: Project, ...errorResponses } },
+  'POST /api/projects/:id/members': { params: textParams('id'), body: AddMemberRequest, response: { 204: NoContent, ...errorResponses } },
+  'PATCH /api/projects/:projectId/members/:userId': { params: textParams('projectId', 'userId'), body: SetMemberAccessRequest, response: { 200: MemberAccess, ...errorResponses } },
+
+  'GET /api/users': { response: { 200: UserList, ...errorResponses } },
+  'POST /api/users': { body: CreateUserRequest, response: { 201: CreateUserResponse, ...errorResponses } },
+  'PATCH /api/users/:id': { params: uuidParams('id'), body: SetRoleRequest, response: { 200: ManagedUser, ...errorResponses } },
+  'POST /api/users/:id/deactivate': { params: uuidParams('id'), response: { 200: ManagedUser, ...errorResponses } },
+  'POST /api/users/:id/reactivate': { params: uuidParams('id'), response: { 200: ManagedUser, ...errorResponses } },
+  'POST /api/users/:id/tokens': { params: uuidParams('id'), body: IssueTokenRequest, response: { 201: IssueTokenResponse, ...errorResponses } },
+  'GET /api/users/:id/tokens': { params: uuidParams('id'), response: { 200: TokenList, ...errorResponses } },
+  'POST /api/tokens/:id/revoke': { params: uuidParams('id'), response: { 200: AccountToken, ...errorResponses } },
+
+  'GET /api/scenarios': { response: { 200: ScenarioList, ...errorResponses } },
+  'POST /api/agent/run': { body: AgentRunRequest, response: { 200: AgentResult, ...errorResponses } },
+  'POST /api/agent/run/stream': { body: AgentRunRequest, response: { 200: { contentType: 'text/event-stream', description: AGENT_STREAM_DESCRIPTION }, ...errorResponses } },
+  'GET /api/rag/documents': { querystring: DocumentListQuery, response: { 200: DocumentList, ...errorResponses } },
+  'POST /api/rag/documents': { body: IngestDocumentRequest, response: { 201: IngestDocumentResponse, ...errorResponses } },
+  'DELETE /api/rag/documents/:documentId': { params: textParams('documentId'), response: { 204: NoContent, ...errorResponses } },
+  'GET /api/traces': { querystring: TraceListQuery, response: { 200: TraceList, ...errorResponses } },
+  'GET /api/traces/:id': { params: uuidParams('id'), response: { 200: Trace, ...errorResponses } },
+  'GET /api/conversations': { querystring: ConversationListQuery, response: { 200: ConversationList, ...errorResponses } },
+  'GET /api/conversations/:id': { params: uuidParams('id'), response: { 200: ConversationDetail, ...errorResponses } },
+
+  'GET /api/iit/projects': { response: { 200: TrialProjectList, ...errorResponses } },
+  'POST /api/iit/projects/:projectId/imports': { params: projectParams, body: ImportRequest, response: { 201: ImportSummary, ...errorResponses } },
+  'POST /api/iit/projects/:projectId/redcap-sync': { params: projectParams, response: { 201: ImportSummary, ...errorResponses } },
+  'GET /api/iit/projects/:projectId/redcap': { params: projectParams, response: { 200: RedcapSettings, ...errorResponses } },
+  'PUT /api/iit/projects/:projectId/redcap': { params: projectParams, body: SetRedcapRequest, response: { 200: RedcapSettings, ...errorResponses } },
+  'GET /api/iit/projects/:projectId/records': { params: projectParams, querystring: RecordsQuery, response: { 200: RecordList, ...errorResponses } },
+  'GET /api/iit/projects/:projectId/records/:recordId': { params: textParams('projectId', 'recordId'), response: { 200: TrialRecordView, ...errorResponses } },
+  'GET /api/iit/projects/:projectId/audit': { params: projectParams, querystring: AuditFilter, response: { 200: AuditEntryList, ...errorResponses } },
+  'GET /api/iit/projects/:projectId/audit/verify': { params: projectParams, response: { 200: AuditVerification, ...errorResponses } },
+
+  'GET /api/iit/skills': { response: { 200: QcSkillList, ...errorResponses } },
+  'POST /api/iit/projects/:projectId/qc-runs': { params: projectParams, body: StartQcRunRequest, response: { 202: QcRunProgress, ...errorResponses } },
+  'GET /api/iit/projects/:projectId/qc-runs': { params: projectParams, response: { 200: QcRunList, ...errorResponses } },
+  'GET /api/iit/qc-runs/:id': { params: uuidParams('id'), response: { 200: QcRunProgress, ...errorResponses } },
+  'GET /api/iit/projects/:projectId/task-runs': { params: projectParams, querystring: TaskRunFilter, response: { 200: TaskRunList, ...errorResponses } },
+  'GET /api/iit/task-runs/:id': { params: uuidParams('id'), response: { 200: TaskRun, ...errorResponses } },
+  'POST /api/iit/task-runs/:id/review': { params: uuidParams('id'), body: ReviewTaskRunRequest, response: { 200: TaskRun, ...errorResponses } },
+
+  'GET /api/iit/projects/:projectId/queries': { params: projectParams, querystring: DataQueryFilter, response: { 200: DataQueryList, ...errorResponses } },
+  'POST /api/iit/projects/:projectId/queries/:id/transition': { params: TransitionQueryParams, body: TransitionQueryRequest, response: { 200: DataQuery, ...errorResponses } },
+  // No response schema: the same route answers JSON (ViolationsReport), CSV or XLSX.
+  'GET /api/iit/projects/:projectId/report': { params: projectParams, querystring: ReportQuery },
+} satisfies Record<string, RouteContract>;
+
+export type RouteKey = keyof typeof routes;
+
+/** The Fastify form of a route contract: what goes into a route's `schema` beside its tags and summary. */
+export interface FastifyRouteSchema {
+  params?: JsonSchema;
+  querystring?: JsonSchema;
+  body?: JsonSchema;
+  response?: Record<string, JsonSchema>;
+}
+
+/** Requests are described as clients send them, responses as the server answers. */
+export function fastifySchema(route: RouteContract): FastifyRouteSchema {
+  const schema: FastifyRouteSchema = {};
+  if (route.params) schema.params = jsonSchema(route.params, 'input');
+  if (route.querystring) schema.querystring = jsonSchema(route.querystring, 'input');
+  if (route.body) schema.body = jsonSchema(route.body, 'input');
+  if (route.response) {
+    schema.response = {};
+    for (const [status, response] of Object.entries(route.response)) {
+      if (!response) continue;
+      schema.response[status] = isStream(response)
+        ? { description: response.description, content: { [response.contentType]: { schema: { type: 'string' } } } }
+        : jsonSchema(response, 'output');
+    }
+  }
+  return schema;
+}
+
+function isStream(response: z.ZodType | StreamResponse): response is StreamResponse {
+  return 'contentType' in response;
+}
+
+/** `schema: { tags, summary, ...routeSchema('POST /api/agent/run') }` in a route file. A new object per call: Fastify may annotate what it is given. */
+export function routeSchema(key: RouteKey): FastifyRouteSchema {
+  return fastifySchema(routes[key]);
+}
+

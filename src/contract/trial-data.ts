@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import { MAX_OFFSET } from './common.js';
+import { DataQuery } from './trial-queries.js';
+
+export const TrialSite = z.object({ site: z.string().describe("REDCap data access group; '' when the project has none"), subjects: z.int() });
+export type TrialSite = z.infer<typeof TrialSite>;
+
+/** A trial project with its counts (GET /api/iit/projects). Open: more counts may come. */
+export const TrialProject = z.looseObject({ id: z.string(), name: z.string(), rows: z.int(), subjects: z.int(), sites: z.array(TrialSite) });
+export type TrialProject = z.infer<typeof TrialProject>;
+export const TrialProjectList = z.object({ projects: z.array(TrialProject) });
+
+/** POST /api/iit/projects/:projectId/imports (multipart; each part arrives as `{ filename, data }`). */
+export const ImportRequest = z.strictObject({
+  dictionary: z.object({}).optional().describe('the REDCap data dictionary CSV'),
+  events: z.object({}).optional().describe('the events CSV (longitudinal projects)'),
+  arms: z.object({}).optional().describe('the arms CSV'),
+  records: z.object({}).optional().describe('the records export CSV'),
+});
+
+/** A value imported although outside the dictionary's validation min/max; QC reports it. */
+export const ImportWarning = z.looseObject({
+  line: z.int().describe('spreadsheet line of the row (header = line 1)'),
+  recordId: z.string(),
+  event: z.string(),
+  field: z.string(),
+  value: z.union([z.string(), z.number()]),
+  min: z.string().nullable(),
+  max: z.string().nullable(),
+  message: z.string(),
+});
+
+/** What an import or a REDCap sync changed. Open, as it always was. */
+export const ImportSummary = z.looseObject({
+  fields: z.int(),
+  events: z.int(),
+  arms: z.int(),
+  records: z.looseObject({ created: z.int(), updated: z.int(), unchanged: z.int() }),
+  isDictionaryChanged: z.boolean(),
+  isEventsChanged: z.boolean(),
+  isArmsChanged: z.boolean(),
+  warnings: z.array(ImportWarning),
+});
+export type ImportSummary = z.infer<typeof ImportSummary>;
+
+/** The project's REDCap API settings: never the token, only the name of the variable that holds it. */
+export const RedcapSettings = z.object({
+  projectId: z.string(),
+  configured: z.boolean(),
+  apiUrl: z.string().nullable(),
+  tokenEnv: z.string().nullable().describe('the NAME of the server environment variable holding the token'),
+  tokenSet: z.boolean().describe('whether that variable is set on the server (never its value)'),
+  updatedBy: z.string().nullable(),
+  updatedAt: z.string().nullable(),
+});
+export type RedcapSettings = z.infer<typeof RedcapSettings>;
+
+/** PUT /api/iit/projects/:projectId/redcap */
+export const SetRedcapRequest = z.strictObject({ apiUrl: z.string(), tokenEnv: z.string() });
+export type SetRedcapRequest = z.infer<typeof SetRedcapRequest>;
+
+/** Integer and number fields hold numbers; codes, dates and text hold strings; a blank cell is null. */
+export const RecordValue = z.union([z.string(), z.number(), z.null()]);
+export type RecordValue = z.infer<typeof RecordValue>;
+
+/** One record row: a subject at one event. Open, as it always was. */
+export const RecordEvent = z.looseObject({
+  recordId: z.string(),
+  eventName: z.string(),
+  site: z.string(),
+  data: z.record(z.string(), RecordValue),
+  version: z.int().describe('bumped on every change'),
+  updatedAt: z.string(),
+  maskedFields: z.array(z.string()).optional().describe('identifier fields hidden from you: their value in `data` is null'),
+});
+export type RecordEvent = z.infer<typeof RecordEvent>;
+export const RecordList = z.object({ records: z.array(RecordEvent) });
+
+/** GET /api/iit/projects/:projectId/records */
+export const RecordsQuery = z.strictObject({
+  site: z.string().optional(),
+  limit: z.int().min(1).max(5000).default(500),
+  offset: z.int().min(0).max(MAX_OFFSET).default(0),
+});
+
+export const AuditEntityType = z.enum(['record', 'query', 'task_run', 'qc_run', 'project', 'member', 'document', 'user', 'token', 'settings']);
+export type AuditEntityType = z.infer<typeof AuditEntityType>;
+
+/** One entry of the append-only audit trail: who, when, what, old and new value, why. Open, as it always was. */
+export const AuditEntry = z.looseObject({
+  id: z.int(),
+  projectId: z.string(),
+  entityType: AuditEntityType,
+  entityId: z.string(),
+  action: z.string(),
+  actor: z.string(),
+  at: z.string(),
+  oldValue: z.unknown(),
+  newValue: z.unknown(),
+  reason: z.string(),
+  maskedFields: z.array(z.string()).optional().describe('identifier fields masked in oldValue and newValue'),
+});
+export type AuditEntry = z.infer<typeof AuditEntry>;
+export const AuditEntryList = z.object({ entries: z.array(AuditEntry) });
+
+/** GET /api/iit/projects/:projectId/audit */
+export const AuditFilter = z.strictObject({ entityType: AuditEntityType.optional(), entityId: z.string().optional() });
+export type AuditFilter = z.infer<typeof AuditFilter>;
+
+/** GET /api/iit/projects/:projectId/audit/verify */
+export const AuditVerification = z.object({
+  projectId: z.string(),
+  ok: z.boolean().describe("true when every entry's hash matches its content and links to the entry before it"),
+  entries: z.int(),
+  firstBadEntryId: z.int().optional().describe('the first entry that does not verify: the altered entry, or the entry after a deleted or forged one'),
+  problem: z.string().optional(),
+});
+export type AuditVerification = z.infer<typeof AuditVerification>;
+
+/** GET /api/iit/projects/:projectId/records/:recordId: one subject, every event, its queries and audit trail. */
+export const TrialRecordView = z.object({
+  recordId: z.string(),
+  events: z.array(RecordEvent),
+  queries: z.array(DataQuery.loose()),
+  audit: z.array(AuditEntry),
+});
+export type TrialRecordView = z.infer<typeof TrialRecordView>;
+

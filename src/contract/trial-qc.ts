@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { Uuid } from './common.js';
+
+/** A QC skill (SOP flowchart) with its schedule. */
+export const QcSkill = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  projects: z.array(z.string()).nullable().describe('project ids the skill applies to; null: every project'),
+  schedule: z.string().nullable().describe('5-field cron expression in UTC; null: runs only when started'),
+  nextRun: z.string().nullable(),
+  nodes: z.int(),
+});
+export type QcSkill = z.infer<typeof QcSkill>;
+export const QcSkillList = z.object({ skills: z.array(QcSkill) });
+
+export const QcRunStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled', 'waiting_review']);
+export type QcRunStatus = z.infer<typeof QcRunStatus>;
+
+/** A QC run (one skill over a project's records) and how far its task runs got. */
+export const QcRunProgress = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  skillId: z.string(),
+  status: QcRunStatus,
+  trigger: z.string(),
+  createdBy: z.string(),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+  total: z.int(),
+  done: z.int().describe('runs whose work is over for now: completed, failed or waiting for review'),
+  pending: z.int(),
+  running: z.int(),
+  suspended: z.int(),
+  completed: z.int(),
+  failed: z.int(),
+  recovering: z.int().describe('runs picked up again after their worker stopped'),
+});
+export type QcRunProgress = z.infer<typeof QcRunProgress>;
+export const QcRunList = z.object({ qcRuns: z.array(QcRunProgress) });
+
+/** POST /api/iit/projects/:projectId/qc-runs */
+export const StartQcRunRequest = z.strictObject({
+  skillId: z.string().min(1),
+  recordIds: z.array(z.string().min(1)).max(100_000).optional().describe('omitted: every record of the project'),
+});
+export type StartQcRunRequest = z.infer<typeof StartQcRunRequest>;
+
+export const TaskRunStatus = z.enum(['PENDING', 'RUNNING', 'SUSPENDED', 'COMPLETED', 'FAILED']);
+export type TaskRunStatus = z.infer<typeof TaskRunStatus>;
+
+/** One step of an SOP run: the node, what came of it and where the run went next. */
+export const TaskRunStep = z.looseObject({
+  node: z.string(),
+  type: z.string(),
+  at: z.string(),
+  outcome: z.string().describe('pass, fail, error, suspended, approve, reject, notified or notify_failed'),
+  next: z.string().optional(),
+  detail: z.unknown().optional(),
+});
+export type TaskRunStep = z.infer<typeof TaskRunStep>;
+
+export const ReviewDecision = z.enum(['approve', 'reject']);
+export type ReviewDecision = z.infer<typeof ReviewDecision>;
+
+export const TaskRunReview = z.looseObject({ reviewer: z.string(), decision: ReviewDecision, comment: z.string(), decidedAt: z.string() });
+export type TaskRunReview = z.infer<typeof TaskRunReview>;
+
+/** What a suspended run shows its reviewer; `finding` is the query a reject opens (a soft rule without a verdict). */
+export const ReviewRequest = z.looseObject({
+  kind: z.enum(['review_node', 'soft_rule_unresolved']),
+  node: z.string(),
+  description: z.string(),
+  reason: z.string().optional().describe('the technical reason, for the reviewer only'),
+  finding: z.looseObject({ ruleId: z.string(), field: z.string(), message: z.string(), severity: z.enum(['error', 'warning', 'info']) }).optional(),
+  onRejectQueries: z.enum(['cancel', 'close']).optional(),
+});
+export type ReviewRequest = z.infer<typeof ReviewRequest>;
+
+/** One SOP run of a skill on one record. */
+export const TaskRun = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  qcRunId: z.string().nullable(),
+  skillId: z.string(),
+  recordId: z.string(),
+  status: TaskRunStatus,
+  currentNode: z.string(),
+  steps: z.array(TaskRunStep),
+  review: TaskRunReview.nullable(),
+  error: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  completedAt: z.string().nullable(),
+  reviewDescription: z.string().nullable().optional().describe('for a suspended run, what the reviewer is asked to check'),
+  reviewRequest: ReviewRequest.nullable().describe('why the run waits for a person (a review node, or a soft rule the model could not judge, with the technical reason)'),
+  recoveredAt: z.string().nullable().describe('set while the run is picked up again after its worker stopped'),
+});
+export type TaskRun = z.infer<typeof TaskRun>;
+export const TaskRunList = z.object({ taskRuns: z.array(TaskRun) });
+
+/** GET /api/iit/projects/:projectId/task-runs; status=SUSPENDED is the review queue. */
+export const TaskRunFilter = z.strictObject({ status: TaskRunStatus.optional(), qcRunId: Uuid.optional() });
+export type TaskRunFilter = z.infer<typeof TaskRunFilter>;
+
+/** POST /api/iit/task-runs/:id/review */
+export const ReviewTaskRunRequest = z.strictObject({ decision: ReviewDecision, comment: z.string().max(5000).optional() });
+export type ReviewTaskRunRequest = z.infer<typeof ReviewTaskRunRequest>;
