@@ -2,6 +2,7 @@ import { registerBuiltinTools } from './agent/tools/builtin.js';
 import { loadDemoRecords } from './agent/tools/demo-records.js';
 import { createScenarioCatalog, type ScenarioCatalog } from './agent/scenarios/catalog.js';
 import { loadScenarios } from './agent/scenarios/load.js';
+import { createConversationStore, type ConversationStore } from './agent/conversations/index.js';
 import { createUserStore, type UserStore } from './core/auth/users.js';
 import type { Config } from './core/config.js';
 import { openDatabase, type Database, type Db } from './core/db/connect.js';
@@ -29,6 +30,8 @@ export interface AppContext {
   trace: TraceStore;
   rag: RagStore;
   users: UserStore;
+  /** The raw log of agent conversations (user, assistant and tool turns); access checked inside. */
+  conversations: ConversationStore;
   /**
    * Values masked in every log line and trace: the configured keys and tokens, plus whatever code adds at
    * run time (`ctx.secrets.add(process.env[tokenEnv])` when it reads a REDCap token by name).
@@ -66,18 +69,21 @@ export async function createContext(config: Config, options: CreateContextOption
     if (!vectorStore) logger.warn('this PostgreSQL has no pgvector extension: RAG is unavailable until it is installed');
     const embedder = createEmbedder(config.embedding, config.llm);
     const jobs = options.startJobs ? await createJobs(database, logger) : undefined;
+    const llm = createLlmGateway(config.llm);
+    const users = createUserStore(database.db, { tokenTtlDays: config.tokenTtlDays });
     return {
       config,
       logger,
       database,
       db: database.db,
       jobs,
-      llm: createLlmGateway(config.llm),
+      llm,
       embedder,
       tools,
       trace: createTraceStore(database.db, { secrets }),
       rag: createRagStore({ db: database.db, embedder }),
-      users: createUserStore(database.db, { tokenTtlDays: config.tokenTtlDays }),
+      users,
+      conversations: createConversationStore({ db: database.db, users, llm }),
       secrets,
       scenarios,
       skills,

@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { useApiDocsStore } from './stores/api-docs';
 import { useChatStore } from './stores/chat';
+import { useConversationsStore } from './stores/conversations';
 import { useQcRunsStore } from './stores/qc-runs';
 import { useReviewQueueStore } from './stores/review-queue';
 import { useScenariosStore } from './stores/scenarios';
@@ -19,6 +20,7 @@ import './styles.css';
 useSessionStore.subscribe((state, previous) => {
   if (previous.status === 'signedIn' && state.status !== 'signedIn') {
     useChatStore.getState().reset();
+    useConversationsStore.getState().reset();
     useScenariosStore.getState().reset();
     useTracesStore.getState().reset();
     useApiDocsStore.getState().reset();

@@ -1,5 +1,6 @@
 import type { HttpClient } from './http-client';
 import { createAccountApi } from './account-api';
+import { createConversationsApi } from './conversations-api';
 import { createTrialApi } from './trial-api';
 import type {
   AgentResult,
@@ -24,6 +25,7 @@ export function createClinAgentApi(http: HttpClient) {
     openApi: () => http.get<OpenApiDocument>('/api/openapi.json'),
     trial: createTrialApi(http),
     account: createAccountApi(http),
+    conversations: createConversationsApi(http),
   };
 }
 
