@@ -77,13 +77,26 @@ describe('chat conversations', () => {
         expect(await earlier.getByTestId('earlier-tool-result').textContent()).toContain('Result of query_demo_records');
         expect(await page.getByTestId('conversation-item').filter({ hasText: 'Consent dates' }).getAttribute('aria-current')).toBe('true');
 
-        // Every question in the reopened conversation names it.
+        // Every question in the reopened conversation names it, and the model is shown the earlier turns.
+        const calls = harness!.model.requests.length;
         expect(await ask(page, 'And at visit 2?')).toMatchObject({ scenarioId: 'data-completeness', conversationId: ids.own });
+        await page.getByTestId('answer').last().waitFor({ timeout: UI_TIMEOUT_MS });
+        const sent = JSON.stringify(harness!.model.requests[calls]!.body.messages);
+        expect(sent).toContain(QUESTION);
+        expect(sent).toContain(EARLIER_ANSWER);
+        const continued = await harness!.server.ctx.conversations.get(ids.own, (await harness!.server.ctx.users.findByToken(ADMIN_TOKEN))!);
+        expect(continued.turns.map((t) => t.content)).toEqual(expect.arrayContaining(['And at visit 2?']));
 
-        // A new conversation: its earlier turns go, and the next question starts afresh.
+        // A new conversation: its earlier turns go, and the next question starts afresh...
         await page.getByTestId('new-conversation').click();
         expect(await page.getByTestId('earlier-turns').count()).toBe(0);
         expect(await ask(page, 'A new question')).not.toHaveProperty('conversationId');
+        await page.getByTestId('answer').last().waitFor({ timeout: UI_TIMEOUT_MS });
+        // ...and once answered it is listed, and the next question continues it rather than the old one.
+        await page.getByTestId('conversation-item').filter({ hasText: 'A new question' }).waitFor({ timeout: UI_TIMEOUT_MS });
+        const followUp = await ask(page, 'A follow-up');
+        expect(followUp.conversationId).toEqual(expect.any(String));
+        expect(followUp.conversationId).not.toBe(ids.own);
       });
     } finally {
       await context.close();
