@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OpenObject } from './common.js';
+import { OpenObject, Uuid } from './common.js';
 
 /** A retrieved excerpt an answer may cite. */
 export const Reference = z.object({
@@ -44,7 +44,7 @@ export type AgentResult = z.infer<typeof AgentResult>;
 export const AgentRunRequest = z.strictObject({
   scenarioId: z.string().min(1),
   input: z.string().min(1).max(20_000),
-  conversationId: z.uuid().optional().describe('continue this conversation (yours); omitted: a new conversation is started'),
+  conversationId: Uuid.optional().describe('continue this conversation (yours); omitted: a new conversation is started'),
   options: z
     .strictObject({ documentIds: z.array(z.string()).max(200).optional().describe("omitted: all of the scenario's documents") })
     .optional(),

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { UserStore } from '../../core/auth/users.js';
 import { requireUser } from '../access.js';
-import { errorResponses, userBody } from '../schemas.js';
+import { routeSchema } from '../../contract/index.js';
 
 export const authRoutes: FastifyPluginAsync<{ users: UserStore }> = async (app, { users }) => {
   app.post<{ Body: { code: string } }>(
@@ -12,8 +12,7 @@ export const authRoutes: FastifyPluginAsync<{ users: UserStore }> = async (app, 
       schema: {
         tags: ['auth'],
         summary: 'Exchange a one-time sign-in code (from the link printed at first start) for a bearer token',
-        body: { type: 'object', properties: { code: { type: 'string', minLength: 1 } }, required: ['code'], additionalProperties: false },
-        response: { 200: { type: 'object', properties: { token: { type: 'string' }, user: userBody } }, ...errorResponses },
+        ...routeSchema('POST /api/auth/login'),
       },
     },
     async (request) => users.exchangeLoginCode(request.body.code),
@@ -25,7 +24,7 @@ export const authRoutes: FastifyPluginAsync<{ users: UserStore }> = async (app, 
       schema: {
         tags: ['auth'],
         summary: 'The signed-in user and the projects they belong to',
-        response: { 200: { type: 'object', properties: { ...userBody.properties, projects: { type: 'array', items: { type: 'string' } } } }, ...errorResponses },
+        ...routeSchema('GET /api/me'),
       },
     },
     async (request) => {
@@ -36,11 +35,9 @@ export const authRoutes: FastifyPluginAsync<{ users: UserStore }> = async (app, 
 
   // User and token management: routes/users.ts.
 
-  const projectBody = { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } } as const;
-
   app.get(
     '/api/projects',
-    { schema: { tags: ['projects'], summary: 'Projects the caller belongs to (all, for admins)', response: { 200: { type: 'object', properties: { projects: { type: 'array', items: projectBody } } }, ...errorResponses } } },
+    { schema: { tags: ['projects'], summary: 'Projects the caller belongs to (all, for admins)', ...routeSchema('GET /api/projects') } },
     async (request) => ({ projects: await users.listProjects(requireUser(request)) }),
   );
 
@@ -51,8 +48,7 @@ export const authRoutes: FastifyPluginAsync<{ users: UserStore }> = async (app, 
       schema: {
         tags: ['projects'],
         summary: 'Create a project (trial) (admin)',
-        body: { type: 'object', properties: { id: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' }, name: { type: 'string', minLength: 1 } }, required: ['id', 'name'], additionalProperties: false },
-        response: { 201: projectBody, ...errorResponses },
+        ...routeSchema('POST /api/projects'),
       },
     },
     async (request, reply) => reply.status(201).send(await users.createProject(request.body, requireUser(request).name)),
@@ -65,9 +61,7 @@ export const authRoutes: FastifyPluginAsync<{ users: UserStore }> = async (app, 
       schema: {
         tags: ['projects'],
         summary: 'Add a user to a project (admin)',
-        params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
-        body: { type: 'object', properties: { userId: { type: 'string', minLength: 1 } }, required: ['userId'], additionalProperties: false },
-        response: { 204: { type: 'null' }, ...errorResponses },
+        ...routeSchema('POST /api/projects/:id/members'),
       },
     },
     async (request, reply) => {

@@ -4,7 +4,7 @@ import { ClinAgentError } from '../../core/errors.js';
 import { extractText } from '../../rag/index.js';
 import { assertMayChangeDocument } from '../../agent/scenarios/ingest-documents.js';
 import { requireUser } from '../access.js';
-import { documentInfoBody, errorResponses } from '../schemas.js';
+import { routeSchema } from '../../contract/index.js';
 
 /** Multipart uploads arrive as `{ filename, data }` (see readMultipartBody in multipart-body.ts); JSON as text. */
 interface UploadBody {
@@ -22,8 +22,7 @@ export const ragRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
       schema: {
         tags: ['rag'],
         summary: 'Documents ingested, optionally for one scenario',
-        querystring: { type: 'object', properties: { scenarioId: { type: 'string' } }, additionalProperties: false },
-        response: { 200: { type: 'object', properties: { documents: { type: 'array', items: documentInfoBody } } }, ...errorResponses },
+        ...routeSchema('GET /api/rag/documents'),
       },
     },
     async (request) => ({ documents: await ctx.rag.listDocuments({ scenarioId: request.query.scenarioId }) }),
@@ -37,19 +36,7 @@ export const ragRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
         tags: ['rag'],
         summary: 'Ingest a document into a scenario: JSON {scenarioId, sourceFile, text, documentId?} or multipart (scenarioId, documentId?, file: .txt .md .pdf). Re-using a documentId replaces its chunks.',
         consumes: ['application/json', 'multipart/form-data'],
-        body: {
-          type: 'object',
-          properties: {
-            scenarioId: { type: 'string', minLength: 1 },
-            documentId: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
-            sourceFile: { type: 'string', minLength: 1, maxLength: 255 },
-            text: { type: 'string', minLength: 1 },
-            file: { type: 'object' },
-          },
-          required: ['scenarioId'],
-          additionalProperties: false,
-        },
-        response: { 201: { type: 'object', properties: { documentId: { type: 'string' }, chunks: { type: 'integer' }, unchanged: { type: 'boolean' } } }, ...errorResponses },
+        ...routeSchema('POST /api/rag/documents'),
       },
     },
     async (request, reply) => {
@@ -84,8 +71,7 @@ export const ragRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
       schema: {
         tags: ['rag'],
         summary: 'Delete a document and all its chunks (audited). Documents shipped with a scenario only by an admin.',
-        params: { type: 'object', properties: { documentId: { type: 'string' } }, required: ['documentId'] },
-        response: { 204: { type: 'null' }, ...errorResponses },
+        ...routeSchema('DELETE /api/rag/documents/:documentId'),
       },
     },
     async (request, reply) => {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { errorResponses } from '../schemas.js';
+import { routeSchema } from '../../contract/index.js';
 
 export const scenarioRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get(
@@ -9,29 +9,7 @@ export const scenarioRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
       schema: {
         tags: ['agent'],
         summary: 'Scenarios this server runs, with their ingested documents',
-        response: {
-          200: {
-            type: 'object',
-            properties: {
-              scenarios: {
-                type: 'array',
-                items: {
-                  type: 'object',
-                  properties: {
-                    id: { type: 'string' },
-                    name: { type: 'string' },
-                    description: { type: 'string' },
-                    rag: { type: 'object', properties: { enabled: { type: 'boolean' }, collection: { type: 'string' }, topK: { type: 'integer' } } },
-                    tools: { type: 'array', items: { type: 'string' } },
-                    outputType: { type: 'string' },
-                    documents: { type: 'array', items: { type: 'object', properties: { documentId: { type: 'string' }, sourceFile: { type: 'string' }, chunkCount: { type: 'integer' } } } },
-                  },
-                },
-              },
-            },
-          },
-          ...errorResponses,
-        },
+        ...routeSchema('GET /api/scenarios'),
       },
     },
     async () => {

@@ -3,20 +3,7 @@ import type { UserStore } from '../../core/auth/users.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { ALL_TRACES, type TraceReader, type TraceStore } from '../../core/trace/store.js';
 import { requireUser } from '../access.js';
-import { errorResponses, uuidParams } from '../schemas.js';
-
-const span = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' }, status: { type: 'string' }, input: {}, output: {}, error: { type: ['string', 'null'] },
-    promptTokens: { type: 'integer' }, completionTokens: { type: 'integer' }, startedAt: { type: 'string' }, durationMs: { type: 'integer' },
-  },
-} as const;
-
-const traceSummary = {
-  id: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' }, status: { type: 'string' }, userId: { type: ['string', 'null'] }, projectId: { type: ['string', 'null'] }, error: { type: ['string', 'null'] },
-  promptTokens: { type: 'integer' }, completionTokens: { type: 'integer' }, startedAt: { type: 'string' }, endedAt: { type: ['string', 'null'] }, durationMs: { type: ['integer', 'null'] },
-} as const;
+import { routeSchema } from '../../contract/index.js';
 
 export const traceRoutes: FastifyPluginAsync<{ trace: TraceStore; users: Pick<UserStore, 'projectIds'> }> = async (app, { trace, users }) => {
   /** Admins read every trace; anyone else their own runs and runs over their projects. */
@@ -31,8 +18,7 @@ export const traceRoutes: FastifyPluginAsync<{ trace: TraceStore; users: Pick<Us
       schema: {
         tags: ['traces'],
         summary: 'Most recent traces first: your own agent runs and runs over your projects (all, for admins)',
-        querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 } } },
-        response: { 200: { type: 'object', properties: { traces: { type: 'array', items: { type: 'object', properties: traceSummary } } } }, ...errorResponses },
+        ...routeSchema('GET /api/traces'),
       },
     },
     async (request) => ({ traces: await trace.list(await readerOf(request), { limit: request.query.limit }) }),
@@ -44,8 +30,7 @@ export const traceRoutes: FastifyPluginAsync<{ trace: TraceStore; users: Pick<Us
       schema: {
         tags: ['traces'],
         summary: 'One trace: the run, its LLM calls, tool calls and retrievals with timing and token usage',
-        params: uuidParams('id'),
-        response: { 200: { type: 'object', properties: { ...traceSummary, input: {}, output: {}, spans: { type: 'array', items: span } } }, ...errorResponses },
+        ...routeSchema('GET /api/traces/:id'),
       },
     },
     async (request) => {

@@ -1,17 +1,13 @@
 import type { ConversationDetail, ConversationListQuery, ConversationSummary } from '../../../src/contract/index.js';
 import type { HttpClient } from './http-client';
-import type { AgentResult, AgentRunRequest } from './types';
+import type { AgentResult } from './types';
 
 export type { ConversationDetail, ConversationSummary };
 export type { ConversationTurn } from '../../../src/contract/index.js';
 
-/** POST /api/agent/run continues the conversation it is given, and names the conversation in its result. */
-export type ConversationRunRequest = AgentRunRequest & { conversationId?: string };
-
 /** The conversation a run was added to (the first run of a conversation starts it). */
 export function conversationIdOf(result: AgentResult): string | undefined {
-  const id = (result as AgentResult & { conversationId?: unknown }).conversationId;
-  return typeof id === 'string' && id ? id : undefined;
+  return result.conversationId ?? undefined;
 }
 
 /** Your conversations (GET /api/conversations) and one with its turns (GET /api/conversations/:id). */
