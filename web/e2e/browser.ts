@@ -97,3 +97,12 @@ export async function withScreenshot(page: Page, name: string, step: () => Promi
     throw error;
   }
 }
+
+/** Signs in with a bearer token and opens a scenario's chat, ready for a question. */
+export async function openScenarioChat(page: Page, serverUrl: string, token: string, scenarioId: string): Promise<void> {
+  await page.goto(`${serverUrl}/`);
+  await page.getByTestId('token-input').fill(token);
+  await page.getByTestId('sign-in-submit').click();
+  await page.getByTestId(`scenario-card-${scenarioId}`).click();
+  await page.getByTestId('chat-input').waitFor({ timeout: UI_TIMEOUT_MS });
+}

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptedStep } from '../../src/testing/scripted-model.js';
 import { waitFor } from '../../src/testing/wait-for.js';
-import { buildConsole, launchBrowser, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
+import { buildConsole, launchBrowser, openScenarioChat, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
 import { startHarness, stopHarness, type Harness } from './harness.js';
 
 /**
@@ -36,13 +36,7 @@ afterAll(async () => {
   await stopHarness(harness);
 });
 
-async function openDataCompleteness(page: Page): Promise<void> {
-  await page.goto(`${harness!.server.url}/`);
-  await page.getByTestId('token-input').fill(ADMIN_TOKEN);
-  await page.getByTestId('sign-in-submit').click();
-  await page.getByTestId('scenario-card-data-completeness').click();
-  await page.getByTestId('chat-input').waitFor({ timeout: UI_TIMEOUT_MS });
-}
+const openDataCompleteness = (page: Page) => openScenarioChat(page, harness!.server.url, ADMIN_TOKEN, 'data-completeness');
 
 async function api<T>(path: string): Promise<T> {
   const response = await fetch(`${harness!.server.url}${path}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });

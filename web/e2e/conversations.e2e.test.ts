@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole, launchBrowser, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
+import { buildConsole, launchBrowser, openScenarioChat, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
 import { startHarness, stopHarness, type Harness } from './harness.js';
 
 /**
@@ -39,13 +39,7 @@ afterAll(async () => {
   await stopHarness(harness);
 });
 
-async function openDataCompleteness(page: Page): Promise<void> {
-  await page.goto(`${harness!.server.url}/`);
-  await page.getByTestId('token-input').fill(ADMIN_TOKEN);
-  await page.getByTestId('sign-in-submit').click();
-  await page.getByTestId('scenario-card-data-completeness').click();
-  await page.getByTestId('chat-input').waitFor({ timeout: UI_TIMEOUT_MS });
-}
+const openDataCompleteness = (page: Page) => openScenarioChat(page, harness!.server.url, ADMIN_TOKEN, 'data-completeness');
 
 /** Sends a question and returns the body of the agent run request the console made for it. */
 async function ask(page: Page, question: string): Promise<Record<string, unknown>> {
