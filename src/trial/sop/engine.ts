@@ -117,16 +117,12 @@ export async function advanceTaskRun(deps: SopDeps, taskRunId: string): Promise<
 function checkHardRules(skill: Skill, nodeId: string, record: RecordContext): NodeOutcome {
   const compiled = skill.compiled[nodeId]!;
   const violations = compiled.run(record.data);
-  const eventOf = (field: string) => {
-    const prefix = field.split('.')[0]!;
-    return record.events.includes(prefix) ? prefix : '';
-  };
   const fired = new Set(violations.map((v) => v.ruleId));
   return {
     kind: 'checked',
     passed: violations.length === 0,
-    findings: violations.map((v) => ({ ...v, eventName: eventOf(v.field), value: v.value ?? fieldValue(record.data, v.field) })),
-    cleared: compiled.rules.filter((r) => !fired.has(r.id)).map((r) => ({ ruleId: r.id, field: r.field, eventName: eventOf(r.field) })),
+    findings: violations.map((v) => ({ ...v, eventName: eventOf(record, v.field) })),
+    cleared: compiled.rules.filter((r) => !fired.has(r.id)).map((r) => ({ ruleId: r.id, field: r.field, eventName: eventOf(record, r.field) })),
     detail: { violations: violations.length, versions: record.versions },
   };
 }
@@ -139,7 +135,7 @@ function checkHardRules(skill: Skill, nodeId: string, record: RecordContext): No
 async function checkSoftRule(deps: SopDeps, trace: Parameters<typeof runWithRetry>[0]['trace'], nodeId: string, node: Extract<SopNode, { type: 'soft_instruction' }>, record: RecordContext): Promise<NodeOutcome> {
   const result = await runWithRetry({ llm: deps.llm, tools: deps.tools, trace }, node.instruction, record.modelView, { maxRetries: node.max_retries, tools: node.tools });
   const detail = { reason: result.reason, confidence: result.confidence, versions: record.versions };
-  const eventName = record.events.includes(node.field.split('.')[0]!) ? node.field.split('.')[0]! : '';
+  const eventName = eventOf(record, node.field);
   if (isNeedsHumanReview(result)) {
     return {
       kind: 'needs_review',
@@ -162,6 +158,12 @@ async function checkSoftRule(deps: SopDeps, trace: Parameters<typeof runWithRetr
     cleared: result.passed ? [{ ruleId: nodeId, eventName, field: node.field }] : [],
     detail,
   };
+}
+
+/** The visit a field names (`v2_arm_1.visit_date` -> v2_arm_1); '' for a baseline field or a project without events. */
+function eventOf(record: RecordContext, field: string): string {
+  const prefix = field.split('.')[0]!;
+  return record.events.includes(prefix) ? prefix : '';
 }
 
 /** Saves a step; undefined when another worker took the run over (our lease expired), which ends this pass. */
