@@ -49,6 +49,13 @@ module.exports = {
       to: { path: '^src/', pathNot: ['^src/(core|rag|agent)/', '^src/agents/$1/'] },
     },
     {
+      name: 'chat-imports-no-shell',
+      comment: 'src/chat dispatches a chat message to the areas (memory, investigate, trial); it composes them, so it may import them, but never http, cli or the composition root.',
+      severity: 'error',
+      from: { path: '^src/chat/', pathNot: TESTS },
+      to: { path: '^src/', pathNot: [`^src/(core|rag|agent|chat|${AREAS})/`] },
+    },
+    {
       name: 'only-tests-import-testing',
       comment: 'src/testing is test harness code; the library, http and cli never import it.',
       severity: 'error',

@@ -21,6 +21,11 @@ const positiveInt = (fallback: number, example: string) =>
     .refine((value) => value === undefined || /^\d+$/.test(value), { message: `must be a whole number, e.g. ${example}` })
     .transform((value) => (value === undefined ? fallback : Number(value)));
 
+const cron = (fallback: string) =>
+  optionalString
+    .refine((value) => value === undefined || /^(\S+\s+){4}\S+$/.test(value.trim()), { message: `must be a 5-field cron expression (UTC), e.g. "${fallback}"` })
+    .transform((value) => value?.trim() ?? fallback);
+
 const envSchema = z.object({
   LLM_API_KEY: optionalString,
   LLM_BASE_URL: optionalUrl,
@@ -48,6 +53,14 @@ const envSchema = z.object({
   QC_LEASE_MS: positiveInt(15_000, '15000').refine((n) => n >= 1000, { message: 'must be at least 1000 (1 s)' }),
   QC_SWEEP_INTERVAL_MS: positiveInt(5_000, '5000').refine((n) => n >= 100, { message: 'must be at least 100' }),
   QC_STALE_MS: positiveInt(10_000, '10000'),
+  // The trial assistant (seed 000 section 5): rounds and prompt+completion tokens one question may use.
+  ASSISTANT_MAX_ITERATIONS: positiveInt(5, '5').refine((n) => n >= 1 && n <= 20, { message: 'must be between 1 and 20' }),
+  ASSISTANT_TOKEN_BUDGET: positiveInt(4000, '4000').refine((n) => n >= 500, { message: 'must be at least 500 tokens' }),
+  // Project memory (seed 002): the hot-memory cap, how many weeks a history question reads, and the job schedules (UTC).
+  MEMORY_HOT_MAX_TOKENS: positiveInt(2000, '2000').refine((n) => n >= 100 && n <= 32_000, { message: 'must be between 100 and 32000 tokens' }),
+  MEMORY_HISTORY_WEEKS: positiveInt(50, '50').refine((n) => n >= 1 && n <= 520, { message: 'must be between 1 and 520 weeks' }),
+  MEMORY_DISTILL_CRON: cron('0 2 * * *'),
+  MEMORY_WEEKLY_CRON: cron('0 3 * * 1'),
   // A leaked user token stops working on its own after this many days; 10 years is the upper bound.
   TOKEN_TTL_DAYS: positiveInt(30, '30').refine((n) => n >= 1 && n <= 3650, { message: 'must be between 1 and 3650 days, e.g. 30' }),
   CLINAGENT_ADMIN_TOKEN: optionalString.refine((value) => value === undefined || value.length >= 24, {
@@ -94,6 +107,10 @@ export interface Config {
     /** A pending or ownerless running run untouched this long is re-enqueued by the sweep. */
     staleMs: number;
   };
+  /** The trial assistant's limits per question (seed 000 section 5). */
+  assistant: { maxIterations: number; tokenBudget: number };
+  /** Project memory (seed 002): hot-memory cap in tokens, weeks of reports a history question reads, job schedules (cron, UTC). */
+  memory: { hotMaxTokens: number; historyWeeks: number; distillCron: string; weeklyCron: string };
   /** Multipart uploads: bytes per file, and bytes of all files of one request together. */
   uploads: { maxFileBytes: number; maxTotalBytes: number };
   adminToken?: string;
@@ -147,6 +164,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     scenariosDir: path.resolve(cwd, e.SCENARIOS_DIR ?? 'scenarios'),
     skillsDir: path.resolve(cwd, e.SKILLS_DIR ?? 'skills'),
     qc: { concurrency: e.QC_CONCURRENCY, reviewWebhookUrl: e.REVIEW_WEBHOOK_URL, leaseMs: e.QC_LEASE_MS, sweepIntervalMs: e.QC_SWEEP_INTERVAL_MS, staleMs: e.QC_STALE_MS },
+    assistant: { maxIterations: e.ASSISTANT_MAX_ITERATIONS, tokenBudget: e.ASSISTANT_TOKEN_BUDGET },
+    memory: { hotMaxTokens: e.MEMORY_HOT_MAX_TOKENS, historyWeeks: e.MEMORY_HISTORY_WEEKS, distillCron: e.MEMORY_DISTILL_CRON, weeklyCron: e.MEMORY_WEEKLY_CRON },
     // REDCap credentials are per project (PUT /api/iit/projects/:id/redcap), never one server-wide token.
     uploads: { maxFileBytes: e.UPLOAD_MAX_BYTES, maxTotalBytes: e.UPLOAD_MAX_TOTAL_BYTES === undefined ? 2 * e.UPLOAD_MAX_BYTES : Number(e.UPLOAD_MAX_TOTAL_BYTES) },
     adminToken: e.CLINAGENT_ADMIN_TOKEN,

@@ -29,6 +29,11 @@ export interface ToolRegistry {
   list(): ToolDefinition[];
   /** JSON Schema specs for the model; unknown names are an error naming what exists. */
   specs(names: readonly string[]): ToolSpec[];
+  /**
+   * A registry with every tool of this one plus `tools`: tools bound to one request (a project's records, the
+   * acting user) live only there, while the model still sees, and is refused, every other registered tool.
+   */
+  extend(tools: readonly ToolDefinition<any>[]): ToolRegistry;
   /** Never throws: unknown tools, bad arguments and throwing tools all come back as failed results. */
   run(name: string, args: unknown, trace?: TraceScope): Promise<ToolCallResult>;
 }
@@ -75,6 +80,11 @@ export function createToolRegistry(): ToolRegistry {
       tools.set(tool.name, tool as ToolDefinition);
     },
     get: (name) => tools.get(name),
+    extend(extra) {
+      const child = createToolRegistry();
+      for (const tool of [...tools.values(), ...extra]) child.register(tool);
+      return child;
+    },
     list: () => [...tools.values()],
     specs(names) {
       return names.map((name) => {

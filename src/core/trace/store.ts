@@ -65,7 +65,7 @@ export const ALL_TRACES: TraceReader = { all: true };
 
 export interface TraceStore {
   /** `userId`: who started the run; `projectId`: the project whose data it reads. Both decide who may read it. */
-  start(run: { kind: string; name: string; input?: unknown; userId?: string; projectId?: string }): Promise<TraceRun>;
+  start(run: { kind: string; name: string; input?: unknown; userId?: string; projectId?: string; adminOnly?: boolean }): Promise<TraceRun>;
   /** Undefined when the trace does not exist or the reader may not see it: the two look the same. */
   get(id: string, reader: TraceReader): Promise<TraceView | undefined>;
   list(reader: TraceReader, options?: { limit?: number }): Promise<Array<Omit<TraceView, 'spans' | 'input' | 'output'>>>;
@@ -77,7 +77,9 @@ function visibleTo(reader: TraceReader): SQL | undefined {
   const own = isUuid(reader.userId) ? eq(traces.userId, reader.userId) : undefined;
   const projects = reader.projectIds.length ? inArray(traces.projectId, [...reader.projectIds]) : undefined;
   // No user and no project: a condition that matches nothing, never an absent one that matches everything.
-  return or(own, projects) ?? sql`false`;
+  const readable = or(own, projects) ?? sql`false`;
+  // An admin-only trace (the trial assistant's thoughts and observations) is not its user's nor its project's to read.
+  return and(eq(traces.adminOnly, false), readable);
 }
 
 /**
@@ -95,7 +97,7 @@ export function createTraceStore(db: Db, options: { secrets?: SecretRegistry | R
     async start(run) {
       const traceId = randomUUID();
       const startedAt = new Date();
-      await db.insert(traces).values({ id: traceId, kind: run.kind, name: run.name, status: 'running', userId: isUuid(run.userId) ? run.userId : null, projectId: run.projectId ?? null, input: scrub(run.input), startedAt });
+      await db.insert(traces).values({ id: traceId, kind: run.kind, name: run.name, status: 'running', userId: isUuid(run.userId) ? run.userId : null, projectId: run.projectId ?? null, adminOnly: run.adminOnly ?? false, input: scrub(run.input), startedAt });
 
       // Fast steps often start in the same millisecond, so spans carry their start order explicitly.
       let nextSeq = 0;

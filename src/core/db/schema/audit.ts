@@ -4,7 +4,7 @@ import { bigserial, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/p
  * What an audit entry is about. Trial entities carry their project id; platform entities (users, tokens)
  * carry PLATFORM_AUDIT_SCOPE as project id, so one trail and one chain mechanism serve both.
  */
-export type AuditEntityType = 'record' | 'query' | 'task_run' | 'qc_run' | 'project' | 'member' | 'document' | 'user' | 'token' | 'settings';
+export type AuditEntityType = 'record' | 'query' | 'task_run' | 'qc_run' | 'project' | 'member' | 'document' | 'user' | 'token' | 'settings' | 'memory' | 'memory_report' | 'profile';
 
 /** The project id of audit entries that belong to no project (user and token management). */
 export const PLATFORM_AUDIT_SCOPE = '@platform';

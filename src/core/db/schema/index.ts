@@ -5,3 +5,4 @@ export * from './trial.js';
 export * from './audit.js';
 export * from './conversations.js';
 export * from './runs.js';
+export * from './memory.js';

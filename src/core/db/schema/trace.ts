@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 /**
  * The audit record of agent work. A trace is one run (agent run, job, ...); spans are the LLM calls, tool
@@ -15,6 +15,8 @@ export const traces = pgTable(
     userId: uuid('user_id'),
     /** The project whose data the run read; members of it (and admins) may read the trace. */
     projectId: text('project_id'),
+    /** Only admins read it (the trial assistant's thoughts and observations, seed 000 section 5); its user and project members do not. */
+    adminOnly: boolean('admin_only').notNull().default(false),
     input: jsonb('input'),
     output: jsonb('output'),
     error: text('error'),

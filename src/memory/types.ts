@@ -1,0 +1,170 @@
+import type { User, UserStore } from '../core/auth/users.js';
+import type { Db } from '../core/db/connect.js';
+import type {
+  AnswerLanguage,
+  DetailLevel,
+  HotMemoryLine,
+  HotMemorySection,
+  MemoryLineSource,
+  MemoryOverflow,
+  MemoryReportKind,
+  MemoryWritePath,
+} from '../core/db/schema/memory.js';
+import type { LlmGateway } from '../core/llm/gateway.js';
+import type { Logger } from '../core/logger.js';
+import type { TraceStore } from '../core/trace/store.js';
+import type { ConversationStore } from '../agent/conversations/index.js';
+
+export type { AnswerLanguage, DetailLevel, HotMemoryLine, HotMemorySection, MemoryLineSource, MemoryOverflow, MemoryReportKind, MemoryWritePath };
+
+/**
+ * Project memory (seed 002): the raw conversation log lives in agent/conversations; this area keeps what is
+ * distilled from it. Reads and writes that act for a user take that user first and check project membership
+ * here (writers for changes); `system` functions are for jobs and for prompt assembly after the caller checked.
+ */
+export interface MemoryDeps {
+  db: Db;
+  llm: LlmGateway;
+  trace: TraceStore;
+  logger: Logger;
+  users: Pick<UserStore, 'isMember'>;
+  conversations: ConversationStore;
+  config: {
+    /** Hot memory cap in tokens, counted with core/tokenizer (MEMORY_HOT_MAX_TOKENS, 2000). */
+    hotMaxTokens: number;
+    /** Weekly reports a history question reads at most (MEMORY_HISTORY_WEEKS, 50); older weeks come as yearly summaries. */
+    historyWeeks: number;
+  };
+}
+
+/** Hot memory as the API and the editor show it. */
+export interface HotMemoryView {
+  projectId: string;
+  /** 0 before the first write. */
+  version: number;
+  /** Markdown rendered from `lines`: `## Preferences`, `## Current state`, `## Prohibitions`, one `- ` line each. */
+  content: string;
+  lines: HotMemoryLine[];
+  tokens: number;
+  maxTokens: number;
+  overflow: MemoryOverflow | null;
+  updatedBy: string;
+  updatedAt: string | null;
+}
+
+export interface HotMemoryVersionView {
+  version: number;
+  content: string;
+  lines: HotMemoryLine[];
+  tokens: number;
+  path: MemoryWritePath;
+  actor: string;
+  reason: string;
+  createdAt: string;
+}
+
+/** What one write did. `changed: false` when everything written was already there (no version, no audit entry). */
+export interface MemoryWriteResult {
+  changed: boolean;
+  memory: HotMemoryView;
+  /** Facts skipped because the memory already held them (same section, same text ignoring case and spacing). */
+  duplicates: string[];
+}
+
+export interface NewFact {
+  section: HotMemorySection;
+  text: string;
+  source: MemoryLineSource;
+}
+
+export interface HotMemoryService {
+  get(actor: User, projectId: string): Promise<HotMemoryView>;
+  /** Newest first. */
+  versions(actor: User, projectId: string): Promise<HotMemoryVersionView[]>;
+  /** The editor (writers): the whole document as markdown. Lines whose text is unchanged keep their source. `baseVersion` guards against overwriting a newer edit (409). */
+  replace(actor: User, projectId: string, input: { content: string; baseVersion?: number; reason?: string }): Promise<MemoryWriteResult>;
+  /** Adds facts (the chat's memory intent with path 'chat', POST .../memory/facts with path 'api'); duplicates change nothing. */
+  addFacts(actor: User, projectId: string, facts: NewFact[], path: 'chat' | 'api'): Promise<MemoryWriteResult>;
+  /** Restores an earlier version's lines as a new version (writers). */
+  rollback(actor: User, projectId: string, version: number, reason?: string): Promise<MemoryWriteResult>;
+  /** For prompt assembly after the caller checked access: the memory as one declared data block (`<hot_memory>`), escaped. */
+  promptBlock(projectId: string): Promise<string>;
+  /** Jobs: distil the conversation log (and unread feedback) since the last distillation into new facts. */
+  distill(projectId: string): Promise<{ changed: boolean; facts: number; turns: number; feedback: number }>;
+  /** Jobs: when over the cap, ask the model to condense; notify (overflow) if it still does not fit. */
+  prune(projectId: string, options?: { pendingLines?: HotMemoryLine[]; path?: MemoryWritePath }): Promise<{ pruned: boolean; fits: boolean; tokens: number }>;
+  /** Projects with conversation turns newer than their last distillation. */
+  projectsToDistill(): Promise<string[]>;
+}
+
+export interface MemoryReportView {
+  id: string;
+  projectId: string;
+  kind: MemoryReportKind;
+  periodStart: string;
+  label: string;
+  summary: string;
+  tokens: number;
+  sourceCount: number;
+  generatedBy: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface MemoryReportsService {
+  /** Newest first; weeks and years. */
+  list(actor: User, projectId: string, options?: { kind?: MemoryReportKind; limit?: number }): Promise<MemoryReportView[]>;
+  /** Writers: (re)generate the report of the ISO week starting `weekStart` (a Monday, YYYY-MM-DD), replacing it. */
+  regenerate(actor: User, projectId: string, weekStart: string): Promise<MemoryReportView>;
+  /** For prompt assembly (history intents only): yearly summaries of older years, then at most `historyWeeks` weekly reports, oldest first, as one `<history>` data block. '' when there are none. */
+  promptBlock(projectId: string): Promise<string>;
+  /** Jobs: the report of the week that ended before `now` (and any missing earlier week with turns), then the yearly roll-up. */
+  generateDue(projectId: string, now?: Date): Promise<{ generated: string[] }>;
+  /** Jobs: weeks older than the newest `historyWeeks` rolled into one summary per year. */
+  rollUpYears(projectId: string): Promise<{ years: string[] }>;
+  /** Projects with any conversation turn (candidates for the weekly job). */
+  projectsWithConversations(): Promise<string[]>;
+}
+
+export interface FeedbackView {
+  id: string;
+  projectId: string;
+  conversationId: string;
+  turnSeq: number;
+  userId: string;
+  rating: 'up' | 'down';
+  comment: string;
+  distilledAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface FeedbackService {
+  /** Any member rates an assistant answer of a conversation of that project (their own rating; again replaces it). */
+  record(actor: User, projectId: string, input: { conversationId: string; turnSeq: number; rating: 'up' | 'down'; comment?: string }): Promise<FeedbackView>;
+  list(actor: User, projectId: string): Promise<FeedbackView[]>;
+}
+
+export interface UserProfileView {
+  userId: string;
+  detailLevel: DetailLevel;
+  language: AnswerLanguage;
+  roleTitle: string;
+  updatedAt: string | null;
+}
+
+export interface ProfileService {
+  /** Own profile, or anyone's for an admin; defaults when never set. */
+  get(actor: User, userId: string): Promise<UserProfileView>;
+  /** Own profile, or anyone's for an admin (audited). */
+  put(actor: User, userId: string, input: { detailLevel?: unknown; language?: unknown; roleTitle?: unknown }): Promise<UserProfileView>;
+  /** For prompt assembly: how this user likes answers, as one `<user_profile>` data block. */
+  promptBlock(userId: string): Promise<string>;
+}
+
+export interface ProjectMemory {
+  hot: HotMemoryService;
+  reports: MemoryReportsService;
+  feedback: FeedbackService;
+  profiles: ProfileService;
+}
