@@ -12,7 +12,7 @@ export const AgentStreamEvents = {
   text_delta: z.object({ type: z.literal('text_delta'), round: z.int(), text: z.string().describe("a piece of the model's visible answer, never its thinking") }),
   tool_call_started: z.object({ type: z.literal('tool_call_started'), round: z.int(), callId: z.string(), name: z.string(), arguments: z.string().describe('JSON text as the model wrote it') }),
   tool_call_finished: z.object({ type: z.literal('tool_call_finished'), round: z.int(), callId: z.string(), name: z.string(), success: z.boolean(), error: z.string().optional() }),
-  round_finished: z.object({ type: z.literal('round_finished'), round: z.int(), promptTokens: z.int(), completionTokens: z.int() }),
+  round_finished: z.object({ type: z.literal('round_finished'), round: z.int(), promptTokens: z.int(), completionTokens: z.int(), toolCalls: z.int() }),
   /** The same AgentResult POST /api/agent/run returns; `status: "cancelled"` when the run was stopped. */
   result: AgentResult,
   /** No result could be produced at all (an internal fault): the usual error body. */

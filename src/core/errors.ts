@@ -15,6 +15,8 @@ const STATUS = {
   DATABASE_IN_USE: 409,
   SCENARIO_INVALID: 422,
   RULE_COMPILE_FAILED: 422,
+  /** A hot-memory write that would take the project's memory over its token cap (MEMORY_HOT_MAX_TOKENS). */
+  MEMORY_OVER_CAP: 422,
   SKILL_INVALID: 422,
   IMPORT_INVALID: 422,
   UPSTREAM_FAILED: 502,

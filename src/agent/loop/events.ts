@@ -10,7 +10,10 @@ export type AgentEvent =
   /** The model asked for a tool; it is about to run (or be refused). */
   | { type: 'tool_call_started'; round: number; callId: string; name: string; arguments: string }
   | { type: 'tool_call_finished'; round: number; callId: string; name: string; success: boolean; error?: string }
-  /** A round ended; `reason` says why the loop goes on or stops. */
-  | { type: 'round_finished'; round: number; promptTokens: number; completionTokens: number };
+  /**
+   * A model call ended. `toolCalls` is how many native tool calls it asked for (they run next): an agent that must
+   * show users only its final answer (seed 000's ReAct engine) holds a round's text until it knows it is 0.
+   */
+  | { type: 'round_finished'; round: number; promptTokens: number; completionTokens: number; toolCalls: number };
 
 export type AgentEventSink = (event: AgentEvent) => void;

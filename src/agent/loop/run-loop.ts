@@ -164,7 +164,7 @@ async function runRound<T>(config: LoopConfig<T>, state: RoundState): Promise<Ro
   }
   progress.promptTokens += response.usage.promptTokens || countTokens(messages.map(messageText).join('\n'));
   progress.completionTokens += response.usage.completionTokens || countTokens(response.content);
-  config.onEvent?.({ type: 'round_finished', round, promptTokens: response.usage.promptTokens, completionTokens: response.usage.completionTokens });
+  config.onEvent?.({ type: 'round_finished', round, promptTokens: response.usage.promptTokens, completionTokens: response.usage.completionTokens, toolCalls: config.decisions ? 0 : response.toolCalls.length });
 
   // Native function calling.
   if (response.toolCalls.length && !config.decisions) {
