@@ -21,6 +21,26 @@ import {
   TokenList,
   UserList,
 } from './auth.js';
+import {
+  AddFactsRequest,
+  CHAT_STREAM_DESCRIPTION,
+  ChatAnswer,
+  ChatRequest,
+  Feedback,
+  FeedbackList,
+  FeedbackRequest,
+  HotMemory,
+  HotMemoryVersionList,
+  MemoryReport,
+  MemoryReportList,
+  MemoryReportQuery,
+  MemoryWriteResult,
+  RegenerateReportRequest,
+  ReplaceMemoryRequest,
+  RollbackMemoryRequest,
+  UpdateProfileRequest,
+  UserProfile,
+} from './assistant.js';
 import { errorResponses, NoContent, textParams, uuidParams } from './common.js';
 import { ConversationDetail, ConversationList, ConversationListQuery } from './conversations.js';
 import { jsonSchema, type JsonSchema } from './json-schema.js';
@@ -114,6 +134,22 @@ export const routes = {
 
   'GET /api/iit/projects/:projectId/queries': { params: projectParams, querystring: DataQueryFilter, response: { 200: DataQueryList, ...errorResponses } },
   'POST /api/iit/projects/:projectId/queries/:id/transition': { params: TransitionQueryParams, body: TransitionQueryRequest, response: { 200: DataQuery, ...errorResponses } },
+  'POST /api/iit/projects/:projectId/chat': { params: projectParams, body: ChatRequest, response: { 200: ChatAnswer, ...errorResponses } },
+  'POST /api/iit/projects/:projectId/chat/stream': { params: projectParams, body: ChatRequest, response: { 200: { contentType: 'text/event-stream', description: CHAT_STREAM_DESCRIPTION }, ...errorResponses } },
+  'GET /api/iit/projects/:projectId/memory': { params: projectParams, response: { 200: HotMemory, ...errorResponses } },
+  'PUT /api/iit/projects/:projectId/memory': { params: projectParams, body: ReplaceMemoryRequest, response: { 200: MemoryWriteResult, ...errorResponses } },
+  'POST /api/iit/projects/:projectId/memory/facts': { params: projectParams, body: AddFactsRequest, response: { 200: MemoryWriteResult, ...errorResponses } },
+  'GET /api/iit/projects/:projectId/memory/versions': { params: projectParams, response: { 200: HotMemoryVersionList, ...errorResponses } },
+  'POST /api/iit/projects/:projectId/memory/rollback': { params: projectParams, body: RollbackMemoryRequest, response: { 200: MemoryWriteResult, ...errorResponses } },
+  'GET /api/iit/projects/:projectId/reports': { params: projectParams, querystring: MemoryReportQuery, response: { 200: MemoryReportList, ...errorResponses } },
+  'POST /api/iit/projects/:projectId/reports/regenerate': { params: projectParams, body: RegenerateReportRequest, response: { 200: MemoryReport, ...errorResponses } },
+  'GET /api/iit/projects/:projectId/feedback': { params: projectParams, response: { 200: FeedbackList, ...errorResponses } },
+  'POST /api/iit/projects/:projectId/feedback': { params: projectParams, body: FeedbackRequest, response: { 200: Feedback, ...errorResponses } },
+  'GET /api/profile': { response: { 200: UserProfile, ...errorResponses } },
+  'PUT /api/profile': { body: UpdateProfileRequest, response: { 200: UserProfile, ...errorResponses } },
+  'GET /api/users/:id/profile': { params: uuidParams('id'), response: { 200: UserProfile, ...errorResponses } },
+  'PUT /api/users/:id/profile': { params: uuidParams('id'), body: UpdateProfileRequest, response: { 200: UserProfile, ...errorResponses } },
+
   // No response schema: the same route answers JSON (ViolationsReport), CSV or XLSX.
   'GET /api/iit/projects/:projectId/report': { params: projectParams, querystring: ReportQuery },
 } satisfies Record<string, RouteContract>;
