@@ -5,6 +5,7 @@ const { main: loop } = await import('./loop.bench.js');
 const { main: rules } = await import('./rules.bench.js');
 const { main: qc } = await import('./qc.bench.js');
 const { main: stream } = await import('./stream.bench.js');
+const { main: assistant } = await import('./assistant.bench.js');
 
 console.log(`ClinAgent benchmarks on Node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
 await rag();
@@ -13,3 +14,4 @@ await loop();
 await rules();
 await qc();
 await stream();
+await assistant();

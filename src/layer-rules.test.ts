@@ -31,6 +31,8 @@ const FILES: Record<string, string> = {
   'src/memory/recall.ts': "import { T } from '../trial/trial-qc.js';\nexport const M = T;\n",
   'src/agents/protocol/agent.ts': "import { A } from '../../agent/run.js';\nimport { C } from '../consult/agent.js';\nimport { Own } from './own.js';\nexport const PA = A + C + Own;\n",
   'src/agents/protocol/own.ts': 'export const Own = 1;\n',
+  // The chat dispatcher composes areas (allowed) but never reaches up into http.
+  'src/chat/dispatch.ts': "import { T } from '../trial/trial-qc.js';\nimport { M } from '../memory/recall.js';\nimport { P } from '../http/routes.js';\nexport const D = T + M + P;\n",
   'src/agents/consult/agent.ts': 'export const C = 1;\n',
   'src/http/routes.ts': "import { T } from '../trial/trial-qc.js';\nimport type { Ctx } from '../context.js';\nimport { H } from '../testing/harness.js';\nexport const P = T + H;\nexport type PC = Ctx;\n",
   'src/cli/qc.ts': "import { T } from '../trial/trial-qc.js';\nimport { M } from '../memory/recall.js';\nexport const Q = T + M;\n",
@@ -73,6 +75,7 @@ describe('the dependency rules of npm run lint:deps', () => {
       'agents-import-only-core-rag-agent: src/agents/protocol/agent.ts -> src/agents/consult/agent.ts',
       'area-imports-only-core-rag-agent: src/memory/recall.ts -> src/trial/trial-qc.ts',
       'area-imports-only-core-rag-agent: src/trial/reads-root.ts -> src/context.ts',
+      'chat-imports-no-shell: src/chat/dispatch.ts -> src/http/routes.ts',
       'console-imports-only-contract: web/src/server-types.ts -> src/trial/queries.ts',
       'contract-imports-only-contract: src/contract/leaks.ts -> src/core/errors.ts',
       'core-imports-no-other-layer: src/core/leaks.ts -> src/trial/trial-qc.ts',
@@ -81,6 +84,6 @@ describe('the dependency rules of npm run lint:deps', () => {
       'only-tests-import-testing: src/http/routes.ts -> src/testing/harness.ts',
       'rag-imports-only-core: src/rag/store.ts -> src/agent/run.ts',
     ]);
-    expect(result.exitCode).toBe(11);
+    expect(result.exitCode).toBe(12);
   });
 });

@@ -114,6 +114,23 @@ describe('loadConfig', () => {
     }
   });
 
+  it('gives the assistant 5 rounds and 4000 tokens, and memory a 2000-token cap and 50 weeks, unless set otherwise', () => {
+    expect(loadConfig({}, cwd)).toMatchObject({
+      assistant: { maxIterations: 5, tokenBudget: 4000 },
+      memory: { hotMaxTokens: 2000, historyWeeks: 50, distillCron: '0 2 * * *', weeklyCron: '0 3 * * 1' },
+    });
+    expect(loadConfig({ ASSISTANT_TOKEN_BUDGET: '8000', MEMORY_HOT_MAX_TOKENS: '1500', MEMORY_WEEKLY_CRON: ' 0 6 * * 1 ' }, cwd)).toMatchObject({
+      assistant: { tokenBudget: 8000 },
+      memory: { hotMaxTokens: 1500, weeklyCron: '0 6 * * 1' },
+    });
+    const error = configError({ ASSISTANT_TOKEN_BUDGET: '100', MEMORY_HOT_MAX_TOKENS: 'lots', MEMORY_DISTILL_CRON: 'daily' });
+    expect(error.details.problems).toEqual([
+      expect.stringMatching(/^ASSISTANT_TOKEN_BUDGET must be at least 500/),
+      expect.stringMatching(/^MEMORY_HOT_MAX_TOKENS must be a whole number, e\.g\. 2000/),
+      expect.stringMatching(/^MEMORY_DISTILL_CRON must be a 5-field cron expression \(UTC\), e\.g\. "0 2 \* \* \*"/),
+    ]);
+  });
+
   it('limits uploads to 50 MB per file and twice that per request unless UPLOAD_MAX_BYTES / UPLOAD_MAX_TOTAL_BYTES say otherwise', () => {
     expect(loadConfig({}, cwd).uploads).toEqual({ maxFileBytes: 52_428_800, maxTotalBytes: 104_857_600 });
     expect(loadConfig({ UPLOAD_MAX_BYTES: '10485760', UPLOAD_MAX_TOTAL_BYTES: '31457280' }, cwd).uploads).toEqual({ maxFileBytes: 10_485_760, maxTotalBytes: 31_457_280 });
