@@ -1,5 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { memoryReports } from '../src/core/db/schema/memory.js';
+import { isoWeekLabel } from '../src/memory/reports/index.js';
 import { countTokens } from '../src/core/tokenizer.js';
 import { buildServer } from '../src/http/server.js';
 import { startScriptedModel, type RecordedRequest } from '../src/testing/scripted-model.js';
@@ -46,13 +47,14 @@ export async function main(): Promise<void> {
       Array.from({ length: WEEKS }, (_, i) => {
         const summary = weeklySummary(i + 1);
         const start = mondayOf(i);
-        return { projectId: 'demo-htn-01', kind: 'week' as const, periodStart: start, label: `W${i + 1}`, summary, tokens: countTokens(summary), sourceCount: 20, generatedBy: 'bench' };
+        return { projectId: 'demo-htn-01', kind: 'week' as const, periodStart: start, label: isoWeekLabel(new Date(`${start}T00:00:00Z`)), summary, tokens: countTokens(summary), sourceCount: 20, generatedBy: 'bench' };
       }),
     );
     // Hot memory filled up to its cap, one fact at a time as chat would.
     const cap = ctx.config.memory.hotMaxTokens;
     for (let i = 0; ; i++) {
-      const fact = { section: (['preferences', 'state', 'prohibitions'] as const)[i % 3], text: `Fact ${i}: the PI wants site ${i % 7} enrolment reported weekly with numbers only, never narrative.`, source: { kind: 'user' as const, ref: 'bench' } };
+      const sections = ['preferences', 'state', 'prohibitions'] as const;
+      const fact = { section: sections[i % 3]!, text: `Fact ${i}: the PI wants site ${i % 7} enrolment reported weekly with numbers only, never narrative.`, source: { kind: 'user' as const, ref: 'bench' } };
       try {
         await ctx.memory.hot.addFacts(user, 'demo-htn-01', [fact], 'api');
       } catch {

@@ -16,6 +16,7 @@ import { createTraceStore, type TraceStore } from './core/trace/store.js';
 import { loadSkills } from './trial/sop/load-skills.js';
 import { createSkillCatalog, type SkillCatalog } from './trial/sop/skill-catalog.js';
 import { createEmbedder, createRagStore, type Embedder, type RagStore } from './rag/index.js';
+import { createProjectMemory, type ProjectMemory } from './memory/index.js';
 
 /** Built once at start-up and handed to every area; per-request values are arguments, never fields here. */
 export interface AppContext {
@@ -32,6 +33,8 @@ export interface AppContext {
   users: UserStore;
   /** The raw log of agent conversations (user, assistant and tool turns); access checked inside. */
   conversations: ConversationStore;
+  /** Project memory (seed 002): hot memory, weekly reports, answer feedback, user profiles; access checked inside. */
+  memory: ProjectMemory;
   /**
    * Values masked in every log line and trace: the configured keys and tokens, plus whatever code adds at
    * run time (`ctx.secrets.add(process.env[tokenEnv])` when it reads a REDCap token by name).
@@ -71,6 +74,9 @@ export async function createContext(config: Config, options: CreateContextOption
     const jobs = options.startJobs ? await createJobs(database, logger) : undefined;
     const llm = createLlmGateway(config.llm);
     const users = createUserStore(database.db, { tokenTtlDays: config.tokenTtlDays });
+    const trace = createTraceStore(database.db, { secrets });
+    const conversations = createConversationStore({ db: database.db, users, llm });
+    const memory = createProjectMemory({ db: database.db, llm, trace, logger, users, conversations, config: { hotMaxTokens: config.memory.hotMaxTokens, historyWeeks: config.memory.historyWeeks } });
     return {
       config,
       logger,
@@ -80,10 +86,11 @@ export async function createContext(config: Config, options: CreateContextOption
       llm,
       embedder,
       tools,
-      trace: createTraceStore(database.db, { secrets }),
+      trace,
       rag: createRagStore({ db: database.db, embedder }),
       users,
-      conversations: createConversationStore({ db: database.db, users, llm }),
+      conversations,
+      memory,
       secrets,
       scenarios,
       skills,

@@ -3,6 +3,7 @@ import type { AppContext } from './context.js';
 import { ingestScenarioDocumentsQueue } from './core/jobs/queues.js';
 import { registerQcWorkers } from './trial/qc/workers.js';
 import { createTrialQc } from './trial/trial-qc.js';
+import { registerMemoryWorkers } from './memory/index.js';
 
 /**
  * Registers every queue handler. The server calls it (one process on PGlite does everything); on
@@ -20,6 +21,7 @@ export async function registerWorkers(ctx: AppContext): Promise<{ stop(): void }
     const results = await ingestScenarioDocuments(ctx.rag, ctx.scenarios.get(scenarioId));
     ctx.logger.info({ scenarioId, documents: results.length, changed: results.filter((r) => !r.unchanged).length }, 'scenario documents ingested');
   });
+  await registerMemoryWorkers({ jobs: ctx.jobs, hot: ctx.memory.hot, reports: ctx.memory.reports, logger: ctx.logger, cron: { distill: ctx.config.memory.distillCron, weekly: ctx.config.memory.weeklyCron } });
   return qcWorkers;
 }
 

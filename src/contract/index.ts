@@ -15,5 +15,6 @@ export * from './conversations.js';
 export * from './trial-data.js';
 export * from './trial-qc.js';
 export * from './trial-queries.js';
+export * from './trial-protocol.js';
 export * from './assistant.js';
 export * from './routes.js';

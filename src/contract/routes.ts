@@ -61,6 +61,7 @@ import {
 } from './trial-data.js';
 import { QcRunList, QcRunProgress, QcSkillList, ReviewTaskRunRequest, StartQcRunRequest, TaskRun, TaskRunFilter, TaskRunList } from './trial-qc.js';
 import { DataQuery, DataQueryFilter, DataQueryList, ReportQuery, TransitionQueryParams, TransitionQueryRequest } from './trial-queries.js';
+import { IngestProtocolDocumentRequest, IngestProtocolDocumentResponse, ProtocolDocumentList, ProtocolDocumentParams, protocolErrorResponses } from './trial-protocol.js';
 
 /** A response that is not one JSON value (server-sent events): described in words, sent as the route writes it. */
 export interface StreamResponse {
@@ -149,6 +150,10 @@ export const routes = {
   'PUT /api/profile': { body: UpdateProfileRequest, response: { 200: UserProfile, ...errorResponses } },
   'GET /api/users/:id/profile': { params: uuidParams('id'), response: { 200: UserProfile, ...errorResponses } },
   'PUT /api/users/:id/profile': { params: uuidParams('id'), body: UpdateProfileRequest, response: { 200: UserProfile, ...errorResponses } },
+
+  'GET /api/iit/projects/:projectId/protocol-documents': { params: projectParams, response: { 200: ProtocolDocumentList, ...protocolErrorResponses } },
+  'POST /api/iit/projects/:projectId/protocol-documents': { params: projectParams, body: IngestProtocolDocumentRequest, response: { 201: IngestProtocolDocumentResponse, ...protocolErrorResponses } },
+  'DELETE /api/iit/projects/:projectId/protocol-documents/:documentId': { params: ProtocolDocumentParams, response: { 204: NoContent, ...protocolErrorResponses } },
 
   // No response schema: the same route answers JSON (ViolationsReport), CSV or XLSX.
   'GET /api/iit/projects/:projectId/report': { params: projectParams, querystring: ReportQuery },

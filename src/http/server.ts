@@ -21,7 +21,11 @@ import { trialQcRoutes } from './routes/trial-qc.js';
 import { trialQueryRoutes } from './routes/trial-queries.js';
 import { trialDataRoutes } from './routes/trial-data.js';
 import { projectMemberRoutes } from './routes/project-members.js';
+import { trialProtocolRoutes } from './routes/trial-protocol.js';
 import { createTrialQc } from '../trial/trial-qc.js';
+import { createTrialAssistant } from '../chat/index.js';
+import { assistantRoutes } from './routes/assistant.js';
+import { memoryRoutes } from './routes/memory.js';
 
 /** Request log lines keep method and path; query values such as a sign-in code are masked. */
 function serializeRequest(request: { method: string; url: string; id?: string }) {
@@ -82,6 +86,9 @@ export async function buildServer(ctx: AppContext, options: { serveConsole?: boo
   await app.register(trialQueryRoutes, { qc });
   await app.register(trialDataRoutes, { qc });
   await app.register(projectMemberRoutes, { qc });
+  await app.register(trialProtocolRoutes, { qc });
+  await app.register(memoryRoutes, { memory: ctx.memory });
+  await app.register(assistantRoutes, { assistant: createTrialAssistant({ ...ctx, memory: ctx.memory, trial: qc }) });
   app.get('/api/openapi.json', { schema: { tags: ['system'], summary: 'This API as an OpenAPI 3 document', hide: true } }, async () => app.swagger());
   if (options.serveConsole !== false) await registerConsole(app);
   else app.setNotFoundHandler((request, reply) => void reply.status(404).send({ code: 'NOT_FOUND', message: `No route ${request.method} ${request.url.split('?')[0]}.`, details: {} }));

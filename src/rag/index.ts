@@ -7,3 +7,4 @@ export { chunkText, type ChunkOptions, type TextChunk } from './chunk-text.js';
 export { extractText, SUPPORTED_EXTENSIONS } from './extract-text.js';
 export { createRagStore } from './rag-store.js';
 export type { DocumentInfo, IngestInput, IngestResult, RagStore, ReferenceChunk, RetrieveQuery } from './types.js';
+export { projectScope, isProjectScope } from './project-scope.js';

@@ -29,6 +29,9 @@ import type { AuditEntityType } from './store/types.js';
 import { setIdentifierAccess } from '../core/auth/identifier-access.js';
 import { identifierMask } from './identifiers.js';
 import { verifyAuditChain } from '../core/audit/verify-audit-chain.js';
+import type { RagStore } from '../rag/index.js';
+import { createTrialReadTools } from './assistant/read-tools.js';
+import { assertVectorStore, deleteProtocolDocument, ingestProtocolDocument, listProtocolDocuments, type ProtocolDocumentInput } from './assistant/protocol-documents.js';
 
 /** The slice of the application context trial QC works with (the app's context has all of it). */
 export interface TrialQcContext {
@@ -42,6 +45,10 @@ export interface TrialQcContext {
   users: Pick<UserStore, 'isMember' | 'listProjects'>;
   secrets: SecretRegistry;
   skills: SkillCatalog;
+  /** Each project's protocol documents, searched by the assistant's search_protocol tool. */
+  rag: RagStore;
+  /** False on a PostgreSQL without pgvector: protocol documents answer VECTOR_STORE_UNAVAILABLE. */
+  hasVectorStore: boolean;
 }
 
 /**
@@ -245,6 +252,28 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
     reportXlsx: async (actor: User, projectId: string) => {
       await assertMember(projectId, actor);
       return reportToXlsx(await maskedReport(projectId, actor));
+    },
+    // Protocol documents: membership first, so a non-member learns nothing, not even that pgvector is missing.
+    protocolDocuments: async (actor: User, projectId: string) => {
+      await assertMember(projectId, actor);
+      assertVectorStore(ctx.hasVectorStore, projectId);
+      return listProtocolDocuments(ctx.rag, projectId);
+    },
+    /** Text with its file name, or an uploaded .txt/.md/.pdf; a document of the same file name is replaced. */
+    ingestProtocolDocument: async (actor: User, projectId: string, input: ProtocolDocumentInput) => {
+      await assertWriter(projectId, actor);
+      assertVectorStore(ctx.hasVectorStore, projectId);
+      return ingestProtocolDocument(ctx.rag, projectId, input, actor.name);
+    },
+    deleteProtocolDocument: async (actor: User, projectId: string, documentId: string) => {
+      await assertWriter(projectId, actor);
+      assertVectorStore(ctx.hasVectorStore, projectId);
+      await deleteProtocolDocument(ctx.rag, projectId, documentId, actor.name);
+    },
+    /** The assistant's read-only tools, bound to this project once the actor is known to be a member. */
+    readTools: async (actor: User, projectId: string) => {
+      await assertMember(projectId, actor);
+      return createTrialReadTools({ db: ctx.db, rag: ctx.rag, hasVectorStore: ctx.hasVectorStore }, { projectId });
     },
   };
 }

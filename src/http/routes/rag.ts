@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ClinAgentError } from '../../core/errors.js';
-import { extractText } from '../../rag/index.js';
+import { extractText, isProjectScope } from '../../rag/index.js';
 import { assertMayChangeDocument } from '../../agent/scenarios/ingest-documents.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
@@ -16,6 +16,14 @@ interface UploadBody {
 }
 
 export const ragRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  /** A project's document answers here as one that does not exist: its own route checks membership. */
+  async function refuseProjectDocument(documentId: string): Promise<void> {
+    const document = await ctx.rag.getDocument(documentId);
+    if (document && isProjectScope(document.scenarioId)) {
+      throw new ClinAgentError('NOT_FOUND', `Document "${documentId}" does not exist among scenario documents. A trial project's protocol documents are managed at /api/iit/projects/:projectId/protocol-documents.`, { documentId });
+    }
+  }
+
   app.get<{ Querystring: { scenarioId?: string } }>(
     '/api/rag/documents',
     {
@@ -25,7 +33,8 @@ export const ragRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
         ...routeSchema('GET /api/rag/documents'),
       },
     },
-    async (request) => ({ documents: await ctx.rag.listDocuments({ scenarioId: request.query.scenarioId }) }),
+    // A project's protocol documents are listed by its own route, for its members only.
+    async (request) => ({ documents: (await ctx.rag.listDocuments({ scenarioId: request.query.scenarioId })).filter((d) => !isProjectScope(d.scenarioId)) }),
   );
 
   app.post<{ Body: UploadBody }>(
@@ -42,7 +51,10 @@ export const ragRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
     async (request, reply) => {
       const body = request.body;
       const user = requireUser(request);
-      if (body.documentId !== undefined) assertMayChangeDocument(ctx.scenarios.list(), body.documentId, user, 'replace');
+      if (body.documentId !== undefined) {
+        await refuseProjectDocument(body.documentId);
+        assertMayChangeDocument(ctx.scenarios.list(), body.documentId, user, 'replace');
+      }
       const scenario = ctx.scenarios.get(body.scenarioId);
       if (!scenario.rag.enabled) {
         throw new ClinAgentError('VALIDATION_FAILED', `Scenario "${scenario.id}" does not use RAG (rag.enabled is false in ${scenario.sourceFile}); enable it there first.`, { field: 'scenarioId' });
@@ -76,6 +88,7 @@ export const ragRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
     },
     async (request, reply) => {
       const user = requireUser(request);
+      await refuseProjectDocument(request.params.documentId);
       assertMayChangeDocument(ctx.scenarios.list(), request.params.documentId, user, 'delete');
       if (!(await ctx.rag.deleteDocument(request.params.documentId, user.name))) {
         throw new ClinAgentError('NOT_FOUND', `Document "${request.params.documentId}" does not exist. List documents with GET /api/rag/documents.`, { documentId: request.params.documentId });

@@ -2,6 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../../core/db/connect.js';
 import { trialEvents, trialFields, trialRecords } from '../../core/db/schema/trial.js';
 import { ClinAgentError } from '../../core/errors.js';
+import { baseFieldName } from '../identifiers.js';
 
 type Data = Record<string, unknown>;
 
@@ -75,8 +76,9 @@ function assign(target: Data, source: Data): Data {
   return target;
 }
 
+/** A checkbox identifier (`contact`) is exported as one column per choice (`contact___1`): each is withheld too. */
 function withoutIdentifiers(source: Data, identifiers: ReadonlySet<string>): Data {
   const out = bare<unknown>();
-  for (const key of Object.keys(source)) if (!identifiers.has(key)) out[key] = source[key];
+  for (const key of Object.keys(source)) if (!identifiers.has(baseFieldName(key))) out[key] = source[key];
   return out;
 }

@@ -1,0 +1,226 @@
+import type { ConversationStore } from '../agent/conversations/index.js';
+import type { ChatMessage } from '../core/llm/types.js';
+import { assertProjectReader } from '../core/auth/project-access.js';
+import { WRITER_ROLES, type User, type UserStore } from '../core/auth/users.js';
+import type { Config } from '../core/config.js';
+import { ClinAgentError, errorMessage } from '../core/errors.js';
+import type { LlmGateway } from '../core/llm/gateway.js';
+import type { Logger } from '../core/logger.js';
+import { fitToBudget } from '../core/tokenizer.js';
+import type { ToolRegistry } from '../core/tools/registry.js';
+import type { TraceRun, TraceStore } from '../core/trace/store.js';
+import { investigate, type InvestigateResult } from '../investigate/index.js';
+import { detectLanguage, routeIntent, type Intent, type ProjectMemory, type RoutedMessage } from '../memory/index.js';
+import type { TrialQc } from '../trial/trial-qc.js';
+import { composeAnswer, failedAnswer, forbiddenAnswer, memoryFullAnswer, qcStartedAnswer, rememberedAnswer, unclearAnswer, writeRequestGuidance, type Language } from './guidance.js';
+
+/**
+ * The trial assistant (seed 000 section 6, seed 002): one chat message in, one answer out. The message is split
+ * into intents, each handled in order by the part of the platform it belongs to, and the answers are joined in
+ * that order:
+ * - QC tasks start a QC run on the SOP engine (writers only); the prompt for them holds no history;
+ * - data, history and small-talk questions go to the read-only ReAct engine with hot memory and the user's
+ *   profile; only history questions also get the weekly reports;
+ * - memory instructions are written to hot memory through its one write function, with this turn as source;
+ * - write requests are never carried out: the answer guides the user to the QC flow.
+ * The user sees only final answers; the whole run (routing, thoughts, tool calls, observations) is one trace
+ * that only admins read.
+ */
+export interface TrialAssistantDeps {
+  config: Pick<Config, 'assistant'>;
+  llm: LlmGateway;
+  trace: TraceStore;
+  tools: ToolRegistry;
+  conversations: ConversationStore;
+  users: Pick<UserStore, 'isMember'>;
+  memory: ProjectMemory;
+  trial: Pick<TrialQc, 'readTools' | 'startQcRun' | 'skills'>;
+  logger: Logger;
+}
+
+export type ChatEnding = 'answer' | 'max_rounds' | 'token_budget' | 'error_breaker' | 'guided' | 'started' | 'remembered' | 'forbidden' | 'failed';
+
+export interface ChatPart {
+  intent: Intent;
+  answer: string;
+  ok: boolean;
+  ending: ChatEnding;
+  qcRunId?: string;
+}
+
+export interface ChatAnswer {
+  answer: string;
+  intents: Intent[];
+  routedBy: RoutedMessage['by'];
+  parts: ChatPart[];
+  conversationId: string;
+  turnSeq: number;
+  traceId: string;
+}
+
+/** What a streaming client sees while the answer is made (the route sends each as a server-sent event). */
+export type ChatEvent =
+  | { type: 'run_started'; traceId: string; conversationId: string }
+  | { type: 'intents'; intents: Intent[]; routedBy: RoutedMessage['by'] }
+  | { type: 'part_started'; index: number; intent: Intent }
+  | { type: 'tool_call_started'; index: number; name: string }
+  | { type: 'tool_call_finished'; index: number; name: string; success: boolean }
+  | { type: 'text_delta'; index: number; text: string }
+  | { type: 'part_finished'; index: number; part: ChatPart };
+
+export interface ChatOptions {
+  onEvent?: (event: ChatEvent) => void;
+  signal?: AbortSignal;
+}
+
+/** Earlier turns the engine sees: the newest user and assistant texts that fit this many tokens. */
+const EARLIER_TURNS_TOKENS = 1500;
+
+export function createTrialAssistant(deps: TrialAssistantDeps) {
+  async function chat(actor: User, projectId: string, input: { message: string; conversationId?: string }, options: ChatOptions = {}): Promise<ChatAnswer> {
+    await assertProjectReader(deps.users, actor, projectId);
+    const message = input.message.trim();
+    if (!message) throw new ClinAgentError('VALIDATION_FAILED', 'body.message: must not be empty; type a question.', { field: 'message' });
+    const { conversationId, earlier } = await openConversation(actor, projectId, input.conversationId, message);
+    const trace = await deps.trace.start({ kind: 'assistant', name: 'trial_assistant', userId: actor.id, projectId, adminOnly: true, input: { message, conversationId } });
+    const emit = options.onEvent ?? (() => {});
+    emit({ type: 'run_started', traceId: trace.traceId, conversationId });
+    try {
+      const [userTurn] = await deps.conversations.append(conversationId, [{ role: 'user', content: message, traceId: trace.traceId }], actor);
+      const routed = await routeIntent({ llm: deps.llm, trace }, message, { skills: projectSkills(projectId), signal: options.signal });
+      emit({ type: 'intents', intents: routed.intents, routedBy: routed.by });
+      const language = await answerLanguage(actor, routed);
+      const parts: ChatPart[] = [];
+      for (const [index, intent] of routed.intents.entries()) {
+        emit({ type: 'part_started', index, intent });
+        const question = routed.intents.length === 1 ? message : intent.text;
+        const part = await handle({ actor, projectId, intent, question, language, trace, earlier, index, emit, signal: options.signal, source: `${conversationId}#${userTurn!.seq}` });
+        parts.push(part);
+        emit({ type: 'part_finished', index, part });
+      }
+      const answer = composeAnswer(parts, language);
+      const [assistantTurn] = await deps.conversations.append(conversationId, [{ role: 'assistant', content: answer, traceId: trace.traceId }], actor);
+      await trace.finish({ status: 'success', output: { answer, intents: routed.intents, routedBy: routed.by, endings: parts.map((p) => p.ending) } });
+      return { answer, intents: routed.intents, routedBy: routed.by, parts, conversationId, turnSeq: assistantTurn!.seq, traceId: trace.traceId };
+    } catch (error) {
+      const cancelled = ClinAgentError.isInstance(error) && error.code === 'CANCELLED';
+      await trace.finish({ status: cancelled ? 'cancelled' : 'failed', error: errorMessage(error) });
+      throw error;
+    }
+  }
+
+  /** A new conversation about this project, or the user's own earlier one (another project's answers NOT_FOUND). */
+  async function openConversation(actor: User, projectId: string, conversationId: string | undefined, message: string): Promise<{ conversationId: string; earlier: ChatMessage[] }> {
+    if (!conversationId) {
+      const started = await deps.conversations.start({ actor, projectId, title: message });
+      return { conversationId: started.id, earlier: [] };
+    }
+    const found = await deps.conversations.get(conversationId, actor);
+    if (found.projectId !== projectId || found.userId !== actor.id) {
+      throw new ClinAgentError('NOT_FOUND', `Conversation "${conversationId}" does not exist in project "${projectId}". Leave conversationId out to start a new one.`, { conversationId });
+    }
+    // Tool turns are not replayed: the engine reads data again through its tools rather than from old output.
+    const texts = found.turns.filter((t) => (t.role === 'user' || t.role === 'assistant') && !t.toolCalls?.length && t.content);
+    const kept = fitToBudget([...texts].reverse(), (t) => t.content, EARLIER_TURNS_TOKENS).reverse();
+    return { conversationId, earlier: kept.map((t) => ({ role: t.role as 'user' | 'assistant', content: t.content })) };
+  }
+
+  function projectSkills(projectId: string) {
+    return deps.trial.skills().filter((s) => !s.projects || s.projects.includes(projectId));
+  }
+
+  /** The profile's language when the user set one; else the language of the message. */
+  async function answerLanguage(actor: User, routed: RoutedMessage): Promise<Language> {
+    const profile = await deps.memory.profiles.get(actor, actor.id);
+    return profile.language === 'auto' ? routed.language : profile.language;
+  }
+
+  interface PartInput {
+    actor: User;
+    projectId: string;
+    intent: Intent;
+    question: string;
+    language: Language;
+    trace: TraceRun;
+    earlier: ChatMessage[];
+    index: number;
+    emit: (event: ChatEvent) => void;
+    signal?: AbortSignal;
+    /** The user turn this message is, as a hot-memory source. */
+    source: string;
+  }
+
+  async function handle(part: PartInput): Promise<ChatPart> {
+    const { intent, language } = part;
+    try {
+      switch (intent.type) {
+        case 'qc_task':
+          return await startQc(part);
+        case 'memory_instruction':
+          return await remember(part);
+        case 'write_request':
+          return { intent, answer: writeRequestGuidance(part.projectId, language), ok: true, ending: 'guided' };
+        case 'unclear':
+          return { intent, answer: unclearAnswer(language), ok: true, ending: 'guided' };
+        default:
+          return await answerQuestion(part);
+      }
+    } catch (error) {
+      if (ClinAgentError.isInstance(error) && error.code === 'CANCELLED') throw error;
+      // One part failing (the model down, no records to check) leaves the other parts' answers standing.
+      deps.logger.warn({ err: error, intent: intent.type }, 'trial assistant: one part of a message failed');
+      return { intent, answer: failedAnswer(errorMessage(error), language), ok: false, ending: 'failed' };
+    }
+  }
+
+  async function startQc({ actor, projectId, intent, language }: PartInput): Promise<ChatPart> {
+    if (!WRITER_ROLES.has(actor.role)) return { intent, answer: forbiddenAnswer('qc', actor.role, language), ok: false, ending: 'forbidden' };
+    const skills = projectSkills(projectId);
+    const skill = skills.find((s) => s.id === intent.skillId) ?? skills[0];
+    if (!skill) throw new ClinAgentError('CONFLICT_STATE', `No QC skill applies to project "${projectId}". An admin adds one under skills/.`, { projectId });
+    const run = await deps.trial.startQcRun(actor, projectId, skill.id, intent.recordIds?.length ? intent.recordIds : undefined);
+    return { intent, answer: qcStartedAnswer({ id: run.id, skill: skill.name, records: run.total }, language), ok: true, ending: 'started', qcRunId: run.id };
+  }
+
+  async function remember({ actor, projectId, intent, language, source }: PartInput): Promise<ChatPart> {
+    if (!WRITER_ROLES.has(actor.role)) return { intent, answer: forbiddenAnswer('memory', actor.role, language), ok: false, ending: 'forbidden' };
+    const fact = intent.fact ?? { section: 'preferences' as const, text: intent.text };
+    try {
+      const written = await deps.memory.hot.addFacts(actor, projectId, [{ ...fact, source: { kind: 'turn', ref: source } }], 'chat');
+      return { intent, answer: rememberedAnswer(fact.text, written.changed, language), ok: true, ending: 'remembered' };
+    } catch (error) {
+      if (ClinAgentError.isInstance(error) && error.code === 'MEMORY_OVER_CAP') return { intent, answer: memoryFullAnswer(error.message, language), ok: false, ending: 'failed' };
+      throw error;
+    }
+  }
+
+  async function answerQuestion({ actor, projectId, intent, question, language, trace, earlier, index, emit, signal }: PartInput): Promise<ChatPart> {
+    // Seed 002: hot memory always; weekly reports only for history questions, never for anything else.
+    const [hotMemory, profile, history, tools] = await Promise.all([
+      deps.memory.hot.promptBlock(projectId),
+      deps.memory.profiles.promptBlock(actor.id),
+      intent.type === 'history_question' ? deps.memory.reports.promptBlock(projectId) : Promise.resolve(undefined),
+      deps.trial.readTools(actor, projectId),
+    ]);
+    const result: InvestigateResult = await investigate({
+      llm: deps.llm,
+      trace,
+      registry: deps.tools.extend(tools),
+      question,
+      language,
+      context: { hotMemory, profile, history: history || undefined, earlier },
+      limits: { maxIterations: deps.config.assistant.maxIterations, tokenBudget: deps.config.assistant.tokenBudget },
+      signal,
+      onEvent: (event) => {
+        if (event.type === 'text_delta') emit({ type: 'text_delta', index, text: event.text });
+        else if (event.type === 'tool_call_started') emit({ type: 'tool_call_started', index, name: event.name });
+        else if (event.type === 'tool_call_finished') emit({ type: 'tool_call_finished', index, name: event.name, success: event.success });
+      },
+    });
+    return { intent, answer: result.answer, ok: result.ok, ending: result.ending };
+  }
+
+  return { chat };
+}
+
+export type TrialAssistant = ReturnType<typeof createTrialAssistant>;

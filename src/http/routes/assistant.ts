@@ -1,0 +1,35 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TrialAssistant } from '../../chat/index.js';
+import { routeSchema, type ChatRequest } from '../../contract/index.js';
+import { ClinAgentError } from '../../core/errors.js';
+import { requireUser } from '../access.js';
+import { openEventStream } from '../event-stream.js';
+
+type ChatRoute = { Params: { projectId: string }; Body: ChatRequest };
+
+/** The trial assistant: a question in, the final answer out (as JSON, or as server-sent events while it works). */
+export const assistantRoutes: FastifyPluginAsync<{ assistant: TrialAssistant }> = async (app, { assistant }) => {
+  const summary =
+    'Ask the trial assistant (Chinese or English). The message is split into intents answered in order: data, protocol and history questions through read-only tools, QC tasks started on the SOP engine (writers), preferences remembered in hot memory, change requests guided to the QC flow. Only the final answer is returned; the full trace is for admins.';
+
+  app.post<ChatRoute>('/api/iit/projects/:projectId/chat', {
+    schema: { tags: ['assistant'], summary, ...routeSchema('POST /api/iit/projects/:projectId/chat') },
+  }, async (request) => assistant.chat(requireUser(request), request.params.projectId, request.body));
+
+  app.post<ChatRoute>('/api/iit/projects/:projectId/chat/stream', {
+    schema: { tags: ['assistant'], summary: `${summary} Streamed as server-sent events.`, ...routeSchema('POST /api/iit/projects/:projectId/chat/stream') },
+  }, async (request, reply) => {
+    const user = requireUser(request);
+    const stream = openEventStream(reply);
+    try {
+      const answer = await assistant.chat(user, request.params.projectId, request.body, { onEvent: (event) => stream.send(event.type, event), signal: stream.signal });
+      stream.send('result', answer);
+    } catch (error) {
+      if (!ClinAgentError.isInstance(error)) request.log.error({ err: error }, 'streamed assistant answer failed');
+      const body = ClinAgentError.isInstance(error) ? error.toJSON() : { code: 'INTERNAL', message: `Internal error. The server log has the details under request id ${request.id}.`, details: { requestId: request.id } };
+      stream.send('error', body);
+    } finally {
+      stream.end();
+    }
+  });
+};

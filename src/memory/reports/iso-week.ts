@@ -1,0 +1,79 @@
+import { ClinAgentError } from '../../core/errors.js';
+
+/**
+ * ISO 8601 weeks in UTC, the periods weekly reports cover. A week runs Monday 00:00Z to the next Monday 00:00Z and
+ * belongs to the ISO year of its Thursday, so 2027-01-01 (a Friday) is in 2026-W53 and 2025-12-29 in 2026-W01.
+ * UTC rather than a site's zone: the same turn must land in the same week on every server.
+ */
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+export const WEEK_MS = 7 * DAY_MS;
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+const WEEK_START_HELP = 'weekStart must be the Monday of an ISO week as YYYY-MM-DD, e.g. 2026-11-16';
+
+/** 'YYYY-MM-DD' of a UTC instant. */
+export function formatDay(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+/** Days since Monday: 0 on Monday, 6 on Sunday. */
+function weekdayIndex(date: Date): number {
+  return (date.getUTCDay() + 6) % 7;
+}
+
+/** Monday 00:00Z of the ISO week that holds `date`. */
+export function mondayOf(date: Date): Date {
+  const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
+  return new Date(day - weekdayIndex(date) * DAY_MS);
+}
+
+export function addWeeks(date: Date, weeks: number): Date {
+  return new Date(date.getTime() + weeks * WEEK_MS);
+}
+
+/** ISO year and week number of the week that holds `date`. */
+export function isoWeek(date: Date): { year: number; week: number } {
+  const thursday = new Date(mondayOf(date).getTime() + 3 * DAY_MS);
+  const year = thursday.getUTCFullYear();
+  const week = 1 + Math.floor((thursday.getTime() - Date.UTC(year, 0, 1)) / WEEK_MS);
+  return { year, week };
+}
+
+/** '2026-W47'. */
+export function isoWeekLabel(date: Date): string {
+  const { year, week } = isoWeek(date);
+  return `${year}-W${String(week).padStart(2, '0')}`;
+}
+
+/** The ISO year of a week label ('2026-W01' → '2026'), which is not always the calendar year of its Monday. */
+export function yearOfWeekLabel(label: string): string {
+  return label.slice(0, 4);
+}
+
+/** Checks a caller's weekStart and returns that Monday 00:00Z. */
+export function parseWeekStart(value: unknown): Date {
+  const match = typeof value === 'string' ? DATE.exec(value) : null;
+  if (!match) throw new ClinAgentError('VALIDATION_FAILED', `${WEEK_START_HELP}; got ${JSON.stringify(value)}.`, { field: 'weekStart' });
+  const [, year, month, day] = match.map(Number) as [number, number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  // Date.UTC rolls 2026-02-30 over into March; a date that does not read back the same does not exist.
+  if (formatDay(date) !== value) throw new ClinAgentError('VALIDATION_FAILED', `${WEEK_START_HELP}; ${value} is not a date.`, { field: 'weekStart' });
+  if (weekdayIndex(date) !== 0) {
+    throw new ClinAgentError('VALIDATION_FAILED', `${WEEK_START_HELP}; ${value} is not a Monday (its week starts ${formatDay(mondayOf(date))}).`, { field: 'weekStart' });
+  }
+  return date;
+}
+
+/** A report covers a whole week: one still running (or in the future) would miss its last days. */
+export function assertWeekEnded(weekStart: Date, now: Date): void {
+  const end = addWeeks(weekStart, 1);
+  if (end.getTime() > now.getTime()) {
+    throw new ClinAgentError(
+      'VALIDATION_FAILED',
+      `The week ${isoWeekLabel(weekStart)} (from ${formatDay(weekStart)}) has not ended yet: its report can be made from ${end.toISOString()} on. Choose an earlier week.`,
+      { field: 'weekStart', endsAt: end.toISOString() },
+    );
+  }
+}

@@ -1,0 +1,97 @@
+import { ClinAgentError } from '../../core/errors.js';
+import type { LlmGateway } from '../../core/llm/gateway.js';
+import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.js';
+import { countTokens, fitToBudget, trimToTokens } from '../../core/tokenizer.js';
+import type { TraceScope } from '../../core/trace/store.js';
+import type { LogTurn, ReportRow } from './report-queries.js';
+
+/**
+ * The two model calls of the history book: a week's conversation log into a weekly report, and a year's weekly
+ * reports into a yearly summary. Both read only what was said (never tool results, which hold record data).
+ */
+
+/** A week of a busy project fits; a longer week keeps its first turns (the budget is named in the prompt). */
+export const WEEK_LOG_MAX_TOKENS = 12_000;
+/** One long answer (a pasted table, a long explanation) must not crowd out the rest of the week. */
+export const TURN_MAX_TOKENS = 400;
+/** A year's weekly reports as the yearly call reads them; each week gets an equal share when they do not all fit. */
+export const YEAR_INPUT_MAX_TOKENS = 24_000;
+/** A weekly report is "a few short paragraphs"; a yearly one a little more. */
+const WEEK_REPLY_MAX_TOKENS = 700;
+const YEAR_REPLY_MAX_TOKENS = 1_200;
+
+const NO_IDENTIFIERS =
+  'Never write personal identifiers: no names of subjects or patients, phone numbers, addresses, ID numbers or birth dates. Refer to subjects by their study subject id only when the log gives one, and to staff by role (PI, CRC, data manager).';
+
+const WEEK_INSTRUCTION = [
+  "You write the weekly report of a clinical trial project's history book. The assistant reads these reports later to answer questions about the project's past (why something was decided, how enrolment went).",
+  'Summarise the week from the conversation log between the trial team and the assistant: key decisions and their reasons, problems met and how they were handled (lessons learnt, pitfalls to avoid), and any enrolment or data-quality (QC) progress mentioned, with numbers when given.',
+  'Write a few short paragraphs of plain text, at most 250 words, in the language the team used. Leave out greetings, small talk and routine look-ups that led to nothing. Reply with the report only.',
+  NO_IDENTIFIERS,
+  "The week's log is given in a <conversation_log> block, one turn a line: [time, conversation] role: text.",
+  DATA_NOT_INSTRUCTIONS,
+].join('\n');
+
+const YEAR_INSTRUCTION = [
+  "You condense a clinical trial project's weekly reports of one year into the yearly summary of its history book. The assistant reads it instead of those weeks when asked about the project's past.",
+  'Keep what someone would ask about later: key decisions and why they were made, problems and lessons learnt, changes of course, and how enrolment and data quality developed over the year, with the week (e.g. 2025-W12) when it matters.',
+  'Write a few short paragraphs of plain text, at most 400 words, in the language of the reports. Reply with the summary only.',
+  NO_IDENTIFIERS,
+  'The weekly reports are given in a <weekly_reports> block, oldest first, each starting with its week label.',
+  DATA_NOT_INSTRUCTIONS,
+].join('\n');
+
+export interface WeekLog {
+  text: string;
+  /** Turns in the prompt; `left` more did not fit. */
+  used: number;
+  left: number;
+}
+
+/** The log as the model reads it: one line per turn, conversations numbered in order of their first turn. */
+export function weekLog(turns: readonly LogTurn[]): WeekLog {
+  const conversationNumbers = new Map<string, number>();
+  const lines = turns.map((turn) => {
+    if (!conversationNumbers.has(turn.conversationId)) conversationNumbers.set(turn.conversationId, conversationNumbers.size + 1);
+    const at = turn.createdAt.toISOString().slice(0, 16).replace('T', ' ');
+    const text = trimToTokens(turn.content.trim(), TURN_MAX_TOKENS);
+    const cut = text.length < turn.content.trim().length ? ' [...]' : '';
+    return `[${at}, conversation ${conversationNumbers.get(turn.conversationId)}] ${turn.role}: ${text}${cut}`;
+  });
+  const kept = fitToBudget(lines, (line) => `${line}\n`, WEEK_LOG_MAX_TOKENS);
+  const left = lines.length - kept.length;
+  if (left) kept.push(`(${left} later turns of this week did not fit and are not shown.)`);
+  return { text: kept.join('\n'), used: lines.length - left, left };
+}
+
+async function ask(llm: LlmGateway, trace: TraceScope, system: string, user: string, maxTokens: number, what: string): Promise<string> {
+  const response = await llm.chat(
+    {
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ],
+      temperature: 0,
+      maxTokens,
+    },
+    trace,
+  );
+  // The gateway has already taken a thinking model's <think> blocks out of `content`.
+  const summary = response.content.trim();
+  if (!summary) {
+    throw new ClinAgentError('LLM_BAD_RESPONSE', `The model returned an empty ${what}. The job retries it; if it keeps happening, check the model's output in the trace.`, { step: what });
+  }
+  return summary;
+}
+
+export async function summarizeWeek(llm: LlmGateway, trace: TraceScope, input: { label: string; log: WeekLog }): Promise<string> {
+  const user = `Week ${input.label}, conversation log:\n${dataBlock('conversation_log', input.log.text)}`;
+  return ask(llm, trace, WEEK_INSTRUCTION, user, WEEK_REPLY_MAX_TOKENS, 'weekly report');
+}
+
+export async function summarizeYear(llm: LlmGateway, trace: TraceScope, input: { year: string; weeks: readonly ReportRow[] }): Promise<string> {
+  const share = Math.max(50, Math.floor(YEAR_INPUT_MAX_TOKENS / Math.max(1, input.weeks.length)));
+  const text = input.weeks.map((week) => `[${week.label}] ${countTokens(week.summary) > share ? `${trimToTokens(week.summary, share)} [...]` : week.summary}`).join('\n\n');
+  const user = `Year ${input.year}, ${input.weeks.length} weekly reports:\n${dataBlock('weekly_reports', text)}`;
+  return ask(llm, trace, YEAR_INSTRUCTION, user, YEAR_REPLY_MAX_TOKENS, 'yearly summary');
+}
