@@ -5,6 +5,7 @@ import { createLogger } from './core/logger.js';
 import { buildServer } from './http/server.js';
 import { enqueueScenarioDocuments, registerWorkers } from './workers.js';
 import { ensureDemoTrial } from './trial/demo/load-demo-trial.js';
+import { ensureDemoProtocol } from './trial/demo/load-demo-protocol.js';
 import { createTrialStore } from './trial/store/trial-store.js';
 
 export interface StartServerOptions {
@@ -43,6 +44,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     // First start only: a newcomer sees QC working on a synthetic trial at once.
     const demo = await ensureDemoTrial(createTrialStore(ctx.db), 'system');
     if (demo) logger.info({ projectId: demo.projectId, records: demo.records }, 'loaded the demo trial');
+    if (demo && ctx.hasVectorStore) {
+      // The assistant's search_protocol answers from the first start; a failing embedder only costs that.
+      await ensureDemoProtocol(ctx.rag).catch((error: unknown) => logger.warn({ err: error }, 'could not add the demo protocol to the demo project; add it with POST /api/iit/projects/demo-htn-01/protocol-documents'));
+    }
     const address = await app.listen({ host: config.host, port: config.port });
     const url = address.replace('[::1]', 'localhost');
     const loginUrl = bootstrap.loginCode ? `${url}/?login=${bootstrap.loginCode}` : undefined;

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatAnswer } from '../contract/index.js';
 import type { User } from '../core/auth/users.js';
@@ -27,9 +30,29 @@ const RECORDS = ['record_id,phone,ecog,age', `P003,${PHONE},1,61`, 'P004,1390000
 const B_SECRET = 'Project-B-only: enrolment paused at Xiangya site';
 const A_REPORT = 'Week note A: added transport allowance to speed enrolment';
 
+/** A QC skill for every project: what a "run QC" message starts. */
+const SKILL = `id: chat-checks
+name: Chat checks
+description: Age within range
+start_node: ages
+nodes:
+  ages:
+    type: hard_rule
+    rules:
+      - id: age-range
+        field: age
+        logic: { "<=": [{ var: age }, 120] }
+        message: Age must be at most 120
+        severity: error
+    on_pass: end_ok
+    on_fail: end_flagged
+`;
+
 type Brain = (request: RecordedRequest) => ScriptedStep;
 
 const isRouting = (request: RecordedRequest) => Boolean(request.body.response_format);
+/** The message the router was asked to classify (its last message), without the router's own examples. */
+const routedText = (request: RecordedRequest) => JSON.stringify((request.body.messages as unknown[]).at(-1));
 const promptText = (request: RecordedRequest) => JSON.stringify(request.body.messages);
 const toolMessages = (request: RecordedRequest) => (request.body.messages as Array<{ role: string; content: string }>).filter((m) => m.role === 'tool');
 const intents = (...list: Array<Record<string, unknown>>): ScriptedStep => ({ reply: JSON.stringify({ intents: list }) });
@@ -43,6 +66,7 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;
   let app: Server;
   let brain: Brain;
+  let skillsDir: string;
   const tokens: Record<'admin' | 'coordinator' | 'viewer' | 'outsider', string> = {} as never;
   const users: Record<string, User> = {};
 
@@ -52,7 +76,9 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
 
   beforeAll(async () => {
     model = await startScriptedModel([], { respond: (request) => brain(request) });
-    ctx = await buildTestContext({ engine, llmBaseUrl: model.baseURL, startJobs: true });
+    skillsDir = mkdtempSync(path.join(tmpdir(), 'clinagent-chat-skills-'));
+    writeFileSync(path.join(skillsDir, 'chat-checks.yaml'), SKILL);
+    ctx = await buildTestContext({ engine, llmBaseUrl: model.baseURL, startJobs: true, env: { SKILLS_DIR: skillsDir } });
     app = await buildServer(ctx, { serveConsole: false });
     for (const [name, role] of [['admin', 'admin'], ['coordinator', 'coordinator'], ['viewer', 'viewer'], ['outsider', 'coordinator']] as const) {
       const created = await ctx.users.create({ name: `assistant-${name}`, role });
@@ -77,6 +103,7 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
     await app?.close();
     await ctx?.close();
     await model?.close();
+    if (skillsDir) rmSync(skillsDir, { recursive: true, force: true });
   });
 
   beforeEach(() => {
@@ -102,7 +129,7 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
     const last = answerRequests().at(-1)!;
     expect(toolMessages(last)).toHaveLength(2);
     // The record came back through the tool, and the identifier field never reached the model.
-    expect(promptText(last)).toContain('"ecog"');
+    expect(toolMessages(last)[0]!.content).toContain('"ecog"');
     for (const request of model.requests) expect(JSON.stringify(request.body)).not.toContain(PHONE);
 
     // The trace (thoughts, tool calls, observations) is the admin's to read, not the user's nor the project's.
@@ -110,7 +137,7 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
     expect(asUser.statusCode).toBe(404);
     const asAdmin = await app.inject({ method: 'GET', url: `/api/traces/${body.traceId}`, headers: { authorization: `Bearer ${tokens.admin}` } });
     expect(asAdmin.statusCode).toBe(200);
-    const steps = asAdmin.json().spans.filter((s: { kind: string }) => s.kind === 'step');
+    const steps = asAdmin.json().spans.filter((s: { kind: string; output: { actions?: unknown } }) => s.kind === 'step' && s.output?.actions);
     expect(steps[0].output).toMatchObject({ thought: 'THOUGHT: read the record first', actions: [{ tool: 'read_clinical_data' }] });
     expect(JSON.stringify(asAdmin.json())).not.toContain(PHONE);
 
@@ -154,7 +181,7 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
   it('ends with the seed\'s message when the token budget is spent', async () => {
     brain = (request) => {
       if (isRouting(request)) return intents({ type: 'data_question', text: 'everything' });
-      return { toolCalls: [{ name: 'get_project_stats', arguments: {} }], usage: { prompt_tokens: 2500, completion_tokens: 100 } } as ScriptedStep;
+      return { toolCalls: [{ name: 'get_project_stats', arguments: {} }], usage: { prompt_tokens: 2500, completion_tokens: 100 } };
     };
 
     const body = (await chat(tokens.coordinator, 'trial-a', { message: 'Tell me everything about this trial' })).json() as ChatAnswer;
@@ -167,7 +194,7 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
   it('puts the weekly reports into the prompt of a history question, and none into a QC task or a data question', async () => {
     brain = (request) => {
       if (isRouting(request)) {
-        const message = JSON.stringify(request.body.messages);
+        const message = routedText(request);
         if (message.includes('why did we')) return intents({ type: 'history_question', text: 'why did we add an allowance?' });
         if (message.includes('run QC')) return intents({ type: 'qc_task', text: 'run QC on P003', recordIds: ['P003'] });
         return intents({ type: 'data_question', text: 'How many subjects?' });
@@ -187,7 +214,7 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
 
     model.requests.length = 0;
     const qcTask = (await chat(tokens.coordinator, 'trial-a', { message: 'run QC on P003' })).json() as ChatAnswer;
-    expect(qcTask.parts[0]).toMatchObject({ ok: true, ending: 'started' });
+    expect(qcTask.parts[0], qcTask.answer).toMatchObject({ ok: true, ending: 'started' });
     expect(qcTask.parts[0]!.qcRunId).toBeTruthy();
     // Whatever the QC run and the routing sent to the model, no prompt held the history.
     for (const request of model.requests) expect(JSON.stringify(request.body)).not.toContain(A_REPORT);
@@ -216,7 +243,7 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
   it('remembers a preference from chat with the turn as its source, and uses it in the next prompt', async () => {
     brain = (request) => {
       if (isRouting(request)) {
-        if (JSON.stringify(request.body.messages).includes('以后')) return intents({ type: 'memory_instruction', text: '以后汇报只要结论', fact: { section: 'preferences', text: '汇报只列结论，不要过程' } });
+        if (routedText(request).includes('以后')) return intents({ type: 'memory_instruction', text: '以后汇报只要结论', fact: { section: 'preferences', text: '汇报只列结论，不要过程' } });
         return intents({ type: 'data_question', text: 'P004?' });
       }
       return { reply: 'OK' };
@@ -238,7 +265,9 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
     expect(promptText(answerRequests()[0]!)).toContain('汇报只列结论，不要过程');
 
     // A viewer may ask, but neither remember nor start QC from chat.
-    const viewer = (await chat(tokens.viewer, 'trial-a', { message: '以后汇报只要结论' })).json() as ChatAnswer;
+    const viewerResponse = await chat(tokens.viewer, 'trial-a', { message: '以后汇报只要结论' });
+    expect(viewerResponse.statusCode, viewerResponse.body).toBe(200);
+    const viewer = viewerResponse.json() as ChatAnswer;
     expect(viewer.parts[0]).toMatchObject({ ok: false, ending: 'forbidden' });
   });
 

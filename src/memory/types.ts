@@ -79,8 +79,8 @@ export interface NewFact {
 
 export interface HotMemoryService {
   get(actor: User, projectId: string): Promise<HotMemoryView>;
-  /** Newest first. */
-  versions(actor: User, projectId: string): Promise<HotMemoryVersionView[]>;
+  /** Newest first; the newest 100 unless `limit` (1..500) says otherwise. */
+  versions(actor: User, projectId: string, options?: { limit?: number }): Promise<HotMemoryVersionView[]>;
   /** The editor (writers): the whole document as markdown. Lines whose text is unchanged keep their source. `baseVersion` guards against overwriting a newer edit (409). */
   replace(actor: User, projectId: string, input: { content: string; baseVersion?: number; reason?: string }): Promise<MemoryWriteResult>;
   /** Adds facts (the chat's memory intent with path 'chat', POST .../memory/facts with path 'api'); duplicates change nothing. */

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
  */
 export type ScriptedStep =
   | { reply: string; model?: string; usage?: { prompt_tokens: number; completion_tokens: number }; delayMs?: number; reasoningContent?: string; stream?: StreamOptions }
-  | { toolCalls: Array<{ name: string; arguments: unknown; id?: string }>; content?: string; stream?: StreamOptions }
+  | { toolCalls: Array<{ name: string; arguments: unknown; id?: string }>; content?: string; usage?: { prompt_tokens: number; completion_tokens: number }; stream?: StreamOptions }
   | { status: number; body?: unknown; headers?: Record<string, string> }
   | { stallMs: number }
   | { rawBody: string };
@@ -127,7 +127,7 @@ export async function startScriptedModel(steps: ScriptedStep[] = [], options: Sc
           function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
         })),
       };
-      send(res, 200, completion(id, model, message, 'tool_calls'));
+      send(res, 200, completion(id, model, message, 'tool_calls', step.usage));
       return;
     }
     const answerBody = completion(id, step.model ?? model, { role: 'assistant', content: step.reply, ...(step.reasoningContent === undefined ? {} : { reasoning_content: step.reasoningContent }) }, 'stop', step.usage);
@@ -155,7 +155,7 @@ export async function startScriptedModel(steps: ScriptedStep[] = [], options: Sc
       return;
     }
     const wantsUsage = body?.stream_options?.include_usage === true && streamOptions.sendUsage !== false;
-    const usage = ('reply' in step ? step.usage : undefined) ?? { prompt_tokens: 11, completion_tokens: 7 };
+    const usage = ('reply' in step || 'toolCalls' in step ? step.usage : undefined) ?? { prompt_tokens: 11, completion_tokens: 7 };
     if (wantsUsage) chunks.push({ choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
     const progress: StreamProgress = { chunksPlanned: chunks.length, chunksSent: 0, isClientGone: false, isComplete: false };
     recorded.stream = progress;

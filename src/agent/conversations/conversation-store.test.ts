@@ -124,6 +124,10 @@ describe.each(testEngines())('conversation store on %s', (engine) => {
     await expect(conversations().start({ actor: other, projectId: 'trial-a', title: 'not mine' })).rejects.toMatchObject({ code: 'NOT_FOUND', details: { projectId: 'trial-a' } });
     await expect(conversations().start({ actor: admin, projectId: 'no-such-trial', title: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(conversations().start({ actor: viewer, title: 'read only' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    // Asking about a project is reading it: a viewer who is a member may hold a conversation about it.
+    await ctx.users.addMember('trial-a', viewer.id);
+    const asked = await conversations().start({ actor: viewer, projectId: 'trial-a', title: 'how many subjects?' });
+    await expect(conversations().append(asked.id, [{ role: 'user', content: 'how many subjects?' }], viewer)).resolves.toHaveLength(1);
 
     const started = await conversations().start({ actor: owner, projectId: 'trial-a', scenarioId: 'data-completeness', title: 'about trial A' });
     expect(started.projectId).toBe('trial-a');

@@ -49,15 +49,15 @@ export function createConversationStore(deps: ConversationStoreDeps): Conversati
   }
 
   /**
-   * Continuing a conversation (append, history) is for its owner only, while they may still run agents and
-   * still belong to its project: a member removed from a trial cannot keep feeding its data to the model.
+   * Continuing a conversation (append, history) is for its owner only, while they may still run agents (about no
+   * project) or still belong to its project: a member removed from a trial cannot keep feeding its data to the model.
    */
   async function assertMayContinue(row: ConversationRow, actor: User): Promise<void> {
     if (row.userId !== actor.id) {
       // Only an admin gets this far (anyone else got NOT_FOUND): they may read it, not write in someone's name.
       throw new ClinAgentError('FORBIDDEN', `Conversation "${row.id}" belongs to another user; only its owner can continue it. Start a new conversation instead.`, { conversationId: row.id });
     }
-    assertWriter(actor);
+    if (!row.projectId) assertWriter(actor);
     if (row.projectId && !(await users.isMember(row.projectId, actor))) {
       throw new ClinAgentError('FORBIDDEN', `You are no longer a member of project "${row.projectId}", so this conversation about it cannot be continued. Ask a project admin to add you again.`, { conversationId: row.id, projectId: row.projectId });
     }
@@ -65,7 +65,9 @@ export function createConversationStore(deps: ConversationStoreDeps): Conversati
 
   return {
     async start({ actor, projectId, scenarioId, title }) {
-      assertWriter(actor);
+      // Asking about a project's data is reading it: any member may (the trial assistant answers viewers too).
+      // A conversation about no project drives scenario agents, which only writer roles may run.
+      if (projectId === undefined) assertWriter(actor);
       const problems: string[] = [];
       if (typeof title !== 'string') problems.push('title: must be a string');
       if (scenarioId !== undefined && !SCENARIO_ID.test(scenarioId)) problems.push(`scenarioId: "${scenarioId}" is not a scenario id (GET /api/scenarios lists them)`);

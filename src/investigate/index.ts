@@ -1,0 +1,5 @@
+export { investigate, type InvestigateInput, type InvestigateResult } from './investigate.js';
+export { READ_ONLY_TOOLS, type ReadOnlyTool } from './read-only-tools.js';
+export { ENDING_MESSAGES, endingMessage, type InvestigateEnding } from './endings.js';
+export { finalAnswerOnly } from './final-answer-only.js';
+export type { QuestionContext } from './prompt.js';

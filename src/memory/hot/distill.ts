@@ -1,0 +1,147 @@
+import type { Db } from '../../core/db/connect.js';
+import { ClinAgentError, errorMessage } from '../../core/errors.js';
+import { parseStructuredOutput } from '../../core/structured/parse.js';
+import { fitToBudget, trimToTokens } from '../../core/tokenizer.js';
+import type { TraceScope } from '../../core/trace/store.js';
+import type { HotMemoryLine, MemoryDeps, MemoryLineSource } from '../types.js';
+import { advanceDistilledThrough, selectMemory } from './memory-queries.js';
+import { markFeedbackDistilled, selectLastTurnId, selectTurnsToDistill, selectUnreadFeedback, type FeedbackToDistill, type TurnToDistill } from './distill-queries.js';
+import { looksLikeIdentifier } from './identifiers.js';
+import { cleanText, isSection, makeLine } from './lines.js';
+import { buildDistillMessages, DISTILL_OUTPUT, type LabelledText } from './prompts.js';
+import { pruneHotMemory, type PruneResult } from './prune.js';
+import { writeHotMemory } from './write-hot-memory.js';
+
+export const DISTILLER = 'memory-distiller';
+
+/** Conversation text one run reads at most; a busy project catches up over several runs, oldest turns first. */
+const TURN_BUDGET_TOKENS = 6000;
+/** One long turn (a pasted protocol section) is cut, so it can never use the whole budget and stall the watermark. */
+const TURN_MAX_TOKENS = 1000;
+const TURN_ROWS_PER_RUN = 500;
+const FEEDBACK_PER_RUN = 50;
+const FEEDBACK_ANSWER_TOKENS = 150;
+
+export interface DistillResult {
+  changed: boolean;
+  facts: number;
+  turns: number;
+  feedback: number;
+}
+
+/**
+ * The daily distillation (seed 002: hot memory is refined by the AI every day). It reads the project's user
+ * and assistant turns after the watermark and its unread answer feedback, asks the model for new durable
+ * facts, and writes them through the one write function; when they would take the memory over the cap the
+ * pruning runs instead. The watermark moves only through what the model read, and only after the model gave
+ * a usable answer: an unusable one throws, the job retries, and the same turns are read again.
+ */
+export async function distillHotMemory(deps: MemoryDeps, projectId: string): Promise<DistillResult> {
+  const memory = await selectMemory(deps.db, projectId);
+  const watermark = memory?.distilledThroughTurnId ?? 0;
+  const { turns, throughTurnId } = await readTurns(deps.db, projectId, watermark);
+  const feedback = await selectUnreadFeedback(deps.db, projectId, FEEDBACK_PER_RUN);
+  if (!turns.length && !feedback.length) {
+    // Only tool turns (or none) since the last run: nothing for the model, but they need not be looked at again.
+    if (throughTurnId > watermark) await deps.db.transaction(async (tx) => advanceDistilledThrough(tx as unknown as Db, projectId, throughTurnId));
+    return { changed: false, facts: 0, turns: 0, feedback: 0 };
+  }
+
+  // Admin-only: the prompt holds users' own conversations, which the project's other members may not read.
+  const trace = await deps.trace.start({ kind: 'job', name: 'memory.distill', projectId, adminOnly: true, input: { afterTurnId: watermark, throughTurnId, turns: turns.length, feedback: feedback.length } });
+  try {
+    const labels = new Map<string, MemoryLineSource>();
+    // Conversations numbered by first appearance: the model sees which turns belong together without long ids.
+    const conversationNumbers = new Map([...new Set(turns.map((t) => t.conversationId))].map((id, i) => [id, i + 1]));
+    const turnTexts: LabelledText[] = turns.map((turn, i) => {
+      labels.set(`T${i + 1}`, { kind: 'turn', ref: `${turn.conversationId}#${turn.seq}` });
+      return { label: `T${i + 1}`, text: turnText(turn, conversationNumbers.get(turn.conversationId)!) };
+    });
+    const feedbackTexts: LabelledText[] = feedback.map((item, i) => {
+      labels.set(`F${i + 1}`, { kind: 'feedback', ref: item.id });
+      return { label: `F${i + 1}`, text: feedbackText(item) };
+    });
+    const response = await deps.llm.chat({ messages: buildDistillMessages({ memory: memory?.content ?? '', turns: turnTexts, feedback: feedbackTexts }), jsonMode: true, temperature: 0 }, trace);
+    const facts = readFacts(deps, projectId, response.content, labels);
+    const outcome = facts.length ? await writeFacts(deps, projectId, facts, trace, { turns: turns.length, feedback: feedback.length }) : { changed: false };
+    await deps.db.transaction(async (txRaw) => {
+      const tx = txRaw as unknown as Db;
+      await advanceDistilledThrough(tx, projectId, throughTurnId);
+      await markFeedbackDistilled(tx, feedback, new Date());
+    });
+    const result = { changed: outcome.changed, facts: facts.length, turns: turns.length, feedback: feedback.length };
+    await trace.finish({ status: 'success', output: { ...result, ...('prune' in outcome ? { prune: outcome.prune } : {}) } });
+    return result;
+  } catch (error) {
+    await trace.finish({ status: 'failed', error: errorMessage(error) });
+    throw error;
+  }
+}
+
+/**
+ * The turns this run reads and the id the watermark may move to. All of them when they fit the budget (then
+ * also past trailing tool turns, up to the newest turn id); else the oldest that fit, and the watermark stops
+ * at the last of those.
+ */
+async function readTurns(db: Db, projectId: string, watermark: number): Promise<{ turns: TurnToDistill[]; throughTurnId: number }> {
+  const lastId = await selectLastTurnId(db, projectId, watermark);
+  if (lastId === undefined) return { turns: [], throughTurnId: watermark };
+  const rows = await selectTurnsToDistill(db, projectId, watermark, lastId, TURN_ROWS_PER_RUN);
+  // An assistant turn that only called tools has no text to read.
+  const withText = rows.filter((row) => row.content.trim()).map((row) => ({ ...row, content: trimToTokens(row.content, TURN_MAX_TOKENS) }));
+  const kept = fitToBudget(withText, (turn) => turnText(turn, 0), TURN_BUDGET_TOKENS);
+  if (kept.length < withText.length) return { turns: kept, throughTurnId: kept.at(-1)?.id ?? watermark };
+  return { turns: kept, throughTurnId: rows.length < TURN_ROWS_PER_RUN ? lastId : (rows.at(-1)?.id ?? watermark) };
+}
+
+function turnText(turn: TurnToDistill, conversation: number): string {
+  return `(conversation ${conversation}, ${turn.role}) ${turn.content}`;
+}
+
+function feedbackText(item: FeedbackToDistill): string {
+  const answer = cleanText(trimToTokens(item.answer, FEEDBACK_ANSWER_TOKENS));
+  const comment = item.comment.trim() ? ` Comment: ${item.comment.trim()}` : ' No comment.';
+  return `Thumbs ${item.rating} on the answer "${answer}".${comment}`;
+}
+
+function readFacts(deps: MemoryDeps, projectId: string, content: string, labels: ReadonlyMap<string, MemoryLineSource>): HotMemoryLine[] {
+  const parsed = parseStructuredOutput(content, DISTILL_OUTPUT);
+  if (!parsed.success || !Array.isArray(parsed.data.facts)) {
+    throw new ClinAgentError('LLM_BAD_RESPONSE', `The model's distillation answer for project "${projectId}" could not be read (${parsed.error || '"facts" is not an array'}); the conversation log will be read again on the next try.`, {
+      projectId,
+      parsedAs: parsed.parsedAs,
+    });
+  }
+  const now = new Date().toISOString();
+  const facts: HotMemoryLine[] = [];
+  let identifiers = 0;
+  for (const item of parsed.data.facts as Array<Record<string, unknown>>) {
+    if (!isSection(item?.section) || typeof item.text !== 'string' || !cleanText(item.text)) continue;
+    if (looksLikeIdentifier(item.text)) {
+      identifiers++;
+      continue;
+    }
+    const source = typeof item.source === 'string' ? labels.get(item.source.replace(/^\[|\]$/g, '').trim().toUpperCase()) : undefined;
+    facts.push(makeLine(item.section, item.text, source ?? { kind: 'user', ref: DISTILLER }, DISTILLER, now));
+  }
+  // Counted, never quoted: the point is that the text stays out of logs as well.
+  if (identifiers) deps.logger.warn({ projectId, dropped: identifiers }, 'distilled facts that looked like personal identifiers were dropped');
+  return facts;
+}
+
+async function writeFacts(deps: MemoryDeps, projectId: string, facts: HotMemoryLine[], trace: TraceScope, read: { turns: number; feedback: number }): Promise<{ changed: boolean; prune?: PruneResult }> {
+  try {
+    const written = await writeHotMemory(deps, {
+      projectId,
+      actor: DISTILLER,
+      path: 'distillation',
+      change: (current) => [...current, ...facts],
+      reason: `distilled from ${read.turns} conversation turn(s) and ${read.feedback} feedback item(s)`,
+    });
+    return { changed: written.changed };
+  } catch (error) {
+    if (!ClinAgentError.isInstance(error) || error.code !== 'MEMORY_OVER_CAP') throw error;
+    const prune = await pruneHotMemory(deps, projectId, { pendingLines: facts, path: 'distillation' }, trace);
+    return { changed: prune.pruned, prune };
+  }
+}

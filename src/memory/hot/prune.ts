@@ -1,0 +1,178 @@
+import { appendAudit } from '../../core/audit/audit-log.js';
+import type { Db } from '../../core/db/connect.js';
+import { ClinAgentError, errorMessage } from '../../core/errors.js';
+import type { ChatMessage } from '../../core/llm/types.js';
+import { parseStructuredOutput } from '../../core/structured/parse.js';
+import { countTokens } from '../../core/tokenizer.js';
+import type { TraceScope } from '../../core/trace/store.js';
+import type { HotMemoryLine, MemoryDeps, MemoryOverflow, MemoryWritePath } from '../types.js';
+import { cleanText, isSection, lineKey, makeLine, sortBySection } from './lines.js';
+import { renderHotMemory } from './markdown.js';
+import { lockMemory, selectMemory, setOverflow } from './memory-queries.js';
+import { buildPruneMessages, correctionMessage, PRUNE_OUTPUT } from './prompts.js';
+import { writeHotMemory } from './write-hot-memory.js';
+
+export const PRUNER = 'memory-pruner';
+
+/** The condensed memory aims below the cap, so the next days' facts fit without pruning again at once. */
+const TARGET_SHARE = 0.7;
+/** Two answers: one, and one after being told what was wrong with it. */
+const ATTEMPTS = 2;
+/** An overflow notice keeps at most this many pending lines, so repeated overflows cannot grow it without end. */
+const MAX_PENDING_LINES = 200;
+const CONDENSED_SHAPE = '{"lines": [{"section": "preferences" | "state" | "prohibitions", "text": "...", "from": [1, 4]}]}';
+
+export interface PruneOptions {
+  pendingLines?: HotMemoryLine[];
+  /** The write that needed the pruning (distillation); recorded on the overflow notice. */
+  path?: MemoryWritePath;
+}
+
+export interface PruneResult {
+  pruned: boolean;
+  fits: boolean;
+  tokens: number;
+}
+
+/**
+ * When the memory plus `pendingLines` is over the cap, the model condenses it (seed 002 §5.1: "let the AI
+ * summarise or notify the admin"); the condensed memory is written as a new version through the one write
+ * function, so the previous version stays in the history. When that still does not fit, nothing is stored:
+ * the admin gets an overflow notice with the lines that were left out.
+ */
+export async function pruneHotMemory(deps: MemoryDeps, projectId: string, options: PruneOptions, trace?: TraceScope): Promise<PruneResult> {
+  const maxTokens = deps.config.hotMaxTokens;
+  const current = (await selectMemory(deps.db, projectId))?.lines ?? [];
+  const pending = newLinesOnly(current, options.pendingLines ?? []);
+  const candidate = sortBySection([...current, ...pending]);
+  const tokens = countTokens(renderHotMemory(candidate));
+  if (tokens <= maxTokens) {
+    if (!pending.length) return { pruned: false, fits: true, tokens };
+    const written = await writeHotMemory(deps, { projectId, actor: PRUNER, path: options.path ?? 'pruning', change: (lines) => [...lines, ...pending], reason: 'pending lines fit under the cap' });
+    return { pruned: false, fits: true, tokens: written.memory.tokens };
+  }
+
+  const run = trace ? undefined : await deps.trace.start({ kind: 'job', name: 'memory.prune', projectId, adminOnly: true, input: { lines: candidate.length, tokens, maxTokens } });
+  const scope = trace ?? run!;
+  try {
+    const result = await condenseAndWrite(deps, scope, { projectId, candidate, pending, tokens, path: options.path ?? 'pruning' });
+    await run?.finish({ status: 'success', output: result });
+    return result;
+  } catch (error) {
+    await run?.finish({ status: 'failed', error: errorMessage(error) });
+    throw error;
+  }
+}
+
+async function condenseAndWrite(
+  deps: MemoryDeps,
+  trace: TraceScope,
+  input: { projectId: string; candidate: HotMemoryLine[]; pending: HotMemoryLine[]; tokens: number; path: MemoryWritePath },
+): Promise<PruneResult> {
+  const maxTokens = deps.config.hotMaxTokens;
+  const condensed = await askToCondense(deps, trace, input.candidate);
+  if (!condensed.ok) return overflow(deps, input, `the model gave no usable condensed memory in ${ATTEMPTS} tries: ${condensed.problem}`);
+  const condensedTokens = countTokens(renderHotMemory(sortBySection(condensed.lines)));
+  if (condensedTokens > maxTokens) return overflow(deps, input, `the condensed memory was still ${condensedTokens} tokens`);
+  try {
+    const written = await writeHotMemory(deps, {
+      projectId: input.projectId,
+      actor: PRUNER,
+      path: 'pruning',
+      change: () => condensed.lines,
+      reason: `condensed from ${input.tokens} to ${condensedTokens} tokens (cap ${maxTokens})`,
+    });
+    return { pruned: written.changed, fits: true, tokens: written.memory.tokens };
+  } catch (error) {
+    // Kept lines that were rewritten keep their old text when the model only changed their spacing, so the
+    // stored result can differ slightly from what was counted; the cap is checked again in the write.
+    if (ClinAgentError.isInstance(error) && error.code === 'MEMORY_OVER_CAP') return overflow(deps, input, `the condensed memory was still ${String(error.details.tokens)} tokens`);
+    throw error;
+  }
+}
+
+type Condensed = { ok: true; lines: HotMemoryLine[] } | { ok: false; problem: string };
+
+async function askToCondense(deps: MemoryDeps, trace: TraceScope, lines: HotMemoryLine[]): Promise<Condensed> {
+  const maxTokens = deps.config.hotMaxTokens;
+  const messages: ChatMessage[] = buildPruneMessages({ lines, maxTokens, targetTokens: Math.floor(maxTokens * TARGET_SHARE) });
+  let problem = '';
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    let content: string;
+    try {
+      content = (await deps.llm.chat({ messages, jsonMode: true, temperature: 0 }, trace)).content;
+    } catch (error) {
+      // A model that cannot be reached is one more failed try: the admin notice says so instead of the job dying.
+      problem = errorMessage(error);
+      continue;
+    }
+    const result = readCondensed(content, lines);
+    if (result.ok) return result;
+    problem = result.problem;
+    messages.push({ role: 'assistant', content }, correctionMessage(problem, CONDENSED_SHAPE));
+  }
+  return { ok: false, problem };
+}
+
+/** The model's lines, each with the source of the first input line it names; a line naming none gets the pruner's. */
+function readCondensed(content: string, input: readonly HotMemoryLine[]): Condensed {
+  const parsed = parseStructuredOutput(content, PRUNE_OUTPUT);
+  if (!parsed.success) return { ok: false, problem: parsed.error };
+  const raw = parsed.data.lines;
+  if (!Array.isArray(raw) || raw.length === 0) return { ok: false, problem: '"lines" must be a non-empty array of {section, text, from}.' };
+  const now = new Date().toISOString();
+  const lines: HotMemoryLine[] = [];
+  for (const item of raw as Array<Record<string, unknown>>) {
+    if (!isSection(item?.section) || typeof item.text !== 'string' || !cleanText(item.text)) continue;
+    const from = Array.isArray(item.from) ? item.from.map(Number).find((n) => Number.isInteger(n) && n >= 1 && n <= input.length) : undefined;
+    const origin = from === undefined ? undefined : input[from - 1]!;
+    lines.push(origin ? makeLine(item.section, item.text, origin.source, origin.addedBy, origin.addedAt) : makeLine(item.section, item.text, { kind: 'user', ref: PRUNER }, PRUNER, now));
+  }
+  if (!lines.length) return { ok: false, problem: 'no line had a section (preferences, state or prohibitions) and a non-empty text.' };
+  if (input.some((l) => l.section === 'prohibitions') && !lines.some((l) => l.section === 'prohibitions')) {
+    return { ok: false, problem: 'the prohibitions were dropped; every prohibition must be kept (shortened or merged if need be).' };
+  }
+  return { ok: true, lines };
+}
+
+/** Stores nothing of the memory; records the notice the admin sees on GET, with the lines that were left out. */
+async function overflow(deps: MemoryDeps, input: { projectId: string; pending: HotMemoryLine[]; tokens: number; path: MemoryWritePath }, reason: string): Promise<PruneResult> {
+  const maxTokens = deps.config.hotMaxTokens;
+  await deps.db.transaction(async (txRaw) => {
+    const tx = txRaw as unknown as Db;
+    const row = await lockMemory(tx, input.projectId);
+    // An earlier notice's lines are not stored either; the new notice keeps them so nothing is lost unseen.
+    const pendingLines = newLinesOnly([], [...(row.overflow?.pendingLines ?? []), ...input.pending]).slice(-MAX_PENDING_LINES);
+    const notice: MemoryOverflow = {
+      at: new Date().toISOString(),
+      path: input.path,
+      tokens: input.tokens,
+      maxTokens,
+      pendingLines,
+      message: `Hot memory would be ${input.tokens} tokens, over the cap of ${maxTokens}, and automatic pruning could not make it fit (${reason}). Nothing was changed; ${pendingLines.length} new line(s) were not stored and are listed here. Remove or shorten lines in the memory editor, then add back what still matters.`,
+    };
+    await setOverflow(tx, input.projectId, notice);
+    await appendAudit(tx, {
+      projectId: input.projectId,
+      entityType: 'memory',
+      entityId: input.projectId,
+      action: 'memory.overflow',
+      actor: PRUNER,
+      newValue: { tokens: input.tokens, maxTokens, path: input.path, pendingLines: pendingLines.length },
+      reason,
+    });
+  });
+  deps.logger.warn({ projectId: input.projectId, tokens: input.tokens, maxTokens, pendingLines: input.pending.length }, 'hot memory is over its cap after pruning; overflow notice set for the admin');
+  return { pruned: false, fits: false, tokens: input.tokens };
+}
+
+/** `lines` without those already in `current` and without repeats among themselves. */
+function newLinesOnly(current: readonly HotMemoryLine[], lines: readonly HotMemoryLine[]): HotMemoryLine[] {
+  const seen = new Set(current.map(lineKey));
+  return lines.filter((line) => {
+    const key = lineKey(line);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

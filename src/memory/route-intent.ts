@@ -1,0 +1,58 @@
+import { ClinAgentError } from '../core/errors.js';
+import type { LlmGateway } from '../core/llm/gateway.js';
+import { trimToTokens } from '../core/tokenizer.js';
+import type { TraceScope } from '../core/trace/store.js';
+import { roundLimit, runLoop } from '../agent/loop/index.js';
+import { routeByRules } from './route-by-rules.js';
+import { buildRouterMessages, correctionMessage, readRouterAnswer } from './route-intent-prompt.js';
+import { detectLanguage, type Intent, type RoutedMessage, type SkillOption } from './route-intent-types.js';
+
+export { routeByRules, extractFact, extractRecordIds } from './route-by-rules.js';
+export { detectLanguage, INTENT_TYPES, MAX_INTENTS, MEMORY_FACT_SECTIONS, type Intent, type IntentType, type MemoryFactSection, type RoutedMessage, type RouteOptions, type SkillOption } from './route-intent-types.js';
+
+/** A message is classified by its opening; past this the classifier call only costs tokens. */
+const MAX_MESSAGE_TOKENS = 2000;
+
+/**
+ * Routes one chat message (seed 002's intent detection, seed 000 V2.9's intent split): the model classifies it
+ * with a structured JSON answer; when the model is unavailable (any gateway error: not configured, timeouts,
+ * 5xx after the client's retries) or its answer stays unusable after one correction, the keyword rules do,
+ * and `fallbackReason` says why. Only a cancelled request (the user stopped) propagates.
+ */
+export async function routeIntent(
+  deps: { llm: LlmGateway; trace: TraceScope },
+  message: string,
+  options: { skills: ReadonlyArray<SkillOption>; signal?: AbortSignal },
+): Promise<RoutedMessage> {
+  const text = typeof message === 'string' ? message.trim() : '';
+  if (!text) return { ...routeByRules(text, options), fallbackReason: 'the message is empty' };
+  const skills = options.skills ?? [];
+  const forModel = trimToTokens(text, MAX_MESSAGE_TOKENS);
+
+  let intents: Intent[] | undefined;
+  let fallbackReason: string;
+  try {
+    const outcome = await runLoop<Intent[]>({
+      name: 'route_intent',
+      llm: deps.llm,
+      trace: deps.trace,
+      messages: buildRouterMessages(forModel, skills),
+      model: { temperature: 0, jsonMode: true },
+      // Two model calls: the answer, and one correction when it cannot be used.
+      stopWhen: [roundLimit(2)],
+      accept: (content) => readRouterAnswer(content, forModel, skills),
+      correction: correctionMessage,
+      // No tools are offered, so nothing is ever observed.
+      observations: { result: () => '', failure: () => '' },
+      signal: options.signal,
+    });
+    if (outcome.kind === 'final') intents = outcome.value;
+    const problems = outcome.kind === 'stopped' && outcome.lastFailure?.kind === 'answer' ? outcome.lastFailure.problems.join('; ') : 'no answer';
+    fallbackReason = `the model's answer was still unusable after one correction (${problems})`;
+  } catch (error) {
+    if (!ClinAgentError.isInstance(error) || error.code === 'CANCELLED') throw error;
+    fallbackReason = `the model is unavailable (${error.code}: ${error.message})`;
+  }
+  if (intents) return { intents, by: 'model', language: detectLanguage(text) };
+  return { ...routeByRules(text, { skills }), fallbackReason };
+}
