@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServer, type RunningServer } from '../../src/main.js';
-import { startScriptedModel, type ScriptedModel, type ScriptedStep } from '../../src/testing/scripted-model.js';
+import { startScriptedModel, type ScriptedModel, type ScriptedModelOptions, type ScriptedStep } from '../../src/testing/scripted-model.js';
 
 /** A real server on a fresh data folder, with only the model's words scripted. */
 export interface Harness {
@@ -19,13 +19,15 @@ export interface HarnessOptions {
   steps?: ScriptedStep[];
   /** Answer to any call beyond `steps`, so tests pin the UI rather than model call counts. */
   fallback: ScriptedStep;
+  /** Answer from the request instead (e.g. a classifier call and an answer call told apart by their prompt); undefined falls through to `steps`, then `fallback`. */
+  respond?: ScriptedModelOptions['respond'];
   /** Extra environment, written once the data folder exists (e.g. a skills folder inside it). */
   env?: (dataDir: string) => Promise<Record<string, string>> | Record<string, string>;
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const dataDir = await mkdtemp(path.join(tmpdir(), `clinagent-e2e-${options.name}-`));
-  const model = await startScriptedModel(options.steps ?? [], { fallback: options.fallback });
+  const model = await startScriptedModel(options.steps ?? [], { fallback: options.fallback, respond: options.respond });
   const server = await startServer({
     env: {
       DATA_DIR: dataDir,

@@ -3,6 +3,7 @@ import { useRoute } from './router';
 import { TokensPage } from './screens/account/TokensPage';
 import { ApiDocsScreen } from './screens/api-docs/ApiDocsScreen';
 import { ChatScreen } from './screens/chat/ChatScreen';
+import { TraceScreen } from './screens/chat/TraceScreen';
 import { Header } from './screens/layout/Header';
 import { LlmWarning } from './screens/layout/LlmWarning';
 import { ServerFooter } from './screens/layout/ServerFooter';
@@ -43,6 +44,8 @@ export function App() {
         <TokensPage />
       ) : route.name === 'users' ? (
         <UsersPage />
+      ) : route.name === 'trace' ? (
+        <TraceScreen key={route.traceId} traceId={route.traceId} />
       ) : route.name === 'trial' ? (
         <TrialScreen projectId={route.projectId} page={route.page} />
       ) : (

@@ -2,8 +2,13 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { useApiDocsStore } from './stores/api-docs';
+import { useAssistantChatStore } from './stores/assistant-chat';
+import { useAssistantFeedbackStore } from './stores/assistant-feedback';
 import { useChatStore } from './stores/chat';
 import { useConversationsStore } from './stores/conversations';
+import { useHotMemoryStore } from './stores/hot-memory';
+import { useMemoryReportsStore } from './stores/memory-reports';
+import { useProfileStore } from './stores/profile';
 import { useQcRunsStore } from './stores/qc-runs';
 import { useReviewQueueStore } from './stores/review-queue';
 import { useScenariosStore } from './stores/scenarios';
@@ -30,6 +35,11 @@ useSessionStore.subscribe((state, previous) => {
     useReviewQueueStore.getState().reset();
     useTrialRecordStore.getState().reset();
     useTaskRunStore.getState().reset();
+    useAssistantChatStore.getState().reset();
+    useAssistantFeedbackStore.getState().reset();
+    useHotMemoryStore.getState().reset();
+    useMemoryReportsStore.getState().reset();
+    useProfileStore.getState().reset();
   }
 });
 

@@ -29,6 +29,9 @@ describe('parseRoute', () => {
     expect(parseRoute(routes.trialRuns(project))).toEqual({ name: 'trial', projectId: project, page: { kind: 'runs' } });
     expect(parseRoute(routes.trialQueries(project))).toEqual({ name: 'trial', projectId: project, page: { kind: 'queries' } });
     expect(parseRoute(routes.trialReview(project))).toEqual({ name: 'trial', projectId: project, page: { kind: 'review' } });
+    expect(parseRoute(routes.trialAssistant(project))).toEqual({ name: 'trial', projectId: project, page: { kind: 'assistant' } });
+    expect(parseRoute(routes.trialMemory(project))).toEqual({ name: 'trial', projectId: project, page: { kind: 'memory' } });
+    expect(parseRoute(routes.trialReports(project))).toEqual({ name: 'trial', projectId: project, page: { kind: 'reports' } });
     expect(parseRoute(routes.trialRecord(project, 'S/01'))).toEqual({ name: 'trial', projectId: project, page: { kind: 'record', recordId: 'S/01' } });
     expect(parseRoute(routes.taskRun(project, 'r1'))).toEqual({ name: 'trial', projectId: project, page: { kind: 'taskRun', taskRunId: 'r1' } });
   });
@@ -36,5 +39,12 @@ describe('parseRoute', () => {
   it('keeps the list page when switching project and leaves detail pages for the runs page', () => {
     expect(trialPageIn('p2', { kind: 'queries' })).toBe(routes.trialQueries('p2'));
     expect(trialPageIn('p2', { kind: 'record', recordId: 'S1' })).toBe(routes.trialRuns('p2'));
+    expect(trialPageIn('p2', { kind: 'memory' })).toBe(routes.trialMemory('p2'));
+    expect(trialPageIn('p2', { kind: 'assistant' })).toBe(routes.trialAssistant('p2'));
+  });
+
+  it('round-trips the trace page', () => {
+    expect(parseRoute(routes.trace('3f0c1a9e-5b7d-4c2e-9a41-0d6b8e2f7c13'))).toEqual({ name: 'trace', traceId: '3f0c1a9e-5b7d-4c2e-9a41-0d6b8e2f7c13' });
+    expect(parseRoute('#/traces/')).toEqual({ name: 'scenarios' });
   });
 });

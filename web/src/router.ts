@@ -5,6 +5,12 @@ export type TrialPage =
   | { kind: 'runs' }
   | { kind: 'queries' }
   | { kind: 'review' }
+  /** The trial assistant: ask about the project's data in plain language. */
+  | { kind: 'assistant' }
+  /** The project's hot memory: what the assistant always reads, with its versions. */
+  | { kind: 'memory' }
+  /** Weekly and yearly reports distilled from the project's conversations. */
+  | { kind: 'reports' }
   | { kind: 'record'; recordId: string }
   | { kind: 'taskRun'; taskRunId: string };
 
@@ -20,6 +26,8 @@ export type Route =
   | { name: 'tokens' }
   /** Admins: users, roles, activation and everyone's tokens. */
   | { name: 'users' }
+  /** One run's trace, readable step by step (admins; others get 404 from the server). */
+  | { name: 'trace'; traceId: string }
   /** `projectId` is null on `#/trial`, which then opens the first project. */
   | { name: 'trial'; projectId: string | null; page: TrialPage };
 
@@ -28,6 +36,9 @@ function parseTrialPage(rest: string[]): TrialPage | null {
   if (rest.length === 0 || (rest.length === 1 && kind === 'runs')) return { kind: 'runs' };
   if (rest.length === 1 && kind === 'queries') return { kind: 'queries' };
   if (rest.length === 1 && kind === 'review') return { kind: 'review' };
+  if (rest.length === 1 && kind === 'assistant') return { kind: 'assistant' };
+  if (rest.length === 1 && kind === 'memory') return { kind: 'memory' };
+  if (rest.length === 1 && kind === 'reports') return { kind: 'reports' };
   if (rest.length === 2 && id && kind === 'records') return { kind: 'record', recordId: id };
   if (rest.length === 2 && id && kind === 'task-runs') return { kind: 'taskRun', taskRunId: id };
   return null;
@@ -49,6 +60,8 @@ export function parseRoute(hash: string): Route {
   if (path === '/api' || path === '/api/') return { name: 'api' };
   if (path === '/account/tokens' || path === '/account/tokens/') return { name: 'tokens' };
   if (path === '/users' || path === '/users/') return { name: 'users' };
+  const trace = /^\/traces\/([^/?]+)\/?$/.exec(path);
+  if (trace?.[1]) return { name: 'trace', traceId: decode(trace[1]) };
   const trial = /^\/trial(?:\/(.*))?$/.exec(path);
   if (trial) {
     const parts = (trial[1] ?? '').split('/').filter(Boolean).map(decode);
@@ -72,6 +85,10 @@ export const routes = {
   trialRuns: (projectId: string) => `${trialBase(projectId)}/runs`,
   trialQueries: (projectId: string) => `${trialBase(projectId)}/queries`,
   trialReview: (projectId: string) => `${trialBase(projectId)}/review`,
+  trialAssistant: (projectId: string) => `${trialBase(projectId)}/assistant`,
+  trialMemory: (projectId: string) => `${trialBase(projectId)}/memory`,
+  trialReports: (projectId: string) => `${trialBase(projectId)}/reports`,
+  trace: (traceId: string) => `#/traces/${encodeURIComponent(traceId)}`,
   trialRecord: (projectId: string, recordId: string) => `${trialBase(projectId)}/records/${encodeURIComponent(recordId)}`,
   taskRun: (projectId: string, taskRunId: string) => `${trialBase(projectId)}/task-runs/${encodeURIComponent(taskRunId)}`,
 };
@@ -80,6 +97,9 @@ export const routes = {
 export function trialPageIn(projectId: string, page: TrialPage): string {
   if (page.kind === 'queries') return routes.trialQueries(projectId);
   if (page.kind === 'review') return routes.trialReview(projectId);
+  if (page.kind === 'assistant') return routes.trialAssistant(projectId);
+  if (page.kind === 'memory') return routes.trialMemory(projectId);
+  if (page.kind === 'reports') return routes.trialReports(projectId);
   return routes.trialRuns(projectId);
 }
 

@@ -1,5 +1,7 @@
 import type { HttpClient } from './http-client';
 import { createAccountApi } from './account-api';
+import { createAssistantApi } from './assistant-api';
+import type { PostEventStream } from './event-stream';
 import { createConversationsApi } from './conversations-api';
 import { createTrialApi } from './trial-api';
 import type {
@@ -14,7 +16,7 @@ import type {
 } from './types';
 
 /** One typed function per server route the console uses. */
-export function createClinAgentApi(http: HttpClient) {
+export function createClinAgentApi(http: HttpClient, postEventStream: PostEventStream) {
   return {
     health: () => http.get<Health>('/api/health'),
     login: (code: string) => http.post<LoginResponse>('/api/auth/login', { code }),
@@ -26,6 +28,7 @@ export function createClinAgentApi(http: HttpClient) {
     trial: createTrialApi(http),
     account: createAccountApi(http),
     conversations: createConversationsApi(http),
+    assistant: createAssistantApi(http, postEventStream),
   };
 }
 

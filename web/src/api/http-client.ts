@@ -13,6 +13,7 @@ export interface HttpClient {
   get<T>(path: string): Promise<T>;
   post<T>(path: string, body: unknown): Promise<T>;
   patch<T>(path: string, body: unknown): Promise<T>;
+  put<T>(path: string, body: unknown): Promise<T>;
   /** A file download. It needs the bearer token, so a plain link cannot fetch it; the caller saves the blob. */
   getFile(path: string): Promise<DownloadedFile>;
 }
@@ -32,12 +33,14 @@ export function filenameFromDisposition(header: string | null): string | null {
   return plain?.[1]?.trim() || null;
 }
 
+type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT';
+
 /** A thin fetch wrapper: bearer header, JSON in and out, and one error type for every failure. */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
 
   /** Sends the request and turns every failure (network, non-2xx) into an ApiError. */
-  async function send(method: 'GET' | 'POST' | 'PATCH', path: string, accept: string, body?: unknown): Promise<Response> {
+  async function send(method: HttpMethod, path: string, accept: string, body?: unknown): Promise<Response> {
     const headers: Record<string, string> = { accept };
     const token = options.getToken();
     if (token) headers.authorization = `Bearer ${token}`;
@@ -57,7 +60,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     return response;
   }
 
-  async function request<T>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown): Promise<T> {
+  async function request<T>(method: HttpMethod, path: string, body?: unknown): Promise<T> {
     const response = await send(method, path, 'application/json', body);
     const parsed = parseJson(await response.text());
     if (parsed === undefined) {
@@ -70,6 +73,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     get: (path) => request('GET', path),
     post: (path, body) => request('POST', path, body),
     patch: (path, body) => request('PATCH', path, body),
+    put: (path, body) => request('PUT', path, body),
     async getFile(path) {
       const response = await send('GET', path, '*/*');
       return { blob: await response.blob(), filename: filenameFromDisposition(response.headers.get('content-disposition')) };

@@ -1,5 +1,6 @@
 import type { ApiError } from './api-error';
 import { createClinAgentApi } from './clinagent-api';
+import { createEventStream } from './event-stream';
 import { createHttpClient } from './http-client';
 import { createAgentStream } from './stream-agent';
 import { readToken } from './token-storage';
@@ -14,13 +15,17 @@ export function onUnauthorized(listener: (error: ApiError) => void): void {
   unauthorizedListener = listener;
 }
 
-export const api = createClinAgentApi(
-  createHttpClient({ getToken: readToken, onUnauthorized: (error) => unauthorizedListener(error) }),
-);
+const session = { getToken: readToken, onUnauthorized: (error: ApiError) => unauthorizedListener(error) };
 
-/** One agent turn as it happens (POST /api/agent/run/stream), with the same token and 401 handling as `api`. */
-export const streamAgent = createAgentStream({ getToken: readToken, onUnauthorized: (error) => unauthorizedListener(error) });
+/** Server-sent event routes (agent runs, the assistant's chat), with the same token and 401 handling as `api`. */
+const postEventStream = createEventStream(session);
+
+export const api = createClinAgentApi(createHttpClient(session), postEventStream);
+
+/** One agent turn as it happens (POST /api/agent/run/stream). */
+export const streamAgent = createAgentStream(postEventStream);
 
 export { ApiError } from './api-error';
 export type * from './types';
 export type { AgentProgressEvent } from './stream-agent';
+export type * from './assistant-api';

@@ -42,7 +42,7 @@ let nextTurnId = 1;
 
 /** Every question after the first of a conversation carries its id, so the agent sees what was said before. */
 function continuing(scenarioId: string): { conversationId?: string } {
-  const conversationId = conversationsOf(useConversationsStore.getState(), scenarioId).activeId;
+  const conversationId = conversationsOf(useConversationsStore.getState(), { scenarioId }).activeId;
   return conversationId ? { conversationId } : {};
 }
 
@@ -86,7 +86,7 @@ export const useChatStore = create<ChatState>()((set, get) => {
         );
         updateTurn(scenarioId, turn.id, { result });
         const conversationId = conversationIdOf(result);
-        if (conversationId) useConversationsStore.getState().remember(scenarioId, conversationId);
+        if (conversationId) useConversationsStore.getState().remember({ scenarioId }, conversationId);
       } catch (requestError) {
         if (controller.signal.aborted) updateStreaming(scenarioId, turn.id, (answer) => ({ ...answer, isStopped: true }));
         else updateTurn(scenarioId, turn.id, { requestError });
@@ -106,7 +106,7 @@ export const useChatStore = create<ChatState>()((set, get) => {
 
     clear(scenarioId) {
       update(scenarioId, (c) => ({ ...c, turns: [] }));
-      useConversationsStore.getState().startNew(scenarioId);
+      useConversationsStore.getState().startNew({ scenarioId });
     },
 
     reset() {

@@ -2,8 +2,16 @@ import { create } from 'zustand';
 import { api } from '../api';
 import type { ConversationSummary, ConversationTurn } from '../api/conversations-api';
 
-/** The conversations of one scenario's chat: the earlier ones to reopen, and the one the next question continues. */
-export interface ScenarioConversations {
+/** Whose conversations a list holds: a scenario's chat, or a trial project's assistant. */
+export type ConversationScope = { scenarioId: string } | { projectId: string };
+
+/** The store key of a scope; scenario and project ids may coincide, so the kind is part of it. */
+export function scopeKey(scope: ConversationScope): string {
+  return 'scenarioId' in scope ? `scenario:${scope.scenarioId}` : `project:${scope.projectId}`;
+}
+
+/** The conversations of one chat: the earlier ones to reopen, and the one the next question continues. */
+export interface ScopedConversations {
   list: ConversationSummary[];
   hasLoaded: boolean;
   isLoading: boolean;
@@ -16,74 +24,74 @@ export interface ScenarioConversations {
   openError?: unknown;
 }
 
-const EMPTY: ScenarioConversations = { list: [], hasLoaded: false, isLoading: false, earlierTurns: [], isOpening: false };
+const EMPTY: ScopedConversations = { list: [], hasLoaded: false, isLoading: false, earlierTurns: [], isOpening: false };
 
 interface ConversationsState {
-  byScenario: Record<string, ScenarioConversations>;
-  /** (Re)loads the scenario's earlier conversations, most recently active first. */
-  load(scenarioId: string): Promise<void>;
+  byScope: Record<string, ScopedConversations>;
+  /** (Re)loads the scope's earlier conversations, most recently active first. */
+  load(scope: ConversationScope): Promise<void>;
   /** Reopens an earlier conversation: its turns are shown and the next question continues it. */
-  open(scenarioId: string, conversationId: string): Promise<void>;
+  open(scope: ConversationScope, conversationId: string): Promise<void>;
   /** The next question starts a new conversation. */
-  startNew(scenarioId: string): void;
+  startNew(scope: ConversationScope): void;
   /** An answer named its conversation: later questions continue it, and the list shows it. */
-  remember(scenarioId: string, conversationId: string): void;
+  remember(scope: ConversationScope, conversationId: string): void;
   reset(): void;
 }
 
-export function conversationsOf(state: Pick<ConversationsState, 'byScenario'>, scenarioId: string): ScenarioConversations {
-  return state.byScenario[scenarioId] ?? EMPTY;
+export function conversationsOf(state: Pick<ConversationsState, 'byScope'>, scope: ConversationScope): ScopedConversations {
+  return state.byScope[scopeKey(scope)] ?? EMPTY;
 }
 
 export const useConversationsStore = create<ConversationsState>()((set, get) => {
-  function update(scenarioId: string, change: (current: ScenarioConversations) => ScenarioConversations): void {
-    set((state) => ({ byScenario: { ...state.byScenario, [scenarioId]: change(conversationsOf(state, scenarioId)) } }));
+  function update(scope: ConversationScope, change: (current: ScopedConversations) => ScopedConversations): void {
+    set((state) => ({ byScope: { ...state.byScope, [scopeKey(scope)]: change(conversationsOf(state, scope)) } }));
   }
 
   /** The latest open() wins: a slow answer for a conversation the user already left is dropped. */
   let openRequest = 0;
 
   return {
-    byScenario: {},
+    byScope: {},
 
-    async load(scenarioId) {
-      update(scenarioId, (c) => ({ ...c, isLoading: true }));
+    async load(scope) {
+      update(scope, (c) => ({ ...c, isLoading: true }));
       try {
-        const list = await api.conversations.list({ scenarioId });
-        update(scenarioId, (c) => ({ ...c, list, hasLoaded: true, isLoading: false, listError: undefined }));
+        const list = await api.conversations.list({ ...scope });
+        update(scope, (c) => ({ ...c, list, hasLoaded: true, isLoading: false, listError: undefined }));
       } catch (listError) {
-        update(scenarioId, (c) => ({ ...c, hasLoaded: true, isLoading: false, listError }));
+        update(scope, (c) => ({ ...c, hasLoaded: true, isLoading: false, listError }));
       }
     },
 
-    async open(scenarioId, conversationId) {
+    async open(scope, conversationId) {
       const request = ++openRequest;
-      update(scenarioId, (c) => ({ ...c, activeId: conversationId, earlierTurns: [], isOpening: true, openError: undefined }));
+      update(scope, (c) => ({ ...c, activeId: conversationId, earlierTurns: [], isOpening: true, openError: undefined }));
       try {
         const detail = await api.conversations.get(conversationId);
         if (request !== openRequest) return;
-        update(scenarioId, (c) => ({ ...c, earlierTurns: detail.turns, isOpening: false }));
+        update(scope, (c) => ({ ...c, earlierTurns: detail.turns, isOpening: false }));
       } catch (openError) {
         if (request !== openRequest) return;
         // The conversation cannot be continued if it cannot be read: the next question starts a new one.
-        update(scenarioId, (c) => ({ ...c, activeId: undefined, isOpening: false, openError }));
+        update(scope, (c) => ({ ...c, activeId: undefined, isOpening: false, openError }));
       }
     },
 
-    startNew(scenarioId) {
+    startNew(scope) {
       openRequest++;
-      update(scenarioId, (c) => ({ ...c, activeId: undefined, earlierTurns: [], isOpening: false, openError: undefined }));
+      update(scope, (c) => ({ ...c, activeId: undefined, earlierTurns: [], isOpening: false, openError: undefined }));
     },
 
-    remember(scenarioId, conversationId) {
-      update(scenarioId, (c) => ({ ...c, activeId: conversationId }));
+    remember(scope, conversationId) {
+      update(scope, (c) => ({ ...c, activeId: conversationId }));
       // A new conversation joins the list; a continued one moves to the top with its new message count.
-      void get().load(scenarioId);
+      void get().load(scope);
     },
 
     reset() {
       openRequest++;
-      set({ byScenario: {} });
+      set({ byScope: {} });
     },
   };
 });

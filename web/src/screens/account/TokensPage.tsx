@@ -1,9 +1,10 @@
 import { useT } from '../../i18n/use-t';
 import { useSessionStore } from '../../stores/session';
 import { useTokensStore } from '../../stores/tokens';
+import { ProfileSection } from './ProfileSection';
 import { TokenTable } from './TokenTable';
 
-/** The signed-in user's own tokens: see where they are used and revoke one that is lost or leaked. */
+/** The signed-in user's account: how the trial assistant answers them, and their tokens (see where they are used, revoke one that is lost or leaked). */
 export function TokensPage() {
   const t = useT();
   const user = useSessionStore((state) => state.user);
@@ -13,16 +14,21 @@ export function TokensPage() {
     <main className="page">
       <div className="page-head">
         <div>
-          <h1>{t('tokens.title')}</h1>
-          <p className="muted">{t('tokens.intro')}</p>
+          <h1>{t('account.title')}</h1>
+          <p className="muted">{t('account.intro')}</p>
         </div>
-        <div className="page-actions">
+      </div>
+      <ProfileSection />
+      <section className="panel section" aria-labelledby="tokens-title">
+        <div className="section-head">
+          <div>
+            <h2 id="tokens-title">{t('tokens.title')}</h2>
+            <p className="muted small">{t('tokens.intro')}</p>
+          </div>
           <button type="button" className="button button-small" onClick={() => void load(user.id)}>
             {t('common.refresh')}
           </button>
         </div>
-      </div>
-      <section className="panel section">
         <TokenTable userId={user.id} />
       </section>
     </main>

@@ -9,9 +9,11 @@ interface ChatComposerProps {
   onSend(input: string): void;
   /** Stops the running answer; the Stop button shows while one runs. */
   onStop?(): void;
+  /** The scenario chat's hint by default. */
+  placeholder?: string;
 }
 
-export function ChatComposer({ isRunning, canSend, onSend, onStop }: ChatComposerProps) {
+export function ChatComposer({ isRunning, canSend, onSend, onStop, placeholder }: ChatComposerProps) {
   const t = useT();
   const [input, setInput] = useState('');
   const isDisabled = isRunning || !canSend || input.trim() === '';
@@ -37,7 +39,7 @@ export function ChatComposer({ isRunning, canSend, onSend, onStop }: ChatCompose
         id="chat-input"
         data-testid="chat-input"
         rows={3}
-        placeholder={t('chat.inputPlaceholder')}
+        placeholder={placeholder ?? t('chat.inputPlaceholder')}
         value={input}
         onChange={(event) => setInput(event.target.value)}
         onKeyDown={onKeyDown}

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Spinner } from '../../components/Spinner';
 import { useT } from '../../i18n/use-t';
@@ -17,13 +17,14 @@ export function ChatScreen({ scenarioId }: { scenarioId: string }) {
   const { scenarios, hasLoaded, isLoading, error, load } = useScenariosStore();
   const conversation = useChatStore((state) => conversationOf(state, scenarioId));
   const { send, stop, setExcluded, clear } = useChatStore.getState();
-  const earlier = useConversationsStore((state) => conversationsOf(state, scenarioId));
+  const scope = useMemo(() => ({ scenarioId }), [scenarioId]);
+  const earlier = useConversationsStore((state) => conversationsOf(state, { scenarioId }));
   const endRef = useRef<HTMLDivElement>(null);
 
   // Reopening an earlier conversation replaces this session's turns with that conversation's.
   function openConversation(conversationId: string) {
     clear(scenarioId);
-    void useConversationsStore.getState().open(scenarioId, conversationId);
+    void useConversationsStore.getState().open({ scenarioId }, conversationId);
   }
 
   // Fresh document list on entry: ingestion runs in the background and may have finished since the list loaded.
@@ -99,7 +100,7 @@ export function ChatScreen({ scenarioId }: { scenarioId: string }) {
             onChange={(ids) => setExcluded(scenarioId, ids)}
             disabled={conversation.isRunning}
           />
-          <ConversationList scenarioId={scenarioId} onOpen={openConversation} disabled={conversation.isRunning} />
+          <ConversationList scope={scope} onOpen={openConversation} disabled={conversation.isRunning} />
         </aside>
       </div>
     </main>

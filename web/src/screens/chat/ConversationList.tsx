@@ -3,32 +3,35 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { Spinner } from '../../components/Spinner';
 import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
-import { conversationsOf, useConversationsStore } from '../../stores/conversations';
+import { conversationsOf, useConversationsStore, type ConversationScope } from '../../stores/conversations';
 
 interface ConversationListProps {
-  scenarioId: string;
+  /** A scenario's chat or a trial project's assistant. Keep it referentially stable: a new object reloads the list. */
+  scope: ConversationScope;
   /** Reopens a conversation; the screen clears this session's turns first. */
   onOpen(conversationId: string): void;
   disabled?: boolean;
+  /** Shown when there are none; the scenario chat's wording by default. */
+  emptyText?: string;
 }
 
-/** The scenario's earlier conversations, most recently active first; the open one is marked. */
-export function ConversationList({ scenarioId, onOpen, disabled }: ConversationListProps) {
+/** The earlier conversations of a chat, most recently active first; the open one is marked. */
+export function ConversationList({ scope, onOpen, disabled, emptyText }: ConversationListProps) {
   const t = useT();
   const format = useFormat();
-  const state = useConversationsStore((store) => conversationsOf(store, scenarioId));
+  const state = useConversationsStore((store) => conversationsOf(store, scope));
   const load = useConversationsStore((store) => store.load);
 
   useEffect(() => {
-    void load(scenarioId);
-  }, [load, scenarioId]);
+    void load(scope);
+  }, [load, scope]);
 
   return (
     <section className="panel conversation-list" data-testid="conversation-list">
       <h2 className="panel-title">{t('conversations.title')}</h2>
       {state.listError ? <ErrorAlert error={state.listError} /> : null}
       {!state.hasLoaded && state.isLoading ? <Spinner label={t('common.loading')} /> : null}
-      {state.hasLoaded && !state.listError && state.list.length === 0 ? <p className="muted small">{t('conversations.empty')}</p> : null}
+      {state.hasLoaded && !state.listError && state.list.length === 0 ? <p className="muted small">{emptyText ?? t('conversations.empty')}</p> : null}
       {state.list.length > 0 ? (
         <ul className="conversation-items">
           {state.list.map((item) => {

@@ -13,18 +13,25 @@ import { QueriesPage } from './QueriesPage';
 import { RecordPage } from './RecordPage';
 import { ReviewQueuePage } from './ReviewQueuePage';
 import { TaskRunPage } from './TaskRunPage';
+import { AssistantPage } from './assistant/AssistantPage';
+import { MemoryPage } from './memory/MemoryPage';
+import { ReportsPage } from './reports/ReportsPage';
 
-type Tab = 'runs' | 'queries' | 'review';
+type Tab = 'runs' | 'queries' | 'review' | 'assistant' | 'memory' | 'reports';
 const TABS: Array<{ tab: Tab; label: MessageKey; href: (projectId: string) => string }> = [
   { tab: 'runs', label: 'trial.tab.runs', href: routes.trialRuns },
   { tab: 'queries', label: 'trial.tab.queries', href: routes.trialQueries },
   { tab: 'review', label: 'trial.tab.review', href: routes.trialReview },
+  { tab: 'assistant', label: 'trial.tab.assistant', href: routes.trialAssistant },
+  { tab: 'memory', label: 'trial.tab.memory', href: routes.trialMemory },
+  { tab: 'reports', label: 'trial.tab.reports', href: routes.trialReports },
 ];
 
 /** Detail pages sit under the list they are opened from. */
 function tabOf(page: TrialPage): Tab {
   if (page.kind === 'record' || page.kind === 'queries') return 'queries';
   if (page.kind === 'taskRun' || page.kind === 'review') return 'review';
+  if (page.kind === 'assistant' || page.kind === 'memory' || page.kind === 'reports') return page.kind;
   return 'runs';
 }
 
@@ -131,5 +138,11 @@ function TrialPageView({ project, page, skills }: { project: TrialProject; page:
       return <RecordPage key={page.recordId} projectId={project.id} recordId={page.recordId} />;
     case 'taskRun':
       return <TaskRunPage key={page.taskRunId} projectId={project.id} taskRunId={page.taskRunId} skills={skills} />;
+    case 'assistant':
+      return <AssistantPage projectId={project.id} />;
+    case 'memory':
+      return <MemoryPage projectId={project.id} />;
+    case 'reports':
+      return <ReportsPage projectId={project.id} />;
   }
 }

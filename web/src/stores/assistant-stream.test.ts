@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatPart, ChatProgressEvent, Intent } from '../api';
+import { answerBadges, applyChatEvent, badgeTone, EMPTY_ASSISTANT_STREAM, runningTools, streamBadges, streamText, type AssistantStream } from './assistant-stream';
+
+const data: Intent = { type: 'data_question', text: 'How many subjects at site 01?' };
+const write: Intent = { type: 'write_request', text: 'Change S-017 age to 45' };
+
+function fold(events: ChatProgressEvent[], from: AssistantStream = EMPTY_ASSISTANT_STREAM): AssistantStream {
+  return events.reduce(applyChatEvent, from);
+}
+
+const part = (intent: Intent, answer: string, ending: ChatPart['ending'], ok = true): ChatPart => ({ intent, answer, ending, ok });
+
+describe('applyChatEvent', () => {
+  it('follows the intents, tool calls and text of each part until it finishes', () => {
+    const stream = fold([
+      { event: 'run_started', data: { type: 'run_started', traceId: 't1', conversationId: 'c1' } },
+      { event: 'intents', data: { type: 'intents', intents: [data, write], routedBy: 'model' } },
+      { event: 'part_started', data: { type: 'part_started', index: 0, intent: data } },
+      { event: 'tool_call_started', data: { type: 'tool_call_started', index: 0, name: 'query_records' } },
+      { event: 'tool_call_started', data: { type: 'tool_call_started', index: 0, name: 'query_records' } },
+      { event: 'tool_call_finished', data: { type: 'tool_call_finished', index: 0, name: 'query_records', success: false } },
+    ]);
+    expect(stream).toMatchObject({ traceId: 't1', conversationId: 'c1', routedBy: 'model' });
+    expect(stream.parts[0]?.tools).toEqual([
+      { name: 'query_records', status: 'failed' },
+      { name: 'query_records', status: 'running' },
+    ]);
+    expect(runningTools(stream)).toEqual(['query_records']);
+    expect(streamBadges(stream)).toEqual([{ type: 'data_question', ok: true }, { type: 'write_request', ok: true }]);
+
+    const done = fold(
+      [
+        { event: 'tool_call_finished', data: { type: 'tool_call_finished', index: 0, name: 'query_records', success: true } },
+        { event: 'text_delta', data: { type: 'text_delta', index: 0, text: '12 subjects' } },
+        { event: 'text_delta', data: { type: 'text_delta', index: 0, text: ' at site 01.' } },
+      ],
+      stream,
+    );
+    expect(streamText(done)).toBe('12 subjects at site 01.');
+    expect(runningTools(done)).toEqual([]);
+
+    const finished = fold(
+      [
+        { event: 'part_finished', data: { type: 'part_finished', index: 0, part: part(data, '12 subjects at site 01.', 'answer') } },
+        { event: 'part_started', data: { type: 'part_started', index: 1, intent: write } },
+        { event: 'part_finished', data: { type: 'part_finished', index: 1, part: part(write, 'Changes go through REDCap.', 'guided') } },
+      ],
+      done,
+    );
+    expect(streamText(finished)).toBe('12 subjects at site 01.\n\nChanges go through REDCap.');
+    expect(streamBadges(finished)).toEqual([
+      { type: 'data_question', ending: 'answer', ok: true },
+      { type: 'write_request', ending: 'guided', ok: true },
+    ]);
+  });
+
+  it('keeps parts in index order whatever order their events arrive in', () => {
+    const stream = fold([
+      { event: 'text_delta', data: { type: 'text_delta', index: 1, text: 'second' } },
+      { event: 'text_delta', data: { type: 'text_delta', index: 0, text: 'first' } },
+    ]);
+    expect(stream.parts.map((p) => p.index)).toEqual([0, 1]);
+    expect(streamText(stream)).toBe('first\n\nsecond');
+    expect(EMPTY_ASSISTANT_STREAM).toEqual({ intents: [], parts: [], isStopped: false });
+  });
+});
+
+describe('badges', () => {
+  it('reads a finished answer from its parts, or its intents when no part ran', () => {
+    expect(answerBadges({ intents: [data], parts: [part(data, 'x', 'max_rounds', false)] })).toEqual([{ type: 'data_question', ending: 'max_rounds', ok: false }]);
+    expect(answerBadges({ intents: [write], parts: [] })).toEqual([{ type: 'write_request', ok: true }]);
+  });
+
+  it('marks refused parts as failures, limited ones as warnings and plain answers as information', () => {
+    expect(badgeTone({ type: 'write_request', ending: 'forbidden', ok: false })).toBe('fail');
+    expect(badgeTone({ type: 'data_question', ending: 'token_budget', ok: false })).toBe('warn');
+    expect(badgeTone({ type: 'data_question', ending: 'answer', ok: true })).toBe('info');
+    expect(badgeTone({ type: 'write_request', ending: 'guided', ok: true })).toBe('ok');
+    expect(badgeTone({ type: 'data_question', ok: true })).toBe('neutral');
+  });
+});
