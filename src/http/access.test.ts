@@ -64,8 +64,16 @@ describe('access control over the whole route table', () => {
     }
     // Every non-GET route is a write: a viewer can change nothing.
     expect(app.routeTable.filter((r) => r.method !== 'GET' && r.access === 'read')).toEqual([]);
-    // The one exception: anyone may revoke their own token (the store refuses anyone else's).
-    expect(app.routeTable.filter((r) => r.access === 'self').map((r) => `${r.method} ${r.url}`)).toEqual(['POST /api/tokens/:id/revoke']);
+    // The exceptions act on the caller's own things only: revoking their own token (the store refuses anyone
+    // else's), their answer profile, rating an answer, and asking the trial assistant, which reads project data
+    // and writes only the caller's own conversation (QC tasks and memory changes are refused to viewers inside).
+    expect(app.routeTable.filter((r) => r.access === 'self').map((r) => `${r.method} ${r.url}`).sort()).toEqual([
+      'POST /api/iit/projects/:projectId/chat',
+      'POST /api/iit/projects/:projectId/chat/stream',
+      'POST /api/iit/projects/:projectId/feedback',
+      'POST /api/tokens/:id/revoke',
+      'PUT /api/profile',
+    ]);
     const read = await app.inject({ method: 'GET', url: '/api/scenarios', headers: { authorization: `Bearer ${tokens.viewer}` } });
     expect(read.statusCode).toBe(200);
   });

@@ -6,8 +6,9 @@ import { ClinAgentError } from '../core/errors.js';
 /**
  * Who may call a route. Trial data is sensitive, so the default for a route that declares nothing is
  * `read` (any signed-in user); only the health check and the sign-in-code exchange are public. `self` is
- * any signed-in user, viewers included, changing their own account (revoking their own token); the
- * library behind such a route refuses anyone else's.
+ * any signed-in user, viewers included, changing only their own things: revoking their own token, their answer
+ * profile, rating an answer, asking the trial assistant (which writes nothing but their own conversation); the
+ * library behind such a route refuses anyone else's and any change to project data.
  */
 export type Access = 'public' | 'read' | 'self' | 'write' | 'admin';
 

@@ -16,6 +16,8 @@ import { buildTestContext } from '../testing/test-context.js';
 import { ensureDemoTrial } from '../trial/demo/load-demo-trial.js';
 import { createTrialStore } from '../trial/store/trial-store.js';
 import type { TrialQc } from '../trial/trial-qc.js';
+import type { TrialAssistant } from '../chat/index.js';
+import type { IntentType as ServerIntentType, ProjectMemory } from '../memory/index.js';
 import { registerWorkers } from '../workers.js';
 import { buildServer } from './server.js';
 
@@ -192,7 +194,15 @@ fits<Omit<Returned<TrialQc['taskRun']>, 'steps'>, Omit<contract.TaskRun, 'steps'
 fits<Omit<Returned<TrialQc['review']>, 'steps'>, Omit<contract.TaskRun, 'steps'>>('fits');
 fits<Omit<Returned<TrialQc['queries']>[number], 'allowedTransitions'>, Omit<contract.DataQuery, 'allowedTransitions'>>('fits');
 fits<Omit<Returned<TrialQc['transitionQuery']>, 'allowedTransitions'>, Omit<contract.DataQuery, 'allowedTransitions'>>('fits');
+fits<Returned<TrialAssistant['chat']>, contract.ChatAnswer>('fits');
+fits<Returned<ProjectMemory['hot']['get']>, contract.HotMemory>('fits');
+fits<Returned<ProjectMemory['hot']['replace']>, contract.MemoryWriteResult>('fits');
+fits<Returned<ProjectMemory['hot']['versions']>, contract.HotMemoryVersion[]>('fits');
+fits<Returned<ProjectMemory['reports']['list']>, contract.MemoryReport[]>('fits');
+fits<Returned<ProjectMemory['feedback']['record']>, contract.Feedback>('fits');
+fits<Returned<ProjectMemory['profiles']['get']>, contract.UserProfile>('fits');
 sameUnion<ServerAuditEntityType, contract.AuditEntityType>('same');
+sameUnion<ServerIntentType, contract.IntentType>('same');
 sameUnion<ServerQueryStatus, contract.QueryStatus>('same');
 sameUnion<ServerTaskRunStatus, contract.TaskRunStatus>('same');
 sameUnion<ServerAgentResult['status'], contract.AgentResult['status']>('same');

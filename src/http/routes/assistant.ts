@@ -13,10 +13,12 @@ export const assistantRoutes: FastifyPluginAsync<{ assistant: TrialAssistant }> 
     'Ask the trial assistant (Chinese or English). The message is split into intents answered in order: data, protocol and history questions through read-only tools, QC tasks started on the SOP engine (writers), preferences remembered in hot memory, change requests guided to the QC flow. Only the final answer is returned; the full trace is for admins.';
 
   app.post<ChatRoute>('/api/iit/projects/:projectId/chat', {
+    config: { access: 'self' },
     schema: { tags: ['assistant'], summary, ...routeSchema('POST /api/iit/projects/:projectId/chat') },
   }, async (request) => assistant.chat(requireUser(request), request.params.projectId, request.body));
 
   app.post<ChatRoute>('/api/iit/projects/:projectId/chat/stream', {
+    config: { access: 'self' },
     schema: { tags: ['assistant'], summary: `${summary} Streamed as server-sent events.`, ...routeSchema('POST /api/iit/projects/:projectId/chat/stream') },
   }, async (request, reply) => {
     const user = requireUser(request);

@@ -57,6 +57,7 @@ export const memoryRoutes: FastifyPluginAsync<{ memory: ProjectMemory }> = async
   }, async (request) => ({ feedback: await memory.feedback.list(requireUser(request), request.params.projectId) }));
 
   app.post<Project & { Body: FeedbackRequest }>('/api/iit/projects/:projectId/feedback', {
+    config: { access: 'self' },
     schema: { tags, summary: 'Rate an answer (thumbs up or down, optional comment); the next distillation reads it', ...routeSchema('POST /api/iit/projects/:projectId/feedback') },
   }, async (request) => memory.feedback.record(requireUser(request), request.params.projectId, request.body));
 
@@ -68,6 +69,7 @@ export const memoryRoutes: FastifyPluginAsync<{ memory: ProjectMemory }> = async
   });
 
   app.put<{ Body: UpdateProfileRequest }>('/api/profile', {
+    config: { access: 'self' },
     schema: { tags, summary: 'Change how the assistant answers you', ...routeSchema('PUT /api/profile') },
   }, async (request) => {
     const user = requireUser(request);

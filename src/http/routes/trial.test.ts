@@ -144,7 +144,9 @@ describe('trial QC HTTP API', () => {
   it('schedules cron skills with pg-boss and starts a run of the skill when the schedule fires', async () => {
     await ensureDemoTrial(createTrialStore(ctx.db), 'system');
     const schedules = await ctx.jobs!.schedules();
-    expect(schedules).toEqual([{ queue: 'qc-cron-demo-core-checks', cron: '0 6 * * 1', data: { skillId: 'demo-core-checks' }, tz: 'UTC' }]);
+    expect(schedules.filter((s) => s.queue.startsWith('qc-'))).toEqual([{ queue: 'qc-cron-demo-core-checks', cron: '0 6 * * 1', data: { skillId: 'demo-core-checks' }, tz: 'UTC' }]);
+    // Project memory's daily distillation and weekly reports run on the same scheduler.
+    expect(schedules.map((s) => [s.queue, s.cron])).toEqual(expect.arrayContaining([['memory-distill-all', '0 2 * * *'], ['memory-weekly-all', '0 3 * * 1']]));
     // What the pg-boss clock sends when the schedule fires:
     await ctx.jobs!.send(cronQueue('demo-core-checks'), { skillId: 'demo-core-checks' });
     const admin = await ctx.users.create({ name: 'cron-watcher', role: 'admin' });

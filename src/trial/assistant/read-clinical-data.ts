@@ -47,7 +47,8 @@ export function readClinicalDataTool(db: Db, projectId: string): ToolDefinition<
       const withheld = new Set<string>();
       let wanted: ((key: string) => boolean) | undefined;
       if (fields?.length) {
-        const unknown = fields.filter((field) => !known.has(field));
+        // An identifier column (`contact___1`) is not in the model view at all: it is withheld, not unknown.
+        const unknown = fields.filter((field) => !known.has(field) && !mask.isIdentifier(field));
         if (unknown.length) {
           const visible = dictionary.map((field) => field.fieldName).filter((name) => !mask.isIdentifier(name));
           throw new ClinAgentError('VALIDATION_FAILED', `unknown field(s) ${unknown.join(', ')}; known fields include ${someOf(visible)}. Use the dictionary's field names.`, { unknown });
