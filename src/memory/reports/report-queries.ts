@@ -159,16 +159,8 @@ export async function selectYears(db: Db, projectId: string, years: readonly str
     .orderBy(asc(memoryReports.periodStart));
 }
 
-export interface ReportWrite {
-  projectId: string;
-  kind: MemoryReportKind;
-  periodStart: string;
-  label: string;
-  summary: string;
-  tokens: number;
-  sourceCount: number;
-  generatedBy: string;
-}
+/** A report as written: what the view shows, less what the database assigns. */
+export type ReportWrite = Omit<MemoryReportView, 'id' | 'createdAt' | 'updatedAt'>;
 
 /**
  * Inserts the report of a period or replaces the one there (one row per project, kind and period), with its audit
