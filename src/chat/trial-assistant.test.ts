@@ -181,7 +181,8 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
   it('ends with the seed\'s message when the token budget is spent', async () => {
     brain = (request) => {
       if (isRouting(request)) return intents({ type: 'data_question', text: 'everything' });
-      return { toolCalls: [{ name: 'get_project_stats', arguments: {} }], usage: { prompt_tokens: 2500, completion_tokens: 100 } };
+      // Each observation adds 4000 prompt tokens: the reasoning, not the fixed context, spends the budget.
+      return { toolCalls: [{ name: 'get_project_stats', arguments: {} }], usage: { prompt_tokens: 500 + 4000 * toolMessages(request).length, completion_tokens: 100 } };
     };
 
     const body = (await chat(tokens.coordinator, 'trial-a', { message: 'Tell me everything about this trial' })).json() as ChatAnswer;
@@ -189,6 +190,21 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
     expect(body.parts[0]).toMatchObject({ ok: false, ending: 'token_budget' });
     expect(body.answer).toMatch(/too complex|more specific/i);
     expect(answerRequests()).toHaveLength(2);
+  });
+
+  it('spends the token budget on reasoning, not on the hot memory every round sends again', async () => {
+    brain = (request) => {
+      if (isRouting(request)) return intents({ type: 'data_question', text: 'P003 ECOG and visit window?' });
+      const done = toolMessages(request).length;
+      // A context of 3000 tokens (a full hot memory) sent in every round, and small observations.
+      const usage = { prompt_tokens: 3000 + 150 * done, completion_tokens: 40 };
+      if (done === 0) return { toolCalls: [{ name: 'read_clinical_data', arguments: { record_id: 'P003' } }], usage };
+      if (done === 1) return { toolCalls: [{ name: 'get_project_stats', arguments: {} }], usage };
+      return { reply: 'ECOG 1; no windows defined.', usage };
+    };
+    const body = (await chat(tokens.coordinator, 'trial-a', { message: 'P003 ECOG and visit window?' })).json() as ChatAnswer;
+    expect(body.parts[0]).toMatchObject({ ok: true, ending: 'answer' });
+    expect(body.answer).toBe('ECOG 1; no windows defined.');
   });
 
   it('puts the weekly reports into the prompt of a history question, and none into a QC task or a data question', async () => {

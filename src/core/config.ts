@@ -53,7 +53,7 @@ const envSchema = z.object({
   QC_LEASE_MS: positiveInt(15_000, '15000').refine((n) => n >= 1000, { message: 'must be at least 1000 (1 s)' }),
   QC_SWEEP_INTERVAL_MS: positiveInt(5_000, '5000').refine((n) => n >= 100, { message: 'must be at least 100' }),
   QC_STALE_MS: positiveInt(10_000, '10000'),
-  // The trial assistant (seed 000 section 5): rounds and prompt+completion tokens one question may use.
+  // The trial assistant (seed 000 section 5): model calls, and tokens of reasoning (what a run adds to its first prompt), per question.
   ASSISTANT_MAX_ITERATIONS: positiveInt(5, '5').refine((n) => n >= 1 && n <= 20, { message: 'must be between 1 and 20' }),
   ASSISTANT_TOKEN_BUDGET: positiveInt(4000, '4000').refine((n) => n >= 500, { message: 'must be at least 500 tokens' }),
   // Project memory (seed 002): the hot-memory cap, how many weeks a history question reads, and the job schedules (UTC).

@@ -142,9 +142,10 @@ describe('investigate: the read-only ReAct engine', () => {
     expect(refusal.content).toContain('guide them to the QC flow');
   });
 
-  it('ends with the seed message when the token budget is spent, before a third model call', async () => {
+  it('ends with the seed message when the reasoning has spent the token budget, before a third model call', async () => {
     const before = model.requests.length;
-    model.push(toolCallWithUsage('read_clinical_data', { recordId: 'P003' }, { prompt_tokens: 3000, completion_tokens: 20 }), toolCallWithUsage('search_protocol', { query: 'ECOG' }, { prompt_tokens: 3000, completion_tokens: 20 }));
+    // The first prompt (1000: system prompt, memory) is the context; the second grew by 4000 of observations.
+    model.push(toolCallWithUsage('read_clinical_data', { recordId: 'P003' }, { prompt_tokens: 1000, completion_tokens: 20 }), toolCallWithUsage('search_protocol', { query: 'ECOG' }, { prompt_tokens: 5000, completion_tokens: 20 }));
     const { result } = await ask({ language: 'zh', question: 'P003 的 ECOG 是多少?', limits: { maxIterations: 5, tokenBudget: 4000 } });
     expect(model.requests).toHaveLength(before + 2);
     expect(result).toMatchObject({ ok: false, ending: 'token_budget', rounds: 2, promptTokens: 6000, completionTokens: 40, answer: '抱歉,这个问题比较复杂,请尝试更具体的描述。' });

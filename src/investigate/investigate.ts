@@ -3,7 +3,7 @@ import type { LlmGateway } from '../core/llm/gateway.js';
 import type { ChatMessage } from '../core/llm/types.js';
 import type { ToolCallResult, ToolRegistry } from '../core/tools/registry.js';
 import type { TraceScope } from '../core/trace/store.js';
-import { errorBreaker, roundLimit, runLoop, tokenBudget, type AgentEventSink, type StopCondition } from '../agent/loop/index.js';
+import { errorBreaker, reasoningBudget, roundLimit, runLoop, type AgentEventSink, type StopCondition } from '../agent/loop/index.js';
 import { endingMessage, endingOf, type InvestigateEnding } from './endings.js';
 import { finalAnswerOnly } from './final-answer-only.js';
 import { buildQuestionMessages, emptyAnswerCorrection, questionObservations, type QuestionContext } from './prompt.js';
@@ -65,7 +65,8 @@ export async function investigate(input: InvestigateInput): Promise<InvestigateR
     messages: buildQuestionMessages({ question, language: input.language, context: input.context, tools }),
     tools: { registry: input.registry, allowed, offerWhen: () => true, whenWithheld: 'refuse', scope: 'for trial questions (read-only)' },
     model: { name: input.model },
-    stopWhen: [errorBreaker(input.limits.maxFailedToolCalls ?? DEFAULT_MAX_FAILED_TOOL_CALLS), tokenBudget(input.limits.tokenBudget), roundLimit(input.limits.maxIterations), emptyAnswersTwice],
+    // The budget is for reasoning (answers, tool calls, observations), not for re-sending hot memory every round.
+    stopWhen: [errorBreaker(input.limits.maxFailedToolCalls ?? DEFAULT_MAX_FAILED_TOOL_CALLS), reasoningBudget(input.limits.tokenBudget), roundLimit(input.limits.maxIterations), emptyAnswersTwice],
     accept: (content) => (content.trim() ? { ok: true, value: content.trim() } : { ok: false, problems: ['the answer is empty'] }),
     correction: () => emptyAnswerCorrection(input.language),
     observations: questionObservations(allowed),

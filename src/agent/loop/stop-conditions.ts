@@ -34,3 +34,19 @@ export const errorBreaker = (n: number): StopCondition => (p) => (p.failedToolCa
 
 /** Seed 000's soft-rule budget: unusable answers and rounds with a failed tool call count alike. */
 export const attemptLimit = (n: number): StopCondition => (p) => (p.corrections + p.failedToolRounds >= n ? 'retries_exhausted' : undefined);
+
+/**
+ * A budget for what the run adds to its starting context: the model's answers and the growth of the prompt
+ * (tool calls, observations, corrections), not the context every round sends again (system prompt, memory, earlier
+ * turns). An agent whose fixed context is large (the trial assistant's hot memory may hold 2000 tokens) still
+ * gets `maxTokens` to reason with; `tokenBudget` would spend it on re-sending the same context. The first
+ * round's prompt is taken as that context, so the count uses the same figures as every other limit.
+ */
+export const reasoningBudget = (maxTokens: number): StopCondition => {
+  let context: number | undefined;
+  return (p) => {
+    if (p.rounds === 0) return undefined;
+    context ??= p.promptTokens;
+    return p.promptTokens - p.rounds * context + p.completionTokens >= maxTokens ? 'token_budget' : undefined;
+  };
+};
