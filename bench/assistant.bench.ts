@@ -32,6 +32,8 @@ export async function main(): Promise<void> {
   const model = await startScriptedModel([], {
     respond: (request) => {
       if (isRouting(request)) return { reply: JSON.stringify({ intents: [{ type: questionType, text: 'question' }] }) };
+      // The yearly roll-up: no tools, no JSON mode.
+      if (!request.body.tools) return { reply: 'Year summary: enrolment rose steadily to plan; a transport allowance was added to speed it; sites were reminded to enter V2 blood pressure within 3 days; AE coding backlog cleared by year end.' };
       const tools = (request.body.messages as Array<{ role: string }>).filter((m) => m.role === 'tool').length;
       if (questionType === 'data_question' && tools === 0) return { toolCalls: [{ name: 'read_clinical_data', arguments: { record_id: 'S001' } }] };
       return { reply: 'Answer.' };
@@ -50,6 +52,8 @@ export async function main(): Promise<void> {
         return { projectId: 'demo-htn-01', kind: 'week' as const, periodStart: start, label: isoWeekLabel(new Date(`${start}T00:00:00Z`)), summary, tokens: countTokens(summary), sourceCount: 20, generatedBy: 'bench' };
       }),
     );
+    // Weeks older than the newest 50 are read as yearly summaries, as the weekly job leaves them.
+    await ctx.memory.reports.rollUpYears('demo-htn-01');
     // Hot memory filled up to its cap, one fact at a time as chat would.
     const cap = ctx.config.memory.hotMaxTokens;
     for (let i = 0; ; i++) {
@@ -80,6 +84,9 @@ export async function main(): Promise<void> {
     }
     printTable(`Assistant prompt tokens per turn: ${WEEKS} weekly reports stored (history loads at most ${ctx.config.memory.historyWeeks}), hot memory ${memory.tokens}/${cap} tokens`, rows);
     const first = (row: Record<string, string | number>) => Number(row['first answer prompt']);
+    const history = await ctx.memory.reports.promptBlock('demo-htn-01');
+    const everyWeek = Array.from({ length: WEEKS }, (_, i) => weeklySummary(i + 1)).join('\n');
+    console.log(`history block: ${countTokens(history)} tokens (newest ${ctx.config.memory.historyWeeks} weeks and a yearly summary of the older ones; all ${WEEKS} weekly summaries would be ${countTokens(everyWeek)})`);
     console.log(`history question / data question, first answer prompt: ${(first(rows[1]!) / first(rows[0]!)).toFixed(2)}x`);
   } finally {
     await app.close();
