@@ -89,6 +89,7 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
       const [userTurn] = await deps.conversations.append(conversationId, [{ role: 'user', content: message, traceId: trace.traceId }], actor);
       const routed = await routeIntent({ llm: deps.llm, trace }, message, { skills: projectSkills(projectId), signal: options.signal });
       emit({ type: 'intents', intents: routed.intents, routedBy: routed.by });
+      if (routed.fallbackReason) deps.logger.warn({ projectId, reason: routed.fallbackReason }, 'trial assistant: keyword rules routed the message');
       const language = await answerLanguage(actor, routed);
       const parts: ChatPart[] = [];
       for (const [index, intent] of routed.intents.entries()) {
@@ -100,7 +101,7 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
       }
       const answer = composeAnswer(parts, language);
       const [assistantTurn] = await deps.conversations.append(conversationId, [{ role: 'assistant', content: answer, traceId: trace.traceId }], actor);
-      await trace.finish({ status: 'success', output: { answer, intents: routed.intents, routedBy: routed.by, endings: parts.map((p) => p.ending) } });
+      await trace.finish({ status: 'success', output: { answer, intents: routed.intents, routedBy: routed.by, fallbackReason: routed.fallbackReason, endings: parts.map((p) => p.ending) } });
       return { answer, intents: routed.intents, routedBy: routed.by, parts, conversationId, turnSeq: assistantTurn!.seq, traceId: trace.traceId };
     } catch (error) {
       const cancelled = ClinAgentError.isInstance(error) && error.code === 'CANCELLED';
