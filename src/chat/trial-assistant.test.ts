@@ -338,6 +338,10 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
     expect(names[0]).toBe('run_started');
     expect(names).toEqual(expect.arrayContaining(['intents', 'part_started', 'tool_call_started', 'tool_call_finished', 'text_delta', 'part_finished', 'result']));
     expect(names.at(-1)).toBe('result');
+    const started = events.find((e) => e.event === 'tool_call_started')!.data as { callId: string; name: string };
+    const finished = events.find((e) => e.event === 'tool_call_finished')!.data as { callId: string; success: boolean };
+    expect(started).toMatchObject({ name: 'read_clinical_data', callId: expect.any(String) });
+    expect(finished).toMatchObject({ callId: started.callId, success: true });
     const text = events.filter((e) => e.event === 'text_delta').map((e) => (e.data as { text: string }).text).join('');
     expect(text).toBe('ECOG is 1.');
     expect(response.body).not.toContain('SECRET THOUGHT');

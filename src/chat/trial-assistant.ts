@@ -63,8 +63,8 @@ export type ChatEvent =
   | { type: 'run_started'; traceId: string; conversationId: string }
   | { type: 'intents'; intents: Intent[]; routedBy: RoutedMessage['by'] }
   | { type: 'part_started'; index: number; intent: Intent }
-  | { type: 'tool_call_started'; index: number; name: string }
-  | { type: 'tool_call_finished'; index: number; name: string; success: boolean }
+  | { type: 'tool_call_started'; index: number; callId: string; name: string }
+  | { type: 'tool_call_finished'; index: number; callId: string; name: string; success: boolean }
   | { type: 'text_delta'; index: number; text: string }
   | { type: 'part_finished'; index: number; part: ChatPart };
 
@@ -214,8 +214,8 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
       signal,
       onEvent: (event) => {
         if (event.type === 'text_delta') emit({ type: 'text_delta', index, text: event.text });
-        else if (event.type === 'tool_call_started') emit({ type: 'tool_call_started', index, name: event.name });
-        else if (event.type === 'tool_call_finished') emit({ type: 'tool_call_finished', index, name: event.name, success: event.success });
+        else if (event.type === 'tool_call_started') emit({ type: 'tool_call_started', index, callId: event.callId, name: event.name });
+        else if (event.type === 'tool_call_finished') emit({ type: 'tool_call_finished', index, callId: event.callId, name: event.name, success: event.success });
       },
     });
     return { intent, answer: result.answer, ok: result.ok, ending: result.ending };

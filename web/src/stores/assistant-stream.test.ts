@@ -17,21 +17,22 @@ describe('applyChatEvent', () => {
       { event: 'run_started', data: { type: 'run_started', traceId: 't1', conversationId: 'c1' } },
       { event: 'intents', data: { type: 'intents', intents: [data, write], routedBy: 'model' } },
       { event: 'part_started', data: { type: 'part_started', index: 0, intent: data } },
-      { event: 'tool_call_started', data: { type: 'tool_call_started', index: 0, name: 'query_records' } },
-      { event: 'tool_call_started', data: { type: 'tool_call_started', index: 0, name: 'query_records' } },
-      { event: 'tool_call_finished', data: { type: 'tool_call_finished', index: 0, name: 'query_records', success: false } },
+      { event: 'tool_call_started', data: { type: 'tool_call_started', index: 0, callId: 'c1', name: 'query_records' } },
+      { event: 'tool_call_started', data: { type: 'tool_call_started', index: 0, callId: 'c2', name: 'query_records' } },
+      // The second call of the same tool ends first: the call id, not the name, says which one.
+      { event: 'tool_call_finished', data: { type: 'tool_call_finished', index: 0, callId: 'c2', name: 'query_records', success: false } },
     ]);
     expect(stream).toMatchObject({ traceId: 't1', conversationId: 'c1', routedBy: 'model' });
     expect(stream.parts[0]?.tools).toEqual([
-      { name: 'query_records', status: 'failed' },
-      { name: 'query_records', status: 'running' },
+      { callId: 'c1', name: 'query_records', status: 'running' },
+      { callId: 'c2', name: 'query_records', status: 'failed' },
     ]);
     expect(runningTools(stream)).toEqual(['query_records']);
     expect(streamBadges(stream)).toEqual([{ type: 'data_question', ok: true }, { type: 'write_request', ok: true }]);
 
     const done = fold(
       [
-        { event: 'tool_call_finished', data: { type: 'tool_call_finished', index: 0, name: 'query_records', success: true } },
+        { event: 'tool_call_finished', data: { type: 'tool_call_finished', index: 0, callId: 'c1', name: 'query_records', success: true } },
         { event: 'text_delta', data: { type: 'text_delta', index: 0, text: '12 subjects' } },
         { event: 'text_delta', data: { type: 'text_delta', index: 0, text: ' at site 01.' } },
       ],

@@ -2,6 +2,7 @@ import type { ChatAnswer, ChatPart, ChatProgressEvent, Intent, IntentType } from
 
 /** A tool the assistant called while answering one part; only its name is shown. */
 export interface AssistantTool {
+  callId: string;
   name: string;
   status: 'running' | 'ok' | 'failed';
 }
@@ -50,15 +51,10 @@ export function applyChatEvent(stream: AssistantStream, event: ChatProgressEvent
     case 'part_started':
       return withPart(stream, event.data.index, (part) => ({ ...part, intent: event.data.intent }));
     case 'tool_call_started':
-      return withPart(stream, event.data.index, (part) => ({ ...part, tools: [...part.tools, { name: event.data.name, status: 'running' }] }));
+      return withPart(stream, event.data.index, (part) => ({ ...part, tools: [...part.tools, { callId: event.data.callId, name: event.data.name, status: 'running' }] }));
     case 'tool_call_finished': {
-      const { name, success } = event.data;
-      return withPart(stream, event.data.index, (part) => {
-        // Calls carry no id here: the oldest running call of that name is the one that ended.
-        const at = part.tools.findIndex((tool) => tool.name === name && tool.status === 'running');
-        if (at < 0) return part;
-        return { ...part, tools: part.tools.map((tool, i) => (i === at ? { ...tool, status: success ? 'ok' : 'failed' } : tool)) };
-      });
+      const { callId, success } = event.data;
+      return withPart(stream, event.data.index, (part) => ({ ...part, tools: part.tools.map((tool) => (tool.callId === callId ? { ...tool, status: success ? 'ok' : 'failed' } : tool)) }));
     }
     case 'text_delta':
       return withPart(stream, event.data.index, (part) => ({ ...part, text: part.text + event.data.text }));
