@@ -144,9 +144,15 @@ describe.each(testEngines())('conversation store on %s', (engine) => {
   it("lists only the caller's conversations, most recently active first, filtered by project and scenario", async () => {
     const lister = (await ctx.users.create({ name: 'lister', role: 'pi' })).user;
     await ctx.users.addMember('trial-a', lister.id);
+    // PGlite's clock ticks in milliseconds: conversations started within one would tie on their times, and the
+    // list (rightly) has no other notion of "more recent". A tick apart, the order is defined.
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 3));
     const older = await conversations().start({ actor: lister, scenarioId: 'protocol-qa', title: 'older' });
+    await tick();
     const inProject = await conversations().start({ actor: lister, projectId: 'trial-a', scenarioId: 'data-completeness', title: 'in project' });
+    await tick();
     const newer = await conversations().start({ actor: lister, scenarioId: 'protocol-qa', title: 'newer' });
+    await tick();
     await conversations().start({ actor: other, scenarioId: 'protocol-qa', title: 'someone else' });
     // A new turn makes the older conversation the most recently active.
     await conversations().append(older.id, [{ role: 'user', content: 'back to this' }], lister);

@@ -46,6 +46,8 @@ describe.each(testEngines())('answer feedback on %s', (engine) => {
 
     const again = await feedback.record(viewer, 'fb-a', { conversationId: conversationA, turnSeq: 2, rating: 'up' });
     expect(again).toMatchObject({ id: first.id, rating: 'up', comment: 'Too long' });
+    // A tick later, so "newest first" is defined on PGlite's millisecond clock.
+    await new Promise((resolve) => setTimeout(resolve, 3));
     await feedback.record(pi, 'fb-a', { conversationId: conversationA, turnSeq: 4, rating: 'up' });
 
     const listed = await feedback.list(pi, 'fb-a');
