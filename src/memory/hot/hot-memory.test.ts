@@ -102,10 +102,12 @@ describe.each(testEngines())('hot memory on %s', (engine) => {
   });
 
   describe('the cap holds on every write path', () => {
-    async function expectOverCap(write: Promise<unknown>, projectId: string, hot: HotMemoryService) {
+    // The write starts only after the snapshot: a promise made earlier could reject with no handler yet, and
+    // would race the snapshot it is compared with.
+    async function expectOverCap(write: () => Promise<unknown>, projectId: string, hot: HotMemoryService) {
       const before = await hot.get(pi, projectId);
       const auditBefore = (await memoryAudit(projectId)).length;
-      const error = await write.then(
+      const error = await write().then(
         () => undefined,
         (e: unknown) => e as { code: string; status: number; message: string; details: { tokens: number; maxTokens: number } },
       );
@@ -120,8 +122,8 @@ describe.each(testEngines())('hot memory on %s', (engine) => {
       const projectId = await project();
       const hot = hotWith(SMALL_CAP);
       await hot.addFacts(pi, projectId, [longFact(1)], 'api');
-      await expectOverCap(hot.addFacts(pi, projectId, [longFact(2), longFact(3)], 'api'), projectId, hot);
-      await expectOverCap(hot.addFacts(pi, projectId, [longFact(2), longFact(3)], 'chat'), projectId, hot);
+      await expectOverCap(() => hot.addFacts(pi, projectId, [longFact(2), longFact(3)], 'api'), projectId, hot);
+      await expectOverCap(() => hot.addFacts(pi, projectId, [longFact(2), longFact(3)], 'chat'), projectId, hot);
       expect((await hot.get(pi, projectId)).tokens).toBeLessThanOrEqual(SMALL_CAP);
     });
 
@@ -129,7 +131,7 @@ describe.each(testEngines())('hot memory on %s', (engine) => {
       const projectId = await project();
       const hot = hotWith(SMALL_CAP);
       await hot.addFacts(pi, projectId, [fact('short')], 'api');
-      await expectOverCap(hot.replace(pi, projectId, { content: `## Preferences\n- ${longFact(1).text}\n- ${longFact(2).text}\n- ${longFact(3).text}` }), projectId, hot);
+      await expectOverCap(() => hot.replace(pi, projectId, { content: `## Preferences\n- ${longFact(1).text}\n- ${longFact(2).text}\n- ${longFact(3).text}` }), projectId, hot);
     });
 
     it('rollback to a version that no longer fits a lowered cap', async () => {
@@ -139,7 +141,7 @@ describe.each(testEngines())('hot memory on %s', (engine) => {
       await roomy.replace(pi, projectId, { content: '## Preferences\n- short' });
       expect((await roomy.versions(pi, projectId))[1]!.tokens).toBeGreaterThan(SMALL_CAP);
 
-      await expectOverCap(hotWith(SMALL_CAP).rollback(pi, projectId, 1), projectId, hotWith(SMALL_CAP));
+      await expectOverCap(() => hotWith(SMALL_CAP).rollback(pi, projectId, 1), projectId, hotWith(SMALL_CAP));
       expect((await roomy.get(pi, projectId)).version).toBe(2);
     });
   });
