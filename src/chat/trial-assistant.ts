@@ -11,6 +11,7 @@ import type { ToolRegistry } from '../core/tools/registry.js';
 import type { TraceRun, TraceStore } from '../core/trace/store.js';
 import { investigate, type InvestigateResult } from '../investigate/index.js';
 import { detectLanguage, routeIntent, type Intent, type ProjectMemory, type RoutedMessage } from '../memory/index.js';
+import { skillAppliesTo } from '../trial/sop/skill-catalog.js';
 import type { TrialQc } from '../trial/trial-qc.js';
 import { composeAnswer, failedAnswer, forbiddenAnswer, memoryFullAnswer, qcStartedAnswer, rememberedAnswer, unclearAnswer, writeRequestGuidance, type Language } from './guidance.js';
 
@@ -127,7 +128,7 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
   }
 
   function projectSkills(projectId: string) {
-    return deps.trial.skills().filter((s) => !s.projects || s.projects.includes(projectId));
+    return deps.trial.skills().filter((s) => skillAppliesTo(s, projectId));
   }
 
   /** The profile's language when the user set one; else the language of the message. */

@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { skillAppliesTo } from '../sop/skill-catalog.js';
 import type { Db } from '../../core/db/connect.js';
 import { qcRuns, taskRuns, trialRecords } from '../../core/db/schema/trial.js';
 import { ClinAgentError } from '../../core/errors.js';
@@ -48,8 +49,8 @@ export async function startQcRun(
 ): Promise<QcProgress> {
   const { db, jobs } = deps;
   const { skill, projectId } = input;
-  if (skill.projects && !skill.projects.includes(projectId)) {
-    throw new ClinAgentError('VALIDATION_FAILED', `Skill "${skill.id}" applies to projects ${skill.projects.join(', ')}, not "${projectId}".`, { field: 'skillId' });
+  if (!skillAppliesTo(skill, projectId)) {
+    throw new ClinAgentError('VALIDATION_FAILED', `Skill "${skill.id}" applies to projects ${skill.projects!.join(', ')}, not "${projectId}".`, { field: 'skillId' });
   }
   const known = (await db.selectDistinct({ recordId: trialRecords.recordId }).from(trialRecords).where(eq(trialRecords.projectId, projectId)).orderBy(asc(trialRecords.recordId))).map((r) => r.recordId);
   let recordIds = known;

@@ -16,3 +16,8 @@ export function createSkillCatalog(skills: Skill[], tools: ToolRegistry): SkillC
   if (problems.length) throw new ClinAgentError('SKILL_INVALID', `Skill files name unknown tools:\n${problems.join('\n')}`, { problems });
   return createDefinitionCatalog(skills, SKILL_KIND);
 }
+
+/** A skill without `projects` serves every project; one with a list serves those only. */
+export function skillAppliesTo(skill: { projects?: readonly string[] | null }, projectId: string): boolean {
+  return !skill.projects || skill.projects.includes(projectId);
+}
