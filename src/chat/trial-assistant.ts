@@ -78,10 +78,21 @@ export interface ChatOptions {
 const EARLIER_TURNS_TOKENS = 1500;
 
 export function createTrialAssistant(deps: TrialAssistantDeps) {
-  async function chat(actor: User, projectId: string, input: { message: string; conversationId?: string }, options: ChatOptions = {}): Promise<ChatAnswer> {
+  /**
+   * Everything that can refuse a question before any work starts: membership, an empty message, a conversation
+   * that is not the asker's in this project. A streaming route calls it before it opens the stream, so a refusal is
+   * a plain 4xx and never a 200 followed by an error event.
+   */
+  async function checkQuestion(actor: User, projectId: string, input: { message: string; conversationId?: string }): Promise<string> {
     await assertProjectReader(deps.users, actor, projectId);
     const message = input.message.trim();
     if (!message) throw new ClinAgentError('VALIDATION_FAILED', 'body.message: must not be empty; type a question.', { field: 'message' });
+    if (input.conversationId) await ownConversation(actor, projectId, input.conversationId);
+    return message;
+  }
+
+  async function chat(actor: User, projectId: string, input: { message: string; conversationId?: string }, options: ChatOptions = {}): Promise<ChatAnswer> {
+    const message = await checkQuestion(actor, projectId, input);
     const { conversationId, earlier } = await openConversation(actor, projectId, input.conversationId, message);
     const trace = await deps.trace.start({ kind: 'assistant', name: 'trial_assistant', userId: actor.id, projectId, adminOnly: true, input: { message, conversationId } });
     const emit = options.onEvent ?? (() => {});
@@ -117,14 +128,19 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
       const started = await deps.conversations.start({ actor, projectId, title: message });
       return { conversationId: started.id, earlier: [] };
     }
-    const found = await deps.conversations.get(conversationId, actor);
-    if (found.projectId !== projectId || found.userId !== actor.id) {
-      throw new ClinAgentError('NOT_FOUND', `Conversation "${conversationId}" does not exist in project "${projectId}". Leave conversationId out to start a new one.`, { conversationId });
-    }
+    const found = await ownConversation(actor, projectId, conversationId);
     // Tool turns are not replayed: the engine reads data again through its tools rather than from old output.
     const texts = found.turns.filter((t) => (t.role === 'user' || t.role === 'assistant') && !t.toolCalls?.length && t.content);
     const kept = fitToBudget([...texts].reverse(), (t) => t.content, EARLIER_TURNS_TOKENS).reverse();
     return { conversationId, earlier: kept.map((t) => ({ role: t.role as 'user' | 'assistant', content: t.content })) };
+  }
+
+  async function ownConversation(actor: User, projectId: string, conversationId: string) {
+    const found = await deps.conversations.get(conversationId, actor);
+    if (found.projectId !== projectId || found.userId !== actor.id) {
+      throw new ClinAgentError('NOT_FOUND', `Conversation "${conversationId}" does not exist in project "${projectId}". Leave conversationId out to start a new one.`, { conversationId });
+    }
+    return found;
   }
 
   function projectSkills(projectId: string) {
@@ -222,7 +238,7 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
     return { intent, answer: result.answer, ok: result.ok, ending: result.ending };
   }
 
-  return { chat };
+  return { chat, checkQuestion };
 }
 
 export type TrialAssistant = ReturnType<typeof createTrialAssistant>;

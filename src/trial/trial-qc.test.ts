@@ -105,8 +105,10 @@ describe('trial QC checks who is asking', () => {
     expect((await qc.taskRun(as.pi, taskRunId)).status).toBe('SUSPENDED');
   });
 
-  it('keeps REDCap settings to the PI and identifier access to admins', async () => {
-    await expect(qc.configureRedcap(as.coordinator, PROJECT, { apiUrl: 'https://redcap.example.org/api/', tokenEnv: 'REDCAP_TOKEN_LIB' })).rejects.toMatchObject({ code: 'FORBIDDEN', details: { needs: ['pi', 'admin'] } });
+  it('keeps the REDCap binding and identifier access to admins, and REDCap syncs to the PI', async () => {
+    for (const member of [as.coordinator, as.pi]) {
+      await expect(qc.configureRedcap(member, PROJECT, { apiUrl: 'https://redcap.example.org/api/', tokenEnv: 'REDCAP_TOKEN_LIB' })).rejects.toMatchObject({ code: 'FORBIDDEN', details: { needs: ['admin'] } });
+    }
     await expect(qc.syncRedcap(as.viewer, PROJECT)).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(qc.configureRedcap(as.outsider, PROJECT, {})).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(qc.setIdentifierAccess(as.pi, PROJECT, as.viewer.id, true)).rejects.toMatchObject({ code: 'FORBIDDEN', details: { needs: ['admin'] } });

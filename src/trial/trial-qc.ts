@@ -24,10 +24,10 @@ import { importRedcapCsv, type RedcapCsvFiles } from './import/import-redcap-csv
 import { createTrialStore } from './store/trial-store.js';
 import { createRedcapClient } from './redcap/client.js';
 import { importFromRedcap } from './redcap/import-from-redcap.js';
-import { getRedcapSettings, setRedcapSettings } from './redcap/project-redcap.js';
+import { defaultTokenEnv, getRedcapSettings, setRedcapSettings, storedSettingsProblem } from './redcap/project-redcap.js';
 import type { AuditEntityType } from './store/types.js';
 import { setIdentifierAccess } from '../core/auth/identifier-access.js';
-import { identifierMask } from './identifiers.js';
+import { identifierMask, maskAuditEntries } from './identifiers.js';
 import { verifyAuditChain } from '../core/audit/verify-audit-chain.js';
 import type { RagStore } from '../rag/index.js';
 import { createTrialReadTools } from './assistant/read-tools.js';
@@ -35,7 +35,7 @@ import { assertVectorStore, deleteProtocolDocument, ingestProtocolDocument, list
 
 /** The slice of the application context trial QC works with (the app's context has all of it). */
 export interface TrialQcContext {
-  config: Pick<Config, 'host' | 'port' | 'qc'>;
+  config: Pick<Config, 'host' | 'port' | 'qc' | 'redcap'>;
   db: Db;
   jobs?: Jobs;
   llm: LlmGateway;
@@ -95,6 +95,10 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
 
   const store = createTrialStore(ctx.db);
 
+  /** Skills as the API shows them: schedule, next run, size. */
+  const listSkills = () =>
+    ctx.skills.list().map((s) => ({ id: s.id, name: s.name, description: s.description, projects: s.projects ?? null, schedule: s.schedule ?? null, nextRun: s.schedule ? nextCronRun(s.schedule) : null, nodes: Object.keys(s.nodes).length }));
+
   /** The violations report as `user` may see it: identifier values masked unless they may see them. */
   async function maskedReport(projectId: string, user: User) {
     const [report, mask] = await Promise.all([buildViolationsReport(ctx.db, projectId), identifierMask(ctx.db, projectId, user)]);
@@ -141,17 +145,24 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
       }
       return importRedcapCsv(store, projectId, files, actor.name);
     },
-    /** The project's REDCap API settings, and whether the named token variable is set on this server (never its value). */
+    /** The project's REDCap API settings, and whether the bound token variable is set on this server (never its value). */
     redcapSettings: async (actor: User, projectId: string) => {
       await assertMember(projectId, actor);
       const settings = await getRedcapSettings(ctx.db, projectId);
       if (!settings) return { projectId, configured: false, apiUrl: null, tokenEnv: null, tokenSet: false, updatedBy: null, updatedAt: null };
       return { ...settings, configured: true, tokenSet: Boolean(process.env[settings.tokenEnv]?.trim()) };
     },
-    /** Sets the project's REDCap API URL and the NAME of the environment variable holding its token (PI or admin). */
+    /**
+     * Binds the project to its REDCap API: the URL and the NAME of the server variable holding its token (default
+     * REDCAP_TOKEN_<PROJECT>). Admin only: the binding decides which server secret is sent to which address, so
+     * no project member may choose either (a PI pointing another trial's variable at their own listener).
+     */
     configureRedcap: async (actor: User, projectId: string, input: { apiUrl?: unknown; tokenEnv?: unknown }) => {
-      await assertPiOrAdmin(projectId, actor, 'configure the REDCap API');
-      const settings = await setRedcapSettings(ctx.db, projectId, input, actor.name);
+      await assertMember(projectId, actor);
+      if (actor.role !== 'admin') {
+        throw new ClinAgentError('FORBIDDEN', `Only an admin binds a project to its REDCap API, since the binding decides which server secret is sent to which address; your role is "${actor.role}". Ask an admin to set the token on the server as ${defaultTokenEnv(projectId)} and bind it (PUT /api/iit/projects/${projectId}/redcap), or upload a REDCap CSV export instead (POST /api/iit/projects/${projectId}/imports).`, { role: actor.role, needs: ['admin'] });
+      }
+      const settings = await setRedcapSettings(ctx.db, projectId, input, actor.name, ctx.config.redcap);
       return { ...settings, configured: true, tokenSet: Boolean(process.env[settings.tokenEnv]?.trim()) };
     },
     /** Pulls dictionary, arms, events and records from this project's REDCap API (PI or admin). */
@@ -159,7 +170,11 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
       await assertPiOrAdmin(projectId, actor, 'sync from REDCap');
       const settings = await getRedcapSettings(ctx.db, projectId);
       if (!settings) {
-        throw new ClinAgentError('CONFIG_MISSING', `Project "${projectId}" has no REDCap API configured. A PI or admin sets it with PUT /api/iit/projects/${projectId}/redcap {"apiUrl": "https://redcap.example.org/api/", "tokenEnv": "REDCAP_TOKEN_..."}, and the server's operator sets that environment variable to the project's API token. Sites without API access can upload a CSV export instead (POST /api/iit/projects/${projectId}/imports).`, { missing: ['apiUrl', 'tokenEnv'] });
+        throw new ClinAgentError('CONFIG_MISSING', `Project "${projectId}" has no REDCap API bound. The server's administrator sets the project's API token as the environment variable ${defaultTokenEnv(projectId)} and binds it with PUT /api/iit/projects/${projectId}/redcap {"apiUrl": "https://redcap.example.org/api/"} (admin). Sites without API access can upload a CSV export instead (POST /api/iit/projects/${projectId}/imports).`, { missing: ['apiUrl', 'tokenEnv'] });
+      }
+      const stale = storedSettingsProblem(settings, ctx.config.redcap);
+      if (stale) {
+        throw new ClinAgentError('CONFIG_MISSING', `The REDCap binding of project "${projectId}" cannot be used: ${stale}. An admin binds it again (PUT /api/iit/projects/${projectId}/redcap) with an https URL and a variable starting with REDCAP_TOKEN_, e.g. ${defaultTokenEnv(projectId)}.`, { missing: ['apiUrl', 'tokenEnv'] });
       }
       const token = process.env[settings.tokenEnv]?.trim();
       if (!token) {
@@ -170,8 +185,8 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
       const client = createRedcapClient({ url: settings.apiUrl, token, settingNames: { url: `the apiUrl of project "${projectId}"`, token: settings.tokenEnv } });
       return importFromRedcap(store, projectId, client, actor.name);
     },
-    // Record values, query values, the report and record audit entries show identifier fields only to users
-    // allowed to see them (trial/identifiers.ts); everyone else gets them masked.
+    // Record values, query values and messages, the report and every audit entry show identifier fields only to
+    // users allowed to see them (trial/identifiers.ts); everyone else gets them masked.
     records: async (actor: User, projectId: string, page: { site?: string; limit?: number; offset?: number } = {}) => {
       await assertMember(projectId, actor);
       const mask = await identifierMask(ctx.db, projectId, actor);
@@ -186,13 +201,13 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
         recordId,
         events: events.map(mask.record),
         queries: (await listQueries(ctx.db, { projectId, recordId })).map(mask.query),
-        audit: (await store.listAudit(projectId, { entityType: 'record', entityId: recordId })).map(mask.auditEntry),
+        audit: await maskAuditEntries(ctx.db, mask, await store.listAudit(projectId, { entityType: 'record', entityId: recordId })),
       };
     },
     audit: async (actor: User, projectId: string, filter: { entityType?: AuditEntityType; entityId?: string } = {}) => {
       await assertMember(projectId, actor);
       const mask = await identifierMask(ctx.db, projectId, actor);
-      return (await store.listAudit(projectId, filter)).map(mask.auditEntry);
+      return maskAuditEntries(ctx.db, mask, await store.listAudit(projectId, filter));
     },
     /**
      * Recomputes the project's audit hash chain. The head hash stays out of this answer: it is a hash over the
@@ -210,7 +225,22 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
       }
       return setIdentifierAccess(ctx.db, { projectId, userId, canViewIdentifiers, actor: actor.name });
     },
-    skills: () => ctx.skills.list().map((s) => ({ id: s.id, name: s.name, description: s.description, projects: s.projects ?? null, schedule: s.schedule ?? null, nextRun: s.schedule ? nextCronRun(s.schedule) : null, nodes: Object.keys(s.nodes).length })),
+    /** Every skill, for code acting for the system (the assistant picks the skills of its project from these). */
+    skills: listSkills,
+    /**
+     * The skills `actor` may know of: those for every project, and those for a project they are in, naming only
+     * their projects. Admins see all. Another trial's skill names and project ids are that trial's business.
+     */
+    visibleSkills: async (actor: User) => {
+      const all = listSkills();
+      if (actor.role === 'admin') return all;
+      const mine = new Set((await ctx.users.listProjects(actor)).map((p) => p.id));
+      return all.flatMap((skill) => {
+        if (skill.projects === null) return [skill];
+        const projects = skill.projects.filter((id) => mine.has(id));
+        return projects.length ? [{ ...skill, projects }] : [];
+      });
+    },
     startQcRun: async (actor: User, projectId: string, skillId: string, recordIds?: string[]) => {
       await assertWriter(projectId, actor);
       return startQcRun({ db: ctx.db, jobs: jobs() }, { projectId, skill: ctx.skills.get(skillId), recordIds, actor: actor.name });
@@ -225,10 +255,11 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
       await assertMember(projectId, actor);
       return (await listTaskRuns(ctx.db, { projectId, ...filter })).map(withReviewDescription);
     },
-    review: async (actor: User, taskRunId: string, decision: 'approve' | 'reject', comment?: string) => {
+    /** `shownDataHash`: the run's reviewRequest.dataHash as the reviewer saw it (the console sends it). */
+    review: async (actor: User, taskRunId: string, decision: 'approve' | 'reject', comment?: string, shownDataHash?: string) => {
       const run = await findTaskRun(actor, taskRunId);
       await assertWriter(run.projectId, actor);
-      return reviewTaskRun({ db: ctx.db, jobs: jobs() }, taskRunId, decision, actor.name, comment);
+      return reviewTaskRun({ db: ctx.db, jobs: jobs() }, taskRunId, decision, actor.name, comment, shownDataHash);
     },
     queries: async (actor: User, filter: QueryFilter) => {
       await assertMember(filter.projectId, actor);

@@ -100,6 +100,10 @@ export function createConversationStore(deps: ConversationStoreDeps): Conversati
       return { ...toSummary(row, turns.length), summary: row.summary, summarizedThroughSeq: row.summarizedThroughSeq, turns };
     },
 
+    async assertMayContinue(id, actor) {
+      await assertMayContinue(await readable(id, actor), actor);
+    },
+
     async list(actor, options = {}) {
       return selectConversations(db, { userId: actor.id, projectId: options.projectId, scenarioId: options.scenarioId, limit: listLimit(options) });
     },

@@ -90,6 +90,8 @@ export interface ConversationStore {
   append(conversationId: string, turns: TurnInput[], actor: User): Promise<ConversationTurn[]>;
   /** The owner or an admin; anyone else gets NOT_FOUND, exactly as for an id that does not exist. */
   get(id: string, actor: User): Promise<ConversationDetail>;
+  /** Refuses (NOT_FOUND, FORBIDDEN) as continuing the conversation would, without reading its turns. */
+  assertMayContinue(id: string, actor: User): Promise<void>;
   /** The actor's own conversations, most recently active first. */
   list(actor: User, options?: ListConversationsOptions): Promise<ConversationSummary[]>;
   /** The messages to put before the new user message, built by `strategy` from the log. */

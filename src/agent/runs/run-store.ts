@@ -27,9 +27,16 @@ export interface RunUpdate {
   error?: string;
 }
 
-export type Decision =
+export type Decision = (
   | { kind: 'approve' | 'reject'; actor: string; comment?: string }
-  | { kind: 'answer'; actor: string; answer: string; comment?: string };
+  | { kind: 'answer'; actor: string; answer: string; comment?: string }
+) & {
+  /**
+   * The `reviewRequest.dataHash` of the run as the person was shown it. When given, a decision on a run that has
+   * since been re-done and asks again (about other data) is refused rather than applied to data nobody saw.
+   */
+  shownDataHash?: string;
+};
 
 /** Everything a user of the store adds; the store itself knows runs, leases and reviews, nothing of trials. */
 export interface RunStoreHooks<Row, Extra, DecisionExtra> {
@@ -51,6 +58,12 @@ export interface RunStoreHooks<Row, Extra, DecisionExtra> {
   reviewFingerprint?(tx: Db, run: Row): Promise<string>;
   /** Names the reviewed data in the refusal ("record S2"). */
   describeReviewedData?(run: Row): string;
+  /**
+   * The node to run again from when the data a person was asked about changed before their decision (a trial run
+   * re-checks the record from its first node). Absent: the run keeps waiting, now for a decision on the new data.
+   * A run that re-does its work never acts on what the person was shown: a finding that no longer holds is gone.
+   */
+  redoFrom?(run: Row): string | undefined;
   /** Audit of the run's own changes; absent: this table's runs are not audited. */
   audit?: { entityType: AuditEntityType; projectId(run: Row): string | null; actor(run: Row): string };
   /** The rows of a shared table this store sees (agent_runs of one kind): get, lease, decide and sweep only those. */
@@ -204,22 +217,43 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
       const shownHash = current.reviewRequest?.dataHash;
       const currentHash = shownHash ? await fingerprintHash(tx, asRow(current)) : undefined;
       if (shownHash && currentHash && currentHash !== shownHash) {
-        // Not lost and not decided: the run waits again, now for a review of the data as it is.
+        const refused = { refused: decision.kind, by: decision.actor, reason: 'the data shown for review changed' };
+        const redoNode = hooks.redoFrom?.(asRow(current));
+        // Not lost and not decided: the run does its work again on the data as it is and asks again if it still
+        // needs a person, or it waits again for a decision on the current data.
         const [refreshed] = await tx
           .update(t)
-          .set({
-            reviewRequest: { ...current.reviewRequest, dataHash: currentHash, dataChangedAt: now.toISOString() },
-            steps: sql`${t.steps} || ${JSON.stringify([{ node: current.currentNode, type: 'review', at: now.toISOString(), outcome: 'refreshed', detail: { refused: decision.kind, by: decision.actor, reason: 'the data shown for review changed' } }])}::jsonb`,
-            updatedAt: now,
-          })
+          .set(redoNode
+            ? {
+                status: 'RUNNING', currentNode: redoNode, reviewRequest: null, onApprove: null, onReject: null, leaseOwner: null, leaseUntil: null,
+                steps: sql`${t.steps} || ${JSON.stringify([{ node: current.currentNode, type: 'review', at: now.toISOString(), outcome: 'redo', next: redoNode, detail: refused }])}::jsonb`,
+                updatedAt: now,
+              }
+            : {
+                reviewRequest: { ...current.reviewRequest, dataHash: currentHash, dataChangedAt: now.toISOString() },
+                steps: sql`${t.steps} || ${JSON.stringify([{ node: current.currentNode, type: 'review', at: now.toISOString(), outcome: 'refreshed', detail: refused }])}::jsonb`,
+                updatedAt: now,
+              })
           .where(eq(t.id, id))
           .returning();
         const run = asRow(refreshed!);
-        await appendAuditEntries(tx, auditOf(run, {
-          action: 'review_refreshed', actor: decision.actor, oldValue: { dataHash: shownHash }, newValue: { dataHash: currentHash },
-          reason: `${decision.kind} refused: the data shown for review changed before the decision; waiting for a fresh review`,
-        }));
-        return { stale: true as const, run };
+        await appendAuditEntries(tx, auditOf(run, redoNode
+          ? {
+              action: 'review_redone', actor: decision.actor, oldValue: { status: 'SUSPENDED', node: current.currentNode, dataHash: shownHash }, newValue: { status: 'RUNNING', node: redoNode },
+              reason: `${decision.kind} refused: the data shown for review changed before the decision; the run checks the current data again`,
+            }
+          : {
+              action: 'review_refreshed', actor: decision.actor, oldValue: { dataHash: shownHash }, newValue: { dataHash: currentHash },
+              reason: `${decision.kind} refused: the data shown for review changed before the decision; waiting for a fresh review`,
+            }));
+        return { stale: true as const, redo: Boolean(redoNode), run };
+      }
+      if (decision.shownDataHash !== undefined && decision.shownDataHash !== shownHash) {
+        throw new ClinAgentError(
+          'CONFLICT_STATE',
+          `${hooks.label} ${id} now asks about other data than the version you decided on (it was checked again after a change). Reload it, check what it shows now and decide again.`,
+          { [idName]: id, status: 'SUSPENDED', reason: 'review_data_changed' },
+        );
       }
       const [row] = await tx
         .update(t)
@@ -245,10 +279,13 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
     });
     if (outcome.stale) {
       const what = hooks.describeReviewedData?.(outcome.run) ?? 'the data shown for review';
+      const next = outcome.redo
+        ? 'The run is checking the current data again and will ask for a review again only if its findings still hold; reload it in a moment.'
+        : 'The run is waiting for a fresh review: reload it, check the current data and decide again.';
       throw new ClinAgentError(
         'CONFLICT_STATE',
-        `${hooks.label} ${id}: ${what} changed after the review was shown (for example, it was imported again), so the ${decision.kind} was not applied. The run is waiting for a fresh review: reload it, check the current data and decide again.`,
-        { [idName]: id, status: 'SUSPENDED', reason: 'review_data_changed' },
+        `${hooks.label} ${id}: ${what} changed after the review was shown (for example, it was imported again), so the ${decision.kind} was not applied. ${next}`,
+        { [idName]: id, status: outcome.redo ? 'RUNNING' : 'SUSPENDED', reason: 'review_data_changed', redo: outcome.redo },
       );
     }
     return outcome.run;

@@ -24,21 +24,3 @@ export function scenarioDocumentId(scenarioId: string, sourceFile: string): stri
   return `${scenarioId}--${sourceFile.replace(/[^A-Za-z0-9._-]+/g, '_')}`;
 }
 
-/** The scenario whose `documents:` list ships this document, or undefined for a document a user ingested. */
-export function shippingScenario(scenarios: readonly Scenario[], documentId: string): Scenario | undefined {
-  return scenarios.find((scenario) => scenario.documents.some((file) => scenarioDocumentId(scenario.id, path.basename(file)) === documentId));
-}
-
-/**
- * A shipped document is part of the scenario's definition (its answers cite it), so only an admin may delete or
- * replace it; documents users ingested stay theirs to change, as for any writer.
- */
-export function assertMayChangeDocument(scenarios: readonly Scenario[], documentId: string, user: { role: string }, change: 'delete' | 'replace'): void {
-  const scenario = shippingScenario(scenarios, documentId);
-  if (!scenario || user.role === 'admin') return;
-  throw new ClinAgentError(
-    'FORBIDDEN',
-    `Document "${documentId}" ships with scenario "${scenario.id}" (documents: in ${path.basename(scenario.sourceFile)}) and is ingested at start-up; only an admin may ${change} it, your role is "${user.role}". Ask an admin, or ingest your own document under another id.`,
-    { documentId, scenarioId: scenario.id, role: user.role, needs: ['admin'] },
-  );
-}

@@ -21,8 +21,10 @@ export const agentStreamRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     },
     async (request, reply) => {
       const user = requireUser(request);
-      // An unknown scenario is refused before the stream opens, as a JSON 404 like the plain route's.
+      // An unknown scenario or a conversation that is not the caller's is refused before the stream opens, as a
+      // JSON 404 like the plain route's, never as a 200 followed by an error event.
       const scenario = ctx.scenarios.get(request.body.scenarioId);
+      if (request.body.conversationId) await ctx.conversations.assertMayContinue(request.body.conversationId, user);
       const stream = openEventStream(reply);
       try {
         const result = await runAgent(scenario, request.body.input, {

@@ -19,7 +19,8 @@ describe('HTTP API', () => {
     // RAG routes need pgvector, so this file runs on PGlite; the route walk covers PostgreSQL.
     ctx = await buildTestContext({ llmBaseUrl: model.baseURL, engine: 'pglite' });
     app = await buildServer(ctx, { serveConsole: false });
-    const { token } = await ctx.users.create({ name: 'coordinator', role: 'coordinator' });
+    // Scenario documents serve every project, so an admin manages them.
+    const { token } = await ctx.users.create({ name: 'dm-admin', role: 'admin' });
     auth = { authorization: `Bearer ${token}` };
   });
 

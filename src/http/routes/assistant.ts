@@ -22,6 +22,8 @@ export const assistantRoutes: FastifyPluginAsync<{ assistant: TrialAssistant }> 
     schema: { tags: ['assistant'], summary: `${summary} Streamed as server-sent events.`, ...routeSchema('POST /api/iit/projects/:projectId/chat/stream') },
   }, async (request, reply) => {
     const user = requireUser(request);
+    // Refusals (not a member, empty message, someone else's conversation) answer as plain 4xx, before the stream.
+    await assistant.checkQuestion(user, request.params.projectId, request.body);
     const stream = openEventStream(reply);
     try {
       const answer = await assistant.chat(user, request.params.projectId, request.body, { onEvent: (event) => stream.send(event.type, event), signal: stream.signal });

@@ -2,7 +2,6 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { extractText, isProjectScope } from '../../rag/index.js';
-import { assertMayChangeDocument } from '../../agent/scenarios/ingest-documents.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
 
@@ -37,13 +36,15 @@ export const ragRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
     async (request) => ({ documents: (await ctx.rag.listDocuments({ scenarioId: request.query.scenarioId })).filter((d) => !isProjectScope(d.scenarioId)) }),
   );
 
+  // A scenario and its documents serve every project, so no member of one project may change them: admins manage
+  // them (a project's own protocol documents have their own route, for its writers).
   app.post<{ Body: UploadBody }>(
     '/api/rag/documents',
     {
-      config: { access: 'write' },
+      config: { access: 'admin' },
       schema: {
         tags: ['rag'],
-        summary: 'Ingest a document into a scenario: JSON {scenarioId, sourceFile, text, documentId?} or multipart (scenarioId, documentId?, file: .txt .md .pdf). Re-using a documentId replaces its chunks.',
+        summary: 'Ingest a document into a scenario (admin; scenarios serve every project): JSON {scenarioId, sourceFile, text, documentId?} or multipart (scenarioId, documentId?, file: .txt .md .pdf). Re-using a documentId replaces its chunks.',
         consumes: ['application/json', 'multipart/form-data'],
         ...routeSchema('POST /api/rag/documents'),
       },
@@ -51,10 +52,7 @@ export const ragRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
     async (request, reply) => {
       const body = request.body;
       const user = requireUser(request);
-      if (body.documentId !== undefined) {
-        await refuseProjectDocument(body.documentId);
-        assertMayChangeDocument(ctx.scenarios.list(), body.documentId, user, 'replace');
-      }
+      if (body.documentId !== undefined) await refuseProjectDocument(body.documentId);
       const scenario = ctx.scenarios.get(body.scenarioId);
       if (!scenario.rag.enabled) {
         throw new ClinAgentError('VALIDATION_FAILED', `Scenario "${scenario.id}" does not use RAG (rag.enabled is false in ${scenario.sourceFile}); enable it there first.`, { field: 'scenarioId' });
@@ -79,17 +77,16 @@ export const ragRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
   app.delete<{ Params: { documentId: string } }>(
     '/api/rag/documents/:documentId',
     {
-      config: { access: 'write' },
+      config: { access: 'admin' },
       schema: {
         tags: ['rag'],
-        summary: 'Delete a document and all its chunks (audited). Documents shipped with a scenario only by an admin.',
+        summary: 'Delete a document and all its chunks (admin; audited). Scenario documents serve every project.',
         ...routeSchema('DELETE /api/rag/documents/:documentId'),
       },
     },
     async (request, reply) => {
       const user = requireUser(request);
       await refuseProjectDocument(request.params.documentId);
-      assertMayChangeDocument(ctx.scenarios.list(), request.params.documentId, user, 'delete');
       if (!(await ctx.rag.deleteDocument(request.params.documentId, user.name))) {
         throw new ClinAgentError('NOT_FOUND', `Document "${request.params.documentId}" does not exist. List documents with GET /api/rag/documents.`, { documentId: request.params.documentId });
       }

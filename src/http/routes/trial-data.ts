@@ -53,10 +53,10 @@ export const trialDataRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, 
     },
   }, async (request) => qc.redcapSettings(requireUser(request), request.params.projectId));
 
-  app.put<{ Params: { projectId: string }; Body: { apiUrl: string; tokenEnv: string } }>('/api/iit/projects/:projectId/redcap', {
-    config: { access: 'write' },
+  app.put<{ Params: { projectId: string }; Body: { apiUrl: string; tokenEnv?: string } }>('/api/iit/projects/:projectId/redcap', {
+    config: { access: 'admin' },
     schema: {
-      tags: ['trial data'], summary: "Set the project's REDCap API URL and the NAME of the server environment variable holding its token (PI or admin; audited). The token itself is never sent or stored.",
+      tags: ['trial data'], summary: "Bind the project to its REDCap API: the URL (https) and the NAME of the server variable holding its token, REDCAP_TOKEN_... (admin; audited). The token itself is never sent or stored.",
       ...routeSchema('PUT /api/iit/projects/:projectId/redcap'),
     },
   }, async (request) => qc.configureRedcap(requireUser(request), request.params.projectId, request.body));

@@ -7,10 +7,10 @@ import { routeSchema } from '../../contract/index.js';
 export const trialQcRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, { qc }) => {
   app.get('/api/iit/skills', {
     schema: {
-      tags: ['trial QC'], summary: 'QC skills (SOP flowcharts) with their schedule and next run',
+      tags: ['trial QC'], summary: 'QC skills (SOP flowcharts) with their schedule and next run: those for every project and for your projects (admins: all)',
       ...routeSchema('GET /api/iit/skills'),
     },
-  }, async () => ({ skills: qc.skills() }));
+  }, async (request) => ({ skills: await qc.visibleSkills(requireUser(request)) }));
 
   app.post<{ Params: { projectId: string }; Body: { skillId: string; recordIds?: string[] } }>('/api/iit/projects/:projectId/qc-runs', {
     config: { access: 'write' },
@@ -39,11 +39,11 @@ export const trialQcRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, { 
     schema: { tags: ['trial QC'], summary: 'One task run with every step it took', ...routeSchema('GET /api/iit/task-runs/:id') },
   }, async (request) => qc.taskRun(requireUser(request), request.params.id));
 
-  app.post<{ Params: { id: string }; Body: { decision: 'approve' | 'reject'; comment?: string } }>('/api/iit/task-runs/:id/review', {
+  app.post<{ Params: { id: string }; Body: { decision: 'approve' | 'reject'; comment?: string; dataHash?: string } }>('/api/iit/task-runs/:id/review', {
     config: { access: 'write' },
     schema: {
       tags: ['trial QC'], summary: 'Approve or reject a run suspended for human review; the run continues as a job',
       ...routeSchema('POST /api/iit/task-runs/:id/review'),
     },
-  }, async (request) => qc.review(requireUser(request), request.params.id, request.body.decision, request.body.comment ?? ''));
+  }, async (request) => qc.review(requireUser(request), request.params.id, request.body.decision, request.body.comment ?? '', request.body.dataHash));
 };

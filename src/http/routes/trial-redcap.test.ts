@@ -60,7 +60,8 @@ describe('per-project REDCap settings and CSV imports over HTTP', () => {
 
   beforeAll(async () => {
     redcap = await startFakeRedcap();
-    ctx = await buildTestContext();
+    // The loopback REDCap speaks plain http, which only the administrator's REDCAP_ALLOW_HTTP permits.
+    ctx = await buildTestContext({ env: { REDCAP_ALLOW_HTTP: 'true' } });
     app = await buildServer(ctx, { serveConsole: false });
     await ctx.users.createProject({ id: 'trial-a', name: 'Trial A' });
     await ctx.users.createProject({ id: 'trial-b', name: 'Trial B' });
@@ -94,9 +95,9 @@ describe('per-project REDCap settings and CSV imports over HTTP', () => {
     const unconfigured = await sync('piA', 'trial-a');
     expect(unconfigured.statusCode).toBe(409);
     expect(unconfigured.json()).toMatchObject({ code: 'CONFIG_MISSING', details: { missing: ['apiUrl', 'tokenEnv'] } });
-    expect(unconfigured.json().message).toContain('PUT /api/iit/projects/trial-a/redcap {"apiUrl"');
+    expect(unconfigured.json().message).toContain('environment variable REDCAP_TOKEN_TRIAL_A and binds it with PUT /api/iit/projects/trial-a/redcap {"apiUrl"');
 
-    expect((await configure('piA', 'trial-a', { apiUrl: redcap.url, tokenEnv: TOKEN_ENV_A })).statusCode).toBe(200);
+    expect((await configure('admin', 'trial-a', { apiUrl: redcap.url, tokenEnv: TOKEN_ENV_A })).statusCode).toBe(200);
     const unset = await sync('piA', 'trial-a');
     expect(unset.statusCode).toBe(409);
     expect(unset.json()).toMatchObject({ code: 'CONFIG_MISSING', details: { missing: [TOKEN_ENV_A] } });
@@ -104,54 +105,88 @@ describe('per-project REDCap settings and CSV imports over HTTP', () => {
     expect(redcap.tokensSeen).toEqual([]);
   });
 
-  it('lets a coordinator member neither configure nor sync, with a 403 that says who can', async () => {
-    const configured = await configure('coordinatorA', 'trial-a', { apiUrl: 'https://evil.example.org/api/', tokenEnv: TOKEN_ENV_A });
-    expect(configured.statusCode).toBe(403);
-    expect(configured.json()).toMatchObject({ code: 'FORBIDDEN', details: { role: 'coordinator', needs: ['pi', 'admin'] } });
-    expect(configured.json().message).toContain('Only the project\'s PI or an admin may configure the REDCap API; your role is "coordinator"');
+  it('lets no project member bind the REDCap API, PI included; a coordinator may not sync either', async () => {
+    for (const who of ['piA', 'coordinatorA', 'viewerA'] as const) {
+      const configured = await configure(who, 'trial-a', { apiUrl: 'https://evil.example.org/api/', tokenEnv: TOKEN_ENV_A });
+      expect(configured.statusCode).toBe(403);
+      expect(configured.json()).toMatchObject({ code: 'FORBIDDEN', details: { needs: ['admin'] } });
+      expect(configured.json().message).toContain('Only admins may do this');
+    }
 
     process.env[TOKEN_ENV_A] = TOKEN_A;
     const synced = await sync('coordinatorA', 'trial-a');
     expect(synced.statusCode).toBe(403);
     expect(synced.json().message).toContain('may sync from REDCap');
-    expect((await configure('viewerA', 'trial-a', { apiUrl: redcap.url, tokenEnv: TOKEN_ENV_A })).statusCode).toBe(403);
     expect(redcap.tokensSeen).toEqual([]);
-    // The coordinator may still see the settings, and that the token is set, but never the token.
+    // Members may still see the settings, and that the token is set, but never the token.
     const shown = await app.inject({ method: 'GET', url: '/api/iit/projects/trial-a/redcap', headers: auth.coordinatorA });
-    expect(shown.json()).toEqual(expect.objectContaining({ configured: true, apiUrl: redcap.url, tokenEnv: TOKEN_ENV_A, tokenSet: true, updatedBy: 'piA' }));
+    expect(shown.json()).toEqual(expect.objectContaining({ configured: true, apiUrl: redcap.url, tokenEnv: TOKEN_ENV_A, tokenSet: true, updatedBy: 'admin' }));
     expect(shown.body).not.toContain(TOKEN_A);
   });
 
-  it('keeps a PI of project B out of project A: no configuring, no syncing, no borrowing its token variable', async () => {
-    const configured = await configure('piB', 'trial-a', { apiUrl: 'https://evil.example.org/api/', tokenEnv: TOKEN_ENV_B });
-    expect(configured.statusCode).toBe(404);
+  it("never sends a server variable where a PI points it: another trial's unclaimed token, HOME, or anything outside REDCAP_TOKEN_", async () => {
+    // What the attacker did: a listener of their own, then PUT .../redcap naming a variable, then POST .../redcap-sync.
+    const listener = await startFakeRedcap();
+    const unclaimed = `REDCAP_TOKEN_PROJC_${suffix}`;
+    process.env[unclaimed] = 'CCCC2222CCCC2222CCCC2222CCCC2222';
+    try {
+      for (const tokenEnv of [unclaimed, 'HOME', 'PATH']) {
+        const put = await configure('piB', 'trial-b', { apiUrl: listener.url, tokenEnv });
+        expect(put.statusCode).toBe(403);
+        expect((await sync('piB', 'trial-b')).statusCode).toBe(409);
+      }
+      expect(listener.tokensSeen).toEqual([]);
+      expect((await app.inject({ method: 'GET', url: '/api/iit/projects/trial-b/redcap', headers: auth.piB })).json()).toMatchObject({ configured: false, tokenSet: false });
+
+      // Not even an admin binds a variable outside the REDCAP_TOKEN_ family; the token is never echoed either.
+      for (const tokenEnv of ['HOME', 'DATABASE_URL', 'LLM_API_KEY', TOKEN_A.toLowerCase()]) {
+        const put = await configure('admin', 'trial-b', { apiUrl: listener.url, tokenEnv });
+        expect(put.statusCode).toBe(400);
+        expect(put.json().details.problems).toEqual([expect.stringContaining('tokenEnv: must be the NAME of a server environment variable starting with REDCAP_TOKEN_')]);
+        expect(put.body).not.toContain(TOKEN_A.toLowerCase());
+      }
+      expect(listener.tokensSeen).toEqual([]);
+    } finally {
+      delete process.env[unclaimed];
+      await listener.close();
+    }
+  });
+
+  it('keeps a PI of project B out of project A, and a binding collision does not name the other project', async () => {
+    expect((await configure('piB', 'trial-a', { apiUrl: 'https://evil.example.org/api/', tokenEnv: TOKEN_ENV_B })).statusCode).toBe(403);
     expect((await sync('piB', 'trial-a')).statusCode).toBe(404);
     expect((await app.inject({ method: 'GET', url: '/api/iit/projects/trial-a/redcap', headers: auth.piB })).statusCode).toBe(404);
 
-    // Pointing project B at project A's token variable would pull A's data into B: refused.
-    const borrowed = await configure('piB', 'trial-b', { apiUrl: redcap.url, tokenEnv: TOKEN_ENV_A });
+    // Binding project B to project A's token variable would pull A's data into B: refused, even for an admin.
+    const borrowed = await configure('admin', 'trial-b', { apiUrl: redcap.url, tokenEnv: TOKEN_ENV_A });
     expect(borrowed.statusCode).toBe(409);
-    expect(borrowed.json().message).toContain(`The variable ${TOKEN_ENV_A} is already the REDCap token of project "trial-a"`);
+    expect(borrowed.json().message).toContain(`The variable ${TOKEN_ENV_A} is already bound to another project`);
+    expect(borrowed.body).not.toContain('trial-a');
     const settingsA = await app.inject({ method: 'GET', url: '/api/iit/projects/trial-a/redcap', headers: auth.piA });
     expect(settingsA.json()).toMatchObject({ apiUrl: redcap.url, tokenEnv: TOKEN_ENV_A });
     expect(redcap.tokensSeen).toEqual([]);
   });
 
-  it('refuses settings that are not a URL and an environment variable NAME, naming each field', async () => {
-    const bad = await configure('piA', 'trial-a', { apiUrl: 'redcap.example.org', tokenEnv: TOKEN_A.toLowerCase() });
+  it('refuses settings that are not a URL and a REDCAP_TOKEN_ variable name, naming each field; defaults the variable to the project id', async () => {
+    const bad = await configure('admin', 'trial-a', { apiUrl: 'redcap.example.org', tokenEnv: TOKEN_A.toLowerCase() });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().code).toBe('VALIDATION_FAILED');
     expect(bad.json().details.problems).toEqual([
       expect.stringContaining('apiUrl: "redcap.example.org" is not an http(s) URL'),
-      expect.stringContaining('tokenEnv: is not an environment variable name'),
+      expect.stringContaining('tokenEnv: must be the NAME of a server environment variable starting with REDCAP_TOKEN_'),
     ]);
     // A token pasted by mistake is never echoed back whole.
     expect(bad.body).not.toContain(TOKEN_A.toLowerCase());
-    const withSecret = await configure('piA', 'trial-a', { apiUrl: 'https://redcap.example.org/api/', tokenEnv: 'LLM_API_KEY' });
-    expect(withSecret.json().message).toContain("holds one of the server's own secrets");
-    const missing = await configure('piA', 'trial-a', { apiUrl: 'https://redcap.example.org/api/' });
-    expect(missing.statusCode).toBe(400);
-    expect(missing.json().message).toContain('body.tokenEnv: is required');
+    const huge = await configure('admin', 'trial-a', { apiUrl: `https://redcap.example.org/${'a'.repeat(1024 * 1024)}` });
+    expect(huge.statusCode).toBe(400);
+    expect(huge.body.length).toBeLessThan(4096);
+
+    const defaulted = await configure('admin', 'trial-c-unbound', { apiUrl: 'https://redcap.example.org/api/' });
+    expect(defaulted.statusCode).toBe(404);
+    await ctx.users.createProject({ id: 'trial-c', name: 'Trial C' });
+    const bound = await configure('admin', 'trial-c', { apiUrl: 'https://redcap.example.org/api/' });
+    expect(bound.statusCode, bound.body).toBe(200);
+    expect(bound.json()).toMatchObject({ tokenEnv: 'REDCAP_TOKEN_TRIAL_C', tokenSet: false });
   });
 
   it("syncs with the project's own token only, stores the identifier flag and arms, and audits the settings", async () => {
@@ -168,7 +203,7 @@ describe('per-project REDCap settings and CSV imports over HTTP', () => {
     expect(await store.getArms('trial-a')).toEqual([{ armNum: 1, name: 'Drug' }]);
 
     const audit = await app.inject({ method: 'GET', url: '/api/iit/projects/trial-a/audit?entityType=settings', headers: auth.piA });
-    expect(audit.json().entries).toEqual([expect.objectContaining({ entityType: 'settings', entityId: 'redcap', action: 'redcap.configure', actor: 'piA', oldValue: null, newValue: { apiUrl: redcap.url, tokenEnv: TOKEN_ENV_A } })]);
+    expect(audit.json().entries).toEqual([expect.objectContaining({ entityType: 'settings', entityId: 'redcap', action: 'redcap.configure', actor: 'admin', oldValue: null, newValue: { apiUrl: redcap.url, tokenEnv: TOKEN_ENV_A } })]);
 
     // An admin may configure and sync any project; B's own variable gives B's token, which this REDCap refuses.
     process.env[TOKEN_ENV_B] = TOKEN_B;

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import cronParser from 'cron-parser';
 import type { Db } from '../../core/db/connect.js';
 import { trialRecords } from '../../core/db/schema/trial.js';
-import { errorMessage } from '../../core/errors.js';
+import { ClinAgentError, errorMessage } from '../../core/errors.js';
 import type { Jobs } from '../../core/jobs/boss.js';
 import { advanceTaskRun, resumeTaskRun, type SopDeps } from '../sop/engine.js';
 import type { Skill } from '../sop/load-skills.js';
@@ -83,10 +83,16 @@ export async function registerQcWorkers(deps: SopDeps & { jobs: Jobs; skills: Sk
 }
 
 /** Records the decision and queues the continuation; the run goes on in whichever worker takes the job. */
-export async function reviewTaskRun(deps: { db: Db; jobs: Jobs }, taskRunId: string, decision: 'approve' | 'reject', reviewer: string, comment?: string): Promise<TaskRun> {
-  const run = await resumeTaskRun(deps.db, taskRunId, decision, reviewer, comment);
-  await deps.jobs.send(advanceTaskRunQueue, { taskRunId });
-  return run;
+export async function reviewTaskRun(deps: { db: Db; jobs: Jobs }, taskRunId: string, decision: 'approve' | 'reject', reviewer: string, comment?: string, shownDataHash?: string): Promise<TaskRun> {
+  try {
+    const run = await resumeTaskRun(deps.db, taskRunId, decision, reviewer, comment, shownDataHash);
+    await deps.jobs.send(advanceTaskRunQueue, { taskRunId });
+    return run;
+  } catch (error) {
+    // Refused because the record changed: the run was put back to work on the current data, so it needs its job.
+    if (ClinAgentError.isInstance(error) && (error.details as { redo?: boolean } | undefined)?.redo) await deps.jobs.send(advanceTaskRunQueue, { taskRunId });
+    throw error;
+  }
 }
 
 /** When a cron expression fires next (UTC), for the console. */

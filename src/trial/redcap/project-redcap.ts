@@ -21,10 +21,26 @@ export interface StoredRedcapSettings extends RedcapSettings {
   updatedAt: string;
 }
 
-/** An environment variable name as shells and process managers accept it, e.g. REDCAP_TOKEN_DEMO. */
-export const TOKEN_ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
-// Variables the server already uses for its own secrets; pointing a project at one would send it to REDCap.
-const RESERVED_ENV = new Set(['LLM_API_KEY', 'EMBEDDING_API_KEY', 'CLINAGENT_ADMIN_TOKEN', 'CLINAGENT_TOKEN', 'DATABASE_URL']);
+/**
+ * Every REDCap token variable starts with this prefix. With the admin-only binding it is what keeps a project from
+ * naming any other server variable (HOME, DATABASE_URL, a secret added later): the server reads no variable for
+ * REDCap outside this family, whoever set the binding.
+ */
+export const TOKEN_ENV_PREFIX = 'REDCAP_TOKEN_';
+/** An environment variable name of the family, as shells and process managers accept it, e.g. REDCAP_TOKEN_DEMO. */
+export const TOKEN_ENV_NAME = /^REDCAP_TOKEN_[A-Z0-9_]{1,80}$/;
+/** Longer is no REDCap URL anyone types; a megabyte stored here would come back in every settings read. */
+const MAX_URL_LENGTH = 2000;
+
+/** The variable a project's token is read from when the admin names none: REDCAP_TOKEN_ and the project id. */
+export function defaultTokenEnv(projectId: string): string {
+  return `${TOKEN_ENV_PREFIX}${projectId.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 80) || 'PROJECT'}`;
+}
+
+export interface RedcapPolicy {
+  /** The administrator lets the API URL be plain http (REDCAP_ALLOW_HTTP=true); https otherwise. */
+  allowHttp: boolean;
+}
 
 export async function getRedcapSettings(db: Db, projectId: string): Promise<StoredRedcapSettings | undefined> {
   const [row] = await db.select().from(projectRedcap).where(eq(projectRedcap.projectId, projectId));
@@ -32,35 +48,56 @@ export async function getRedcapSettings(db: Db, projectId: string): Promise<Stor
 }
 
 /** Checks the settings; every problem is reported at once, each naming the field and a good value. */
-export function checkRedcapSettings(input: { apiUrl?: unknown; tokenEnv?: unknown }): RedcapSettings {
+export function checkRedcapSettings(input: { apiUrl?: unknown; tokenEnv?: unknown }, policy: RedcapPolicy, projectId: string): RedcapSettings {
   const problems: string[] = [];
   const apiUrl = typeof input.apiUrl === 'string' ? input.apiUrl.trim() : '';
-  const tokenEnv = typeof input.tokenEnv === 'string' ? input.tokenEnv.trim() : '';
-  let url: URL | undefined;
-  try {
-    url = new URL(apiUrl);
-  } catch {
-    url = undefined;
-  }
+  const tokenEnv = typeof input.tokenEnv === 'string' && input.tokenEnv.trim() ? input.tokenEnv.trim() : defaultTokenEnv(projectId);
   if (!apiUrl) problems.push('apiUrl: is required; give the REDCap API endpoint, e.g. https://redcap.example.org/api/');
-  else if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) problems.push(`apiUrl: ${JSON.stringify(apiUrl)} is not an http(s) URL; give the REDCap API endpoint, e.g. https://redcap.example.org/api/`);
-  else if (url.username || url.password || url.search) problems.push('apiUrl: must not carry a user, password or query string; the token is named by tokenEnv and never goes in the URL');
-  if (!tokenEnv) problems.push('tokenEnv: is required; give the NAME of the server environment variable that holds the token, e.g. REDCAP_TOKEN_DEMO (not the token itself)');
+  else if (apiUrl.length > MAX_URL_LENGTH) problems.push(`apiUrl: is ${apiUrl.length} characters, over the ${MAX_URL_LENGTH}-character limit; give the REDCap API endpoint, e.g. https://redcap.example.org/api/`);
+  else problems.push(...urlProblems(apiUrl, policy));
   // Not echoed: what fails here is often the token itself, pasted into the wrong field.
-  else if (!TOKEN_ENV_NAME.test(tokenEnv)) problems.push("tokenEnv: is not an environment variable name (capital letters, digits and _, not starting with a digit), e.g. REDCAP_TOKEN_DEMO; give the variable's name, not the token");
-  else if (RESERVED_ENV.has(tokenEnv)) problems.push(`tokenEnv: ${tokenEnv} holds one of the server's own secrets; use a variable of its own, e.g. REDCAP_TOKEN_DEMO`);
+  if (!TOKEN_ENV_NAME.test(tokenEnv)) {
+    problems.push(`tokenEnv: must be the NAME of a server environment variable starting with ${TOKEN_ENV_PREFIX} (capital letters, digits and _), e.g. ${defaultTokenEnv(projectId)}; give the variable's name, not the token`);
+  }
   if (problems.length > 0) {
     throw new ClinAgentError('VALIDATION_FAILED', `Invalid REDCap settings:\n- ${problems.join('\n- ')}`, { problems });
   }
   return { apiUrl, tokenEnv };
 }
 
+/** Why the URL cannot receive a token: not http(s), credentials or a query in it, or plain http not allowed. */
+function urlProblems(apiUrl: string, policy: RedcapPolicy): string[] {
+  let url: URL;
+  try {
+    url = new URL(apiUrl);
+  } catch {
+    return [`apiUrl: ${JSON.stringify(apiUrl.slice(0, 100))} is not an http(s) URL; give the REDCap API endpoint, e.g. https://redcap.example.org/api/`];
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return [`apiUrl: ${JSON.stringify(apiUrl.slice(0, 100))} is not an http(s) URL; give the REDCap API endpoint, e.g. https://redcap.example.org/api/`];
+  if (url.username || url.password || url.search) return ['apiUrl: must not carry a user, password or query string; the token is read from the server variable bound to the project and never goes in the URL'];
+  if (url.protocol === 'http:' && !policy.allowHttp) {
+    return ['apiUrl: must be https, so the project\'s token never travels unencrypted; plain http is allowed only when the server\'s administrator sets REDCAP_ALLOW_HTTP=true (a test REDCap on a closed network)'];
+  }
+  return [];
+}
+
+/**
+ * Whether stored settings may still be used to send the token: bindings saved before the prefix rule (a PI could
+ * once name any variable) or an http URL the administrator no longer allows are refused until an admin binds again.
+ */
+export function storedSettingsProblem(settings: RedcapSettings, policy: RedcapPolicy): string | undefined {
+  if (!TOKEN_ENV_NAME.test(settings.tokenEnv)) return `its token variable ${settings.tokenEnv} does not start with ${TOKEN_ENV_PREFIX}`;
+  const [problem] = urlProblems(settings.apiUrl, policy);
+  return problem;
+}
+
 /**
  * Saves the project's settings with an audit entry (entity "settings"). A token variable already used by
- * another project is refused: one project's token must never pull data into another project.
+ * another project is refused: one project's token must never pull data into another project. Only an admin
+ * calls this (trial-qc.ts): the binding decides which server secret is sent where.
  */
-export async function setRedcapSettings(db: Db, projectId: string, input: { apiUrl?: unknown; tokenEnv?: unknown }, actor: string): Promise<StoredRedcapSettings> {
-  const settings = checkRedcapSettings(input);
+export async function setRedcapSettings(db: Db, projectId: string, input: { apiUrl?: unknown; tokenEnv?: unknown }, actor: string, policy: RedcapPolicy): Promise<StoredRedcapSettings> {
+  const settings = checkRedcapSettings(input, policy, projectId);
   return db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
     await lockProject(tx, projectId);
@@ -69,9 +106,10 @@ export async function setRedcapSettings(db: Db, projectId: string, input: { apiU
       .from(projectRedcap)
       .where(and(eq(projectRedcap.tokenEnv, settings.tokenEnv), ne(projectRedcap.projectId, projectId)));
     if (taken) {
+      // The other project is not named: its id is not this caller's business.
       throw new ClinAgentError(
         'CONFLICT_STATE',
-        `The variable ${settings.tokenEnv} is already the REDCap token of project "${taken.projectId}". Each project needs its own variable (its own REDCap token), e.g. REDCAP_TOKEN_${projectId.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}; ask the server's operator to set it.`,
+        `The variable ${settings.tokenEnv} is already bound to another project. Each project needs its own variable (its own REDCap token), e.g. ${defaultTokenEnv(projectId)}; set it on the server and bind that one.`,
         { field: 'tokenEnv' },
       );
     }

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../core/db/connect.js';
 import { ACTIVE_QUERY_STATUSES, pendingActions } from '../../core/db/schema/trial.js';
 import type { AuditEntryInput } from '../../core/audit/audit-log.js';
@@ -11,7 +11,8 @@ import type { AuditEntryInput } from '../../core/audit/audit-log.js';
  * - fires, live query exists: the query is kept and notes the run that saw it again (and the value it read);
  * - fires, last query closed or cancelled: that query is reopened, never duplicated;
  * - fires, never seen: a query is opened, held back by the run until its review (if any) lets it go;
- * - no longer fires: the live query stays for the data manager to close, marked "no longer fires as of run X".
+ * - no longer fires: the live query stays for the data manager to close, marked "no longer fires as of run X";
+ *   one still held back by its run (never sent) is withdrawn instead when the run lets its queries go.
  *
  * Audit entries are returned, not written: the caller writes them last in its transaction, after every row lock
  * it takes, so the audit chain's lock is never held while waiting for a query row.
@@ -160,8 +161,21 @@ export async function settleHeldQueries(
   const now = new Date();
   const held = and(eq(pendingActions.heldByTaskRunId, input.taskRunId), inArray(pendingActions.status, [...ACTIVE_QUERY_STATUSES]));
   if (input.outcome === 'release') {
+    // A held query whose finding stopped firing (the run checked the record again after it changed) never reaches
+    // the site: it is withdrawn, so nobody is asked about a value that is no longer in the record.
+    const withdrawn = await tx
+      .update(pendingActions)
+      .set({ status: 'cancelled', heldByTaskRunId: null, updatedAt: now })
+      .where(and(held, isNotNull(pendingActions.noLongerFires)))
+      .returning({ id: pendingActions.id });
     const released = await tx.update(pendingActions).set({ heldByTaskRunId: null, updatedAt: now }).where(held).returning({ id: pendingActions.id });
-    return released.map(({ id }) => ({ projectId: input.projectId, entityType: 'query' as const, entityId: id, action: 'released', actor: input.actor, reason: input.reason }));
+    return [
+      ...withdrawn.map(({ id }) => ({
+        projectId: input.projectId, entityType: 'query' as const, entityId: id, action: 'status:cancelled', actor: input.actor, newValue: { status: 'cancelled' },
+        reason: `${input.reason}; withdrawn before it reached the site: the finding no longer fires on the current data`,
+      })),
+      ...released.map(({ id }) => ({ projectId: input.projectId, entityType: 'query' as const, entityId: id, action: 'released', actor: input.actor, reason: input.reason })),
+    ];
   }
   const status = input.outcome === 'close' ? 'closed' : 'cancelled';
   const settled = await tx.update(pendingActions).set({ status, heldByTaskRunId: null, updatedAt: now }).where(held).returning({ id: pendingActions.id });

@@ -35,8 +35,9 @@ const row = (recordId: string, age: number): TrialRecord => ({ recordId, eventNa
 
 /**
  * A reviewer decides on what the console showed. If the record is imported again with another value between
- * the moment a run suspended and the decision, the decision is refused (409) and the run waits for a fresh
- * review instead of releasing a query about a value that is no longer there.
+ * the moment a run suspended and the decision, the decision is refused (409) and the run checks the record
+ * again: it asks again if the finding still holds, and a query about a value that is no longer there is
+ * withdrawn, never sent.
  */
 describe.each(testEngines())('review decisions bound to the data shown on %s', (engine) => {
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;
@@ -76,47 +77,83 @@ describe.each(testEngines())('review decisions bound to the data shown on %s', (
     return { r1: runs.find((r) => r.recordId === 'R1')!, r2: runs.find((r) => r.recordId === 'R2')! };
   }
 
-  const review = (id: string, decision: 'approve' | 'reject') =>
-    app.inject({ method: 'POST', url: `/api/iit/task-runs/${id}/review`, headers: auth, payload: { decision, comment: 'checked' } });
+  const review = (id: string, decision: 'approve' | 'reject', dataHash?: string) =>
+    app.inject({ method: 'POST', url: `/api/iit/task-runs/${id}/review`, headers: auth, payload: { decision, comment: 'checked', ...(dataHash ? { dataHash } : {}) } });
 
-  it('refuses an approval after the record changed, keeps the run waiting for a fresh review, then accepts the new approval', async () => {
+  const waitForStatus = (id: string, status: string) =>
+    waitFor(async () => {
+      const run = await getTaskRun(ctx.db, id);
+      return run?.status === status ? run : undefined;
+    }, `task run ${id} to be ${status}`);
+
+  it('refuses an approval after the record changed, checks the record again, asks again about the new value, then accepts', async () => {
     const { r1, r2 } = await suspendedRuns();
     const shownHash = (r1.reviewRequest as { dataHash?: string }).dataHash;
     expect(shownHash).toMatch(/^[0-9a-f]{64}$/);
 
-    // The site corrects the age in the EDC and the export is imported again, after the reviewer opened the run.
+    // The site corrects the age in the EDC (still out of range) and the export is imported again, after the reviewer opened the run.
     await createTrialStore(ctx.db).importRecords('rb', [row('R1', 91)], { actor: 'site' });
-    const refused = await review(r1.id, 'approve');
+    const refused = await review(r1.id, 'approve', shownHash);
 
     expect(refused.statusCode).toBe(409);
-    expect(refused.json()).toMatchObject({ code: 'CONFLICT_STATE', details: { taskRunId: r1.id, reason: 'review_data_changed' } });
-    expect(refused.json().message).toMatch(/record R1 changed after the review was shown.*approve was not applied.*waiting for a fresh review/);
-    const waiting = (await getTaskRun(ctx.db, r1.id))!;
-    expect(waiting).toMatchObject({ status: 'SUSPENDED', currentNode: 'review', review: null });
-    const refreshedHash = (waiting.reviewRequest as { dataHash?: string }).dataHash;
-    expect(refreshedHash).toMatch(/^[0-9a-f]{64}$/);
-    expect(refreshedHash).not.toBe(shownHash);
-    expect(waiting.steps.at(-1)).toMatchObject({ type: 'review', outcome: 'refreshed' });
-    // Its query is still held back: nothing reached the site on the refused decision.
+    expect(refused.json()).toMatchObject({ code: 'CONFLICT_STATE', details: { taskRunId: r1.id, reason: 'review_data_changed', redo: true } });
+    expect(refused.json().message).toMatch(/record R1 changed after the review was shown.*approve was not applied.*checking the current data again/);
+
+    // The run checks the record as it is now and, as 91 still breaks the rule, asks again, about 91.
+    const again = await waitForStatus(r1.id, 'SUSPENDED');
+    const newHash = (again.reviewRequest as { dataHash?: string }).dataHash;
+    expect(newHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(newHash).not.toBe(shownHash);
+    expect(again.steps.map((s) => `${String(s.node)}:${String(s.outcome)}`)).toEqual(['ages:fail', 'review:suspended', 'review:redo', 'ages:fail', 'review:suspended']);
+    // Its query is still held back, now with the current value: nothing reached the site on the refused decision.
     const [held] = await listQueries(ctx.db, { projectId: 'rb', recordId: 'R1' });
-    expect(held).toMatchObject({ status: 'open', heldByTaskRunId: r1.id });
+    expect(held).toMatchObject({ status: 'open', heldByTaskRunId: r1.id, value: 91 });
 
     // The other run's record did not change: its decision goes through at once.
     expect((await review(r2.id, 'reject')).statusCode).toBe(200);
 
+    // A second click from the page that still shows the old version is refused too, not applied to data nobody saw.
+    const stalePage = await review(r1.id, 'approve', shownHash);
+    expect(stalePage.statusCode).toBe(409);
+    expect(stalePage.json()).toMatchObject({ code: 'CONFLICT_STATE', details: { reason: 'review_data_changed' } });
+
     // The reviewer reloads, looks at the record as it is now, and approves again.
-    const accepted = await review(r1.id, 'approve');
+    const accepted = await review(r1.id, 'approve', newHash);
     expect(accepted.statusCode, accepted.body).toBe(200);
-    const done = await waitFor(async () => {
-      const run = await getTaskRun(ctx.db, r1.id);
-      return run?.status === 'COMPLETED' ? run : undefined;
-    }, 'the approved run to complete');
+    const done = await waitForStatus(r1.id, 'COMPLETED');
     expect(done.currentNode).toBe('end_confirmed');
     const [released] = await listQueries(ctx.db, { projectId: 'rb', recordId: 'R1' });
-    expect(released).toMatchObject({ status: 'open', heldByTaskRunId: null });
+    expect(released).toMatchObject({ status: 'open', heldByTaskRunId: null, value: 91 });
     const trail = await createTrialStore(ctx.db).listAudit('rb', { entityType: 'task_run', entityId: r1.id });
-    expect(trail.map((e) => e.action)).toEqual(['created', 'node:ages:fail', 'suspended', 'review_refreshed', 'review_approved', 'completed']);
-    expect(trail.find((e) => e.action === 'review_refreshed')).toMatchObject({ actor: 'dm-admin', oldValue: { dataHash: shownHash }, newValue: { dataHash: refreshedHash } });
+    expect(trail.map((e) => e.action)).toEqual(['created', 'node:ages:fail', 'suspended', 'review_redone', 'node:ages:fail', 'suspended', 'review_approved', 'completed']);
+    expect(trail.find((e) => e.action === 'review_redone')).toMatchObject({ actor: 'dm-admin', oldValue: { status: 'SUSPENDED', node: 'review', dataHash: shownHash }, newValue: { status: 'RUNNING', node: 'ages' } });
+  });
+
+  it('never sends a finding that no longer holds: subject 220 re-imported from age 4 to 44, approved twice', async () => {
+    await createTrialStore(ctx.db).importRecords('rb', [row('220', 4)], { actor: 'site' });
+    const started = await startQcRun({ db: ctx.db, jobs: ctx.jobs! }, { projectId: 'rb', skill: ctx.skills.get('age-review'), actor: 'dm', recordIds: ['220'] });
+    await waitFor(async () => (await getQcProgress(ctx.db, started.id))?.status === 'waiting_review', 'the run of 220 to wait for review');
+    const [run] = await listTaskRuns(ctx.db, { projectId: 'rb', qcRunId: started.id, statuses: ['SUSPENDED'] });
+    const [held] = await listQueries(ctx.db, { projectId: 'rb', recordId: '220' });
+    expect(held).toMatchObject({ status: 'open', heldByTaskRunId: run!.id, value: 4, message: 'Age must be 18-75' });
+
+    // The site corrects the typo: 44, not 4. The reviewer, on the page loaded before, clicks approve twice.
+    await createTrialStore(ctx.db).importRecords('rb', [row('220', 44)], { actor: 'site' });
+    const first = await review(run!.id, 'approve');
+    expect(first.statusCode).toBe(409);
+    const second = await review(run!.id, 'approve');
+    expect(second.statusCode).toBe(409);
+
+    // The run checked 44, which passes: it ends without review and its query about 4 is withdrawn, never sent.
+    const done = await waitForStatus(run!.id, 'COMPLETED');
+    expect(done.currentNode).toBe('end_ok');
+    const queries = await listQueries(ctx.db, { projectId: 'rb', recordId: '220' });
+    expect(queries).toHaveLength(1);
+    expect(queries[0]).toMatchObject({ id: held!.id, status: 'cancelled', heldByTaskRunId: null });
+    const queryTrail = await createTrialStore(ctx.db).listAudit('rb', { entityType: 'query', entityId: held!.id });
+    expect(queryTrail.map((e) => e.action)).toEqual(['opened', 'no_longer_fires', 'status:cancelled']);
+    expect(queryTrail.at(-1)!.reason).toMatch(/withdrawn before it reached the site/);
+    expect(queryTrail.map((e) => e.action)).not.toContain('released');
   });
 
   it('does not count an import that changes nothing as a change of the record', async () => {

@@ -15,7 +15,7 @@ export interface StepRecord {
   node: string;
   type: string;
   at: string;
-  outcome: 'pass' | 'fail' | 'error' | 'suspended' | 'approve' | 'reject' | 'notified' | 'notify_failed';
+  outcome: 'pass' | 'fail' | 'error' | 'suspended' | 'approve' | 'reject' | 'redo' | 'notified' | 'notify_failed';
   next?: string;
   detail?: unknown;
 }
@@ -67,8 +67,8 @@ const store = createRunStore<typeof taskRuns, TaskRunStepWrites, { onRejectQueri
   },
   /**
    * What a reviewer decides on: the record (each event's version, bumped by every import that changes it) and
-   * the queries the run holds back for the review. Versions, not values, so the saved hash says nothing of the
-   * subject's data.
+   * the queries the run holds back for the review. Versions and ids, never values: the hash is shown to every
+   * member, and a hash over a phone number would let one who sees it masked test guesses against it.
    */
   async reviewFingerprint(tx, run) {
     const versions = await tx
@@ -77,13 +77,17 @@ const store = createRunStore<typeof taskRuns, TaskRunStepWrites, { onRejectQueri
       .where(and(eq(trialRecords.projectId, run.projectId), eq(trialRecords.recordId, run.recordId)))
       .orderBy(asc(trialRecords.eventName));
     const held = await tx
-      .select({ id: pendingActions.id, status: pendingActions.status, value: pendingActions.value })
+      .select({ id: pendingActions.id, status: pendingActions.status })
       .from(pendingActions)
       .where(and(eq(pendingActions.heldByTaskRunId, run.id), inArray(pendingActions.status, [...ACTIVE_QUERY_STATUSES])))
       .orderBy(asc(pendingActions.id));
-    return stableJson({ versions: versions.map((v) => [v.eventName, v.version]), held: held.map((q) => [q.id, q.status, q.value]) });
+    return stableJson({ versions: versions.map((v) => [v.eventName, v.version]), held: held.map((q) => [q.id, q.status]) });
   },
   describeReviewedData: (run) => `record ${run.recordId}`,
+  // The record changed under the review: the whole SOP runs again on it, from its first node, so every finding
+  // the reviewer would act on is one of the current data (a finding that no longer fires is withdrawn when the
+  // run lets its queries go; see settleHeldQueries).
+  redoFrom: (run) => (run.steps[0]?.node as string | undefined) ?? run.currentNode,
 });
 
 export const getTaskRun = (db: Db, id: string): Promise<TaskRun | undefined> => store.get(db, id);
@@ -145,8 +149,10 @@ export async function decideReview(
   comment: string,
   /** What a reject does to the queries the review holds back (the human_review node's `on_reject_queries`). */
   onRejectQueries: 'cancel' | 'close' = 'cancel',
+  /** The run's `reviewRequest.dataHash` as the reviewer was shown it, when the client sends it. */
+  shownDataHash?: string,
 ): Promise<TaskRun> {
-  return store.decide(db, id, { kind: decision, actor: reviewer, comment, onRejectQueries });
+  return store.decide(db, id, { kind: decision, actor: reviewer, comment, onRejectQueries, shownDataHash });
 }
 
 /** Runs nobody is advancing (see agent/runs/orphans.ts), with no advance job waiting for them in `queue`. */

@@ -41,8 +41,9 @@ export function createTrialApi(http: HttpClient) {
     listTaskRuns: async (projectId: string, filter: { status?: TaskRunStatus; qcRunId?: string } = {}) =>
       (await http.get<{ taskRuns: TaskRun[] }>(`${project(projectId)}/task-runs${queryString(filter)}`)).taskRuns,
     getTaskRun: (taskRunId: string) => http.get<TaskRun>(`/api/iit/task-runs/${segment(taskRunId)}`),
-    reviewTaskRun: (taskRunId: string, decision: ReviewDecision, comment: string) =>
-      http.post<TaskRun>(`/api/iit/task-runs/${segment(taskRunId)}/review`, comment ? { decision, comment } : { decision }),
+    /** `dataHash`: the run's reviewRequest.dataHash as shown, so a run checked again since then refuses the decision. */
+    reviewTaskRun: (taskRunId: string, decision: ReviewDecision, comment: string, dataHash?: string) =>
+      http.post<TaskRun>(`/api/iit/task-runs/${segment(taskRunId)}/review`, { decision, ...(comment ? { comment } : {}), ...(dataHash ? { dataHash } : {}) }),
 
     listQueries: async (projectId: string, filters: QueryFilters = {}) =>
       (await http.get<{ queries: DataQuery[] }>(`${project(projectId)}/queries${queryString({ ...filters })}`)).queries,

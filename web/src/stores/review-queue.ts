@@ -86,11 +86,14 @@ export const useReviewQueueStore = create<ReviewQueueState>()((set, get) => {
       setReview(taskRunId, { status: 'saving', decision });
       set({ conflict: null });
       try {
-        const run = await api.trial.reviewTaskRun(taskRunId, decision, comment.trim());
+        // The decision is about the run as this page shows it; the server refuses it if the run was checked again since.
+        const shown = get().runs.find((run) => run.id === taskRunId)?.reviewRequest?.dataHash;
+        const run = await api.trial.reviewTaskRun(taskRunId, decision, comment.trim(), shown ?? undefined);
         setReview(taskRunId, { status: 'decided', decision, run });
       } catch (error) {
         if (error instanceof ApiError && error.code === 'CONFLICT_STATE') {
-          // Someone decided first. Their decision stands; reload so the queue shows only what still waits.
+          // Someone decided first, or the record changed and the run is checking it again: reload so the queue
+          // shows only what still waits, as it is now.
           set({ conflict: error });
           await get().load(projectId);
           return;
