@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OpenObject, Uuid } from './common.js';
+import { IdText, NameText, OpenObject, Uuid } from './common.js';
 
 /** A retrieved excerpt an answer may cite. */
 export const Reference = z.object({
@@ -42,11 +42,11 @@ export type AgentResult = z.infer<typeof AgentResult>;
 
 /** POST /api/agent/run */
 export const AgentRunRequest = z.strictObject({
-  scenarioId: z.string().min(1),
+  scenarioId: IdText,
   input: z.string().min(1).max(20_000),
   conversationId: Uuid.optional().describe('continue this conversation (yours); omitted: a new conversation is started'),
   options: z
-    .strictObject({ documentIds: z.array(z.string()).max(200).optional().describe("omitted: all of the scenario's documents") })
+    .strictObject({ documentIds: z.array(z.string().max(128)).max(200).optional().describe("omitted: all of the scenario's documents") })
     .optional(),
 });
 export type AgentRunRequest = z.infer<typeof AgentRunRequest>;
@@ -81,14 +81,14 @@ export type Scenario = z.infer<typeof Scenario>;
 export const ScenarioList = z.object({ scenarios: z.array(Scenario) });
 
 /** GET /api/rag/documents */
-export const DocumentListQuery = z.strictObject({ scenarioId: z.string().optional() });
+export const DocumentListQuery = z.strictObject({ scenarioId: NameText.optional() });
 
 /**
  * POST /api/rag/documents, as JSON {scenarioId, sourceFile, text, documentId?} or multipart (scenarioId,
  * documentId?, file). The server reads a multipart file part as an object `{ filename, data }`.
  */
 export const IngestDocumentRequest = z.strictObject({
-  scenarioId: z.string().min(1),
+  scenarioId: IdText,
   documentId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/).optional(),
   sourceFile: z.string().min(1).max(255).optional(),
   text: z.string().min(1).optional(),

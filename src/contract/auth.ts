@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IdText, NameText } from './common.js';
 
 /** Roles in the order of what they may do; the same list as core/db/schema/auth.ts ROLES. */
 export const ROLES = ['admin', 'pi', 'coordinator', 'viewer'] as const;
@@ -13,7 +14,7 @@ export const Me = User.extend({ projects: z.array(z.string()).describe('ids of t
 export type Me = z.infer<typeof Me>;
 
 /** POST /api/auth/login */
-export const LoginRequest = z.strictObject({ code: z.string().min(1).describe('the one-time sign-in code from the link') });
+export const LoginRequest = z.strictObject({ code: NameText.min(1).describe('the one-time sign-in code from the link') });
 export type LoginRequest = z.infer<typeof LoginRequest>;
 export const LoginResponse = z.object({ token: z.string(), user: User });
 export type LoginResponse = z.infer<typeof LoginResponse>;
@@ -63,12 +64,12 @@ export const ProjectList = z.object({ projects: z.array(Project) });
 /** POST /api/projects */
 export const CreateProjectRequest = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/),
-  name: z.string().min(1),
+  name: NameText.min(1),
 });
 export type CreateProjectRequest = z.infer<typeof CreateProjectRequest>;
 
 /** POST /api/projects/:id/members */
-export const AddMemberRequest = z.strictObject({ userId: z.string().min(1) });
+export const AddMemberRequest = z.strictObject({ userId: IdText });
 
 /** PATCH /api/projects/:projectId/members/:userId */
 export const SetMemberAccessRequest = z.strictObject({ canViewIdentifiers: z.boolean() });

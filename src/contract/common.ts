@@ -16,6 +16,25 @@ export const Uuid = z.string().regex(new RegExp(UUID_PATTERN)).describe('a UUID,
  */
 export const MAX_OFFSET = 2_147_483_647;
 
+/**
+ * How long text the API stores or looks up may be. Without a limit a 1 MB project name or URL was stored
+ * and then sent back in every list; these are generous for what each field holds, and a longer value is
+ * refused with 400 naming the field and the limit ("body.name: must NOT have more than 200 characters").
+ */
+export const TEXT_LIMITS = {
+  /** Ids of our own or REDCap's making: skill, scenario, user, record (REDCap's record column is 100 wide). */
+  id: 100,
+  /** Names, titles, labels, filter values (a site, a field name). */
+  name: 200,
+  /** URLs (browsers and servers commonly stop near 2000 characters). */
+  url: 2000,
+} as const;
+
+/** An id a client sends: required, at most TEXT_LIMITS.id characters. */
+export const IdText = z.string().min(1).max(TEXT_LIMITS.id);
+/** A name, title, label or filter value: at most TEXT_LIMITS.name characters. */
+export const NameText = z.string().max(TEXT_LIMITS.name);
+
 /** An object whose keys the contract does not fix (a model's structured output, an import summary). */
 export const OpenObject = z.looseObject({});
 export type OpenObject = z.infer<typeof OpenObject>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_OFFSET } from './common.js';
+import { MAX_OFFSET, NameText } from './common.js';
 import { DataQuery } from './trial-queries.js';
 
 export const TrialSite = z.object({ site: z.string().describe("REDCap data access group; '' when the project has none"), subjects: z.int() });
@@ -39,7 +39,8 @@ export const ImportSummary = z.looseObject({
   isDictionaryChanged: z.boolean(),
   isEventsChanged: z.boolean(),
   isArmsChanged: z.boolean(),
-  warnings: z.array(ImportWarning),
+  warnings: z.array(ImportWarning).describe('values imported although outside their validation min/max: the first 100'),
+  moreWarnings: z.int().optional().describe('present when warnings was cut: how many more such values were imported (QC reports each)'),
 });
 export type ImportSummary = z.infer<typeof ImportSummary>;
 
@@ -56,7 +57,10 @@ export const RedcapSettings = z.object({
 export type RedcapSettings = z.infer<typeof RedcapSettings>;
 
 /** PUT /api/iit/projects/:projectId/redcap */
-export const SetRedcapRequest = z.strictObject({ apiUrl: z.string(), tokenEnv: z.string() });
+export const SetRedcapRequest = z.strictObject({
+  apiUrl: z.string().max(2000).describe('the REDCap API endpoint; https unless the server sets REDCAP_ALLOW_HTTP=true'),
+  tokenEnv: z.string().max(100).optional().describe('the NAME of the server variable holding the token, starting REDCAP_TOKEN_; default REDCAP_TOKEN_<PROJECT ID>'),
+});
 export type SetRedcapRequest = z.infer<typeof SetRedcapRequest>;
 
 /** Integer and number fields hold numbers; codes, dates and text hold strings; a blank cell is null. */
@@ -78,7 +82,7 @@ export const RecordList = z.object({ records: z.array(RecordEvent) });
 
 /** GET /api/iit/projects/:projectId/records */
 export const RecordsQuery = z.strictObject({
-  site: z.string().optional(),
+  site: NameText.optional(),
   limit: z.int().min(1).max(5000).default(500),
   offset: z.int().min(0).max(MAX_OFFSET).default(0),
 });
@@ -104,7 +108,7 @@ export type AuditEntry = z.infer<typeof AuditEntry>;
 export const AuditEntryList = z.object({ entries: z.array(AuditEntry) });
 
 /** GET /api/iit/projects/:projectId/audit */
-export const AuditFilter = z.strictObject({ entityType: AuditEntityType.optional(), entityId: z.string().optional() });
+export const AuditFilter = z.strictObject({ entityType: AuditEntityType.optional(), entityId: NameText.optional() });
 export type AuditFilter = z.infer<typeof AuditFilter>;
 
 /** GET /api/iit/projects/:projectId/audit/verify */

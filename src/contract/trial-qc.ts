@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Uuid } from './common.js';
+import { IdText, Uuid } from './common.js';
 
 /** A QC skill (SOP flowchart) with its schedule. */
 export const QcSkill = z.object({
@@ -41,8 +41,8 @@ export const QcRunList = z.object({ qcRuns: z.array(QcRunProgress) });
 
 /** POST /api/iit/projects/:projectId/qc-runs */
 export const StartQcRunRequest = z.strictObject({
-  skillId: z.string().min(1),
-  recordIds: z.array(z.string().min(1)).max(100_000).optional().describe('omitted: every record of the project'),
+  skillId: IdText,
+  recordIds: z.array(IdText).max(100_000).optional().describe('omitted: every record of the project'),
 });
 export type StartQcRunRequest = z.infer<typeof StartQcRunRequest>;
 
@@ -74,6 +74,7 @@ export const ReviewRequest = z.looseObject({
   reason: z.string().optional().describe('the technical reason, for the reviewer only'),
   finding: z.looseObject({ ruleId: z.string(), field: z.string(), message: z.string(), severity: z.enum(['error', 'warning', 'info']) }).optional(),
   onRejectQueries: z.enum(['cancel', 'close']).optional(),
+  dataHash: z.string().optional().describe('sha256 of what the reviewer is shown (record versions, held queries); send it back with the decision'),
 });
 export type ReviewRequest = z.infer<typeof ReviewRequest>;
 
@@ -104,5 +105,10 @@ export const TaskRunFilter = z.strictObject({ status: TaskRunStatus.optional(), 
 export type TaskRunFilter = z.infer<typeof TaskRunFilter>;
 
 /** POST /api/iit/task-runs/:id/review */
-export const ReviewTaskRunRequest = z.strictObject({ decision: ReviewDecision, comment: z.string().max(5000).optional() });
+export const ReviewTaskRunRequest = z.strictObject({
+  decision: ReviewDecision,
+  comment: z.string().max(5000).optional(),
+  /** The run's reviewRequest.dataHash as the reviewer saw it: a run checked again since then refuses the decision (409). */
+  dataHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be the 64-hex dataHash of the run as shown').optional(),
+});
 export type ReviewTaskRunRequest = z.infer<typeof ReviewTaskRunRequest>;

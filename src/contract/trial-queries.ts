@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_OFFSET, Uuid } from './common.js';
+import { MAX_OFFSET, NameText, Uuid } from './common.js';
 
 /** `cancelled`: withdrawn before it reached the site (a rejected review), as opposed to closed after resolution. */
 export const QueryStatus = z.enum(['open', 'answered', 'closed', 'reopened', 'cancelled']);
@@ -42,10 +42,10 @@ export const DataQueryList = z.object({ queries: z.array(DataQuery) });
 /** GET /api/iit/projects/:projectId/queries */
 export const DataQueryFilter = z.strictObject({
   status: QueryStatus.optional(),
-  site: z.string().optional(),
-  field: z.string().optional(),
+  site: NameText.optional(),
+  field: NameText.optional(),
   severity: QuerySeverity.optional(),
-  recordId: z.string().optional(),
+  recordId: NameText.optional(),
   taskRunId: Uuid.optional(),
   limit: z.int().min(1).max(5000).optional(),
   offset: z.int().min(0).max(MAX_OFFSET).optional(),

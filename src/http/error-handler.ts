@@ -2,6 +2,14 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ClinAgentError } from '../core/errors.js';
 import { UUID_PATTERN } from '../core/ids.js';
 
+// ajv runs with allErrors and reports every bad item: 100 000 empty record ids answered 12 MB. The first
+// fifty show the pattern; the count says how many more there are.
+const SCHEMA_PROBLEMS_LISTED = 50;
+// A field name the client made up is named, not echoed whole: a megabyte-long key answered a megabyte.
+const NAME_CHARS_SHOWN = 60;
+
+const shown = (name: string) => (name.length > NAME_CHARS_SHOWN ? `${name.slice(0, NAME_CHARS_SHOWN)}…` : name);
+
 /**
  * One error shape for every route: `{ code, message, details }`. Our own errors pass through with their
  * status; schema failures become 400 naming each field; anything else is a 500 whose text stays in the
@@ -15,16 +23,19 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
   }
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
-    const problems = fastifyError.validation.map((v) => {
+    const problemCount = fastifyError.validation.length;
+    const problems = fastifyError.validation.slice(0, SCHEMA_PROBLEMS_LISTED).map((v) => {
       const where = `${fastifyError.validationContext ?? 'body'}${v.instancePath.replace(/\//g, '.')}`;
       const missing = (v.params as { missingProperty?: string })?.missingProperty;
       if (missing) return `${where}.${missing}: is required`;
       const extra = (v.params as { additionalProperty?: string })?.additionalProperty;
-      if (extra) return `${where}.${extra}: is not a known field; remove it`;
+      if (extra) return `${where}.${shown(extra)}: is not a known field; remove it`;
       if ((v.params as { pattern?: string })?.pattern === UUID_PATTERN) return `${where}: must be a UUID such as 3f0c1a9e-5b7d-4c2e-9a41-0d6b8e2f7c13; copy the id from the list it came from`;
       return `${where}: ${v.message}`;
     });
-    void reply.status(400).send({ code: 'VALIDATION_FAILED', message: `Invalid request:\n- ${problems.join('\n- ')}`, details: { problems } });
+    const more = problemCount - problems.length;
+    const lines = more > 0 ? [...problems, `... and ${more} more`] : problems;
+    void reply.status(400).send({ code: 'VALIDATION_FAILED', message: `Invalid request:\n- ${lines.join('\n- ')}`, details: more > 0 ? { problems, problemCount } : { problems } });
     return;
   }
   if (fastifyError.statusCode && fastifyError.statusCode < 500) {

@@ -5,7 +5,7 @@ import type { AppContext } from '../context.js';
 import { VERSION } from '../version.js';
 import { accessHook } from './access.js';
 import { multipartPluginOptions, readMultipartBody } from './multipart-body.js';
-import { refuseNulBytes } from './nul-bytes.js';
+import { refuseUnstorableText } from './unstorable-text.js';
 import { registerConsole } from './console.js';
 import { errorHandler } from './error-handler.js';
 import { agentRoutes } from './routes/agent.js';
@@ -70,7 +70,7 @@ export async function buildServer(ctx: AppContext, options: { serveConsole?: boo
   app.addHook('preValidation', readMultipartBody(ctx.config.uploads));
   app.setErrorHandler(errorHandler);
   app.addHook('onRequest', accessHook(ctx.users));
-  app.addHook('preValidation', refuseNulBytes);
+  app.addHook('preValidation', refuseUnstorableText);
 
   await app.register(healthRoutes, { ctx });
   await app.register(authRoutes, { users: ctx.users });

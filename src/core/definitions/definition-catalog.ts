@@ -44,11 +44,19 @@ export function createDefinitionCatalog<T extends Definition>(definitions: reado
     get(id) {
       const definition = byId.get(id);
       if (!definition) {
-        throw new ClinAgentError('NOT_FOUND', `Unknown ${kind.noun} "${id}". Known ${kind.noun}s: ${[...byId.keys()].join(', ') || '(none)'} (${kind.listRoute}).`, { [`${kind.noun}Id`]: id });
+        const shown = shownId(id);
+        throw new ClinAgentError('NOT_FOUND', `Unknown ${kind.noun} "${shown}". Known ${kind.noun}s: ${[...byId.keys()].join(', ') || '(none)'} (${kind.listRoute}).`, { [`${kind.noun}Id`]: shown });
       }
       return definition;
     },
   };
+}
+
+// The id comes from a request or a model's answer: a megabyte of it must not come back in the error.
+const ID_CHARS_SHOWN = 60;
+
+function shownId(id: string): string {
+  return id.length > ID_CHARS_SHOWN ? `${id.slice(0, ID_CHARS_SHOWN)}…` : id;
 }
 
 /** One line per duplicate, naming both files. */

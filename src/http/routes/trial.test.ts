@@ -71,15 +71,20 @@ describe('trial QC HTTP API', () => {
   });
 
   it('starts a QC run that finds the planted errors and reports them, with the shipped skill and its next cron run', async () => {
-    const skills = await app.inject({ method: 'GET', url: '/api/iit/skills', headers: member });
+    const admin = await ctx.users.create({ name: 'skills-admin', role: 'admin' });
+    const skills = await app.inject({ method: 'GET', url: '/api/iit/skills', headers: { authorization: `Bearer ${admin.token}` } });
     const skill = skills.json().skills.find((s: { id: string }) => s.id === 'demo-core-checks');
     expect(skill).toMatchObject({ schedule: '0 6 * * 1' });
+    // A coordinator of another trial is not shown the demo trial's skill.
+    const ofMember = await app.inject({ method: 'GET', url: '/api/iit/skills', headers: member });
+    expect(ofMember.body).not.toContain('demo-htn-01');
     expect(new Date(skill.nextRun).getUTCDay()).toBe(1);
 
-    // The shipped skill is limited to the demo project: running it elsewhere is a clear 400.
+    // The shipped skill is limited to the demo project: running it elsewhere is a clear 400 that names no other project.
     const refused = await app.inject({ method: 'POST', url: '/api/iit/projects/trial-a/qc-runs', headers: member, payload: { skillId: 'demo-core-checks' } });
     expect(refused.statusCode).toBe(400);
-    expect(refused.json().message).toContain('applies to projects demo-htn-01');
+    expect(refused.json().message).toContain('Skill "demo-core-checks" does not apply to project "trial-a"');
+    expect(refused.body).not.toContain('demo-htn-01');
 
     const unknown = await app.inject({ method: 'POST', url: '/api/iit/projects/trial-a/qc-runs', headers: member, payload: { skillId: 'nope' } });
     expect(unknown.statusCode).toBe(404);
@@ -92,6 +97,12 @@ describe('trial QC HTTP API', () => {
     await ensureDemoTrial(createTrialStore(ctx.db), 'system');
     const admin = await ctx.users.create({ name: 'dm', role: 'admin' });
     const auth = { authorization: `Bearer ${admin.token}` };
+    // 50 000 unknown ids: a short answer that counts them, not the whole list back.
+    const manyUnknown = await app.inject({ method: 'POST', url: '/api/iit/projects/demo-htn-01/qc-runs', headers: auth, payload: { skillId: 'demo-core-checks', recordIds: Array.from({ length: 50_000 }, (_, i) => `X${i}`) } });
+    expect(manyUnknown.statusCode).toBe(404);
+    expect(manyUnknown.json()).toMatchObject({ details: { unknownCount: 50_000 } });
+    expect(manyUnknown.json().message).toContain('and 49980 more');
+    expect(manyUnknown.body.length).toBeLessThan(4096);
     const started = await app.inject({ method: 'POST', url: '/api/iit/projects/demo-htn-01/qc-runs', headers: auth, payload: { skillId: 'demo-core-checks' } });
     expect(started.statusCode, started.body).toBe(202);
     const { id, total } = started.json();
@@ -134,7 +145,7 @@ describe('trial QC HTTP API', () => {
     const report = (await app.inject({ method: 'GET', url: '/api/iit/projects/demo-htn-01/report', headers: auth })).json();
     expect(report.total).toBe(15);
     const csv = (await app.inject({ method: 'GET', url: '/api/iit/projects/demo-htn-01/report?format=csv', headers: auth })).body;
-    expect(csv).toContain(',79,'); // S037's age, in the value column
+    expect(csv).toContain(',"79",'); // S037's age, in the value column (every cell quoted)
     expect(report.bySeverity).toEqual([{ key: 'warning', count: 9 }, { key: 'error', count: 6 }]);
     const xlsx = await app.inject({ method: 'GET', url: '/api/iit/projects/demo-htn-01/report?format=xlsx', headers: auth });
     expect(xlsx.headers['content-type']).toContain('spreadsheetml');

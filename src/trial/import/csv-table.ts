@@ -1,5 +1,6 @@
 import { parse } from 'csv-parse/sync';
-import type { ImportProblem, Parsed } from './problems.js';
+import { quote, type ImportProblem, type Parsed } from './problems.js';
+import { assertStorableCells } from './unstorable-cells.js';
 
 /** Rows of a file or API answer, keyed by column, each with its spreadsheet line (header = line 1). */
 export interface Table {
@@ -11,7 +12,8 @@ export interface Table {
 /**
  * Reads CSV text as REDCap and Excel write it: an optional UTF-8 BOM (Excel adds one to keep Chinese
  * labels readable), CRLF or LF, quoted cells with commas, quotes and line breaks. Blank rows are skipped
- * but still counted, so line numbers match what a spreadsheet shows.
+ * but still counted, so line numbers match what a spreadsheet shows. A cell that cannot be stored (a NUL
+ * character, a lone surrogate) refuses the whole file with 400 VALIDATION_FAILED naming each such cell.
  */
 export function readCsvTable(text: string, source: string): Parsed<Table> {
   const problems: ImportProblem[] = [];
@@ -34,7 +36,7 @@ export function readCsvTable(text: string, source: string): Parsed<Table> {
   const seen = new Set<string>();
   header.forEach((name, index) => {
     if (!name) problems.push({ source, line: 1, field: `(column ${index + 1})`, value: '', problem: 'the header cell is empty; name the column or delete it' });
-    else if (seen.has(name)) problems.push({ source, line: 1, field: name, value: name, problem: `column "${name}" appears twice in the header; keep one` });
+    else if (seen.has(name)) problems.push({ source, line: 1, field: name, value: name, problem: `column ${quote(name)} appears twice in the header; keep one` });
     seen.add(name);
   });
   const rows: Table['rows'] = [];
@@ -47,12 +49,14 @@ export function readCsvTable(text: string, source: string): Parsed<Table> {
     }
     rows.push({ line, values: Object.fromEntries(header.map((name, i) => [name, row[i] ?? ''])) });
   });
+  assertStorableCells({ source, headerCells, rows });
   return { value: { source, header, rows }, problems };
 }
 
 /**
  * Builds the same table from REDCap API JSON (an array of flat objects). Rows are numbered as REDCap's CSV
- * export of the same data would number them, so a problem points at the same line in either source.
+ * export of the same data would number them, so a problem points at the same line in either source. JSON
+ * may carry "\u0000" and lone surrogates; a cell with either is refused as in a CSV file.
  */
 export function jsonTable(items: ReadonlyArray<Record<string, unknown>>, source: string): Table {
   const header: string[] = [];
@@ -64,7 +68,7 @@ export function jsonTable(items: ReadonlyArray<Record<string, unknown>>, source:
       header.push(key);
     }
   }
-  return {
+  const table: Table = {
     source,
     header,
     rows: items.map((item, index) => ({
@@ -72,6 +76,8 @@ export function jsonTable(items: ReadonlyArray<Record<string, unknown>>, source:
       values: Object.fromEntries(header.map((name) => [name, item[name] === undefined || item[name] === null ? '' : String(item[name])])),
     })),
   };
+  assertStorableCells({ source, headerCells: header, rows: table.rows });
+  return table;
 }
 
 function isBlank(row: ReadonlyArray<string>): boolean {

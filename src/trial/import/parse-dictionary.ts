@@ -100,7 +100,7 @@ export function parseDictionaryTable(table: Table): Parsed<TrialField[]> {
     }
     const min = boundOf(fieldType, validationMin);
     const max = boundOf(fieldType, validationMax);
-    if (min !== undefined && max !== undefined && min > max) report('text_validation_min', validationMin, `the minimum ${validationMin} is above the maximum ${validationMax}`);
+    if (min !== undefined && max !== undefined && min > max) report('text_validation_min', validationMin, `the minimum ${quote(validationMin)} is above the maximum ${quote(validationMax)}`);
 
     const requiredText = cell('required_field').toLowerCase();
     if (!YES_NO.has(requiredText)) report('required_field', cell('required_field'), `${quote(cell('required_field'))} is not "y" or blank`);

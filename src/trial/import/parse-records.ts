@@ -57,7 +57,7 @@ export function parseRecordsTable(table: Table, schema: TrialSchema): ParsedReco
     if (column === recordIdField || column === EVENT_COLUMN || column === SITE_COLUMN || REPEAT_COLUMNS.includes(column)) continue;
     const check = known.get(column);
     if (check) checks.set(column, check);
-    else problems.push({ source, line: 1, field: column, value: column, problem: `column "${column}" is not in the data dictionary; import the dictionary that matches this export, or remove the column` });
+    else problems.push({ source, line: 1, field: column, value: column, problem: `column ${quote(column)} is not in the data dictionary; import the dictionary that matches this export, or remove the column` });
   }
   const hasEventColumn = table.header.includes(EVENT_COLUMN);
   if (!hasEventColumn && schema.events.length > 0) {

@@ -38,31 +38,56 @@ export interface ImportWarning {
   message: string;
 }
 
-// Enough to fix a systematic mistake from the message alone; the rest is in details.problems.
+// Enough to fix a systematic mistake from the message alone.
 const PROBLEMS_IN_MESSAGE = 20;
+// What details.problems lists. A file with 200 000 bad columns has 200 000 problems, and listing them all
+// answered 40 MB; the first fifty show the pattern, and the count says how many more there are.
+const PROBLEMS_IN_DETAILS = 50;
 const VALUE_CHARS_SHOWN = 60;
+// A column name is the user's own text; a pasted paragraph in a header cell is named, not echoed whole.
+const FIELD_CHARS_SHOWN = 100;
+// Problem texts are ours, with cell values quoted and cut; this only bounds one that lists many names.
+const PROBLEM_CHARS_SHOWN = 1000;
 
 /** Quotes a cell value for a problem text, shortened so a pasted paragraph does not flood the message. */
 export function quote(value: string): string {
-  const shown = value.length > VALUE_CHARS_SHOWN ? `${value.slice(0, VALUE_CHARS_SHOWN)}…` : value;
-  return JSON.stringify(shown);
+  return JSON.stringify(cut(value, VALUE_CHARS_SHOWN));
+}
+
+function cut(text: string, chars: number): string {
+  return text.length > chars ? `${text.slice(0, chars)}…` : text;
 }
 
 export function formatProblem(problem: ImportProblem): string {
   return `${problem.source} line ${problem.line}, field ${problem.field}: ${problem.problem}`;
 }
 
-/** The one error an import raises: every problem in details, the first twenty in the message. */
+/** A problem as an error shows it: every text cut to a length a person reads. */
+function shortened(problem: ImportProblem): ImportProblem {
+  return { ...problem, field: cut(problem.field, FIELD_CHARS_SHOWN), value: cut(problem.value, VALUE_CHARS_SHOWN), problem: cut(problem.problem, PROBLEM_CHARS_SHOWN) };
+}
+
+/**
+ * The message lists the first twenty problems, details.problems the first fifty, and both say how many
+ * more there are, so the answer stays small however broken the file is.
+ */
+export function listProblems(problems: ReadonlyArray<ImportProblem>, format: (problem: ImportProblem) => string = formatProblem): { lines: string[]; details: { problemCount: number; moreProblems: number; problems: ImportProblem[] } } {
+  const listed = problems.slice(0, PROBLEMS_IN_DETAILS).map(shortened);
+  const lines = listed.slice(0, PROBLEMS_IN_MESSAGE).map(format);
+  const hidden = problems.length - lines.length;
+  if (hidden > 0) {
+    const where = problems.length > listed.length ? `details.problems lists the first ${listed.length}` : 'all are listed in details.problems';
+    lines.push(`... and ${hidden} more (${where})`);
+  }
+  return { lines, details: { problemCount: problems.length, moreProblems: problems.length - listed.length, problems: listed } };
+}
+
+/** The one error an import raises: the problems listed (capped), nothing written. */
 export function importInvalid(problems: ReadonlyArray<ImportProblem>): ClinAgentError {
   const sources = [...new Set(problems.map((problem) => problem.source))].join(', ');
-  const shown = problems.slice(0, PROBLEMS_IN_MESSAGE).map(formatProblem);
-  const more = problems.length > shown.length ? [`... and ${problems.length - shown.length} more (all are listed in details.problems)`] : [];
+  const { lines, details } = listProblems(problems);
   const noun = problems.length === 1 ? 'problem' : 'problems';
-  return new ClinAgentError(
-    'IMPORT_INVALID',
-    [`${sources}: ${problems.length} ${noun}; nothing was imported. Fix each line below and import the files again.`, ...shown, ...more].join('\n'),
-    { problemCount: problems.length, problems: [...problems] },
-  );
+  return new ClinAgentError('IMPORT_INVALID', [`${sources}: ${problems.length} ${noun}; nothing was imported. Fix each line below and import the files again.`, ...lines].join('\n'), details);
 }
 
 /** Returns the value, or throws IMPORT_INVALID when there is any problem. */

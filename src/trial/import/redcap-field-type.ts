@@ -1,4 +1,5 @@
 import type { FieldType } from '../../core/db/schema/trial.js';
+import { quote } from './problems.js';
 
 /**
  * REDCap keeps the kind of a text field in its validation type ("integer", "date_ymd"); we keep it in the
@@ -68,12 +69,12 @@ export function parseChoices(text: string): { choices: Array<{ code: string; lab
     if (!trimmed) continue;
     const comma = trimmed.indexOf(',');
     if (comma <= 0) {
-      problems.push(`choice "${trimmed}" has no code; write it as "code, label", e.g. "1, Male"`);
+      problems.push(`choice ${quote(trimmed)} has no code; write it as "code, label", e.g. "1, Male"`);
       continue;
     }
     const code = trimmed.slice(0, comma).trim();
     const label = trimmed.slice(comma + 1).trim();
-    if (seen.has(code)) problems.push(`choice code "${code}" appears twice; give each choice its own code`);
+    if (seen.has(code)) problems.push(`choice code ${quote(code)} appears twice; give each choice its own code`);
     seen.add(code);
     choices.push({ code, label });
   }

@@ -23,9 +23,15 @@ export interface TrialImportSummary {
   isDictionaryChanged: boolean;
   isEventsChanged: boolean;
   isArmsChanged: boolean;
-  /** Values imported although outside the dictionary's validation min/max; QC reports them. */
+  /** Values imported although outside the dictionary's validation min/max (the first WARNINGS_LISTED); QC reports them all. */
   warnings: ImportWarning[];
+  /** Present when `warnings` was cut: how many more values were imported outside their bounds. */
+  moreWarnings?: number;
 }
+
+// An export where every row is out of range would otherwise answer one warning per row, megabytes of them;
+// the first hundred show the pattern, and QC raises a query for each one anyway.
+const WARNINGS_LISTED = 100;
 
 /**
  * Writes dictionary, arms, schedule and records of one export as one change: a dictionary without the
@@ -39,6 +45,8 @@ export async function writeTrialExport(store: TrialStore, projectId: string, dat
     const records = await tx.importRecords(projectId, data.records, { actor, reason });
     const events = data.events?.length ?? (await tx.getEvents(projectId)).length;
     const arms = data.arms?.length ?? (await tx.getArms(projectId)).length;
-    return { fields: data.fields.length, events, arms, records, isDictionaryChanged, isEventsChanged, isArmsChanged, warnings: [...(data.warnings ?? [])] };
+    const warnings = data.warnings ?? [];
+    const moreWarnings = warnings.length - WARNINGS_LISTED;
+    return { fields: data.fields.length, events, arms, records, isDictionaryChanged, isEventsChanged, isArmsChanged, warnings: warnings.slice(0, WARNINGS_LISTED), ...(moreWarnings > 0 ? { moreWarnings } : {}) };
   });
 }

@@ -50,13 +50,19 @@ export async function startQcRun(
   const { db, jobs } = deps;
   const { skill, projectId } = input;
   if (!skillAppliesTo(skill, projectId)) {
-    throw new ClinAgentError('VALIDATION_FAILED', `Skill "${skill.id}" applies to projects ${skill.projects!.join(', ')}, not "${projectId}".`, { field: 'skillId' });
+    // The projects it does apply to are not named: they may be trials the caller is not in.
+    throw new ClinAgentError('VALIDATION_FAILED', `Skill "${skill.id}" does not apply to project "${projectId}". Choose one of the skills GET /api/iit/skills lists for this project.`, { field: 'skillId' });
   }
   const known = (await db.selectDistinct({ recordId: trialRecords.recordId }).from(trialRecords).where(eq(trialRecords.projectId, projectId)).orderBy(asc(trialRecords.recordId))).map((r) => r.recordId);
   let recordIds = known;
   if (input.recordIds?.length) {
-    const unknown = input.recordIds.filter((id) => !known.includes(id));
-    if (unknown.length) throw new ClinAgentError('NOT_FOUND', `Unknown record id(s) in project "${projectId}": ${unknown.slice(0, 20).join(', ')}.`, { field: 'recordIds', unknown });
+    const knownIds = new Set(known);
+    const unknown = input.recordIds.filter((id) => !knownIds.has(id));
+    if (unknown.length) {
+      // A list of 100 000 ids must not come back whole: the first ones name the mistake, the count its size.
+      const more = unknown.length > 20 ? ` and ${unknown.length - 20} more` : '';
+      throw new ClinAgentError('NOT_FOUND', `Unknown record id(s) in project "${projectId}": ${unknown.slice(0, 20).join(', ')}${more}. List the project's records with GET /api/iit/projects/${projectId}/records.`, { field: 'recordIds', unknown: unknown.slice(0, 50), unknownCount: unknown.length });
+    }
     recordIds = [...new Set(input.recordIds)];
   }
   if (!recordIds.length) throw new ClinAgentError('VALIDATION_FAILED', `Project "${projectId}" has no records to check. Import data first.`, { projectId });

@@ -10,18 +10,24 @@ const COLUMNS: Array<[keyof ViolationsReport['rows'][number], string]> = [
 /**
  * Text a spreadsheet would run as a formula when it opens a CSV file: `=`, `+`, `-`, `@`, and tab or carriage
  * return (which some spreadsheets strip before looking). Record values and messages come from sites and rule
- * authors, so `=HYPERLINK("http://x","click")` in a field must arrive as text, not as a live link.
+ * authors, so `=HYPERLINK("http://x","click")` in a field must arrive as text, not as a live link. Also `;`
+ * followed by one of those: where the list separator is `;` (German, French, ... Excel), the spreadsheet
+ * splits the cell there and would run the rest.
  */
-const FORMULA_START = /^[=+\-@\t\r]/;
+const FORMULA_START = /^(?:[=+\-@\t\r]|;[=+\-@])/;
 
 /** OWASP's CSV-injection defence: a leading single quote makes the spreadsheet show the cell as text. Numbers pass as they are. */
 export function escapeFormula(cell: unknown): unknown {
   return typeof cell === 'string' && FORMULA_START.test(cell) ? `'${cell}` : cell;
 }
 
-/** CSV with a UTF-8 BOM so Excel opens Chinese text correctly; every string cell is escaped against formula injection. */
+/**
+ * CSV with a UTF-8 BOM so Excel opens Chinese text correctly; every string cell is escaped against formula
+ * injection, and every cell is wrapped in double quotes (OWASP's recipe, RFC 4180 2.5-2.7), so a `;` inside
+ * a cell is quoted text in a `;` locale too, never a place to split it.
+ */
 export function reportToCsv(report: ViolationsReport): string {
-  return '\uFEFF' + stringify([COLUMNS.map(([, title]) => title), ...report.rows.map((row) => COLUMNS.map(([key]) => escapeFormula(row[key])))]);
+  return '\uFEFF' + stringify([COLUMNS.map(([, title]) => title), ...report.rows.map((row) => COLUMNS.map(([key]) => escapeFormula(row[key])))], { quoted: true });
 }
 
 /**

@@ -6,6 +6,16 @@ import { lockProject } from './project.js';
 import { stableJson } from './stable-json.js';
 import type { DictionaryField, ScheduledEvent, TrialArm, TrialEvent, TrialField } from './types.js';
 
+// 11 columns a field: 1000 rows stay far below PostgreSQL's 65,535 bind parameters. A 10 000-field
+// dictionary in one statement needed 110 000, and the import answered 500 ("bind message has 44464
+// parameter formats": the 16-bit count wrapped); even larger ones overflow the ORM's stack first.
+const DEFINITIONS_PER_INSERT = 1000;
+
+/** Inserts rows in statements of DEFINITIONS_PER_INSERT, inside the caller's transaction. */
+async function insertInBatches<T>(rows: ReadonlyArray<T>, insert: (batch: T[]) => Promise<unknown>): Promise<void> {
+  for (let start = 0; start < rows.length; start += DEFINITIONS_PER_INSERT) await insert(rows.slice(start, start + DEFINITIONS_PER_INSERT));
+}
+
 /**
  * The data dictionary and the visit schedule are replaced as a whole, as REDCap exports them. The audit entry
  * lists only the definitions that were removed, added or changed, so a reviewer sees what moved, not 300
@@ -20,7 +30,7 @@ export async function replaceDictionary(db: Db, projectId: string, incoming: Rea
     const change = diffDefinitions(await getDictionary(tx, projectId), fields, (field) => field.fieldName);
     if (!change) return false;
     await tx.delete(trialFields).where(eq(trialFields.projectId, projectId));
-    if (fields.length > 0) await tx.insert(trialFields).values(fields.map((field, ordinal) => ({ ...field, projectId, ordinal })));
+    await insertInBatches(fields.map((field, ordinal) => ({ ...field, projectId, ordinal })), (batch) => tx.insert(trialFields).values(batch));
     await appendAudit(tx, { projectId, entityType: 'project', entityId: projectId, action: 'dictionary.replace', actor, ...change, reason });
     return true;
   });
@@ -59,7 +69,7 @@ export async function replaceEvents(db: Db, projectId: string, incoming: Readonl
     const change = diffDefinitions(await getEvents(tx, projectId), events, (event) => event.eventName);
     if (!change) return false;
     await tx.delete(trialEvents).where(eq(trialEvents.projectId, projectId));
-    if (events.length > 0) await tx.insert(trialEvents).values(events.map((event, ordinal) => ({ ...event, projectId, ordinal })));
+    await insertInBatches(events.map((event, ordinal) => ({ ...event, projectId, ordinal })), (batch) => tx.insert(trialEvents).values(batch));
     await appendAudit(tx, { projectId, entityType: 'project', entityId: projectId, action: 'events.replace', actor, ...change, reason });
     return true;
   });
@@ -78,7 +88,7 @@ export async function replaceArms(db: Db, projectId: string, arms: ReadonlyArray
     const change = diffDefinitions(await getArms(tx, projectId), arms.map(({ armNum, name }) => ({ armNum, name })), (arm) => String(arm.armNum));
     if (!change) return false;
     await tx.delete(trialArms).where(eq(trialArms.projectId, projectId));
-    if (arms.length > 0) await tx.insert(trialArms).values(arms.map(({ armNum, name }) => ({ projectId, armNum, name })));
+    await insertInBatches(arms.map(({ armNum, name }) => ({ projectId, armNum, name })), (batch) => tx.insert(trialArms).values(batch));
     await appendAudit(tx, { projectId, entityType: 'project', entityId: projectId, action: 'arms.replace', actor, ...change, reason });
     return true;
   });

@@ -1,0 +1,80 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ClinAgentError } from '../core/errors.js';
+
+/** Deeper than any body we accept; past it the walk stops rather than recurse without bound. */
+const MAX_DEPTH = 32;
+/** A key is named in the error; one pasted paragraph long is cut, so the answer never echoes a flood. */
+const KEY_CHARS_SHOWN = 60;
+
+type Unstorable = { field: string; kind: 'nul' | 'surrogate' };
+
+/**
+ * Text PostgreSQL cannot store, refused here once for every route, before schema validation, naming where
+ * it was:
+ * - U+0000: a NUL byte in any id, filter or field reaches the database as "invalid byte sequence";
+ * - a lone UTF-16 surrogate (`"\ud800"` in JSON, half of an emoji or rare CJK character that a client cut):
+ *   JSON.parse accepts it, but jsonb refuses the escape, so the audit entry of the change failed and the
+ *   route answered 500, after a chat had already opened its conversation.
+ * No route has a use for either, and refusing both before any handler runs is what keeps a half-done write
+ * from happening at all.
+ *
+ * Uploaded file contents are Buffers and are not looked at: a PDF legitimately contains NUL bytes, and
+ * the extracted text is the ingest code's concern (multipart text fields are decoded as UTF-8 and so can
+ * hold no lone surrogate).
+ */
+export async function refuseUnstorableText(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  const found = findUnstorable(request.params, 'params') ?? findUnstorable(request.query, 'querystring') ?? findUnstorable(request.body, 'body');
+  if (!found) return;
+  const { field } = found;
+  throw found.kind === 'nul'
+    ? new ClinAgentError('VALIDATION_FAILED', `${field} contains a NUL character (\\u0000), which ClinAgent cannot store. Remove it and send the request again.`, { field })
+    : new ClinAgentError(
+        'VALIDATION_FAILED',
+        `${field} contains a lone UTF-16 surrogate (half of a character such as an emoji, e.g. \\ud800 without its pair), which is not valid Unicode text and cannot be stored. Send the whole character or remove it, then send the request again.`,
+        { field },
+      );
+}
+
+function findUnstorable(value: unknown, path: string, depth = 0): Unstorable | undefined {
+  if (typeof value === 'string') {
+    const kind = problemOf(value);
+    return kind && { field: path, kind };
+  }
+  if (depth > MAX_DEPTH || value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const hit = findUnstorable(value[i], `${path}[${i}]`, depth + 1);
+      if (hit) return hit;
+    }
+    return undefined;
+  }
+  for (const [key, inner] of Object.entries(value)) {
+    const where = `${path}.${printable(key)}`;
+    const keyProblem = problemOf(key);
+    if (keyProblem) return { field: where, kind: keyProblem };
+    const hit = findUnstorable(inner, where, depth + 1);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+function problemOf(text: string): Unstorable['kind'] | undefined {
+  if (text.includes('\u0000')) return 'nul';
+  return isWellFormed(text) ? undefined : 'surrogate';
+}
+
+/** String.prototype.isWellFormed: ES2024, present in Node 20, missing from the ES2023 lib this project compiles against. */
+function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * A key as the error names it: what cannot be stored (or printed in a log line) is written as its escape, and
+ * a long key is cut.
+ */
+function printable(key: string): string {
+  const escaped = key.replace(/\u0000/g, '\\u0000').replace(LONE_SURROGATE, (unit) => `\\u${unit.charCodeAt(0).toString(16)}`);
+  return escaped.length > KEY_CHARS_SHOWN ? `${escaped.slice(0, KEY_CHARS_SHOWN)}…` : escaped;
+}

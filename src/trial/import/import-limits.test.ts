@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClinAgentError } from '../../core/errors.js';
+import { openTestDatabase, testEngines } from '../../testing/test-database.js';
+import { createTrialStore, type TrialStore } from '../store/trial-store.js';
+import { jsonTable } from './csv-table.js';
+import { importRedcapCsv } from './import-redcap-csv.js';
+import { parseDictionaryTable } from './parse-dictionary.js';
+
+const DICTIONARY_HEADER = 'Variable / Field Name,Form Name,Section Header,Field Type,Field Label,"Choices, Calculations, OR Slider Labels",Field Note,Text Validation Type OR Show Slider Number,Text Validation Min,Text Validation Max,Identifier?,Branching Logic (Show field only if...),Required Field?';
+
+/** A dictionary of `count` text fields on one form: record_id, then f1, f2, ... */
+function dictionaryOf(count: number, label = (i: number) => `Field ${i}`): string {
+  const lines = [DICTIONARY_HEADER, 'record_id,baseline,,text,Subject ID,,,,,,,,'];
+  for (let i = 1; i < count; i++) lines.push(`f${i},baseline,,text,${label(i)},,,,,,,,`);
+  return lines.join('\n') + '\n';
+}
+
+/** Raises what `run` raises, so a test can look at the whole error. */
+async function errorOf(run: () => Promise<unknown>): Promise<ClinAgentError> {
+  try {
+    await run();
+  } catch (error) {
+    if (ClinAgentError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected the import to be refused');
+}
+
+describe.each(testEngines())('REDCap imports at the edges (%s)', (engine) => {
+  let close: () => Promise<void>;
+  let store: TrialStore;
+  let projectSeq = 0;
+  const newProject = async () => {
+    const id = `limits-${++projectSeq}`;
+    await store.ensureProject({ id, name: id }, 'dm.alice');
+    return id;
+  };
+  const snapshot = async (projectId: string) => ({
+    fields: await store.getDictionary(projectId),
+    records: await store.listRecords(projectId),
+    audit: await store.listAudit(projectId),
+  });
+
+  beforeAll(async () => {
+    const database = await openTestDatabase({ engine });
+    close = () => database.close();
+    store = createTrialStore(database.db);
+  });
+
+  afterAll(async () => {
+    await close?.();
+  });
+
+  it('imports a dictionary of 10 000 fields, and a second import of it changes nothing', async () => {
+    const projectId = await newProject();
+    const dictionaryCsv = dictionaryOf(10_000);
+    const recordsCsv = 'record_id,f1,f9999\nS001,a,z\n';
+
+    const summary = await importRedcapCsv(store, projectId, { dictionaryCsv, recordsCsv }, 'dm.alice');
+
+    expect(summary).toMatchObject({ fields: 10_000, isDictionaryChanged: true, records: { created: 1 } });
+    const stored = await store.getDictionary(projectId);
+    expect(stored).toHaveLength(10_000);
+    expect(stored.at(-1)).toMatchObject({ fieldName: 'f9999', label: 'Field 9999' });
+    expect((await store.getRecord(projectId, 'S001'))[0]?.data).toEqual({ f1: 'a', f9999: 'z' });
+    const again = await importRedcapCsv(store, projectId, { dictionaryCsv, recordsCsv }, 'dm.alice');
+    expect(again).toMatchObject({ isDictionaryChanged: false, records: { unchanged: 1 } });
+  }, 120_000);
+
+  it('refuses a NUL in a field label with 400 naming file, line and column, and stores nothing', async () => {
+    const projectId = await newProject();
+    const before = await snapshot(projectId);
+    const dictionaryCsv = dictionaryOf(5, (i) => (i === 3 ? 'Systolic\u0000 BP' : `Field ${i}`));
+
+    const error = await errorOf(() => importRedcapCsv(store, projectId, { dictionaryCsv, recordsCsv: 'record_id\nS001\n' }, 'dm.alice'));
+
+    expect(error).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
+    expect(error.message).toContain('dictionary.csv line 5, column Field Label: contains a NUL character (\\u0000)');
+    expect(error.details).toMatchObject({ source: 'dictionary.csv', problemCount: 1, problems: [{ source: 'dictionary.csv', line: 5, field: 'Field Label' }] });
+    expect(await snapshot(projectId)).toEqual(before);
+  });
+
+  it('refuses a NUL in a record value and in a header cell alike', async () => {
+    const projectId = await newProject();
+
+    const inValue = await errorOf(() => importRedcapCsv(store, projectId, { dictionaryCsv: dictionaryOf(3), recordsCsv: 'record_id,f1\nS001,ok\nS002,"two\u0000"\n' }, 'dm.alice'));
+    const inHeader = await errorOf(() => importRedcapCsv(store, projectId, { dictionaryCsv: dictionaryOf(3), recordsCsv: 'record_id,f\u00001\nS001,ok\n' }, 'dm.alice'));
+
+    expect(inValue.status).toBe(400);
+    expect(inValue.message).toContain('records.csv line 3, column f1: contains a NUL character');
+    expect(inHeader.status).toBe(400);
+    expect(inHeader.message).toContain('records.csv line 1, column (column 2): contains a NUL character');
+    expect(await store.listRecords(projectId)).toEqual([]);
+  });
+
+  it('refuses an uploaded UTF-16 file holding half a surrogate pair: the decoder never passes one on', async () => {
+    const projectId = await newProject();
+    const text = dictionaryOf(3, () => 'Mood \ud83d');
+    const utf16 = new Uint8Array(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+
+    const error = await errorOf(() => importRedcapCsv(store, projectId, { dictionaryCsv: utf16, recordsCsv: 'record_id\nS001\n', fileNames: { dictionary: 'dict.csv' } }, 'dm.alice'));
+
+    expect(error).toMatchObject({ code: 'VALIDATION_FAILED', status: 400, details: { field: 'dictionary', filename: 'dict.csv' } });
+    expect(error.message).toContain('is not valid UTF-16');
+    expect(await store.getDictionary(projectId)).toEqual([]);
+  });
+
+  it('refuses the same in REDCap API answers (JSON), naming the source', () => {
+    const items = [
+      { field_name: 'record_id', form_name: 'baseline', field_type: 'text', field_label: 'Subject ID' },
+      { field_name: 'mood', form_name: 'baseline', field_type: 'text', field_label: 'Mood \udc00' },
+    ];
+
+    expect(() => parseDictionaryTable(jsonTable(items, 'REDCap API metadata'))).toThrow('REDCap API metadata line 3, column field_label: contains a lone UTF-16 surrogate');
+  });
+
+  it('imports 250 values outside their bounds and names the first 100 of them, saying how many more', async () => {
+    const projectId = await newProject();
+    const dictionaryCsv = `${DICTIONARY_HEADER}\nrecord_id,baseline,,text,Subject ID,,,,,,,,\nage,baseline,,text,Age,,,integer,18,75,,,\n`;
+    const rows = Array.from({ length: 250 }, (_, i) => `S${String(i).padStart(3, '0')},17`);
+
+    const summary = await importRedcapCsv(store, projectId, { dictionaryCsv, recordsCsv: `record_id,age\n${rows.join('\n')}\n` }, 'dm.alice');
+
+    expect(summary.records.created).toBe(250);
+    expect(summary.warnings).toHaveLength(100);
+    expect(summary.warnings[0]).toMatchObject({ line: 2, recordId: 'S000', field: 'age', value: 17 });
+    expect(summary.moreWarnings).toBe(150);
+  });
+
+  it('lists at most 50 problems of a file with 200 000 bad columns, says how many more, and cuts long values', async () => {
+    const projectId = await newProject();
+    const columns = Array.from({ length: 200_000 }, (_, i) => `c${i}`);
+    const recordsCsv = `record_id,${'x'.repeat(100_000)},${columns.join(',')}\nS001,${',v'.repeat(200_000)}\n`;
+
+    const error = await errorOf(() => importRedcapCsv(store, projectId, { dictionaryCsv: dictionaryOf(3), recordsCsv }, 'dm.alice'));
+
+    expect(error).toMatchObject({ code: 'IMPORT_INVALID', details: { problemCount: 200_001 } });
+    const problems = error.details.problems as Array<{ field: string; value: string; problem: string }>;
+    expect(problems).toHaveLength(50);
+    expect(error.details.moreProblems).toBe(199_951);
+    expect(error.message).toContain('... and 199981 more');
+    expect(Math.max(...problems.map((p) => p.field.length + p.value.length + p.problem.length))).toBeLessThan(1000);
+    expect(JSON.stringify(error.toJSON()).length).toBeLessThan(64 * 1024);
+  });
+});
