@@ -11,7 +11,7 @@ import { openDatabase, queryRows, sql, type Database } from '../src/core/db/conn
 import { pendingActions } from '../src/core/db/schema/trial.js';
 import { createLogger } from '../src/core/logger.js';
 import { packageRoot } from '../src/core/paths.js';
-import { createThrowawayDatabase } from '../src/testing/test-database.js';
+import { createThrowawayDatabase, TEST_AUDIT_KEY } from '../src/testing/test-database.js';
 import { getQcProgress, startQcRun, type QcProgress } from '../src/trial/qc/qc-runs.js';
 import { advanceTaskRunQueue } from '../src/trial/qc/queues.js';
 import { registerQcWorkers } from '../src/trial/qc/workers.js';
@@ -172,12 +172,12 @@ export async function main(): Promise<void> {
   const records = syntheticRecords(RECORDS);
   const rows = [];
   try {
-    rows.push(await benchEngine('PGlite (in-memory)', await openDatabase({}), skillsDir, records));
+    rows.push(await benchEngine('PGlite (in-memory)', await openDatabase({ auditKey: TEST_AUDIT_KEY }), skillsDir, records));
     const serverUrl = await reachablePostgres();
     if (serverUrl) {
       const throwaway = await createThrowawayDatabase(serverUrl);
       try {
-        rows.push(await benchEngine('PostgreSQL', await openDatabase({ databaseUrl: throwaway.url }), skillsDir, records));
+        rows.push(await benchEngine('PostgreSQL', await openDatabase({ databaseUrl: throwaway.url, auditKey: TEST_AUDIT_KEY }), skillsDir, records));
       } finally {
         await throwaway.drop();
       }

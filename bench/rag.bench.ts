@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { openDatabase, queryRows, sql, type Database, type Db } from '../src/core/db/connect.js';
 import { runMigrations } from '../src/core/db/migrate.js';
+import { TEST_AUDIT_KEY } from '../src/testing/test-database.js';
 import { chunkText, createLocalEmbedder, createRagStore, type Embedder, type RagStore } from '../src/rag/index.js';
 import * as q from '../src/rag/rag-sql.js';
 import { efSearchFor } from '../src/rag/rag-store.js';
@@ -42,7 +43,7 @@ export async function main(): Promise<void> {
   ingestRows.push(await measureEndToEndIngest(embedder));
   for (const size of SIZES) {
     progress(`${size} chunks: bulk load, index build, queries`);
-    const database = await openDatabase({});
+    const database = await openDatabase({ auditKey: TEST_AUDIT_KEY });
     try {
       await runMigrations(database);
       const store = createRagStore({ db: database.db, embedder });
@@ -75,7 +76,7 @@ async function measureChunkAndEmbed(embedder: Embedder): Promise<Record<string, 
 }
 
 async function measureEndToEndIngest(embedder: Embedder): Promise<Record<string, string | number>> {
-  const database = await openDatabase({});
+  const database = await openDatabase({ auditKey: TEST_AUDIT_KEY });
   try {
     await runMigrations(database);
     const store = createRagStore({ db: database.db, embedder });

@@ -4,6 +4,8 @@ import { createScenarioCatalog, type ScenarioCatalog } from './agent/scenarios/c
 import { loadScenarios } from './agent/scenarios/load.js';
 import { createConversationStore, type ConversationStore } from './agent/conversations/index.js';
 import { createUserStore, type UserStore } from './core/auth/users.js';
+import { claimAuditChainKey } from './core/audit/audit-chain-key.js';
+import { loadAuditKey } from './core/audit/load-audit-key.js';
 import type { Config } from './core/config.js';
 import { openDatabase, type Database, type Db } from './core/db/connect.js';
 import { hasVectorStore, migrateDatabase } from './core/db/migrate.js';
@@ -58,16 +60,19 @@ export async function createContext(config: Config, options: CreateContextOption
   // The logger's own registry when it has one, so what is added at run time is masked in its lines too.
   const loggerRegistry = options.logger ? loggerSecrets(options.logger) : undefined;
   const secrets = loggerRegistry ?? createSecretRegistry();
-  secrets.add(config.llm.apiKey, config.embedding.apiKey, config.adminToken);
+  secrets.add(config.llm.apiKey, config.embedding.apiKey, config.adminToken, config.audit.key);
   const logger = options.logger ?? createLogger(config.logLevel, undefined, { secrets });
   const tools = createToolRegistry();
   registerBuiltinTools(tools, loadDemoRecords());
   // Scenarios are validated before the database opens: a typo should fail fast, not after migrations.
   const scenarios = createScenarioCatalog(loadScenarios(config.scenariosDir), tools);
   const skills = createSkillCatalog(loadSkills(config.skillsDir), tools);
-  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const auditKey = options.database ? undefined : await loadAuditKey(config.audit, { createIfMissing: true });
+  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, auditKey: auditKey?.key }));
   try {
     await migrateDatabase(database, config.databaseMigrationUrl);
+    if (database.auditKey) await claimAuditChainKey(database.db, database.auditKey);
+    if (auditKey?.createdFile) logger.warn({ file: auditKey.createdFile }, 'created the audit trail key file; back it up now, apart from the database: without it the audit trail can no longer be verified (docs/audit-trail.md)');
     const vectorStore = await hasVectorStore(database.db);
     if (!vectorStore) logger.warn('this PostgreSQL has no pgvector extension: RAG is unavailable until it is installed');
     const embedder = createEmbedder(config.embedding, config.llm);

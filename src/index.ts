@@ -45,6 +45,7 @@ export { listQueries, transitionQuery, type DataQuery } from './trial/queries.js
 export { buildViolationsReport } from './trial/report/violations-report.js';
 export { reportToCsv, reportToXlsx } from './trial/report/export.js';
 export { verifyAuditChain, listAuditChains, type AuditChainVerification } from './core/audit/verify-audit-chain.js';
+export { auditKeyFromSecret, type AuditKey } from './core/audit/audit-key.js';
 export { createTrialStore, type TrialStore } from './trial/store/trial-store.js';
 export { importRedcapCsv } from './trial/import/import-redcap-csv.js';
 export { createRedcapClient } from './trial/redcap/client.js';

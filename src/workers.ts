@@ -1,6 +1,7 @@
 import { ingestScenarioDocuments } from './agent/scenarios/ingest-documents.js';
 import type { AppContext } from './context.js';
 import { ingestScenarioDocumentsQueue } from './core/jobs/queues.js';
+import { registerAuditAnchorJob } from './core/audit/audit-anchor-job.js';
 import { registerQcWorkers } from './trial/qc/workers.js';
 import { createTrialQc } from './trial/trial-qc.js';
 import { registerMemoryWorkers } from './memory/index.js';
@@ -22,6 +23,7 @@ export async function registerWorkers(ctx: AppContext): Promise<{ stop(): void }
     ctx.logger.info({ scenarioId, documents: results.length, changed: results.filter((r) => !r.unchanged).length }, 'scenario documents ingested');
   });
   await registerMemoryWorkers({ jobs: ctx.jobs, hot: ctx.memory.hot, reports: ctx.memory.reports, logger: ctx.logger, cron: { distill: ctx.config.memory.distillCron, weekly: ctx.config.memory.weeklyCron } });
+  await registerAuditAnchorJob({ jobs: ctx.jobs, db: ctx.db, logger: ctx.logger, webhookUrl: ctx.config.qc.reviewWebhookUrl, cron: ctx.config.audit.anchorCron });
   return qcWorkers;
 }
 

@@ -57,7 +57,7 @@ describe('clinagent on an embedded database folder', () => {
     const { code, stdout, stderr } = await runCli(['migrate'], { DATA_DIR: dataDir });
 
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    expect(stdout).toBe('Migrations applied (pglite).\n');
+    expect(stdout).toBe(`Migrations applied (pglite).\nCreated the audit key file ${dataDir}.audit-key: back it up now, apart from the database; without it the audit trail cannot be verified.\n`);
     expect((await readdir(dataDir)).length).toBeGreaterThan(0);
   });
 

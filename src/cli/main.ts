@@ -12,7 +12,8 @@ Commands:
   login-link                    print a new one-time admin sign-in link
   token list <user>             list a user's tokens (by name or id): state, last use, expiry
   token revoke <tokenId>        revoke a token at once (audited as cli:<your OS user>)
-  audit verify [projectId]      check the audit trail's hash chain (every project when no id); exit 1 if broken
+  audit verify [projectId]      check the audit trail's keyed hash chain (every project when no id); exit 1 if broken
+                                [--export FILE] write the chains' heads to keep elsewhere; [--anchor FILE] check against one
   qc <projectId> <skillId>      run a QC batch on a running server and show its progress
                                 [--records S001,S002]; needs CLINAGENT_TOKEN (and CLINAGENT_URL)
 

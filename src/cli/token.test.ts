@@ -4,6 +4,8 @@ import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLATFORM_AUDIT_SCOPE } from '../core/audit/audit-log.js';
+import { loadAuditKey } from '../core/audit/load-audit-key.js';
+import { loadConfig } from '../core/config.js';
 import { createUserStore } from '../core/auth/users.js';
 import { openDatabase, type Database } from '../core/db/connect.js';
 import { migrateDatabase } from '../core/db/migrate.js';
@@ -22,7 +24,8 @@ describe('clinagent token', () => {
   let nurse: { id: string; token: string };
 
   async function withDatabase<T>(fn: (database: Database) => Promise<T>): Promise<T> {
-    const database = await openDatabase({ dataDir });
+    // With the key file the CLI (as the server) creates and reads beside the folder.
+    const database = await openDatabase({ dataDir, auditKey: (await loadAuditKey(loadConfig({ DATA_DIR: dataDir }).audit, { createIfMissing: true })).key });
     try {
       await migrateDatabase(database);
       return await fn(database);

@@ -140,7 +140,8 @@ describe('loadConfig', () => {
   });
 
   it('has no server-wide REDCap token: REDCap credentials are set per project', () => {
-    expect(loadConfig({ REDCAP_API_URL: 'https://redcap.example.org/api/', REDCAP_API_TOKEN: 'ABCDEF0123456789ABCDEF0123456789' }, cwd)).not.toHaveProperty('redcap');
+    // REDCAP_ALLOW_HTTP is the only server-wide REDCap setting; no token is read from these variables.
+    expect(JSON.stringify(loadConfig({ REDCAP_API_URL: 'https://redcap.example.org/api/', REDCAP_API_TOKEN: 'ABCDEF0123456789ABCDEF0123456789' }, cwd))).not.toMatch(/ABCDEF0123456789|redcap\.example\.org/);
   });
 
   it('asks for EMBEDDING_BASE_URL when EMBEDDING_MODEL is set but no base URL is', () => {
@@ -160,5 +161,27 @@ describe('loadConfig', () => {
     expect(alone.code).toBe('CONFIG_INVALID');
     expect(alone.message).toContain('DATABASE_MIGRATION_URL is set but DATABASE_URL is not');
     expect(configError({ DATABASE_URL: 'postgres://a@db/c', DATABASE_MIGRATION_URL: 'mysql://owner@db/c' }).message).toContain('DATABASE_MIGRATION_URL must be a PostgreSQL connection URL');
+  });
+
+  it('keys the audit trail with AUDIT_KEY or a key file, by default one beside (not inside) the data folder', () => {
+    expect(loadConfig({}, cwd).audit).toEqual({ key: undefined, keyFile: path.join(cwd, '.clinagent.audit-key'), createKeyFile: true, anchorCron: undefined });
+    expect(loadConfig({ DATA_DIR: '/var/lib/clinagent/data' }, cwd).audit.keyFile).toBe(path.resolve('/var/lib/clinagent/data.audit-key'));
+    expect(loadConfig({ AUDIT_KEY_FILE: 'secrets/audit-key' }, cwd).audit).toMatchObject({ keyFile: path.join(cwd, 'secrets', 'audit-key'), createKeyFile: false });
+    expect(loadConfig({ AUDIT_KEY: 'x'.repeat(32) }, cwd).audit.key).toBe('x'.repeat(32));
+  });
+
+  it('refuses an AUDIT_KEY short enough to guess, both AUDIT_KEY and AUDIT_KEY_FILE, and an anchor schedule with nowhere to post', () => {
+    const short = configError({ AUDIT_KEY: 'short-key' });
+    expect(short.code).toBe('CONFIG_INVALID');
+    expect(short.message).toContain('AUDIT_KEY must be at least 32 characters so it cannot be guessed; generate one with `openssl rand -hex 32`');
+    expect(short.message).not.toContain('short-key');
+
+    const both = configError({ AUDIT_KEY: 'x'.repeat(32), AUDIT_KEY_FILE: '/etc/clinagent/audit-key' });
+    expect(both).toMatchObject({ code: 'CONFIG_INVALID', details: { field: 'AUDIT_KEY_FILE' } });
+    expect(both.message).toContain('AUDIT_KEY and AUDIT_KEY_FILE are both set. Set one of them');
+
+    expect(configError({ AUDIT_ANCHOR_CRON: 'daily' }).message).toContain('AUDIT_ANCHOR_CRON must be a 5-field cron expression (UTC), e.g. "0 6 * * *"');
+    expect(configError({ AUDIT_ANCHOR_CRON: '0 6 * * *' })).toMatchObject({ code: 'CONFIG_MISSING', details: { field: 'REVIEW_WEBHOOK_URL' } });
+    expect(loadConfig({ AUDIT_ANCHOR_CRON: '0 6 * * *', REVIEW_WEBHOOK_URL: 'https://hooks.example.org/clinagent' }, cwd).audit.anchorCron).toBe('0 6 * * *');
   });
 });

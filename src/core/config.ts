@@ -47,6 +47,18 @@ const envSchema = z.object({
   SCENARIOS_DIR: optionalString,
   SKILLS_DIR: optionalString,
   REVIEW_WEBHOOK_URL: optionalUrl,
+  // The audit chain's key lives outside the database (docs/audit-trail.md); either the secret itself or a file holding it.
+  AUDIT_KEY: optionalString.refine((value) => value === undefined || value.length >= 32, {
+    message: 'must be at least 32 characters so it cannot be guessed; generate one with `openssl rand -hex 32`',
+  }),
+  AUDIT_KEY_FILE: optionalString,
+  AUDIT_ANCHOR_CRON: optionalString.refine((value) => value === undefined || /^(\S+\s+){4}\S+$/.test(value), {
+    message: 'must be a 5-field cron expression (UTC), e.g. "0 6 * * *" for every day at 06:00',
+  }),
+  // The administrator's choice alone: a project's REDCap token then travels unencrypted (a test REDCap on a lab network).
+  REDCAP_ALLOW_HTTP: optionalString.transform((value) => value ?? 'false').pipe(
+    z.enum(['true', 'false'], { message: 'must be true or false; true lets REDCap API URLs use plain http (the token then travels unencrypted)' }),
+  ),
   UPLOAD_MAX_BYTES: positiveInt(50 * 1024 * 1024, '52428800').refine((n) => n >= 1024, { message: 'must be at least 1024 (bytes per uploaded file)' }),
   UPLOAD_MAX_TOTAL_BYTES: optionalString.refine((value) => value === undefined || /^\d+$/.test(value), { message: 'must be a whole number of bytes, e.g. 104857600' }),
   QC_CONCURRENCY: positiveInt(4, '4').refine((n) => n >= 1 && n <= 64, { message: 'must be between 1 and 64' }),
@@ -111,6 +123,17 @@ export interface Config {
   assistant: { maxIterations: number; tokenBudget: number };
   /** Project memory (seed 002): hot-memory cap in tokens, weeks of reports a history question reads, job schedules (cron, UTC). */
   memory: { hotMaxTokens: number; historyWeeks: number; distillCron: string; weeklyCron: string };
+  /**
+   * REDCap API access. A project's token is read only from the variable an admin bound to it (a name starting
+   * REDCAP_TOKEN_), and sent only over https unless allowHttp.
+   */
+  redcap: { allowHttp: boolean };
+  /**
+   * The audit chain's key (docs/audit-trail.md): AUDIT_KEY itself, or the file keyFile holds it in. createKeyFile is
+   * true for the default file beside the data folder, which the first start creates; a file the administrator
+   * named must exist. anchorCron, when set, posts the chains' heads to the review webhook on that schedule.
+   */
+  audit: { key?: string; keyFile: string; createKeyFile: boolean; anchorCron?: string };
   /** Multipart uploads: bytes per file, and bytes of all files of one request together. */
   uploads: { maxFileBytes: number; maxTotalBytes: number };
   adminToken?: string;
@@ -143,6 +166,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       { field: 'DATABASE_URL' },
     );
   }
+  if (e.AUDIT_KEY && e.AUDIT_KEY_FILE) {
+    throw new ClinAgentError(
+      'CONFIG_INVALID',
+      'AUDIT_KEY and AUDIT_KEY_FILE are both set. Set one of them: the audit key itself, or the path of a file holding it (e.g. /etc/clinagent/audit-key).',
+      { field: 'AUDIT_KEY_FILE' },
+    );
+  }
+  if (e.AUDIT_ANCHOR_CRON && !e.REVIEW_WEBHOOK_URL) {
+    throw new ClinAgentError(
+      'CONFIG_MISSING',
+      'AUDIT_ANCHOR_CRON is set but REVIEW_WEBHOOK_URL is not, so the audit anchors have nowhere to go. Set REVIEW_WEBHOOK_URL, e.g. https://hooks.example.org/clinagent, or unset AUDIT_ANCHOR_CRON.',
+      { field: 'REVIEW_WEBHOOK_URL' },
+    );
+  }
+  const dataDir = path.resolve(cwd, e.DATA_DIR ?? '.clinagent');
   return {
     llm: {
       apiKey: e.LLM_API_KEY,
@@ -160,13 +198,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     databaseMigrationUrl: e.DATABASE_MIGRATION_URL,
     host: e.HOST,
     port: e.PORT,
-    dataDir: path.resolve(cwd, e.DATA_DIR ?? '.clinagent'),
+    dataDir,
     scenariosDir: path.resolve(cwd, e.SCENARIOS_DIR ?? 'scenarios'),
     skillsDir: path.resolve(cwd, e.SKILLS_DIR ?? 'skills'),
     qc: { concurrency: e.QC_CONCURRENCY, reviewWebhookUrl: e.REVIEW_WEBHOOK_URL, leaseMs: e.QC_LEASE_MS, sweepIntervalMs: e.QC_SWEEP_INTERVAL_MS, staleMs: e.QC_STALE_MS },
     assistant: { maxIterations: e.ASSISTANT_MAX_ITERATIONS, tokenBudget: e.ASSISTANT_TOKEN_BUDGET },
     memory: { hotMaxTokens: e.MEMORY_HOT_MAX_TOKENS, historyWeeks: e.MEMORY_HISTORY_WEEKS, distillCron: e.MEMORY_DISTILL_CRON, weeklyCron: e.MEMORY_WEEKLY_CRON },
-    // REDCap credentials are per project (PUT /api/iit/projects/:id/redcap), never one server-wide token.
+    // REDCap credentials are per project (PUT /api/iit/projects/:id/redcap, admin), never one server-wide token.
+    redcap: { allowHttp: e.REDCAP_ALLOW_HTTP === 'true' },
+    // Beside the data folder, not in it: a copy of the folder (a backup, a support bundle) must not carry the key.
+    audit: { key: e.AUDIT_KEY, keyFile: path.resolve(cwd, e.AUDIT_KEY_FILE ?? `${dataDir}.audit-key`), createKeyFile: e.AUDIT_KEY_FILE === undefined, anchorCron: e.AUDIT_ANCHOR_CRON },
     uploads: { maxFileBytes: e.UPLOAD_MAX_BYTES, maxTotalBytes: e.UPLOAD_MAX_TOTAL_BYTES === undefined ? 2 * e.UPLOAD_MAX_BYTES : Number(e.UPLOAD_MAX_TOTAL_BYTES) },
     adminToken: e.CLINAGENT_ADMIN_TOKEN,
     tokenTtlDays: e.TOKEN_TTL_DAYS,

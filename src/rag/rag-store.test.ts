@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, queryRows, sql, type Database } from '../core/db/connect.js';
+import { TEST_AUDIT_KEY } from '../testing/test-database.js';
 import { runMigrations } from '../core/db/migrate.js';
 import type { Embedder } from '../core/embeddings.js';
 import { ClinAgentError } from '../core/errors.js';
@@ -22,7 +23,7 @@ let store: RagStore;
 const local = createLocalEmbedder();
 
 beforeAll(async () => {
-  database = await openDatabase({});
+  database = await openDatabase({ auditKey: TEST_AUDIT_KEY });
   await runMigrations(database);
   store = createRagStore({ db: database.db, embedder: local });
 });

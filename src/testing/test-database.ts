@@ -1,23 +1,34 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { auditKeyFromSecret } from '../core/audit/audit-key.js';
 import { openDatabase, type Database } from '../core/db/connect.js';
 import { runMigrations } from '../core/db/migrate.js';
 
 /**
+ * The audit key of every test database, fixed so that several contexts and processes on one database agree (a
+ * test that reopens a data folder, a worker process given TEST_AUDIT_ENV). Never a production value.
+ */
+export const TEST_AUDIT_SECRET = 'clinagent-test-audit-key-not-for-production-0001';
+export const TEST_AUDIT_KEY = auditKeyFromSecret(TEST_AUDIT_SECRET, 'the test audit key');
+/** For child processes that load their configuration from the environment (the CLI, a worker). */
+export const TEST_AUDIT_ENV = { AUDIT_KEY: TEST_AUDIT_SECRET } as const;
+
+/**
  * A fresh, migrated database for one test file: in-memory PGlite by default, or a throwaway database on the
- * PostgreSQL server named by TEST_DATABASE_URL (dropped again by `close`). Same migrations, same code.
+ * PostgreSQL server named by TEST_DATABASE_URL (dropped again by `close`). Same migrations, same code; every
+ * session carries TEST_AUDIT_KEY, as ClinAgent's carry the configured audit key.
  */
 export async function openTestDatabase(options: { engine?: 'pglite' | 'postgres' } = {}): Promise<Database & { url?: string }> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   const engine = options.engine ?? (serverUrl ? 'postgres' : 'pglite');
   if (engine === 'pglite') {
-    const database = await openDatabase({});
+    const database = await openDatabase({ auditKey: TEST_AUDIT_KEY });
     await runMigrations(database);
     return database;
   }
   if (!serverUrl) throw new Error('openTestDatabase({ engine: "postgres" }) needs TEST_DATABASE_URL');
   const { url, drop } = await createThrowawayDatabase(serverUrl);
-  const database = await openDatabase({ databaseUrl: url, poolSize: 4 });
+  const database = await openDatabase({ databaseUrl: url, poolSize: 4, auditKey: TEST_AUDIT_KEY });
   await runMigrations(database);
   return {
     ...database,

@@ -8,7 +8,7 @@ import { openDatabase, type Database, type Db } from '../../core/db/connect.js';
 import { agentRuns } from '../../core/db/schema/runs.js';
 import { defineQueue } from '../../core/jobs/queues.js';
 import { buildTestContext } from '../../testing/test-context.js';
-import { createThrowawayDatabase, testEngines } from '../../testing/test-database.js';
+import { createThrowawayDatabase, TEST_AUDIT_KEY, testEngines } from '../../testing/test-database.js';
 import { createAgentRunStore, type AgentRun } from './agent-runs.js';
 
 /**
@@ -51,7 +51,7 @@ describe.each(testEngines())('a durable agent run waiting for an answer on %s', 
 
   /** The same database every time: a PGlite data folder, or one throwaway PostgreSQL database. */
   async function openSameDatabase(): Promise<Database> {
-    return dataDir ? openDatabase({ dataDir }) : openDatabase({ databaseUrl: throwaway!.url, poolSize: 4 });
+    return dataDir ? openDatabase({ dataDir, auditKey: TEST_AUDIT_KEY }) : openDatabase({ databaseUrl: throwaway!.url, poolSize: 4, auditKey: TEST_AUDIT_KEY });
   }
 
   beforeAll(async () => {

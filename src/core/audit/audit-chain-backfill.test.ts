@@ -10,7 +10,7 @@ import { openDatabase, sql, type Database } from '../db/connect.js';
 import { auditLog } from '../db/schema/audit.js';
 import { runMigrations } from '../db/migrate.js';
 import { migrationsFolder } from '../paths.js';
-import { createThrowawayDatabase, testEngines } from '../../testing/test-database.js';
+import { createThrowawayDatabase, TEST_AUDIT_KEY, testEngines } from '../../testing/test-database.js';
 import { appendAudit } from './audit-log.js';
 import { AUDIT_CHAIN_GENESIS, verifyAuditChain } from './verify-audit-chain.js';
 
@@ -25,7 +25,7 @@ async function migrationsBeforeChain(): Promise<{ folder: string; remove(): Prom
   return { folder: dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** An installation upgraded to 0005 keeps its trail, now chained in id order, project by project. */
+/** An installation upgraded to 0005 keeps its trail, now chained in id order, project by project (and keyed by 0008). */
 describe.each(testEngines())('migration 0005 on an existing audit trail (%s)', (engine) => {
   let database: Database;
   let cleanup: Array<() => Promise<void>> = [];
@@ -34,12 +34,12 @@ describe.each(testEngines())('migration 0005 on an existing audit trail (%s)', (
     const before = await migrationsBeforeChain();
     cleanup.push(before.remove);
     if (engine === 'pglite') {
-      database = await openDatabase({});
+      database = await openDatabase({ auditKey: TEST_AUDIT_KEY });
       await migratePglite(database.db as unknown as PgliteDatabase, { migrationsFolder: before.folder });
     } else {
       const throwaway = await createThrowawayDatabase(process.env.TEST_DATABASE_URL!);
       cleanup.push(throwaway.drop);
-      database = await openDatabase({ databaseUrl: throwaway.url, poolSize: 2 });
+      database = await openDatabase({ databaseUrl: throwaway.url, poolSize: 2, auditKey: TEST_AUDIT_KEY });
       const client = await database.pool!.connect();
       try {
         await migratePg(drizzlePg({ client }), { migrationsFolder: before.folder });

@@ -1,11 +1,13 @@
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { SQL } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, queryRows, sql, type Database, type Db } from '../db/connect.js';
 import { auditLog } from '../db/schema/audit.js';
-import { openTestDatabase, testEngines } from '../../testing/test-database.js';
+import { openTestDatabase, TEST_AUDIT_KEY, TEST_AUDIT_SECRET, testEngines } from '../../testing/test-database.js';
 import { appendAudit, listAudit, type AuditEntryInput } from './audit-log.js';
-import { AUDIT_CHAIN_GENESIS, listAuditChains, verifyAuditChain } from './verify-audit-chain.js';
+import { claimAuditChainKey, readAuditChainKey } from './audit-chain-key.js';
+import { auditKeyFromSecret } from './audit-key.js';
+import { AUDIT_CHAIN_GENESIS, checkAuditChain, listAuditChains, verifyAuditChain } from './verify-audit-chain.js';
 
 const entry = (projectId: string, n: number, extra: Partial<AuditEntryInput> = {}): AuditEntryInput => ({
   projectId,
@@ -59,6 +61,7 @@ describe.each(testEngines())('the audit hash chain on %s', (engine) => {
     expect(rows.map((r) => r.prevHash)).toEqual([AUDIT_CHAIN_GENESIS, rows[0]!.hash, rows[1]!.hash]);
     expect(new Set(rows.map((r) => r.hash)).size).toBe(3);
     expect(await verifyAuditChain(db, 'chain-a')).toEqual({ projectId: 'chain-a', ok: true, entries: 3, headHash: rows[2]!.hash });
+    expect(await checkAuditChain(db, 'chain-a')).toMatchObject({ headId: rows[2]!.id, headHash: rows[2]!.hash });
     expect(await verifyAuditChain(db, 'chain-b')).toMatchObject({ ok: true, entries: 1 });
     expect(await verifyAuditChain(db, 'no-such-project')).toEqual({ projectId: 'no-such-project', ok: true, entries: 0, headHash: null });
     expect(await listAuditChains(db)).toEqual(expect.arrayContaining(['chain-a', 'chain-b']));
@@ -66,19 +69,32 @@ describe.each(testEngines())('the audit hash chain on %s', (engine) => {
     expect(Object.keys((await listAudit(db, 'chain-a'))[0]!)).not.toContain('hash');
   });
 
-  it('hashes the documented canonical form, the same on every engine and in every session time zone', async () => {
-    // What an independent verifier recomputes: sha256 over the jsonb text of this array, time in UTC to the microsecond.
+  it('hashes the documented canonical form with HMAC-SHA256 under the audit key, the same on every engine and in every session time zone', async () => {
+    // What an independent verifier recomputes: HMAC-SHA256 keyed with the AUDIT_KEY text over the jsonb text of
+    // this array, time in UTC to the microsecond.
     const canonical = `["${AUDIT_CHAIN_GENESIS}", 7, "p-1", "record", "S001", "update", "crc", "2026-01-02T03:04:05.123456Z", {"a": [1.50, "肺炎"], "b": {"x": null}}, null, "why \\"now\\""]`;
-    const expected = createHash('sha256').update(canonical, 'utf8').digest('hex');
+    const expected = createHmac('sha256', TEST_AUDIT_SECRET).update(canonical, 'utf8').digest('hex');
     const [row] = await db.transaction(async (tx) => {
       await tx.execute(sql`SET LOCAL TIME ZONE 'Asia/Shanghai'`);
       return queryRows<{ hash: string }>(
         tx as unknown as Db,
-        sql`SELECT audit_log_entry_hash(${AUDIT_CHAIN_GENESIS}, 7, 'p-1', 'record', 'S001', 'update', 'crc', '2026-01-02 11:04:05.123456+08'::timestamptz,
+        sql`SELECT audit_log_entry_mac(decode(current_setting('clinagent.audit_key_ipad'), 'hex'), decode(current_setting('clinagent.audit_key_opad'), 'hex'),
+              ${AUDIT_CHAIN_GENESIS}, 7, 'p-1', 'record', 'S001', 'update', 'crc', '2026-01-02 11:04:05.123456+08'::timestamptz,
               '{"b": {"x": null}, "a": [1.50, "肺炎"]}'::jsonb, NULL, 'why "now"') AS hash`,
       );
     });
     expect(row!.hash).toBe(expected);
+    expect(TEST_AUDIT_KEY.mac(canonical)).toBe(expected);
+
+    // An entry the trigger chained, recomputed from its stored columns outside the database.
+    await appendAudit(db, entry('canonical', 1));
+    const [stored] = await queryRows<{ id: string; prev_hash: string; hash: string; at: string; old_value: string; new_value: string }>(
+      db,
+      sql`SELECT id, prev_hash, hash, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at, old_value::text AS old_value, new_value::text AS new_value
+          FROM audit_log WHERE project_id = 'canonical'`,
+    );
+    const message = `["${stored!.prev_hash}", ${stored!.id}, "canonical", "record", "S001", "update", "crc", "${stored!.at}", ${stored!.old_value}, ${stored!.new_value}, "re-measured 1"]`;
+    expect(createHmac('sha256', TEST_AUDIT_SECRET).update(message, 'utf8').digest('hex')).toBe(stored!.hash);
   });
 
   it('replaces the id, time and hashes a writer supplies, so none can be forged through an insert', async () => {
@@ -102,10 +118,10 @@ describe.each(testEngines())('the audit hash chain on %s', (engine) => {
 
     const result = await verifyAuditChain(db, 'tamper-update');
     expect(result).toMatchObject({ ok: false, entries: 4, firstBadEntryId: ids[1] });
-    expect(result.problem).toBe(`entry ${ids[1]} does not match its hash: its content was changed after it was written, or it was written past the chain`);
+    expect(result.problem).toBe(`entry ${ids[1]} does not match its hash: its content was changed after it was written, it was written past the chain, or it was written with another audit key`);
   });
 
-  it('names the entry whose hash was recomputed after its content changed, by the link of the entry after it', async () => {
+  it('names an entry whose hash was recomputed without the key, and, recomputed with it, the entry after it by its link', async () => {
     const ids = await appendMany(db, 'tamper-rehash', 3);
 
     await withTriggerOff(
@@ -115,7 +131,16 @@ describe.each(testEngines())('the audit hash chain on %s', (engine) => {
             hash = audit_log_entry_hash(prev_hash, id, project_id, entity_type, entity_id, action, 'someone-else', at, old_value, new_value, reason)
           WHERE id = ${ids[0]!}`,
     );
+    expect(await verifyAuditChain(db, 'tamper-rehash')).toMatchObject({ ok: false, firstBadEntryId: ids[0], problem: expect.stringContaining(`entry ${ids[0]} does not match its hash`) });
 
+    // Someone holding the key too (this session has it) can re-sign the entry, but not the link stored in the next one.
+    await withTriggerOff(
+      db,
+      'audit_log_append_only',
+      sql`UPDATE audit_log SET hash = audit_log_entry_mac(decode(current_setting('clinagent.audit_key_ipad'), 'hex'), decode(current_setting('clinagent.audit_key_opad'), 'hex'),
+            prev_hash, id, project_id, entity_type, entity_id, action, actor, at, old_value, new_value, reason)
+          WHERE id = ${ids[0]!}`,
+    );
     expect(await verifyAuditChain(db, 'tamper-rehash')).toMatchObject({ ok: false, firstBadEntryId: ids[1], problem: `entry ${ids[1]} does not link to entry ${ids[0]} before it: an entry between them was deleted, or entry ${ids[0]} was replaced` });
   });
 
@@ -148,7 +173,8 @@ describe.each(testEngines())('the audit hash chain on %s', (engine) => {
 
   it('keeps one valid chain when 50 entries of two projects are appended at once', async () => {
     // On PostgreSQL, through a pool of 10 connections: the writers really do race for the chain's head.
-    const writer = database.url ? await openDatabase({ databaseUrl: database.url, poolSize: 10 }) : database;
+    // Each of the pool's connections carries the key, set before the pool hands it out.
+    const writer = database.url ? await openDatabase({ databaseUrl: database.url, poolSize: 10, auditKey: TEST_AUDIT_KEY }) : database;
     try {
       await Promise.all(
         Array.from({ length: 50 }, (_, n) =>
@@ -166,6 +192,31 @@ describe.each(testEngines())('the audit hash chain on %s', (engine) => {
     expect(await verifyAuditChain(db, 'race-b')).toMatchObject({ ok: true, entries: 20 });
     const rows = await db.select({ prevHash: auditLog.prevHash }).from(auditLog).where(sql`project_id = 'race-a'`);
     expect(new Set(rows.map((r) => r.prevHash)).size).toBe(80); // no two entries link to the same one
+  });
+
+  it('refuses to verify, and to write, on a session without the audit key, saying which key is missing', async () => {
+    await appendAudit(db, entry('no-key', 1));
+    const withoutKey = <T>(work: (tx: Db) => Promise<T>) =>
+      db.transaction(async (tx) => {
+        await tx.execute(sql`SELECT set_config('clinagent.audit_key_ipad', '', true), set_config('clinagent.audit_key_id', '', true)`);
+        return work(tx as unknown as Db);
+      });
+
+    await expect(withoutKey((tx) => verifyAuditChain(tx, 'no-key'))).rejects.toMatchObject({ code: 'CONFIG_MISSING', message: expect.stringContaining('carries no audit key') });
+    const write = withoutKey((tx) => appendAudit(tx, entry('no-key', 2)));
+    await expect(write.catch((error: Error) => String((error.cause as Error | undefined)?.message ?? error.message))).resolves.toMatch(/this session has no audit key/);
+    expect(await verifyAuditChain(db, 'no-key')).toMatchObject({ ok: true, entries: 1 });
+  });
+
+  it('records which key the trail is chained with, and refuses a process with another one at start, naming both', async () => {
+    await claimAuditChainKey(db, TEST_AUDIT_KEY);
+    expect(await readAuditChainKey(db)).toMatchObject({ fingerprint: TEST_AUDIT_KEY.fingerprint });
+
+    const other = auditKeyFromSecret('a new key a second host generated 0000000', 'key file /srv/b/.clinagent.audit-key');
+    const refused = claimAuditChainKey(db, other);
+    await expect(refused).rejects.toMatchObject({ code: 'CONFIG_INVALID', details: { field: 'AUDIT_KEY', recordedFingerprint: TEST_AUDIT_KEY.fingerprint, fingerprint: other.fingerprint } });
+    await expect(refused).rejects.toThrow(/set AUDIT_KEY or AUDIT_KEY_FILE to the key the other processes use, or restore the key file from your backup/);
+    expect(await readAuditChainKey(db)).toMatchObject({ fingerprint: TEST_AUDIT_KEY.fingerprint });
   });
 
   it('refuses to write an entry in a REPEATABLE READ transaction, which could not see the entry just committed', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer } from '../../http/server.js';
 import { buildTestContext } from '../../testing/test-context.js';
-import { createThrowawayDatabase } from '../../testing/test-database.js';
+import { createThrowawayDatabase, TEST_AUDIT_KEY } from '../../testing/test-database.js';
 import { appendAudit, listAudit } from '../audit/audit-log.js';
 import { verifyAuditChain } from '../audit/verify-audit-chain.js';
 import { createJobs } from '../jobs/boss.js';
@@ -45,11 +45,11 @@ describe.runIf(serverUrl)(`the application role on PostgreSQL${serverUrl ? '' : 
     const throwaway = await createThrowawayDatabase(serverUrl!);
     ownerUrl = throwaway.url;
     drop = throwaway.drop;
-    owner = await openDatabase({ databaseUrl: ownerUrl, poolSize: 2 });
+    owner = await openDatabase({ databaseUrl: ownerUrl, poolSize: 2, auditKey: TEST_AUDIT_KEY });
     await runMigrations(owner);
     // The migration creates the role NOLOGIN; an administrator gives it LOGIN and a password (trust auth here).
     await owner.db.execute(sql.raw(`ALTER ROLE ${APP_ROLE} LOGIN`));
-    app = await openDatabase({ databaseUrl: asRole(ownerUrl, APP_ROLE), poolSize: 4 });
+    app = await openDatabase({ databaseUrl: asRole(ownerUrl, APP_ROLE), poolSize: 4, auditKey: TEST_AUDIT_KEY });
     await appendAudit(owner.db, { projectId: 'roles', entityType: 'record', entityId: 'S001', action: 'update', actor: 'crc', oldValue: { sbp: 120 }, newValue: { sbp: 130 } });
   });
 
@@ -119,7 +119,7 @@ describe.runIf(serverUrl)(`the application role on PostgreSQL${serverUrl ? '' : 
 
   it('hands an existing pgboss schema, installed while the application ran as the owner, to the role', async () => {
     const throwaway = await createThrowawayDatabase(serverUrl!);
-    const before = await openDatabase({ databaseUrl: throwaway.url, poolSize: 2 });
+    const before = await openDatabase({ databaseUrl: throwaway.url, poolSize: 2, auditKey: TEST_AUDIT_KEY });
     let afterwards: Database | undefined;
     try {
       await runMigrations(before);
@@ -128,7 +128,7 @@ describe.runIf(serverUrl)(`the application role on PostgreSQL${serverUrl ? '' : 
 
       await before.db.execute(sql`SELECT clinagent_grant_app_role()`);
 
-      afterwards = await openDatabase({ databaseUrl: asRole(throwaway.url, APP_ROLE), poolSize: 2 });
+      afterwards = await openDatabase({ databaseUrl: asRole(throwaway.url, APP_ROLE), poolSize: 2, auditKey: TEST_AUDIT_KEY });
       const asApp = await createJobs(afterwards, createLogger('silent'), { supervise: false, schedule: false });
       try {
         // A new queue is a new partition of pgboss.job: DDL that only the owner of that table may run.

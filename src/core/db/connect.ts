@@ -7,6 +7,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import lockfile from 'proper-lockfile';
+import { AUDIT_KEY_SETTINGS, type AuditKey } from '../audit/audit-key.js';
 import { ClinAgentError } from '../errors.js';
 import * as schema from './schema/index.js';
 
@@ -22,6 +23,8 @@ export interface Database {
   /** The node-postgres pool (server engine only). */
   pool?: pg.Pool;
   connectionString?: string;
+  /** The audit key every session of this database carries; another connection to it (the migration URL) takes the same. */
+  auditKey?: AuditKey;
   close(): Promise<void>;
 }
 
@@ -36,6 +39,12 @@ export interface OpenDatabaseOptions {
    * every quarter of this). Tests shorten it; the default suits a real server.
    */
   lockStaleMs?: number;
+  /**
+   * Keys the audit hash chain (migration 0008): every session opened here carries it, so appendAudit and
+   * verifyAuditChain work on any handle or transaction of this database. Without it the database refuses to
+   * write audit entries, as it refuses anyone else who connects without ClinAgent's key.
+   */
+  auditKey?: AuditKey;
 }
 
 /**
@@ -47,27 +56,43 @@ export interface OpenDatabaseOptions {
 const LOCK_STALE_MS = 20_000;
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const { auditKey } = options;
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      // pg-pool runs this on each new connection before anyone gets it, and fails the checkout if it fails, so
+      // no session of the pool is ever without the key.
+      verify: auditKey ? (client, done) => void client.query(SET_AUDIT_KEY_SQL, auditKeyParameters(auditKey)).then(() => done(), (error: Error) => done(error)) : undefined,
+    });
     // An idle client that loses its server would otherwise crash the process with an unhandled 'error'.
     pool.on('error', () => undefined);
     const db = drizzlePg({ client: pool, schema }) as unknown as Db;
-    return { db, engine: 'postgres', pool, connectionString: options.databaseUrl, close: () => pool.end() };
+    return { db, engine: 'postgres', pool, connectionString: options.databaseUrl, auditKey, close: () => pool.end() };
   }
-  if (!options.dataDir) return openPglite(new PGlite({ extensions: { vector } }), async () => undefined);
+  if (!options.dataDir) return openPglite(new PGlite({ extensions: { vector } }), auditKey, async () => undefined);
   mkdirSync(options.dataDir, { recursive: true });
   const release = await lockDataDir(options.dataDir, options.lockStaleMs ?? LOCK_STALE_MS);
   try {
-    return await openPglite(new PGlite(options.dataDir, { extensions: { vector } }), release);
+    return await openPglite(new PGlite(options.dataDir, { extensions: { vector } }), auditKey, release);
   } catch (error) {
     await release();
     throw error;
   }
 }
 
-async function openPglite(pglite: PGlite, releaseLock: () => Promise<void>): Promise<Database> {
-  await pglite.waitReady;
-  const db = drizzlePglite({ client: pglite, schema }) as unknown as Db;
+/**
+ * Session-level (is_local false), so the settings outlive every transaction. Passed as parameters: PostgreSQL
+ * logs a statement's text on errors, and parameters only with log_statement or log_min_duration_statement set.
+ */
+const SET_AUDIT_KEY_SQL = `SELECT set_config('${AUDIT_KEY_SETTINGS.innerPad}', $1, false), set_config('${AUDIT_KEY_SETTINGS.outerPad}', $2, false), set_config('${AUDIT_KEY_SETTINGS.fingerprint}', $3, false)`;
+
+function auditKeyParameters(auditKey: AuditKey): string[] {
+  const settings = auditKey.sessionSettings();
+  return [settings.innerPad, settings.outerPad, settings.fingerprint];
+}
+
+async function openPglite(pglite: PGlite, auditKey: AuditKey | undefined, releaseLock: () => Promise<void>): Promise<Database> {
   let closing: Promise<void> | undefined;
   const close = async () => {
     try {
@@ -76,8 +101,17 @@ async function openPglite(pglite: PGlite, releaseLock: () => Promise<void>): Pro
       await releaseLock();
     }
   };
+  try {
+    await pglite.waitReady;
+    // PGlite is one session for the whole process (pg-boss included): set once, it holds for every query.
+    if (auditKey) await pglite.query(SET_AUDIT_KEY_SQL, auditKeyParameters(auditKey));
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
+  const db = drizzlePglite({ client: pglite, schema }) as unknown as Db;
   // Closing twice (a signal during shutdown) must neither close PGlite twice nor release a released lock.
-  return { db, engine: 'pglite', pglite, close: () => (closing ??= close()) };
+  return { db, engine: 'pglite', pglite, auditKey, close: () => (closing ??= close()) };
 }
 
 /**

@@ -31,10 +31,11 @@ export async function runMigrations(database: Database): Promise<void> {
  * Applies the migrations for a process about to use `database`. With a migration URL (DATABASE_MIGRATION_URL,
  * PostgreSQL only) they run over a short-lived connection as the owner role, because the application role it
  * connects as otherwise may neither alter tables nor switch off the audit trail's triggers (docs/database-roles.md).
+ * That connection carries the same audit key: a migration may sign existing audit entries with it (0008).
  */
 export async function migrateDatabase(database: Database, migrationUrl?: string): Promise<void> {
   if (!migrationUrl || database.engine !== 'postgres') return runMigrations(database);
-  const owner = await openDatabase({ databaseUrl: migrationUrl, poolSize: 1 });
+  const owner = await openDatabase({ databaseUrl: migrationUrl, poolSize: 1, auditKey: database.auditKey });
   try {
     await runMigrations(owner);
   } finally {

@@ -125,10 +125,10 @@ describe('identifier fields by role', () => {
 
   it('masks identifier values in the CSV and XLSX report, and in the report the library makes for a coordinator', async () => {
     const text = await csv(crc);
-    expect(text).toContain(`,${MASKED_TEXT},`);
+    expect(text).toContain(`,"${MASKED_TEXT}",`);
     expect(text).not.toContain(NEW_PHONE);
     expect(text).not.toContain(NAME);
-    expect(text).toContain(',17,');
+    expect(text).toContain(',"17",');
 
     const xlsx = await app.inject({ method: 'GET', url: `/api/iit/projects/${PROJECT}/report?format=xlsx`, headers: viewer });
     const workbook = new ExcelJS.Workbook();

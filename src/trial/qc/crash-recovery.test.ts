@@ -12,7 +12,7 @@ import { auditLog } from '../../core/db/schema/audit.js';
 import { createJobs, type Jobs } from '../../core/jobs/boss.js';
 import { createLogger } from '../../core/logger.js';
 import { packageRoot } from '../../core/paths.js';
-import { createThrowawayDatabase } from '../../testing/test-database.js';
+import { createThrowawayDatabase, TEST_AUDIT_ENV, TEST_AUDIT_KEY } from '../../testing/test-database.js';
 import { startScriptedModel } from '../../testing/scripted-model.js';
 import { childEnv } from '../../testing/child-env.js';
 import { loadSkill, type Skill } from '../sop/load-skills.js';
@@ -131,13 +131,13 @@ describe.runIf(process.env.TEST_DATABASE_URL)('QC batch survives a killed worker
 
   beforeAll(async () => {
     throwaway = await createThrowawayDatabase(process.env.TEST_DATABASE_URL!);
-    database = await openDatabase({ databaseUrl: throwaway.url, poolSize: 4 });
+    database = await openDatabase({ databaseUrl: throwaway.url, poolSize: 4, auditKey: TEST_AUDIT_KEY });
     await runMigrations(database);
     skillsDir = mkdtempSync(path.join(tmpdir(), 'clinagent-crash-skills-'));
     writeFileSync(path.join(skillsDir, 'crash-check.yaml'), SKILL);
     skill = loadSkill(path.join(skillsDir, 'crash-check.yaml'));
     model = await startSlowModel();
-    workerEnv = { DATABASE_URL: throwaway.url, SKILLS_DIR: skillsDir, LLM_BASE_URL: model.baseURL, LLM_MODEL: 'slow-model', LLM_API_KEY: 'sk-test-000000000000', LLM_TIMEOUT_MS: '10000', LOG_LEVEL: 'error', ...WORKER_ENV };
+    workerEnv = { DATABASE_URL: throwaway.url, SKILLS_DIR: skillsDir, LLM_BASE_URL: model.baseURL, LLM_MODEL: 'slow-model', LLM_API_KEY: 'sk-test-000000000000', LLM_TIMEOUT_MS: '10000', LOG_LEVEL: 'error', ...TEST_AUDIT_ENV, ...WORKER_ENV };
 
     const store = createTrialStore(database.db);
     await store.ensureProject({ id: 'crash', name: 'Crash recovery trial' });

@@ -1,4 +1,5 @@
-import { bigserial, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, check, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
 
 /**
  * What an audit entry is about. Trial entities carry their project id; platform entities (users, tokens)
@@ -24,12 +25,28 @@ export const auditLog = pgTable(
     newValue: jsonb('new_value'),
     reason: text('reason').notNull().default(''),
     /**
-     * The hash chain (migration 0005): per project, each entry stores the hash of the entry before it and its own
-     * sha256 over a canonical form of (prev_hash, id, project_id, ..., reason). The BEFORE INSERT trigger
-     * audit_log_chain computes both, so any value given here is replaced; verifyAuditChain recomputes them.
+     * The hash chain (migrations 0005 and 0008): per project, each entry stores the hash of the entry before it and
+     * its own HMAC-SHA256, keyed with the audit key (AUDIT_KEY, never in the database), over a canonical form of
+     * (prev_hash, id, project_id, ..., reason). The BEFORE INSERT trigger audit_log_chain computes both, so any
+     * value given here is replaced; verifyAuditChain recomputes them.
      */
     prevHash: text('prev_hash').notNull().$defaultFn(() => ''),
     hash: text('hash').notNull().$defaultFn(() => ''),
   },
   (t) => [index('audit_log_entity_idx').on(t.projectId, t.entityType, t.entityId, t.id), index('audit_log_chain_idx').on(t.projectId, t.id)],
+);
+
+/**
+ * Which audit key the trail is chained with (one row): the key's fingerprint, never the key. A ClinAgent process
+ * with another key (a second host without the key file, a lost key replaced by a new one) is refused at start and
+ * by the chain trigger, instead of writing entries that no longer verify.
+ */
+export const auditChainKey = pgTable(
+  'audit_chain_key',
+  {
+    id: boolean('id').primaryKey().default(true),
+    fingerprint: text('fingerprint').notNull(),
+    recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [check('audit_chain_key_single_row', sql`${t.id}`)],
 );
