@@ -1,7 +1,9 @@
 import jsonLogic from 'json-logic-js';
 import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
-import { compileRules, createRuleEngine, type HardRule, type Violation } from '../src/trial/rules/index.js';
+import { RE2JS } from 're2js';
+import { compileRules, createRuleEngine, MAX_MATCHING_STEPS_PER_RULE, MAX_VALUE_LENGTH, type CompiledRules, type HardRule, type Violation } from '../src/trial/rules/index.js';
 import { printTable, summarise } from './stats.js';
 
 /**
@@ -10,7 +12,8 @@ import { printTable, summarise } from './stats.js';
  * seed's HardRuleEngine), on the same 17 standard-JSON-Logic rules and the same synthetic records. Both sides
  * build the same violation list, and the bench checks they agree before timing anything. The interpreted mode
  * of json-logic-engine (`run`) is shown for context. Records: RULES_BENCH_RECORDS (default 10000), timed
- * passes: RULES_BENCH_ROUNDS (default 10, after 2 warm-up passes).
+ * passes: RULES_BENCH_ROUNDS (default 10, after 2 warm-up passes). Then the cost of `matches` at its bounds and
+ * the longest event-loop stall while four QC workers evaluate hostile records (issue 21).
  */
 const RECORDS = Number(process.env.RULES_BENCH_RECORDS ?? 10_000);
 const ROUNDS = Number(process.env.RULES_BENCH_ROUNDS ?? 10);
@@ -100,7 +103,7 @@ function referenceRun(rules: HardRule[], data: Record<string, unknown>): Violati
       if (jsonLogic.truthy(jsonLogic.apply(rule.logic as jsonLogic.RulesLogic, data))) continue;
       violations.push({ ruleId: rule.id!, field: rule.field, message: rule.message, severity: rule.severity ?? 'error', value: data[rule.field] ?? null });
     } catch (error) {
-      violations.push({ ruleId: rule.id!, field: rule.field, message: `Rule could not be evaluated: ${String(error)}`, severity: 'error', value: data[rule.field] ?? null });
+      violations.push({ ruleId: rule.id!, field: rule.field, message: `Rule ${JSON.stringify(rule.id)} could not be evaluated: ${String(error)}`, severity: 'error', value: data[rule.field] ?? null });
     }
   }
   return violations;
@@ -150,6 +153,8 @@ export async function main(): Promise<void> {
   const ratio = results[0]!.evaluationsPerSecond / results[2]!.evaluationsPerSecond;
   console.log(`compiled / json-logic-js: ${ratio.toFixed(1)}x evaluations per second`);
   timeNestedQuantifierPattern(engine);
+  timeMatchesAtTheBounds();
+  await timeEventLoopStallsOnHostileRecords();
 }
 
 /**
@@ -158,11 +163,97 @@ export async function main(): Promise<void> {
  */
 function timeNestedQuantifierPattern(engine: ReturnType<typeof createRuleEngine>): void {
   const rule = engine.compile({ matches: [{ var: 'x' }, '^(\\w+\\s?)*$'] });
-  for (const length of [30, 1_000, 100_000]) {
+  for (const length of [30, 1_000, MAX_VALUE_LENGTH - 1]) {
     const started = performance.now();
     const matched = rule({ x: 'a'.repeat(length) + '!' });
     console.log(`matches ^(\\w+\\s?)*$ on ${length} x "a" + "!": ${matched} in ${(performance.now() - started).toFixed(2)} ms`);
   }
+}
+
+/** Deterministic a/b text, a different one for each seed: the input on which the patterns below are slowest. */
+function abText(length: number, seed: number): string {
+  const rand = random(seed);
+  let text = '';
+  for (let i = 0; i < length; i++) text += rand() < 0.5 ? 'a' : 'b';
+  return text;
+}
+
+/**
+ * Issue 21. One `matches` as slow as the bounds allow: patterns whose DFA explodes on random a/b text (re2js then
+ * builds a state per character, and finally falls back to its NFA), each on the longest value its size may be
+ * tested against within one rule's budget (instructions × (characters + 100) <= 500 000, at most 10 000
+ * characters). Each sample gets a fresh engine and fresh text, so nothing is answered from cached DFA states.
+ */
+function timeMatchesAtTheBounds(): void {
+  const patterns = ['^S\\d{3}$', '[ab]*a[ab]{20}$', '(?:[ab]*a[ab]{12}){3}$', '(?:[ab]*a[ab]{12}){6}$', '(?:[ab]*a[ab]{12}){30}$', '(?:[ab]*a[ab]{12}){60}$'];
+  const rows = patterns.map((pattern) => {
+    const instructions = RE2JS.compile(pattern).programSize();
+    const length = Math.min(MAX_VALUE_LENGTH, Math.floor(MAX_MATCHING_STEPS_PER_RULE / instructions) - 100);
+    const samplesMs: number[] = [];
+    for (let sample = 0; sample < 5; sample++) {
+      const rules = compileRules([{ id: 'format', field: 'code', logic: { matches: [{ var: 'code' }, pattern] }, message: 'wrong format' }]);
+      const code = `${abText(length - 1, 7 + sample)}!`;
+      const started = performance.now();
+      const [violation] = rules.run({ code });
+      samplesMs.push(performance.now() - started);
+      if (violation?.message !== 'wrong format') throw new Error(`expected a plain violation for ${pattern}, got ${JSON.stringify(violation?.message)}`);
+    }
+    const { p50 } = summarise(samplesMs);
+    return { pattern, instructions, characters: length, 'p50 ms': p50, 'max ms': Math.max(...samplesMs) };
+  });
+  printTable(`matches at the bounds: one rule, ${MAX_MATCHING_STEPS_PER_RULE} steps at most, 5 fresh samples each`, rows);
+}
+
+/**
+ * Issue 21. How long rule evaluation holds the event loop while four QC workers (the default QC_CONCURRENCY) work
+ * through hostile records: the longest gap between two turns of the loop is how long a health check could wait.
+ * Each worker takes the next record, evaluates the skill's two rules, and waits one turn (a database round trip
+ * in real QC). `run` holds the loop for whole records; `runInSlices` (what QC uses) for one rule at most.
+ */
+async function timeEventLoopStallsOnHostileRecords(): Promise<void> {
+  const rules: HardRule[] = [
+    { id: 'code-format', field: 'code', logic: { matches: [{ var: 'code' }, '(?:[ab]*a[ab]{12}){3}$'] }, message: 'wrong format' },
+    { id: 'code-site-pattern', field: 'code', logic: { matches: [{ var: 'code' }, { var: 'pattern' }] }, message: "not the site's format" },
+  ];
+  const records = [
+    { code: 'a'.repeat(100_000) + '!', pattern: '(a|aa|aaa){999}!' },
+    ...Array.from({ length: 40 }, (_, i) => ({ code: `${abText(MAX_VALUE_LENGTH - 1, 100 + i)}!`, pattern: i % 2 ? `[ab]*a[ab]{${20 + (i % 20)}}$` : `(?:[ab]*a[ab]{${12 + (i % 9)}}){2}$` })),
+  ];
+  const rows = [];
+  for (const mode of ['run', 'runInSlices'] as const) {
+    const compiled = compileRules(rules);
+    const evaluate = (record: Record<string, unknown>) => (mode === 'run' ? Promise.resolve(compiled.run(record)) : compiled.runInSlices(record));
+    rows.push({ mode, records: records.length, ...(await longestStall(records, evaluate, compiled)) });
+  }
+  printTable('Event loop while 4 QC workers evaluate hostile records (100 kB values, {999} and slow patterns from the data)', rows);
+}
+
+async function longestStall(records: Array<Record<string, unknown>>, evaluate: (record: Record<string, unknown>) => Promise<Violation[]>, compiled: CompiledRules) {
+  let longestMs = 0;
+  let last = performance.now();
+  let running = true;
+  const tick = () => {
+    const now = performance.now();
+    longestMs = Math.max(longestMs, now - last);
+    last = now;
+    if (running) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const started = performance.now();
+  let next = 0;
+  let violations = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let i = next++; i < records.length; i = next++) {
+        const found = await evaluate(records[i]!);
+        violations += found.length;
+        await nextTurn();
+      }
+    }),
+  );
+  running = false;
+  if (violations !== records.length * compiled.rules.length) throw new Error(`expected every rule to fire on every record, got ${violations} violations`);
+  return { 'total ms': performance.now() - started, 'longest stall ms': longestMs };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

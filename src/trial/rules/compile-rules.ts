@@ -2,7 +2,7 @@ import { ClinAgentError } from '../../core/errors.js';
 import { checkLogic, type LogicProblem } from './check-logic.js';
 import { createRuleEngine, type CompiledLogic, type RuleEngine } from './rule-engine.js';
 import { hardRuleSchema } from './rule-schema.js';
-import { describeThrown, runRules, type RunnableRule } from './run-rules.js';
+import { describeThrown, runRules, runRulesInSlices, type RunnableRule } from './run-rules.js';
 import type { CompiledRules, HardRule } from './types.js';
 
 export interface CompileRulesOptions {
@@ -66,7 +66,11 @@ export function compileRules(rules: HardRule[], options: CompileRulesOptions = {
   });
 
   if (problems.length) throw compileError(problems, rules.length, engine, knownFields);
-  return { rules: Object.freeze(runnable.map((r) => r.rule)), run: (data) => runRules(runnable, data) };
+  return {
+    rules: Object.freeze(runnable.map((r) => r.rule)),
+    run: (data) => runRules(runnable, data),
+    runInSlices: (data) => runRulesInSlices(runnable, data),
+  };
 }
 
 function compileError(problems: RuleProblem[], total: number, engine: RuleEngine, knownFields?: ReadonlySet<string>): ClinAgentError {

@@ -5,4 +5,5 @@ export { createRuleEngine, type RuleEngine, type CompiledLogic } from './rule-en
 export { checkLogic, type LogicProblem } from './check-logic.js';
 export { parseIsoDate, type IsoDate } from './iso-date.js';
 export { OperatorError } from './operator-error.js';
-export { MAX_PATTERN_LENGTH } from './matches-operator.js';
+export { MAX_PATTERN_LENGTH, MAX_PROGRAM_SIZE, MAX_VALUE_LENGTH } from './matches-operator.js';
+export { MAX_MATCHING_STEPS_PER_RULE } from './matching-budget.js';

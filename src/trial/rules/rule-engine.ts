@@ -2,6 +2,7 @@ import { LogicEngine } from 'json-logic-engine';
 import type { ClinicalOperator } from './clinical-operator.js';
 import { dateAfter, dateBefore, dateDiffDays, dateOnOrAfter, dateOnOrBefore, isDate } from './date-operators.js';
 import { createMatchesOperator } from './matches-operator.js';
+import { createMatchingBudget } from './matching-budget.js';
 import { specMissing, specMissingSome } from './missing-operators.js';
 import { inWindow } from './visit-window-operator.js';
 
@@ -10,11 +11,15 @@ export type CompiledLogic = (data: unknown) => unknown;
 
 /** json-logic-engine with ClinAgent's clinical operators registered; one per compileRules call or shared. */
 export interface RuleEngine {
+  /** The underlying engine; evaluate through `compile`, which gives `matches` its budget for each evaluation. */
   readonly logic: LogicEngine;
   /** Every operator a rule may use (standard and clinical), sorted, for compile errors. */
   readonly operatorNames: readonly string[];
   readonly clinicalOperators: ReadonlyMap<string, ClinicalOperator>;
-  /** Compiles once with json-logic-engine's `build` (generated JavaScript); throws on an unknown operator. */
+  /**
+   * Compiles once with json-logic-engine's `build` (generated JavaScript); throws on an unknown operator. Each
+   * call of the result is one rule evaluation, with a fresh pattern-matching budget (matching-budget.ts).
+   */
   compile(logic: unknown): CompiledLogic;
 }
 
@@ -22,10 +27,13 @@ export function createRuleEngine(): RuleEngine {
   // The default configuration passes the whole official JSON Logic suite (jsonlogic-conformance.test.ts);
   // in particular permissive stays off, so an object with an unknown key is an error rather than data.
   const logic = new LogicEngine();
-  const operators = [dateDiffDays, dateBefore, dateAfter, dateOnOrBefore, dateOnOrAfter, inWindow, isDate, createMatchesOperator()];
+  // One budget for the engine is enough: an evaluation runs to its end before the next starts (one thread).
+  const budget = createMatchingBudget();
+  const operators = [dateDiffDays, dateBefore, dateAfter, dateOnOrBefore, dateOnOrAfter, inWindow, isDate, createMatchesOperator(budget)];
   for (const operator of operators) {
     if (operator.name in logic.methods) throw new Error(`clinical operator ${operator.name} would shadow a json-logic-engine operator`);
-    // deterministic: pure functions of their arguments, so the compiler may evaluate all-literal calls once at build time.
+    // deterministic: pure functions of their arguments, so the compiler may evaluate all-literal calls once at build
+    // time. (The budget of `matches` decides whether it answers, never what: the same arguments give the same answer.)
     logic.addMethod(operator.name, (args: unknown[]) => operator.evaluate(args), { deterministic: true });
   }
   // Replaced on purpose: see missing-operators.ts for why json-logic-engine's own versions are wrong for QC.
@@ -35,6 +43,14 @@ export function createRuleEngine(): RuleEngine {
     logic,
     operatorNames: Object.keys(logic.methods as Record<string, unknown>).sort(),
     clinicalOperators: new Map(operators.map((operator) => [operator.name, operator])),
-    compile: (expression) => logic.build(expression) as CompiledLogic,
+    compile: (expression) => {
+      // build may evaluate all-literal operations at once (deterministic), so it starts with a full budget too.
+      budget.reset();
+      const evaluate = logic.build(expression) as CompiledLogic;
+      return (data) => {
+        budget.reset();
+        return evaluate(data);
+      };
+    },
   };
 }

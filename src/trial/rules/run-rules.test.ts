@@ -15,7 +15,7 @@ describe('CompiledRules.run', () => {
     expect(compiled.run({ age: 40, informed_consent_date: '2025-01-01', ecog: 2 })).toEqual([]);
   });
 
-  it('turns a rule that throws into an error violation and still runs the rules after it', () => {
+  it('turns a rule that throws into an error violation naming the rule, and still runs the rules after it', () => {
     const compiled = compileRules([
       { id: 'consent-first', field: 'consent_date', logic: { '>=': [{ date_diff_days: [{ var: 'consent_date' }, { var: 'enrollment_date' }] }, 0] }, message: 'Consent after enrolment', severity: 'warning' },
       { id: 'site-pattern', field: 'subject_id', logic: { matches: [{ var: 'subject_id' }, { var: 'site_pattern' }] }, message: 'Bad subject id' },
@@ -23,15 +23,15 @@ describe('CompiledRules.run', () => {
     ]);
     const violations = compiled.run({ consent_date: null, enrollment_date: '2025-06-18', subject_id: 'S004', site_pattern: '([', age: 90 });
     expect(violations).toEqual([
-      { ruleId: 'consent-first', field: 'consent_date', severity: 'error', value: null, message: expect.stringMatching(/^Rule could not be evaluated: date_diff_days: argument 1 is missing/) },
-      { ruleId: 'site-pattern', field: 'subject_id', severity: 'error', value: 'S004', message: expect.stringMatching(/^Rule could not be evaluated: matches: pattern "\(\[" is not a valid/) },
+      { ruleId: 'consent-first', field: 'consent_date', severity: 'error', value: null, message: expect.stringMatching(/^Rule "consent-first" could not be evaluated: date_diff_days: argument 1 is missing/) },
+      { ruleId: 'site-pattern', field: 'subject_id', severity: 'error', value: 'S004', message: expect.stringMatching(/^Rule "site-pattern" could not be evaluated: matches: pattern "\(\[" is not a valid/) },
       { ruleId: 'age', field: 'age', message: 'Age must be 18-75', severity: 'error', value: 90 },
     ]);
   });
 
   it('describes errors json-logic-engine throws as plain objects', () => {
     const compiled = compileRules([{ field: 'x', logic: { max: [{ var: 'x' }] }, message: 'm' }, { field: 'y', logic: { throw: 'Custom' }, message: 'm' }]);
-    expect(compiled.run({ x: 'text' }).map((v) => v.message)).toEqual(['Rule could not be evaluated: Invalid Arguments', 'Rule could not be evaluated: Custom']);
+    expect(compiled.run({ x: 'text' }).map((v) => v.message)).toEqual(['Rule "x#0" could not be evaluated: Invalid Arguments', 'Rule "y#1" could not be evaluated: Custom']);
   });
 
   it('applies JSON Logic truthiness: empty array fails, "0" and objects pass', () => {
@@ -47,3 +47,46 @@ describe('CompiledRules.run', () => {
     expect(compiled.run({})[0]!.value).toBeNull();
   });
 });
+
+/** Issue 21: QC shares the event loop with the HTTP server; rules on hostile data must let it turn. */
+describe('CompiledRules.runInSlices', () => {
+  // Each rule about as slow as the bounds allow: 48 instructions on 10 000 characters whose DFA explodes.
+  const slowRules = Array.from({ length: 8 }, (_, i) => ({ id: `format-${i}`, field: `code${i}`, logic: { matches: [{ var: `code${i}` }, `(?:[ab]*a[ab]{${12 - (i % 3)}}){3}$`] }, message: `Code ${i} has the wrong format` }));
+  const hostile = Object.fromEntries(slowRules.map((_, i) => [`code${i}`, `${randomLetters(9_999, i)}!`]));
+
+  it('gives the same violations as run, in the same order', async () => {
+    const compiled = compileRules([...slowRules, { id: 'bad', field: 'p', logic: { matches: [{ var: 'p' }, { var: 'p' }] }, message: 'm' }]);
+    const data = { ...hostile, p: '(a|aa|aaa){999}!' };
+    const sliced = await compiled.runInSlices(data);
+    expect(sliced).toEqual(compiled.run(data));
+    expect(sliced.map((v) => v.ruleId)).toEqual([...slowRules.map((r) => r.id), 'bad']);
+    expect(sliced.at(-1)!.message).toMatch(/^Rule "bad" could not be evaluated: matches: pattern .* compiles to 8994 instructions/);
+  });
+
+  it('lets the event loop turn while it works through slow rules', async () => {
+    const compiled = compileRules(slowRules);
+    let loopTurns = 0;
+    let evaluating = true;
+    const tick = () => {
+      if (!evaluating) return;
+      loopTurns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    await compiled.runInSlices(hostile);
+    evaluating = false;
+    // run() would have held the loop for all eight rules: the ticker could not have run at all meanwhile.
+    expect(loopTurns).toBeGreaterThan(1);
+  });
+});
+
+/** Deterministic a/b text, a different one for each seed. */
+function randomLetters(length: number, seed: number): string {
+  let state = (seed + 1) * 2654435761;
+  let text = '';
+  for (let i = 0; i < length; i++) {
+    state = (state * 1103515245 + 12345) >>> 0;
+    text += state & 0x10000 ? 'a' : 'b';
+  }
+  return text;
+}

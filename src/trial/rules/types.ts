@@ -27,4 +27,9 @@ export interface CompiledRules {
   readonly rules: ReadonlyArray<HardRule & { id: string }>;
   /** Evaluates every rule against one record; an empty array means the record passes. Never throws. */
   run(data: Record<string, unknown>): Violation[];
+  /**
+   * The same violations as `run`, letting the event loop run every few milliseconds: what a server uses, so
+   * rules working through hostile data cannot stall its other requests. Never rejects.
+   */
+  runInSlices(data: Record<string, unknown>): Promise<Violation[]>;
 }

@@ -83,7 +83,7 @@ export async function advanceTaskRun(deps: SopDeps, taskRunId: string): Promise<
       const record = await loadRecordContext(deps.db, run.projectId, run.recordId);
       let outcome: NodeOutcome;
       try {
-        outcome = node.type === 'hard_rule' ? checkHardRules(skill, nodeId, record) : await checkSoftRule(deps, trace, nodeId, node, record);
+        outcome = node.type === 'hard_rule' ? await checkHardRules(skill, nodeId, record) : await checkSoftRule(deps, trace, nodeId, node, record);
       } catch (error) {
         // Rate limits and timeouts are worth retrying as a job. Give the lease up first, so the job's retry
         // continues at once instead of waiting for the lease to lapse; anything else goes down on_error.
@@ -113,10 +113,13 @@ export async function advanceTaskRun(deps: SopDeps, taskRunId: string): Promise<
   }
 }
 
-/** Every rule of the node: violations become findings, rules that passed clear their earlier findings. */
-function checkHardRules(skill: Skill, nodeId: string, record: RecordContext): NodeOutcome {
+/**
+ * Every rule of the node: violations become findings, rules that passed clear their earlier findings. Evaluated
+ * in slices: QC shares the event loop with the HTTP server, and hostile data must not stall it (issue 21).
+ */
+async function checkHardRules(skill: Skill, nodeId: string, record: RecordContext): Promise<NodeOutcome> {
   const compiled = skill.compiled[nodeId]!;
-  const violations = compiled.run(record.data);
+  const violations = await compiled.runInSlices(record.data);
   const fired = new Set(violations.map((v) => v.ruleId));
   return {
     kind: 'checked',
@@ -180,12 +183,12 @@ async function queueNotice(deps: SopDeps, taskRunId: string): Promise<void> {
 }
 
 /** Records a reviewer's decision; the caller enqueues the continuation (see qc/workers.ts). */
-export async function resumeTaskRun(db: Db, taskRunId: string, decision: 'approve' | 'reject', reviewer: string, comment = ''): Promise<TaskRun> {
+export async function resumeTaskRun(db: Db, taskRunId: string, decision: 'approve' | 'reject', reviewer: string, comment = '', shownDataHash?: string): Promise<TaskRun> {
   if (decision !== 'approve' && decision !== 'reject') {
     throw new ClinAgentError('VALIDATION_FAILED', `decision must be "approve" or "reject", not "${String(decision)}".`, { field: 'decision' });
   }
   const current = await getTaskRun(db, taskRunId);
-  return decideReview(db, taskRunId, decision, reviewer, comment, current?.reviewRequest?.onRejectQueries ?? 'cancel');
+  return decideReview(db, taskRunId, decision, reviewer, comment, current?.reviewRequest?.onRejectQueries ?? 'cancel', shownDataHash);
 }
 
 export { getTaskRun };

@@ -182,7 +182,7 @@ describe.each(testEngines())('SOP runs on %s', (engine) => {
     expect(report.byRule).toEqual([{ key: 'age-range', count: 2 }, { key: 'consent-first', count: 2 }]);
     expect(report.bySite).toEqual([{ key: 'SITE-01', count: 4 }]);
     const csv = await qc.reportCsv(staff.dm, 'p1');
-    expect(csv.split('\n')[0]).toContain('Record,Event,Site,Field,Rule');
+    expect(csv.split('\n')[0]).toContain('"Record","Event","Site","Field","Rule"');
     expect(csv.trim().split('\n')).toHaveLength(5);
     const xlsx = await qc.reportXlsx(staff.dm, 'p1');
     expect(xlsx.subarray(0, 2).toString()).toBe('PK');
