@@ -1,12 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ClinAgentError } from '../core/errors.js';
+import { escapeUnstorable, unstorableKind, type UnstorableKind } from '../core/unstorable-text.js';
 
 /** Deeper than any body we accept; past it the walk stops rather than recurse without bound. */
 const MAX_DEPTH = 32;
 /** A key is named in the error; one pasted paragraph long is cut, so the answer never echoes a flood. */
 const KEY_CHARS_SHOWN = 60;
 
-type Unstorable = { field: string; kind: 'nul' | 'surrogate' };
+type Unstorable = { field: string; kind: UnstorableKind };
 
 /**
  * Text PostgreSQL cannot store, refused here once for every route, before schema validation, naming where
@@ -37,7 +38,7 @@ export async function refuseUnstorableText(request: FastifyRequest, _reply: Fast
 
 function findUnstorable(value: unknown, path: string, depth = 0): Unstorable | undefined {
   if (typeof value === 'string') {
-    const kind = problemOf(value);
+    const kind = unstorableKind(value);
     return kind && { field: path, kind };
   }
   if (depth > MAX_DEPTH || value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return undefined;
@@ -50,7 +51,7 @@ function findUnstorable(value: unknown, path: string, depth = 0): Unstorable | u
   }
   for (const [key, inner] of Object.entries(value)) {
     const where = `${path}.${printable(key)}`;
-    const keyProblem = problemOf(key);
+    const keyProblem = unstorableKind(key);
     if (keyProblem) return { field: where, kind: keyProblem };
     const hit = findUnstorable(inner, where, depth + 1);
     if (hit) return hit;
@@ -58,23 +59,11 @@ function findUnstorable(value: unknown, path: string, depth = 0): Unstorable | u
   return undefined;
 }
 
-function problemOf(text: string): Unstorable['kind'] | undefined {
-  if (text.includes('\u0000')) return 'nul';
-  return isWellFormed(text) ? undefined : 'surrogate';
-}
-
-/** String.prototype.isWellFormed: ES2024, present in Node 20, missing from the ES2023 lib this project compiles against. */
-function isWellFormed(text: string): boolean {
-  return (text as string & { isWellFormed(): boolean }).isWellFormed();
-}
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
 /**
  * A key as the error names it: what cannot be stored (or printed in a log line) is written as its escape, and
  * a long key is cut.
  */
 function printable(key: string): string {
-  const escaped = key.replace(/\u0000/g, '\\u0000').replace(LONE_SURROGATE, (unit) => `\\u${unit.charCodeAt(0).toString(16)}`);
+  const escaped = escapeUnstorable(key);
   return escaped.length > KEY_CHARS_SHOWN ? `${escaped.slice(0, KEY_CHARS_SHOWN)}…` : escaped;
 }

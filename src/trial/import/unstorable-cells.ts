@@ -1,4 +1,5 @@
 import { ClinAgentError } from '../../core/errors.js';
+import { escapeUnstorable, unstorableKind } from '../../core/unstorable-text.js';
 import { listProblems, type ImportProblem } from './problems.js';
 
 /**
@@ -15,14 +16,14 @@ export function assertStorableCells(table: { source: string; headerCells: Readon
   const { source } = table;
   const problems: ImportProblem[] = [];
   table.headerCells.forEach((name, index) => {
-    const kind = unstorable(name);
+    const kind = unstorableKind(name);
     if (kind) problems.push({ source, line: 1, field: `(column ${index + 1})`, value: printable(name), problem: PROBLEM[kind] });
   });
   for (const row of table.rows) {
     for (const [column, value] of Object.entries(row.values)) {
-      const kind = unstorable(value);
+      const kind = unstorableKind(value);
       // A bad header cell is reported once above, not again in every row under it.
-      if (kind && !unstorable(column)) problems.push({ source, line: row.line, field: column, value: printable(value), problem: PROBLEM[kind] });
+      if (kind && !unstorableKind(column)) problems.push({ source, line: row.line, field: column, value: printable(value), problem: PROBLEM[kind] });
     }
   }
   if (problems.length === 0) return;
@@ -40,20 +41,8 @@ const PROBLEM = {
   surrogate: 'contains a lone UTF-16 surrogate (half of a character such as an emoji), which is not valid Unicode text; retype the character or delete it',
 } as const;
 
-function unstorable(text: string): keyof typeof PROBLEM | undefined {
-  if (text.includes('\u0000')) return 'nul';
-  return isWellFormed(text) ? undefined : 'surrogate';
-}
-
-/** String.prototype.isWellFormed: ES2024, present in Node 20, missing from the ES2023 lib this project compiles against. */
-function isWellFormed(text: string): boolean {
-  return (text as string & { isWellFormed(): boolean }).isWellFormed();
-}
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
 /** The cell as the error shows it: what cannot be stored is written as its escape. */
 function printable(text: string): string {
   // Cut before escaping: the error shows 60 characters of the value anyway.
-  return text.slice(0, 200).replace(/\u0000/g, '\\u0000').replace(LONE_SURROGATE, (unit) => `\\u${unit.charCodeAt(0).toString(16)}`);
+  return escapeUnstorable(text.slice(0, 200));
 }
