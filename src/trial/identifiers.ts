@@ -37,7 +37,8 @@ export interface IdentifierMask {
    * identifier field (the object's own `field`, else `field` for entries that do not name it, such as a query's
    * `fired_again`) becomes null, its text also cut out of messages beside it. Masked entries list `maskedFields`.
    */
-  auditEntry(entry: AuditEntry, field?: string): AuditEntry & { maskedFields?: string[] };
+  /** `field` null: the entry's value belongs to a field that can no longer be named, so it is masked too. */
+  auditEntry(entry: AuditEntry, field?: string | null): AuditEntry & { maskedFields?: string[] };
 }
 
 /** The mask for `user` reading `projectId`; without a user nothing identifying is shown. */
@@ -63,7 +64,7 @@ export async function identifierMask(db: Db, projectId: string, user: Pick<User,
    * Walks an audit value: `{data}` snapshots, and objects carrying a `value` of an identifier field (their own
    * `field`, or the one inherited from the entry). Bounded depth, as audit values are small documents.
    */
-  function maskAuditValue(value: unknown, field: string | undefined, maskedFields: Set<string>, depth = 0): unknown {
+  function maskAuditValue(value: unknown, field: string | null | undefined, maskedFields: Set<string>, depth = 0): unknown {
     if (depth > 8 || value === null || typeof value !== 'object') return value;
     if (Array.isArray(value)) return value.map((item) => maskAuditValue(item, field, maskedFields, depth + 1));
     const object = value as Record<string, unknown>;
@@ -75,8 +76,9 @@ export async function identifierMask(db: Db, projectId: string, user: Pick<User,
       ofSnapshot.forEach((name) => maskedFields.add(name));
       out.data = data;
     }
-    if (own !== undefined && isIdentifier(own) && 'value' in object) {
-      maskedFields.add(baseFieldName(own));
+    if ((own === null || (own !== undefined && isIdentifier(own))) && 'value' in object) {
+      // A field that can no longer be named still marks the entry as masked, under the name the reader can be shown.
+      maskedFields.add(own === null ? 'value' : baseFieldName(own));
       out.value = null;
       for (const key of ['message', 'reason'] as const) {
         if (typeof object[key] === 'string') out[key] = withoutValueText(object[key], object.value);
@@ -101,7 +103,7 @@ export async function identifierMask(db: Db, projectId: string, user: Pick<User,
       const oldValue = maskAuditValue(entry.oldValue, field, maskedFields);
       const newValue = maskAuditValue(entry.newValue, field, maskedFields);
       if (!maskedFields.size) return entry;
-      const reason = field !== undefined && isIdentifier(field) ? withoutValueText(entry.reason, (entry.newValue as { value?: unknown } | null)?.value) : entry.reason;
+      const reason = field === null || (field !== undefined && isIdentifier(field)) ? withoutValueText(entry.reason, (entry.newValue as { value?: unknown } | null)?.value) : entry.reason;
       return { ...entry, oldValue, newValue, reason, maskedFields: [...maskedFields].sort((a, b) => position(a) - position(b) || a.localeCompare(b)) };
     },
   };
@@ -119,7 +121,8 @@ export async function maskAuditEntries(db: Db, mask: IdentifierMask, entries: Au
     const rows = await db.select({ id: pendingActions.id, field: pendingActions.field }).from(pendingActions).where(inArray(pendingActions.id, queryIds.slice(start, start + 1000)));
     rows.forEach((row) => fieldOf.set(row.id, row.field));
   }
-  return entries.map((entry) => mask.auditEntry(entry, entry.entityType === 'query' ? fieldOf.get(entry.entityId) : undefined));
+  // A query whose row is gone (its run deleted) cannot say its field any more: its values are masked all the same.
+  return entries.map((entry) => mask.auditEntry(entry, entry.entityType === 'query' ? (fieldOf.get(entry.entityId) ?? null) : undefined));
 }
 
 /**

@@ -126,4 +126,12 @@ describe.each(testEngines())('identifier values in the audit trail on %s', (engi
     const trail = (await get(`/api/iit/projects/${PROJECT}/audit?entityType=query`, 'pi')).json().entries as Array<{ action: string; newValue: { value?: unknown } }>;
     expect(trail.find((e) => e.action === 'status:reopened')!.newValue.value).toBe(PHONES[2]);
   });
+
+  it("still masks the values of a query whose row is gone (its run was deleted), since its field can no longer be named", async () => {
+    await ctx.db.execute(sql`DELETE FROM pending_actions WHERE project_id = ${PROJECT}`);
+    const response = await get(`/api/iit/projects/${PROJECT}/audit?entityType=query`, 'viewer');
+    expect(response.statusCode).toBe(200);
+    expect(leaks(response.body)).toEqual([]);
+    expect((await get(`/api/iit/projects/${PROJECT}/audit?entityType=query`, 'pi')).body).toContain(PHONES[2]!);
+  });
 });
