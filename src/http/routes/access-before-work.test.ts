@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
 import { buildTestContext } from '../../testing/test-context.js';
+import { testEngines } from '../../testing/test-database.js';
 import { buildServer } from '../server.js';
 
 /**
@@ -25,11 +26,11 @@ nodes:
     on_fail: end_found
 `;
 
-describe('access checked before any work is shown or started', () => {
+describe.each(testEngines())('access checked before any work is shown or started on %s', (engine) => {
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;
   let app: Awaited<ReturnType<typeof buildServer>>;
   let model: ScriptedModel;
-  const skillsDir = mkdtempSync(path.join(tmpdir(), 'clinagent-skill-list-'));
+  const skillsDir = mkdtempSync(path.join(tmpdir(), `clinagent-skill-list-${engine}-`));
   const auth: Record<'admin' | 'piA' | 'crcB' | 'crcA', { authorization: string }> = {} as never;
   const ids: Record<string, string> = {};
 
@@ -38,7 +39,7 @@ describe('access checked before any work is shown or started', () => {
     writeFileSync(path.join(skillsDir, 'everyone.yaml'), skill('shared-checks'));
     writeFileSync(path.join(skillsDir, 'onco-only.yaml'), skill('onco-only-checks', ['onco-secret']));
     model = await startScriptedModel();
-    ctx = await buildTestContext({ llmBaseUrl: model.baseURL, env: { SKILLS_DIR: skillsDir } });
+    ctx = await buildTestContext({ engine, llmBaseUrl: model.baseURL, env: { SKILLS_DIR: skillsDir } });
     app = await buildServer(ctx, { serveConsole: false });
     for (const id of ['onco-secret', 'trial-a', 'trial-b']) await ctx.users.createProject({ id, name: id });
     for (const [name, role, projects] of [['admin', 'admin', []], ['piA', 'pi', ['trial-a']], ['crcA', 'coordinator', ['trial-a']], ['crcB', 'coordinator', ['trial-b']]] as const) {

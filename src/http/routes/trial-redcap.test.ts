@@ -6,6 +6,7 @@ import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../core/paths.js';
 import { buildTestContext } from '../../testing/test-context.js';
+import { testEngines } from '../../testing/test-database.js';
 import { createTrialStore } from '../../trial/store/trial-store.js';
 import { buildServer } from '../server.js';
 import { multipartBody, type MultipartFile } from '../../testing/multipart.js';
@@ -52,7 +53,7 @@ async function startFakeRedcap(): Promise<{ url: string; tokensSeen: string[]; c
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`, tokensSeen, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-describe('per-project REDCap settings and CSV imports over HTTP', () => {
+describe.each(testEngines())('per-project REDCap settings and CSV imports over HTTP on %s', (engine) => {
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;
   let app: App;
   let redcap: Awaited<ReturnType<typeof startFakeRedcap>>;
@@ -61,7 +62,7 @@ describe('per-project REDCap settings and CSV imports over HTTP', () => {
   beforeAll(async () => {
     redcap = await startFakeRedcap();
     // The loopback REDCap speaks plain http, which only the administrator's REDCAP_ALLOW_HTTP permits.
-    ctx = await buildTestContext({ env: { REDCAP_ALLOW_HTTP: 'true' } });
+    ctx = await buildTestContext({ engine, env: { REDCAP_ALLOW_HTTP: 'true' } });
     app = await buildServer(ctx, { serveConsole: false });
     await ctx.users.createProject({ id: 'trial-a', name: 'Trial A' });
     await ctx.users.createProject({ id: 'trial-b', name: 'Trial B' });
