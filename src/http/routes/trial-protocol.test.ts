@@ -83,14 +83,17 @@ describe('protocol documents over HTTP (PGlite, with pgvector)', () => {
     expect(foreign.json().message).toContain(`Protocol document "${documentId}" does not exist in project "http-proto-a"`);
     expect((await app.inject({ method: 'GET', url: url('http-proto-b'), headers: auth.coordinatorB })).json().documents).toHaveLength(1);
 
-    // The generic RAG routes, open to every signed-in user, neither list nor change a project's documents.
+    // The generic RAG routes neither list a project's documents to anyone nor change them: a coordinator may not
+    // change scenario documents at all (admins manage them), and an admin is sent to the project's own route.
     const generic = await app.inject({ method: 'GET', url: '/api/rag/documents', headers: auth.coordinatorA });
     expect(generic.statusCode).toBe(200);
     expect(generic.json().documents.map((d: { documentId: string }) => d.documentId)).not.toContain(documentId);
-    const genericDelete = await app.inject({ method: 'DELETE', url: `/api/rag/documents/${documentId}`, headers: auth.coordinatorA });
+    const admin = { authorization: `Bearer ${(await ctx.users.create({ name: 'proto-admin', role: 'admin' })).token}` };
+    expect((await app.inject({ method: 'DELETE', url: `/api/rag/documents/${documentId}`, headers: auth.coordinatorA })).statusCode).toBe(403);
+    const genericDelete = await app.inject({ method: 'DELETE', url: `/api/rag/documents/${documentId}`, headers: admin });
     expect(genericDelete.statusCode).toBe(404);
     expect(genericDelete.json().message).toContain('/api/iit/projects/:projectId/protocol-documents');
-    const genericReplace = await app.inject({ method: 'POST', url: '/api/rag/documents', headers: auth.coordinatorA, payload: { scenarioId: 'protocol-qa', documentId, sourceFile: 'b.md', text: 'overwritten' } });
+    const genericReplace = await app.inject({ method: 'POST', url: '/api/rag/documents', headers: admin, payload: { scenarioId: 'protocol-qa', documentId, sourceFile: 'b.md', text: 'overwritten' } });
     expect(genericReplace.statusCode).toBe(404);
     expect((await app.inject({ method: 'GET', url: url('http-proto-b'), headers: auth.coordinatorB })).json().documents).toHaveLength(1);
   });
