@@ -64,4 +64,21 @@ describe('runAgent in a conversation', () => {
     expect(model.requests.length).toBe(calls);
     expect((await ctx.conversations.get(mine.conversationId!, owner)).turns).toHaveLength(2);
   });
+
+  it('keeps a conversation with the scenario that started it: another scenario is refused, appending nothing', async () => {
+    const { user: alice } = await ctx.users.create({ name: 'alice-two-agents', role: 'coordinator' });
+    const completeness = loadScenario(path.join(process.cwd(), 'scenarios', 'data-completeness.yaml'));
+    const protocolQa = loadScenario(path.join(process.cwd(), 'scenarios', 'protocol-qa.yaml'));
+    const deps = { llm: ctx.llm, tools: ctx.tools, trace: ctx.trace, rag: ctx.rag };
+    model.push({ reply: '{"summary": "V2 is 75% complete"}' });
+    const first = await runAgent(completeness, 'How complete is V2?', { context: deps, conversation: { store: ctx.conversations, actor: alice } });
+    const calls = model.requests.length;
+
+    const crossed = await runAgent(protocolQa, 'And the inclusion criteria?', { context: deps, conversation: { store: ctx.conversations, actor: alice, id: first.conversationId! } });
+    expect(crossed.status).toBe('failed');
+    expect(crossed.error).toContain(`belongs to scenario "data-completeness", not to scenario "protocol-qa"`);
+    expect(model.requests.length).toBe(calls);
+    expect((await ctx.conversations.get(first.conversationId!, alice)).turns).toHaveLength(2);
+    await expect(ctx.conversations.assertMayContinue(first.conversationId!, alice, 'protocol-qa')).rejects.toMatchObject({ code: 'CONFLICT_STATE', status: 409 });
+  });
 });

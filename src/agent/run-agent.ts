@@ -135,7 +135,7 @@ async function openConversation(scenario: Scenario, input: string, options: RunA
   if (!conversation) return [];
   const { store, actor } = conversation;
   const id = conversation.id ?? (await store.start({ actor, scenarioId: scenario.id, projectId: options.projectId, title: input })).id;
-  const history = conversation.id ? await store.history(id, scenario.history, { actor, trace, model: scenario.model.name, signal: options.signal }) : [];
+  const history = conversation.id ? await store.history(id, scenario.history, { actor, trace, model: scenario.model.name, scenarioId: scenario.id, signal: options.signal }) : [];
   await store.append(id, [{ role: 'user', content: input, traceId: trace.traceId }], actor);
   result.conversationId = id;
   return history;

@@ -52,7 +52,12 @@ export function createConversationStore(deps: ConversationStoreDeps): Conversati
    * Continuing a conversation (append, history) is for its owner only, while they may still run agents (about no
    * project) or still belong to its project: a member removed from a trial cannot keep feeding its data to the model.
    */
-  async function assertMayContinue(row: ConversationRow, actor: User): Promise<void> {
+  async function assertMayContinue(row: ConversationRow, actor: User, scenarioId?: string): Promise<void> {
+    if (scenarioId !== undefined && row.scenarioId !== scenarioId) {
+      // A conversation belongs to one agent: another one's turns would reach this scenario's model as its own history.
+      const belongs = row.scenarioId ? `scenario "${row.scenarioId}"` : row.projectId ? `the assistant of project "${row.projectId}"` : 'another agent';
+      throw new ClinAgentError('CONFLICT_STATE', `Conversation "${row.id}" belongs to ${belongs}, not to scenario "${scenarioId}". Continue it there, or leave conversationId out to start a new conversation.`, { conversationId: row.id, scenarioId: row.scenarioId });
+    }
     if (row.userId !== actor.id) {
       // Only an admin gets this far (anyone else got NOT_FOUND): they may read it, not write in someone's name.
       throw new ClinAgentError('FORBIDDEN', `Conversation "${row.id}" belongs to another user; only its owner can continue it. Start a new conversation instead.`, { conversationId: row.id });
@@ -100,8 +105,8 @@ export function createConversationStore(deps: ConversationStoreDeps): Conversati
       return { ...toSummary(row, turns.length), summary: row.summary, summarizedThroughSeq: row.summarizedThroughSeq, turns };
     },
 
-    async assertMayContinue(id, actor) {
-      await assertMayContinue(await readable(id, actor), actor);
+    async assertMayContinue(id, actor, scenarioId) {
+      await assertMayContinue(await readable(id, actor), actor, scenarioId);
     },
 
     async list(actor, options = {}) {
@@ -112,7 +117,7 @@ export function createConversationStore(deps: ConversationStoreDeps): Conversati
       assertHistoryStrategy(strategy);
       const { actor } = historyDeps;
       const row = await readable(conversationId, actor);
-      await assertMayContinue(row, actor);
+      await assertMayContinue(row, actor, historyDeps.scenarioId);
       const turns = await selectTurns(db, conversationId);
       return buildHistory(turns, strategy, {
         summary: row.summary,

@@ -74,6 +74,8 @@ export interface HistoryDeps {
   trace?: TraceScope;
   /** The scenario's model, when it names one. */
   model?: string;
+  /** The scenario continuing it: a conversation belongs to the agent that started it (409 for another). */
+  scenarioId?: string;
   signal?: AbortSignal;
 }
 
@@ -90,8 +92,8 @@ export interface ConversationStore {
   append(conversationId: string, turns: TurnInput[], actor: User): Promise<ConversationTurn[]>;
   /** The owner or an admin; anyone else gets NOT_FOUND, exactly as for an id that does not exist. */
   get(id: string, actor: User): Promise<ConversationDetail>;
-  /** Refuses (NOT_FOUND, FORBIDDEN) as continuing the conversation would, without reading its turns. */
-  assertMayContinue(id: string, actor: User): Promise<void>;
+  /** Refuses (NOT_FOUND, FORBIDDEN, CONFLICT_STATE) as continuing it under `scenarioId` would, without reading its turns. */
+  assertMayContinue(id: string, actor: User, scenarioId?: string): Promise<void>;
   /** The actor's own conversations, most recently active first. */
   list(actor: User, options?: ListConversationsOptions): Promise<ConversationSummary[]>;
   /** The messages to put before the new user message, built by `strategy` from the log. */

@@ -104,4 +104,20 @@ describe.each(testEngines())('access checked before any work is shown or started
     }
     expect(model.requests).toHaveLength(0);
   });
+
+  it('keeps a conversation with its agent: another scenario, or the assistant, continuing it is 409 before any work', async () => {
+    const crcA = (await ctx.users.get(ids.crcA!))!;
+    const started = await ctx.conversations.start({ actor: crcA, scenarioId: 'data-completeness', title: 'completeness' });
+    const assistantConversation = await ctx.conversations.start({ actor: crcA, projectId: 'trial-a', title: 'assistant' });
+    for (const url of ['/api/agent/run', '/api/agent/run/stream']) {
+      for (const conversationId of [started.id, assistantConversation.id]) {
+        const crossed = await app.inject({ method: 'POST', url, headers: auth.crcA, payload: { scenarioId: 'protocol-qa', input: 'inclusion criteria?', conversationId } });
+        expect(crossed.statusCode, url).toBe(409);
+        expect(crossed.headers['content-type']).toMatch(/^application\/json/);
+        expect(crossed.json().message).toContain('not to scenario "protocol-qa"');
+      }
+    }
+    expect((await ctx.conversations.get(started.id, crcA)).turns).toHaveLength(0);
+    expect(model.requests).toHaveLength(0);
+  });
 });

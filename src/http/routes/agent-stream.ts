@@ -5,7 +5,7 @@ import { routeSchema, type AgentRunRequest } from '../../contract/index.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { requireUser } from '../access.js';
 import { openEventStream } from '../event-stream.js';
-import { runOptionsFor } from './agent.js';
+import { runOptionsFor, scenarioToRun } from './agent.js';
 
 /** POST /api/agent/run/stream: one agent turn as server-sent events; the body is that of POST /api/agent/run. */
 export const agentStreamRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -21,10 +21,8 @@ export const agentStreamRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     },
     async (request, reply) => {
       const user = requireUser(request);
-      // An unknown scenario or a conversation that is not the caller's is refused before the stream opens, as a
-      // JSON 404 like the plain route's, never as a 200 followed by an error event.
-      const scenario = ctx.scenarios.get(request.body.scenarioId);
-      if (request.body.conversationId) await ctx.conversations.assertMayContinue(request.body.conversationId, user);
+      // Refused before the stream opens, as JSON like the plain route's, never as a 200 followed by an error event.
+      const scenario = await scenarioToRun(ctx, request.body, user);
       const stream = openEventStream(reply);
       try {
         const result = await runAgent(scenario, request.body.input, {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { runAgent, type RunAgentOptions } from '../../agent/run-agent.js';
+import type { Scenario } from '../../agent/scenarios/load.js';
 import type { User } from '../../core/auth/users.js';
 import type { AppContext } from '../../context.js';
 import { requireUser } from '../access.js';
@@ -23,6 +24,16 @@ export function runOptionsFor(ctx: AppContext, body: RunBody, user: User): RunAg
   };
 }
 
+/**
+ * What can refuse a run before it starts, for both routes: an unknown scenario (404), or a conversation that is not
+ * the caller's (404), not theirs to continue (403) or another agent's (409). A streamed run is refused as JSON.
+ */
+export async function scenarioToRun(ctx: AppContext, body: RunBody, user: User): Promise<Scenario> {
+  const scenario = ctx.scenarios.get(body.scenarioId);
+  if (body.conversationId) await ctx.conversations.assertMayContinue(body.conversationId, user, scenario.id);
+  return scenario;
+}
+
 export const agentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.post<{ Body: RunBody }>(
     '/api/agent/run',
@@ -36,7 +47,7 @@ export const agentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
     },
     async (request) => {
       const user = requireUser(request);
-      const scenario = ctx.scenarios.get(request.body.scenarioId);
+      const scenario = await scenarioToRun(ctx, request.body, user);
       return runAgent(scenario, request.body.input, runOptionsFor(ctx, request.body, user));
     },
   );
