@@ -62,7 +62,7 @@ function StepView({ step }: { step: TraceStep }) {
         {step.outcome ? <span className="tag">{enumLabel(t, 'trace.outcome', step.outcome)}</span> : null}
         <span className="tag">{span.status}</span>
         <span className="muted small">
-          {t('answer.latencyValue', { ms: span.durationMs })} · {formatNumber(span.promptTokens)} / {formatNumber(span.completionTokens)}
+          {t('answer.latencyValue', { ms: span.durationMs })} · {formatNumber(step.promptTokens)} / {formatNumber(step.completionTokens)}
         </span>
       </div>
       {span.error ? <div className="tool-error">{span.error}</div> : null}

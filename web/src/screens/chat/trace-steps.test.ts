@@ -59,4 +59,19 @@ describe('outlineTrace', () => {
     expect(outline.steps.map((s) => s.children.map((c) => c.name))).toEqual([['chat-late'], ['chat']]);
     expect(outline.steps[1]).toMatchObject({ actions: [], observations: [], thought: undefined });
   });
+
+  it("counts a step's tokens from the model calls inside it (the step span records none), not 0 / 0", () => {
+    const withTokens = (s: TraceSpan, promptTokens: number, completionTokens: number): TraceSpan => ({ ...s, promptTokens, completionTokens });
+    const spans = [
+      withTokens(span('llm', 'router', '2026-11-24T10:00:00.000Z', 50), 40, 5),
+      span('step', 'agent:round 1', '2026-11-24T10:00:01.000Z', 900, { outcome: 'tools' }),
+      withTokens(span('llm', 'chat', '2026-11-24T10:00:01.010Z', 300), 1200, 30),
+      span('tool', 'query_records', '2026-11-24T10:00:01.400Z', 20),
+      withTokens(span('llm', 'correction', '2026-11-24T10:00:01.500Z', 300), 1300, 12),
+      span('step', 'agent:round 2', '2026-11-24T10:00:02.000Z', 10, { outcome: 'answer' }),
+    ];
+    const outline = outlineTrace(spans);
+    expect(outline.steps.map((s) => [s.promptTokens, s.completionTokens])).toEqual([[2500, 42], [0, 0]]);
+    expect(outline.others[0]).toMatchObject({ promptTokens: 40, completionTokens: 5 });
+  });
 });

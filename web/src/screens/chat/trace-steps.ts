@@ -20,6 +20,9 @@ export interface TraceStep {
   problems: string[];
   /** The llm, tool and retrieval spans that ran inside this step. */
   children: TraceSpan[];
+  /** Tokens of the step: a step span records none itself, its model calls do. */
+  promptTokens: number;
+  completionTokens: number;
 }
 
 export interface TraceOutline {
@@ -72,7 +75,9 @@ export function outlineTrace(spans: TraceSpan[]): TraceOutline {
         actions: actions(output.actions),
         observations: strings(output.observations),
         problems: strings(output.problems),
-        children: [],
+        children: [] as TraceSpan[],
+        promptTokens: span.promptTokens,
+        completionTokens: span.completionTokens,
       };
     });
   const others: TraceSpan[] = [];
@@ -84,8 +89,11 @@ export function outlineTrace(spans: TraceSpan[]): TraceOutline {
       const from = startMs(step.span);
       if (at >= from && at <= from + step.span.durationMs && (!owner || from >= startMs(owner.span))) owner = step;
     }
-    if (owner) owner.children.push(span);
-    else others.push(span);
+    if (owner) {
+      owner.children.push(span);
+      owner.promptTokens += span.promptTokens;
+      owner.completionTokens += span.completionTokens;
+    } else others.push(span);
   }
   return { steps, others };
 }
