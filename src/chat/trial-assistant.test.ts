@@ -350,9 +350,16 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
   it('falls back to rules when the model is down: guidance and memory still work, questions say what failed', async () => {
     brain = () => ({ status: 500, body: { error: { message: 'model down' } } });
     const write = (await chat(tokens.coordinator, 'trial-a', { message: '把 P003 的年龄改成 45' })).json() as ChatAnswer;
-    expect(write).toMatchObject({ routedBy: 'rules', intents: [{ type: 'write_request' }], parts: [{ ending: 'guided' }] });
+    expect(write).toMatchObject({ routedBy: 'rules', routingFallback: 'model_unavailable', intents: [{ type: 'write_request' }], parts: [{ ending: 'guided' }] });
     const question = (await chat(tokens.coordinator, 'trial-a', { message: 'P003 入组了吗?' })).json() as ChatAnswer;
     expect(question.routedBy).toBe('rules');
     expect(question.parts[0]).toMatchObject({ ok: false, ending: 'failed' });
+  });
+
+  it('says the model answered in an unusable shape, not that it was unavailable, when that is why rules routed', async () => {
+    // The model answers every call, the classification and its one correction, in prose instead of the JSON asked for.
+    brain = () => ({ reply: 'I think this is a data question.' });
+    const answer = (await chat(tokens.coordinator, 'trial-a', { message: '把 P003 的年龄改成 45' })).json() as ChatAnswer;
+    expect(answer).toMatchObject({ routedBy: 'rules', routingFallback: 'answer_unusable', intents: [{ type: 'write_request' }] });
   });
 });

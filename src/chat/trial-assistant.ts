@@ -10,7 +10,7 @@ import { fitToBudget } from '../core/tokenizer.js';
 import type { ToolRegistry } from '../core/tools/registry.js';
 import type { TraceRun, TraceStore } from '../core/trace/store.js';
 import { investigate, type InvestigateResult } from '../investigate/index.js';
-import { detectLanguage, routeIntent, type Intent, type ProjectMemory, type RoutedMessage } from '../memory/index.js';
+import { detectLanguage, routeIntent, type Intent, type ProjectMemory, type RoutedMessage, type RoutingFallback } from '../memory/index.js';
 import { skillAppliesTo } from '../trial/sop/skill-catalog.js';
 import type { TrialQc } from '../trial/trial-qc.js';
 import { composeAnswer, failedAnswer, forbiddenAnswer, memoryFullAnswer, qcStartedAnswer, rememberedAnswer, unclearAnswer, writeRequestGuidance, type Language } from './guidance.js';
@@ -53,6 +53,7 @@ export interface ChatAnswer {
   answer: string;
   intents: Intent[];
   routedBy: RoutedMessage['by'];
+  routingFallback: RoutingFallback | null;
   parts: ChatPart[];
   conversationId: string;
   turnSeq: number;
@@ -62,7 +63,7 @@ export interface ChatAnswer {
 /** What a streaming client sees while the answer is made (the route sends each as a server-sent event). */
 export type ChatEvent =
   | { type: 'run_started'; traceId: string; conversationId: string }
-  | { type: 'intents'; intents: Intent[]; routedBy: RoutedMessage['by'] }
+  | { type: 'intents'; intents: Intent[]; routedBy: RoutedMessage['by']; routingFallback: RoutingFallback | null }
   | { type: 'part_started'; index: number; intent: Intent }
   | { type: 'tool_call_started'; index: number; callId: string; name: string }
   | { type: 'tool_call_finished'; index: number; callId: string; name: string; success: boolean }
@@ -100,7 +101,7 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
     try {
       const [userTurn] = await deps.conversations.append(conversationId, [{ role: 'user', content: message, traceId: trace.traceId }], actor);
       const routed = await routeIntent({ llm: deps.llm, trace }, message, { skills: projectSkills(projectId), signal: options.signal });
-      emit({ type: 'intents', intents: routed.intents, routedBy: routed.by });
+      emit({ type: 'intents', intents: routed.intents, routedBy: routed.by, routingFallback: routed.fallback ?? null });
       if (routed.fallbackReason) deps.logger.warn({ projectId, reason: routed.fallbackReason }, 'trial assistant: keyword rules routed the message');
       const language = await answerLanguage(actor, routed);
       const parts: ChatPart[] = [];
@@ -114,7 +115,7 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
       const answer = composeAnswer(parts, language);
       const [assistantTurn] = await deps.conversations.append(conversationId, [{ role: 'assistant', content: answer, traceId: trace.traceId }], actor);
       await trace.finish({ status: 'success', output: { answer, intents: routed.intents, routedBy: routed.by, fallbackReason: routed.fallbackReason, endings: parts.map((p) => p.ending) } });
-      return { answer, intents: routed.intents, routedBy: routed.by, parts, conversationId, turnSeq: assistantTurn!.seq, traceId: trace.traceId };
+      return { answer, intents: routed.intents, routedBy: routed.by, routingFallback: routed.fallback ?? null, parts, conversationId, turnSeq: assistantTurn!.seq, traceId: trace.traceId };
     } catch (error) {
       const cancelled = ClinAgentError.isInstance(error) && error.code === 'CANCELLED';
       await trace.finish({ status: cancelled ? 'cancelled' : 'failed', error: errorMessage(error) });

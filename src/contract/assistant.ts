@@ -34,10 +34,13 @@ export const ChatPart = z.object({
 });
 export type ChatPart = z.infer<typeof ChatPart>;
 
+export const RoutingFallback = z.enum(['model_unavailable', 'answer_unusable', 'empty_message']);
+
 export const ChatAnswer = z.object({
   answer: z.string().describe('what the user reads: the final answer only, every intent in order'),
   intents: z.array(Intent),
-  routedBy: z.enum(['model', 'rules']).describe('rules: the model was unavailable and keyword rules classified the message'),
+  routedBy: z.enum(['model', 'rules']).describe('rules: keyword rules classified the message, because of routingFallback'),
+  routingFallback: RoutingFallback.nullable().describe('why the rules classified it: the model failed, or answered in a shape that could not be used; null when the model did'),
   parts: z.array(ChatPart),
   conversationId: z.string(),
   turnSeq: z.int().describe("the assistant turn holding the answer: rate it with POST .../feedback"),
@@ -48,7 +51,7 @@ export type ChatAnswer = z.infer<typeof ChatAnswer>;
 /** POST /api/iit/projects/:projectId/chat/stream: server-sent events, then exactly one `result` or `error`. */
 export const ChatStreamEvents = {
   run_started: z.object({ type: z.literal('run_started'), traceId: z.string(), conversationId: z.string() }),
-  intents: z.object({ type: z.literal('intents'), intents: z.array(Intent), routedBy: z.enum(['model', 'rules']) }),
+  intents: z.object({ type: z.literal('intents'), intents: z.array(Intent), routedBy: z.enum(['model', 'rules']), routingFallback: RoutingFallback.nullable() }),
   part_started: z.object({ type: z.literal('part_started'), index: z.int(), intent: Intent }),
   tool_call_started: z.object({ type: z.literal('tool_call_started'), index: z.int(), callId: z.string(), name: z.string().describe('the tool; its arguments and result stay in the trace') }),
   tool_call_finished: z.object({ type: z.literal('tool_call_finished'), index: z.int(), callId: z.string(), name: z.string(), success: z.boolean() }),

@@ -6,7 +6,7 @@ import type { MemoryDeps, ProjectMemory } from './types.js';
 
 export type * from './types.js';
 export { registerMemoryWorkers } from './jobs.js';
-export { routeIntent, routeByRules, detectLanguage, INTENT_TYPES, type Intent, type IntentType, type RoutedMessage } from './route-intent.js';
+export { routeIntent, routeByRules, detectLanguage, INTENT_TYPES, type Intent, type IntentType, type RoutedMessage, type RoutingFallback } from './route-intent.js';
 
 /**
  * Project memory (seed 002) over the shared database: hot memory, weekly reports, answer feedback and user

@@ -26,7 +26,11 @@ export interface RoutedMessage {
   language: 'zh' | 'en';
   /** Set when the rules answered although a model was asked (or could not be): why. */
   fallbackReason?: string;
+  /** The kind of that reason, for the user: the model failed, or it answered in a shape that could not be used. */
+  fallback?: RoutingFallback;
 }
+
+export type RoutingFallback = 'model_unavailable' | 'answer_unusable' | 'empty_message';
 
 /** A QC skill the user may name ("run 核心数据核查 on S003"). */
 export interface SkillOption {

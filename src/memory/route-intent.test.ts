@@ -95,6 +95,7 @@ describe('routeIntent with a model', () => {
       language: 'en',
       intents: [{ type: 'memory_instruction', fact: { section: 'prohibitions', text: 'never include site names in summaries' } }],
       fallbackReason: expect.stringContaining('still unusable after one correction (intents.0.type:'),
+      fallback: 'answer_unusable',
     });
   });
 
@@ -115,14 +116,14 @@ describe('routeIntent with a model', () => {
     const before = model.requests.length;
     model.push({ status: 500 });
     const { routed } = await route(ctx, 'close query 12');
-    expect(routed).toMatchObject({ by: 'rules', language: 'en', intents: [{ type: 'write_request', text: 'close query 12' }], fallbackReason: expect.stringMatching(/^the model is unavailable \(LLM_/) });
+    expect(routed).toMatchObject({ by: 'rules', language: 'en', intents: [{ type: 'write_request', text: 'close query 12' }], fallbackReason: expect.stringMatching(/^the model is unavailable \(LLM_/), fallback: 'model_unavailable' });
     expect(model.requests).toHaveLength(before + 1);
   });
 
   it('does not ask the model about an empty message', async () => {
     const before = model.requests.length;
     const { routed } = await route(ctx, '  \n ');
-    expect(routed).toMatchObject({ by: 'rules', intents: [{ type: 'unclear', text: '' }], fallbackReason: 'the message is empty' });
+    expect(routed).toMatchObject({ by: 'rules', intents: [{ type: 'unclear', text: '' }], fallbackReason: 'the message is empty', fallback: 'empty_message' });
     expect(model.requests).toHaveLength(before);
   });
 });

@@ -5,10 +5,10 @@ import type { TraceScope } from '../core/trace/store.js';
 import { roundLimit, runLoop } from '../agent/loop/index.js';
 import { routeByRules } from './route-by-rules.js';
 import { buildRouterMessages, correctionMessage, readRouterAnswer } from './route-intent-prompt.js';
-import { detectLanguage, type Intent, type RoutedMessage, type SkillOption } from './route-intent-types.js';
+import { detectLanguage, type Intent, type RoutedMessage, type RoutingFallback, type SkillOption } from './route-intent-types.js';
 
 export { routeByRules, extractFact, extractRecordIds } from './route-by-rules.js';
-export { detectLanguage, INTENT_TYPES, MAX_INTENTS, MEMORY_FACT_SECTIONS, type Intent, type IntentType, type MemoryFactSection, type RoutedMessage, type RouteOptions, type SkillOption } from './route-intent-types.js';
+export { detectLanguage, INTENT_TYPES, MAX_INTENTS, MEMORY_FACT_SECTIONS, type Intent, type IntentType, type MemoryFactSection, type RoutedMessage, type RouteOptions, type RoutingFallback, type SkillOption } from './route-intent-types.js';
 
 /** A message is classified by its opening; past this the classifier call only costs tokens. */
 const MAX_MESSAGE_TOKENS = 2000;
@@ -25,12 +25,13 @@ export async function routeIntent(
   options: { skills: ReadonlyArray<SkillOption>; signal?: AbortSignal },
 ): Promise<RoutedMessage> {
   const text = typeof message === 'string' ? message.trim() : '';
-  if (!text) return { ...routeByRules(text, options), fallbackReason: 'the message is empty' };
+  if (!text) return { ...routeByRules(text, options), fallbackReason: 'the message is empty', fallback: 'empty_message' };
   const skills = options.skills ?? [];
   const forModel = trimToTokens(text, MAX_MESSAGE_TOKENS);
 
   let intents: Intent[] | undefined;
   let fallbackReason: string;
+  let fallback: RoutingFallback = 'answer_unusable';
   try {
     const outcome = await runLoop<Intent[]>({
       name: 'route_intent',
@@ -52,7 +53,8 @@ export async function routeIntent(
   } catch (error) {
     if (!ClinAgentError.isInstance(error) || error.code === 'CANCELLED') throw error;
     fallbackReason = `the model is unavailable (${error.code}: ${error.message})`;
+    fallback = 'model_unavailable';
   }
   if (intents) return { intents, by: 'model', language: detectLanguage(text) };
-  return { ...routeByRules(text, { skills }), fallbackReason };
+  return { ...routeByRules(text, { skills }), fallbackReason, fallback };
 }

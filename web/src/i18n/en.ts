@@ -144,6 +144,7 @@ export const en = {
   'assistant.working': 'Working on it…',
   'assistant.usingTools': 'Looking up: {tools}',
   'assistant.routedByRules': 'Sorted by keyword rules: the model was unavailable to classify the question.',
+  'assistant.routedByRulesUnusable': 'Sorted by keyword rules: the model answered, but not in a form that could be used to classify the question.',
   'assistant.trace': 'trace',
   'assistant.traceTitle': 'Open the full trace (thoughts, tool calls, observations)',
   'assistant.followRun': 'Follow the QC run',

@@ -141,6 +141,7 @@ export const zh: Messages = {
   'assistant.working': '正在处理…',
   'assistant.usingTools': '正在查询：{tools}',
   'assistant.routedByRules': '模型不可用，问题由关键词规则分类。',
+  'assistant.routedByRulesUnusable': '模型已回答，但格式无法用于分类，问题由关键词规则分类。',
   'assistant.trace': '追踪',
   'assistant.traceTitle': '打开完整追踪（思考、工具调用、观察结果）',
   'assistant.followRun': '查看质控运行',

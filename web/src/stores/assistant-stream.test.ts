@@ -15,7 +15,7 @@ describe('applyChatEvent', () => {
   it('follows the intents, tool calls and text of each part until it finishes', () => {
     const stream = fold([
       { event: 'run_started', data: { type: 'run_started', traceId: 't1', conversationId: 'c1' } },
-      { event: 'intents', data: { type: 'intents', intents: [data, write], routedBy: 'model' } },
+      { event: 'intents', data: { type: 'intents', intents: [data, write], routedBy: 'model', routingFallback: null } },
       { event: 'part_started', data: { type: 'part_started', index: 0, intent: data } },
       { event: 'tool_call_started', data: { type: 'tool_call_started', index: 0, callId: 'c1', name: 'query_records' } },
       { event: 'tool_call_started', data: { type: 'tool_call_started', index: 0, callId: 'c2', name: 'query_records' } },

@@ -26,6 +26,8 @@ export interface AssistantStream {
   conversationId?: string;
   intents: Intent[];
   routedBy?: 'model' | 'rules';
+  /** Why keyword rules classified the message: the model failed, or answered in a shape that could not be used. */
+  routingFallback?: ChatAnswer['routingFallback'];
   parts: AssistantPartState[];
   /** The user pressed Stop: the text stays as far as it got. */
   isStopped: boolean;
@@ -47,7 +49,7 @@ export function applyChatEvent(stream: AssistantStream, event: ChatProgressEvent
     case 'run_started':
       return { ...stream, traceId: event.data.traceId, conversationId: event.data.conversationId };
     case 'intents':
-      return { ...stream, intents: event.data.intents, routedBy: event.data.routedBy };
+      return { ...stream, intents: event.data.intents, routedBy: event.data.routedBy, routingFallback: event.data.routingFallback };
     case 'part_started':
       return withPart(stream, event.data.index, (part) => ({ ...part, intent: event.data.intent }));
     case 'tool_call_started':

@@ -8,11 +8,12 @@ import { answerBadges, runningTools, streamBadges, streamText, type AssistantStr
 import { AnswerFooter } from './AnswerFooter';
 import { IntentBadges } from './IntentBadges';
 
-function RoutedByRules() {
+/** Says why keyword rules classified the message: "the model was unavailable" only when it was. */
+function RoutedByRules({ fallback }: { fallback: ChatAnswer['routingFallback'] | undefined }) {
   const t = useT();
   return (
-    <span className="muted small" data-testid="routed-by-rules">
-      {t('assistant.routedByRules')}
+    <span className="muted small" data-testid="routed-by-rules" data-fallback={fallback ?? ''}>
+      {t(fallback === 'answer_unusable' ? 'assistant.routedByRulesUnusable' : 'assistant.routedByRules')}
     </span>
   );
 }
@@ -25,7 +26,7 @@ function AssistantAnswer({ projectId, answer }: { projectId: string; answer: Cha
     <article className="answer assistant-answer" data-testid="assistant-answer" data-conversation-id={answer.conversationId} data-turn-seq={answer.turnSeq}>
       <header className="answer-meta">
         <IntentBadges badges={answerBadges(answer)} />
-        {answer.routedBy === 'rules' ? <RoutedByRules /> : null}
+        {answer.routedBy === 'rules' ? <RoutedByRules fallback={answer.routingFallback} /> : null}
       </header>
       {answer.answer ? (
         <div className="answer-text" data-testid="assistant-answer-text">
@@ -56,7 +57,7 @@ function AssistantStreaming({ projectId, stream }: { projectId: string; stream: 
     <article className="answer answer-streaming assistant-answer" data-testid="assistant-streaming" aria-busy={!stream.isStopped}>
       <header className="answer-meta">
         <IntentBadges badges={streamBadges(stream)} />
-        {stream.routedBy === 'rules' ? <RoutedByRules /> : null}
+        {stream.routedBy === 'rules' ? <RoutedByRules fallback={stream.routingFallback} /> : null}
         {stream.isStopped ? (
           <>
             <span className="badge badge-warn" data-testid="stream-stopped">
