@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestContext } from '../testing/test-context.js';
+import { startProbeServer, type ProbeServer } from '../testing/probe-server.js';
 import { testEngines } from '../testing/test-database.js';
 import { buildServer, type RouteInfo } from './server.js';
 
@@ -35,22 +35,19 @@ const UNAVAILABLE = new Set(['VECTOR_STORE_UNAVAILABLE', 'LLM_NOT_CONFIGURED']);
 const fill = (url: string, value: string) => url.replace(/:(\w+)/g, () => (value.includes('%') ? value : encodeURIComponent(value)));
 
 describe.each(testEngines())('malformed ids, filters and NUL bytes on every route (%s)', (engine) => {
-  let ctx: Awaited<ReturnType<typeof buildTestContext>>;
+  let probe: ProbeServer;
+  let ctx: ProbeServer['ctx'];
   let app: Server;
   const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
   beforeAll(async () => {
-    ctx = await buildTestContext({ engine });
-    app = await buildServer(ctx, { serveConsole: false });
-    await app.ready();
-    await ctx.users.bootstrapAdmin(ADMIN_TOKEN);
-    // A real project, so project-scoped routes get past the membership check and reach their id lookups.
-    await ctx.users.createProject({ id: 'probe', name: 'Probe project' });
+    // A real project ("probe"), so project-scoped routes get past the membership check and reach their id lookups.
+    probe = await startProbeServer(engine, ADMIN_TOKEN);
+    ({ ctx, app } = probe);
   });
 
   afterAll(async () => {
-    await app?.close();
-    await ctx?.close();
+    await probe?.close();
   });
 
   const send = (route: RouteInfo, url: string, payload?: unknown) =>

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows, sql } from '../core/db/connect.js';
 import { multipartBody } from '../testing/multipart.js';
-import { buildTestContext } from '../testing/test-context.js';
+import { startProbeServer, type ProbeServer } from '../testing/probe-server.js';
 import { testEngines } from '../testing/test-database.js';
 import { buildServer } from './server.js';
 
@@ -34,21 +34,18 @@ const DICTIONARY_HEADER = 'Variable / Field Name,Form Name,Section Header,Field 
 const DICTIONARY = `${DICTIONARY_HEADER}\nrecord_id,baseline,,text,Subject ID,,,,,,,,\nsbp,baseline,,text,Systolic BP,,,integer,,,,,\n`;
 
 describe.each(testEngines())('limits on text the API stores and echoes (%s)', (engine) => {
-  let ctx: Awaited<ReturnType<typeof buildTestContext>>;
+  let probe: ProbeServer;
+  let ctx: ProbeServer['ctx'];
   let app: Server;
   const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
   beforeAll(async () => {
-    ctx = await buildTestContext({ engine });
-    app = await buildServer(ctx, { serveConsole: false });
-    await app.ready();
-    await ctx.users.bootstrapAdmin(ADMIN_TOKEN);
-    await ctx.users.createProject({ id: 'probe', name: 'Probe project' });
+    probe = await startProbeServer(engine, ADMIN_TOKEN);
+    ({ ctx, app } = probe);
   });
 
   afterAll(async () => {
-    await app?.close();
-    await ctx?.close();
+    await probe?.close();
   });
 
   const rowCount = async (table: string) => (await queryRows<{ n: number }>(ctx.db, sql`select count(*)::int as n from ${sql.identifier(table)}`))[0]!.n;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows, sql } from '../core/db/connect.js';
-import { buildTestContext } from '../testing/test-context.js';
+import { startProbeServer, type ProbeServer } from '../testing/probe-server.js';
 import { testEngines } from '../testing/test-database.js';
 import { buildServer } from './server.js';
 
@@ -31,23 +31,20 @@ const ROUTES: Array<{ method: 'POST' | 'PUT'; url: string; body: string; field: 
 ];
 
 describe.each(testEngines())('a lone unicode surrogate in a request (%s)', (engine) => {
-  let ctx: Awaited<ReturnType<typeof buildTestContext>>;
+  let probe: ProbeServer;
+  let ctx: ProbeServer['ctx'];
   let app: Server;
   let adminId: string;
   const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
 
   beforeAll(async () => {
-    ctx = await buildTestContext({ engine });
-    app = await buildServer(ctx, { serveConsole: false });
-    await app.ready();
-    await ctx.users.bootstrapAdmin(ADMIN_TOKEN);
-    await ctx.users.createProject({ id: 'probe', name: 'Probe project' });
+    probe = await startProbeServer(engine, ADMIN_TOKEN);
+    ({ ctx, app } = probe);
     adminId = (await ctx.users.findByToken(ADMIN_TOKEN))!.id;
   });
 
   afterAll(async () => {
-    await app?.close();
-    await ctx?.close();
+    await probe?.close();
   });
 
   /** Rows in every table of the application schema: a refused request must leave each count as it was. */
