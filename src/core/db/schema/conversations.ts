@@ -17,6 +17,11 @@ export const conversations = pgTable(
     /** The `summary` history strategy's rolling summary of the turns up to `summarizedThroughSeq`. */
     summary: text('summary'),
     summarizedThroughSeq: integer('summarized_through_seq').notNull().default(0),
+    /**
+     * The conversation as another engine knows it (a Dify app's conversation_id), so that continuing ours
+     * continues theirs; null for the built-in engine, which reads the turns below.
+     */
+    engineRef: jsonb('engine_ref').$type<{ type: string; conversationId: string } | null>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

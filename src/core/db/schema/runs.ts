@@ -1,5 +1,6 @@
 import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { projects } from './auth.js';
+import { conversations } from './conversations.js';
 
 /**
  * Durable runs of agents other than trial QC (a protocol stage waiting for confirmation, a consult waiting for
@@ -14,6 +15,8 @@ export const agentRuns = pgTable(
     kind: text('kind').notNull(),
     projectId: text('project_id').references(() => projects.id, { onDelete: 'cascade' }),
     userId: uuid('user_id'),
+    /** The conversation the run answers in, when it has one: a conversation knows its agent and its runs. */
+    conversationId: uuid('conversation_id').references(() => conversations.id, { onDelete: 'set null' }),
     status: text('status').$type<'PENDING' | 'RUNNING' | 'SUSPENDED' | 'COMPLETED' | 'FAILED'>().notNull(),
     currentNode: text('current_node').notNull(),
     state: jsonb('state').$type<Record<string, unknown>>().notNull().default({}),
@@ -30,5 +33,5 @@ export const agentRuns = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
-  (t) => [index('agent_runs_status_idx').on(t.kind, t.status), index('agent_runs_project_idx').on(t.projectId, t.status)],
+  (t) => [index('agent_runs_status_idx').on(t.kind, t.status), index('agent_runs_project_idx').on(t.projectId, t.status), index('agent_runs_user_idx').on(t.userId, t.kind, t.createdAt), index('agent_runs_conversation_idx').on(t.conversationId)],
 );

@@ -1,0 +1,74 @@
+import type { ChatMessage } from '../../core/llm/types.js';
+import type { OutputType } from '../../core/structured/output-types.js';
+import type { HistoryStrategy } from '../conversations/history-strategy.js';
+
+/**
+ * How the model acts in a round:
+ * - `native`: OpenAI function calling; a reply without tool calls is the answer;
+ * - `json`: one JSON decision per round (seed 003): `{"action": "use_tool", "tool": ..., "arguments": {...}}` runs a
+ *   tool; any other action of `actions` ends the turn with that decision. An action named in `waitOn` ends it
+ *   waiting for a person: `answer` (the run resumes with their reply) or `approval` (approve or reject).
+ */
+export type DecisionSpec =
+  | { mode: 'native' }
+  | { mode: 'json'; actions: readonly string[]; toolAction: string; waitOn?: Readonly<Record<string, 'answer' | 'approval'>> };
+
+/** When a turn stops, besides a final answer; every field is optional and off when absent. */
+export interface StopSettings {
+  /** Model calls per turn. */
+  maxRounds?: number;
+  /** Successful tool rounds; after them tools are withheld and the model has to answer. */
+  maxToolRounds?: number;
+  /** Every token the turn sends and receives. */
+  tokenBudget?: number;
+  /** Tokens the turn adds beyond its fixed context (system prompt, memory, history). */
+  reasoningBudget?: number;
+  /** Failed tool calls in a row (seed 000's hallucination breaker). */
+  errorBreaker?: number;
+  /** Unusable answers plus rounds with a failed tool call. */
+  attempts?: number;
+}
+
+/** Who runs the definition: the one loop, or an app on another platform (seed 004 section 11). */
+export type EngineSpec =
+  | { type: 'builtin' }
+  | { type: 'dify'; baseUrl: string; apiKeyEnv: string; appMode: 'chat' | 'agent' };
+
+/** One stage of a staged agent (seed 001): its own instructions and what it must collect before it completes. */
+export interface StageDefinition {
+  id: string;
+  name: string;
+  instructions: string;
+  /** JSON Schema of what the stage extracts, when it extracts anything. */
+  extraction?: Record<string, unknown>;
+  /** How the run moves on: after the user confirms (the run waits), at once, or when a condition holds. */
+  transition: 'user_confirm' | 'auto' | 'condition';
+}
+
+/** Builds the messages of a turn from the agent's own input (a record, a question with its context). */
+export type PromptBuilder<I> = (input: I) => ChatMessage[];
+
+/**
+ * An agent, declared: everything the one runtime needs to run it. YAML scenarios compile to definitions through
+ * the definitions loader; agents written in code (investigate, intent routing, the soft-rule judge, hot-memory
+ * pruning) declare theirs next to their prompt. The registry (registry.ts) holds them all by id.
+ */
+export interface AgentDefinition<I = string> {
+  id: string;
+  name: string;
+  description: string;
+  /** The file it came from, or `builtin:<module>` for one declared in code; named in every error about it. */
+  sourceFile: string;
+  /** A system prompt, or a builder of the whole message list from the agent's input. */
+  instructions: string | PromptBuilder<I>;
+  /** The only registry tools the agent may run, whatever the model asks for. */
+  tools: readonly string[];
+  decision: DecisionSpec;
+  output: OutputType;
+  stop: StopSettings;
+  history: HistoryStrategy;
+  model: { name?: string; temperature?: number; maxTokens?: number; jsonMode?: boolean };
+  engine: EngineSpec;
+  /** Staged agents only (seed 001). */
+  stages?: readonly StageDefinition[];
+}
