@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLATFORM_AUDIT_SCOPE } from '../core/audit/audit-log.js';
 import { loadAuditKey } from '../core/audit/load-audit-key.js';
 import { loadConfig } from '../core/config.js';
-import { createUserStore } from '../core/auth/users.js';
+import { createAuthStores } from '../core/auth/auth-stores.js';
 import { openDatabase, type Database } from '../core/db/connect.js';
 import { migrateDatabase } from '../core/db/migrate.js';
 import { auditLog } from '../core/db/schema/audit.js';
@@ -38,7 +38,7 @@ describe('clinagent token', () => {
     workDir = await mkdtemp(path.join(tmpdir(), 'clinagent-token-'));
     dataDir = path.join(workDir, 'data');
     nurse = await withDatabase(async ({ db }) => {
-      const created = await createUserStore(db).create({ name: 'nurse-li', role: 'coordinator' });
+      const created = await createAuthStores(db).create({ name: 'nurse-li', role: 'coordinator' });
       return { id: created.user.id, token: created.token };
     });
   });
@@ -56,14 +56,14 @@ describe('clinagent token', () => {
   });
 
   it('revokes a token at once and records the operator in the audit trail', async () => {
-    const tokenId = await withDatabase(async ({ db }) => (await createUserStore(db).listTokens(nurse.id, { id: 'test', name: 'test', role: 'admin' }))[0]!.id);
+    const tokenId = await withDatabase(async ({ db }) => (await createAuthStores(db).listTokens(nurse.id, { id: 'test', name: 'test', role: 'admin' }))[0]!.id);
 
     const { code, stdout, stderr } = await runCli(['token', 'revoke', tokenId], { DATA_DIR: dataDir });
 
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toMatch(new RegExp(`^Revoked token ${tokenId} \\(created with user\\); it stopped working at 20`));
     await withDatabase(async ({ db }) => {
-      expect(await createUserStore(db).authenticate(nurse.token)).toMatchObject({ ok: false, reason: 'revoked' });
+      expect(await createAuthStores(db).authenticate(nurse.token)).toMatchObject({ ok: false, reason: 'revoked' });
       const [entry] = await db.select().from(auditLog).where(and(eq(auditLog.projectId, PLATFORM_AUDIT_SCOPE), eq(auditLog.entityId, tokenId), eq(auditLog.action, 'revoked')));
       expect(entry?.actor).toMatch(/^cli:./);
     });

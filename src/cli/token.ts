@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import { closeContext, createContext } from '../context.js';
-import type { Actor, TokenInfo } from '../core/auth/users.js';
+import type { TokenInfo } from '../core/auth/token-issuer.js';
+import type { Actor } from '../core/auth/users.js';
 import { loadConfig } from '../core/config.js';
 import { ClinAgentError } from '../core/errors.js';
 

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Authentication, User, UserStore } from '../core/auth/users.js';
+import type { Authentication, TokenAuthenticator } from '../core/auth/authenticate.js';
+import type { User } from '../core/auth/users.js';
 import { assertWriterRole } from '../core/auth/project-access.js';
 import { ClinAgentError } from '../core/errors.js';
 
@@ -28,7 +29,7 @@ export function requireUser(request: FastifyRequest): User {
   return request.user;
 }
 
-export function accessHook(users: UserStore) {
+export function accessHook(users: TokenAuthenticator) {
   return async function checkAccess(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     // API routes default to `read`, so a route that forgets to declare access still needs a token. The
     // console's static files and the not-found handler carry no data and stay public.

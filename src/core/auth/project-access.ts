@@ -1,22 +1,22 @@
 import { ClinAgentError } from '../errors.js';
-import { WRITER_ROLES, type User, type UserStore } from './users.js';
+import type { MembershipCheck } from './membership.js';
+import { WRITER_ROLES, type User } from './users.js';
 
-/**
+/*
  * Who may read and change a project's data, checked by the library functions that touch it (trial QC today,
  * project memory and the protocol agent next) rather than by each route: a route, a CLI command or an agent tool
  * that forgets a check then cannot leak or change anything. Admins belong to every project.
  */
-export type ProjectMembership = Pick<UserStore, 'isMember'>;
 
 /** Project data is per project: a user outside the project sees nothing of it, not even that it exists. */
-export async function assertProjectReader(users: ProjectMembership, actor: User, projectId: string): Promise<void> {
+export async function assertProjectReader(users: MembershipCheck, actor: User, projectId: string): Promise<void> {
   if (!(await users.isMember(projectId, actor))) {
     throw new ClinAgentError('NOT_FOUND', `Project "${projectId}" does not exist or you are not a member. Ask a trial admin to add you.`, { projectId });
   }
 }
 
 /** A member who may change the project's data: any role but viewer. Non-members get NOT_FOUND, as for a read. */
-export async function assertProjectWriter(users: ProjectMembership, actor: User, projectId: string): Promise<void> {
+export async function assertProjectWriter(users: MembershipCheck, actor: User, projectId: string): Promise<void> {
   await assertProjectReader(users, actor, projectId);
   assertWriterRole(actor);
 }

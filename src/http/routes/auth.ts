@@ -1,9 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { UserStore } from '../../core/auth/users.js';
+import type { LoginCodeStore } from '../../core/auth/login-codes.js';
+import type { MembershipStore } from '../../core/auth/membership.js';
+import type { ProjectStore } from '../../core/auth/projects.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
 
-export const authRoutes: FastifyPluginAsync<{ users: UserStore }> = async (app, { users }) => {
+export const authRoutes: FastifyPluginAsync<{ users: LoginCodeStore & ProjectStore & MembershipStore }> = async (app, { users }) => {
   app.post<{ Body: { code: string } }>(
     '/api/auth/login',
     {

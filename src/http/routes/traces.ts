@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { UserStore } from '../../core/auth/users.js';
+import type { MembershipStore } from '../../core/auth/membership.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { ALL_TRACES, type TraceReader, type TraceStore } from '../../core/trace/store.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
 
-export const traceRoutes: FastifyPluginAsync<{ trace: TraceStore; users: Pick<UserStore, 'projectIds'> }> = async (app, { trace, users }) => {
+export const traceRoutes: FastifyPluginAsync<{ trace: TraceStore; users: MembershipStore }> = async (app, { trace, users }) => {
   /** Admins read every trace; anyone else their own runs and runs over their projects. */
   async function readerOf(request: FastifyRequest): Promise<TraceReader> {
     const user = requireUser(request);

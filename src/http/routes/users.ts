@@ -1,11 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { TokenStore } from '../../core/auth/api-tokens.js';
 import type { UserStore } from '../../core/auth/users.js';
 import type { Role } from '../../core/db/schema/auth.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
 
 /** Users (admin), their roles and activation, and tokens: listed and revoked by their owner or an admin. */
-export const userRoutes: FastifyPluginAsync<{ users: UserStore }> = async (app, { users }) => {
+export const userRoutes: FastifyPluginAsync<{ users: UserStore & TokenStore }> = async (app, { users }) => {
   app.get(
     '/api/users',
     { config: { access: 'admin' }, schema: { tags: ['auth'], summary: 'List users (admin)', ...routeSchema('GET /api/users') } },

@@ -1,0 +1,46 @@
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import type { Db } from '../db/connect.js';
+import { loginCodes, users } from '../db/schema/auth.js';
+import { ClinAgentError } from '../errors.js';
+import type { TokenIssuer } from './token-issuer.js';
+import { generateToken, hashToken } from './tokens.js';
+import { toUser } from './user-rows.js';
+import type { User } from './users.js';
+
+/** A one-time sign-in code is valid this long: long enough to open the link, short enough to be useless if leaked later. */
+const LOGIN_CODE_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** One-time sign-in links (printed at first start and by `clinagent login-link`), each exchanged once for a token. */
+export interface LoginCodeStore {
+  issueLoginCode(userId: string): Promise<string>;
+  exchangeLoginCode(code: string): Promise<{ user: User; token: string }>;
+}
+
+export function createLoginCodeStore(db: Db, deps: { issueToken: TokenIssuer }): LoginCodeStore {
+  return {
+    async issueLoginCode(userId) {
+      const code = generateToken('login_');
+      await db.insert(loginCodes).values({ codeHash: hashToken(code), userId, expiresAt: new Date(Date.now() + LOGIN_CODE_TTL_MS) });
+      return code;
+    },
+
+    async exchangeLoginCode(code) {
+      // Marking the code used in the same statement that checks it makes a replayed link fail even
+      // when two requests race.
+      const [used] = await db
+        .update(loginCodes)
+        .set({ usedAt: new Date() })
+        .where(and(eq(loginCodes.codeHash, hashToken(code)), isNull(loginCodes.usedAt), gt(loginCodes.expiresAt, new Date())))
+        .returning({ userId: loginCodes.userId });
+      if (!used) {
+        throw new ClinAgentError('UNAUTHENTICATED', 'This sign-in link is invalid, expired or already used. Ask an admin for a new one (`clinagent login-link`).');
+      }
+      const [row] = await db.select().from(users).where(eq(users.id, used.userId));
+      if (!row) throw new ClinAgentError('UNAUTHENTICATED', 'The user of this sign-in link no longer exists.');
+      if (row.deactivatedAt) throw new ClinAgentError('UNAUTHENTICATED', `The account "${row.name}" is deactivated. Ask an admin to reactivate it.`, { reason: 'deactivated' });
+      const user = toUser(row);
+      const { token } = await db.transaction((tx) => deps.issueToken(tx as unknown as Db, user, 'sign-in link', user.name));
+      return { user, token };
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import { and, eq } from 'drizzle-orm';
+import { appendAudit } from '../audit/audit-log.js';
+import type { Db } from '../db/connect.js';
+import { projectMembers, projects } from '../db/schema/auth.js';
+import { ClinAgentError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import { findUser, userNotFound } from './user-rows.js';
+import type { User } from './users.js';
+
+/**
+ * The one question the library functions guarding project data ask (trial QC, memory, conversations, the
+ * assistant). Admins belong to every project.
+ */
+export interface MembershipCheck {
+  isMember(projectId: string, user: User): Promise<boolean>;
+}
+
+export interface MembershipStore extends MembershipCheck {
+  /** The projects the user was added to (admins' implicit membership of every project not included). */
+  projectIds(userId: string): Promise<string[]>;
+  /** Adds a user to a project with its audit entry; adding a member twice changes and records nothing. */
+  addMember(projectId: string, userId: string, actor?: string): Promise<void>;
+}
+
+export function createMembershipStore(db: Db): MembershipStore {
+  return {
+    async projectIds(userId) {
+      if (!isUuid(userId)) return [];
+      return (await db.select({ id: projectMembers.projectId }).from(projectMembers).where(eq(projectMembers.userId, userId))).map((r) => r.id);
+    },
+
+    async addMember(projectId, userId, actor = 'system') {
+      const [project] = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId));
+      if (!project) throw new ClinAgentError('NOT_FOUND', `Project "${projectId}" does not exist. Check the id (GET /api/projects).`, { projectId });
+      const member = await findUser(db, userId);
+      if (!member) throw userNotFound(userId);
+      await db.transaction(async (txRaw) => {
+        const tx = txRaw as unknown as Db;
+        const added = await tx.insert(projectMembers).values({ projectId, userId }).onConflictDoNothing().returning({ userId: projectMembers.userId });
+        if (added.length) await appendAudit(tx, { projectId, entityType: 'member', entityId: userId, action: 'member.add', actor, newValue: { userId, userName: member.name, role: member.role } });
+      });
+    },
+
+    async isMember(projectId, user) {
+      if (user.role === 'admin') return true;
+      const [row] = await db
+        .select({ projectId: projectMembers.projectId })
+        .from(projectMembers)
+        .where(and(eq(projectMembers.projectId, projectId), eq(projectMembers.userId, user.id)));
+      return Boolean(row);
+    },
+  };
+}
