@@ -6,6 +6,7 @@ import { createLlmGateway } from '../src/core/llm/gateway.js';
 import { buildTestContext } from '../src/testing/test-context.js';
 import { startScriptedModel } from '../src/testing/scripted-model.js';
 import { printTable, summarise } from './stats.js';
+import { printTargets } from './targets.js';
 
 /**
  * runAgent overhead: the time our orchestration adds around the model. The model answers in zero time
@@ -35,6 +36,7 @@ export async function main(): Promise<void> {
 
     const rows = [];
     let baseline = NaN;
+    let plainOverhead = NaN;
     for (const [label, scenario, gateway] of [
       ['bare model call (gateway only)', undefined, llm],
       ['runAgent, no RAG, zero-latency model', plain, llm],
@@ -54,9 +56,13 @@ export async function main(): Promise<void> {
       }
       const s = summarise(samples);
       if (!scenario) baseline = s.p50;
+      if (scenario === plain) plainOverhead = s.p50 - baseline;
       rows.push({ case: label, 'p50 ms': s.p50, 'p99 ms': s.p99, 'calls/s': 1000 / s.mean, 'p50 overhead vs bare call (ms)': scenario ? s.p50 - baseline : 0 });
     }
     printTable(`runAgent overhead per call (${ITERATIONS} calls each, PGlite trace store)`, rows);
+    printTargets('runAgent against issue 22', [
+      { figure: 'runAgent overhead per call, no RAG, zero-latency model', measuredMs: plainOverhead, targetMs: 1, referenceMs: baseline, reference: 'bare gateway call p50' },
+    ]);
   } finally {
     await loopback.close();
     await ctx.close();

@@ -5,6 +5,7 @@ import { readEventStream } from '../src/testing/read-event-stream.js';
 import { startScriptedModel } from '../src/testing/scripted-model.js';
 import { buildTestContext } from '../src/testing/test-context.js';
 import { printTable, summarise } from './stats.js';
+import { printTargets } from './targets.js';
 
 /**
  * Streaming time to first token over loopback: how soon the first piece of text reaches the caller, against
@@ -75,13 +76,19 @@ export async function main(): Promise<void> {
     ];
 
     const rows = [];
+    const firstP50 = new Map<string, number>();
     for (const [label, run] of cases) {
       const { first, total } = await measure(run);
       const f = summarise(first);
+      firstP50.set(label, f.p50);
       const t = summarise(total);
       rows.push({ case: label, 'first text p50 ms': f.p50, 'first text p99 ms': f.p99, 'whole answer p50 ms': t.p50, 'whole answer p99 ms': t.p99 });
     }
     printTable(`Streaming time to first token over loopback (${ITERATIONS} runs each, ${reply.length}-character answer in 4-character chunks; for plain calls the first text is the whole answer)`, rows);
+    const gatewayFirst = firstP50.get('gateway, streamed')!;
+    printTargets('Streaming against issue 22', [
+      { figure: 'first text over POST /api/agent/run/stream, above the gateway\'s first token', measuredMs: firstP50.get('POST /api/agent/run/stream (SSE)')! - gatewayFirst, targetMs: 2, referenceMs: gatewayFirst, reference: 'gateway first token p50' },
+    ]);
   } finally {
     await app.close();
     await ctx.close();

@@ -19,6 +19,24 @@ export interface ParseResult {
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 const validators = new WeakMap<JsonSchema, ValidateFunction>();
+/**
+ * Callers that build their schema on each call (the loop's decision schema, every round) would otherwise make
+ * Ajv compile it again each time (about 2 ms) and keep every copy in its own cache: equal schemas share one
+ * validator by their JSON text. Bounded, oldest first out, since schemas come from scenarios and code, not users.
+ */
+const validatorsByText = new Map<string, ValidateFunction>();
+const MAX_VALIDATORS_BY_TEXT = 256;
+
+function compiledValidator(schema: JsonSchema): ValidateFunction {
+  const text = JSON.stringify(schema);
+  let validate = validatorsByText.get(text);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    if (validatorsByText.size >= MAX_VALIDATORS_BY_TEXT) validatorsByText.delete(validatorsByText.keys().next().value!);
+    validatorsByText.set(text, validate);
+  }
+  return validate;
+}
 
 /**
  * The one tolerant structured-output parser. Order: the whole text as JSON, then JSON inside a markdown
@@ -115,7 +133,7 @@ function fillAndCheck(data: Record<string, unknown>, schema: JsonSchema): string
   let validate = validators.get(schema);
   if (!validate) {
     try {
-      validate = ajv.compile(schema);
+      validate = compiledValidator(schema);
     } catch (error) {
       // A scenario's own schema can be invalid JSON Schema; that must not crash the run that produced the
       // answer (the parser never throws), so the answer is kept unchecked and the reason shown.

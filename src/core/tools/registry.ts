@@ -40,6 +40,21 @@ export interface ToolRegistry {
 
 const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 
+// Converting a zod schema takes about a millisecond and every run asks before its first model call: once per tool.
+const parametersByTool = new WeakMap<ToolDefinition, Record<string, unknown>>();
+
+function parametersOf(tool: ToolDefinition): Record<string, unknown> {
+  let parameters = parametersByTool.get(tool);
+  if (!parameters) {
+    // The model writes the input side of the schema: a field with a default is optional to it. The output
+    // side (zod's default) would list `limit: z.number().default(50)` as required.
+    parameters = z.toJSONSchema(tool.schema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
+    delete parameters.$schema;
+    parametersByTool.set(tool, parameters);
+  }
+  return parameters;
+}
+
 export function createToolRegistry(): ToolRegistry {
   const tools = new Map<string, ToolDefinition>();
 
@@ -92,11 +107,7 @@ export function createToolRegistry(): ToolRegistry {
         if (!tool) {
           throw new ClinAgentError('NOT_FOUND', `Unknown tool "${name}". Available tools: ${[...tools.keys()].join(', ') || '(none)'}.`, { tool: name });
         }
-        // The model writes the input side of the schema: a field with a default is optional to it. The output
-        // side (zod's default) would list `limit: z.number().default(50)` as required.
-        const parameters = z.toJSONSchema(tool.schema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
-        delete parameters.$schema;
-        return { name: tool.name, description: tool.description, parameters };
+        return { name: tool.name, description: tool.description, parameters: parametersOf(tool) };
       });
     },
     async run(name, args, trace) {

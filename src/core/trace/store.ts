@@ -6,6 +6,7 @@ import { errorMessage } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { createSecretRegistry, type SecretRegistry } from '../secrets.js';
 import type { TokenUsage } from '../llm/types.js';
+import { createTraceWriter, type JsonText, type TraceWriterOptions } from './trace-writer.js';
 
 export type SpanKind = 'llm' | 'tool' | 'retrieval' | 'step';
 
@@ -24,7 +25,11 @@ export interface TraceScope {
 }
 
 export interface TraceRun extends TraceScope {
-  /** `cancelled`: the caller stopped the run (a closed stream, the Stop button); what it did so far stays recorded. */
+  /**
+   * `cancelled`: the caller stopped the run (a closed stream, the Stop button); what it did so far stays recorded.
+   * Queues the end with the spans and returns: `get`/`list` see it at once, the tables after the next batch
+   * (`flush()` to write it now).
+   */
   finish(outcome: { status: 'success' | 'failed' | 'cancelled'; output?: unknown; error?: string }): Promise<void>;
 }
 
@@ -69,6 +74,12 @@ export interface TraceStore {
   /** Undefined when the trace does not exist or the reader may not see it: the two look the same. */
   get(id: string, reader: TraceReader): Promise<TraceView | undefined>;
   list(reader: TraceReader, options?: { limit?: number }): Promise<Array<Omit<TraceView, 'spans' | 'input' | 'output'>>>;
+  /** Writes every queued trace, span and end now (a reader in another process, a test reading the tables). */
+  flush(): Promise<void>;
+  /** Writes what is queued and stops the timer; call it before closing the database (SIGTERM, tests). */
+  close(): Promise<void>;
+  /** Writes queued and writes that failed (logged) since start-up. */
+  readonly stats: { readonly queued: number; readonly failed: number };
 }
 
 /** The WHERE clause of what `reader` may see; undefined means everything. */
@@ -82,25 +93,38 @@ function visibleTo(reader: TraceReader): SQL | undefined {
   return and(eq(traces.adminOnly, false), readable);
 }
 
+/** What runs need to size the trace writer; the defaults suit a server (see TraceWriterOptions). */
+export interface TraceStoreOptions extends Omit<TraceWriterOptions, 'secrets'> {
+  secrets?: SecretRegistry | ReadonlyArray<string | undefined>;
+}
+
+/** The JSON text of a value as it is now; the writer masks secrets in it later, off the request path. */
+const jsonText = (value: unknown): JsonText => (value === undefined ? undefined : JSON.stringify(value));
+
 /**
- * The one trace store. The trace row is inserted before any work starts and every span is written as soon
- * as it ends, so the audit record of a run survives the run failing or the process dying mid-way.
+ * The one trace store. Runs hand their trace, spans and end to a batch writer (trace-writer.ts) and go on: no
+ * model round or run end waits for the database. Readers here flush first, so they see every span of a running
+ * or just finished trace; a reader in another process sees it within scheduledDelayMs. A process killed mid-run
+ * loses at most its last scheduledDelayMs of steps; a clean shutdown (`close()`, called by closeContext on
+ * SIGTERM) loses none.
  * `secrets` are scrubbed from everything stored, in case a provider error message echoes a key.
  */
-export function createTraceStore(db: Db, options: { secrets?: SecretRegistry | ReadonlyArray<string | undefined> } = {}): TraceStore {
+export function createTraceStore(db: Db, options: TraceStoreOptions = {}): TraceStore {
   // A registry shared with the logger also masks secrets registered after start-up (a REDCap token read later).
   const secrets = Array.isArray(options.secrets) || !options.secrets ? createSecretRegistry(options.secrets as ReadonlyArray<string | undefined> | undefined) : (options.secrets as SecretRegistry);
-  // Values are scrubbed as JSON text; the registry masks the JSON-escaped form of each secret as well.
-  const scrub = (value: unknown): unknown => (value === undefined ? null : JSON.parse(secrets.redact(JSON.stringify(value))));
+  const writer = createTraceWriter(db, { ...options, secrets });
 
   return {
     async start(run) {
       const traceId = randomUUID();
       const startedAt = new Date();
-      await db.insert(traces).values({ id: traceId, kind: run.kind, name: run.name, status: 'running', userId: isUuid(run.userId) ? run.userId : null, projectId: run.projectId ?? null, adminOnly: run.adminOnly ?? false, input: scrub(run.input), startedAt });
+      await writer.startTrace({ id: traceId, kind: run.kind, name: run.name, userId: isUuid(run.userId) ? run.userId : null, projectId: run.projectId ?? null, adminOnly: run.adminOnly ?? false, input: jsonText(run.input), startedAt });
 
       // Fast steps often start in the same millisecond, so spans carry their start order explicitly.
       let nextSeq = 0;
+      // Summed here rather than read back from the spans: finishing costs no query.
+      let promptTokens = 0;
+      let completionTokens = 0;
       const scope: TraceRun = {
         traceId,
         async span(kind, name, input, fn, describe) {
@@ -113,23 +137,25 @@ export function createTraceStore(db: Db, options: { secrets?: SecretRegistry | R
             result = await fn();
             outcome = describe ? describe(result) : { output: result };
           } catch (error) {
-            await writeSpan({ status: 'failed', error: errorMessage(error) });
+            await recordSpan({ status: 'failed', error: errorMessage(error) });
             throw error;
           }
-          await writeSpan(outcome);
+          await recordSpan(outcome);
           return result;
 
-          async function writeSpan(o: SpanOutcome) {
-            await db.insert(spans).values({
+          function recordSpan(o: SpanOutcome): Promise<void> | undefined {
+            promptTokens += o.usage?.promptTokens ?? 0;
+            completionTokens += o.usage?.completionTokens ?? 0;
+            return writer.addSpan({
               id: randomUUID(),
               traceId,
               seq,
               kind,
               name,
               status: o.status ?? (o.error ? 'failed' : 'success'),
-              input: scrub(input),
-              output: scrub(o.output),
-              error: o.error ? secrets.redact(o.error) : null,
+              input: jsonText(input),
+              output: jsonText(o.output),
+              error: o.error ?? null,
               promptTokens: o.usage?.promptTokens ?? 0,
               completionTokens: o.usage?.completionTokens ?? 0,
               startedAt: spanStarted,
@@ -139,22 +165,15 @@ export function createTraceStore(db: Db, options: { secrets?: SecretRegistry | R
         },
         async finish(outcome) {
           const endedAt = new Date();
-          const [totals] = await db
-            .select({ prompt: sql<number>`coalesce(sum(${spans.promptTokens}), 0)::int`, completion: sql<number>`coalesce(sum(${spans.completionTokens}), 0)::int` })
-            .from(spans)
-            .where(eq(spans.traceId, traceId));
-          await db
-            .update(traces)
-            .set({
-              status: outcome.status,
-              output: scrub(outcome.output),
-              error: outcome.error ? secrets.redact(outcome.error) : null,
-              promptTokens: Number(totals?.prompt ?? 0),
-              completionTokens: Number(totals?.completion ?? 0),
-              endedAt,
-              durationMs: endedAt.getTime() - startedAt.getTime(),
-            })
-            .where(eq(traces.id, traceId));
+          await writer.endTrace(traceId, {
+            status: outcome.status,
+            output: jsonText(outcome.output),
+            error: outcome.error ?? null,
+            promptTokens,
+            completionTokens,
+            endedAt,
+            durationMs: endedAt.getTime() - startedAt.getTime(),
+          });
         },
       };
       return scope;
@@ -162,6 +181,7 @@ export function createTraceStore(db: Db, options: { secrets?: SecretRegistry | R
 
     async get(id, reader) {
       if (!isUuid(id)) return undefined;
+      await writer.flush();
       const [trace] = await db.select().from(traces).where(and(eq(traces.id, id), visibleTo(reader)));
       if (!trace) return undefined;
       const rows = await db.select().from(spans).where(eq(spans.traceId, id)).orderBy(asc(spans.seq));
@@ -186,6 +206,7 @@ export function createTraceStore(db: Db, options: { secrets?: SecretRegistry | R
     },
 
     async list(reader, { limit = 50 } = {}) {
+      await writer.flush();
       const rows = await db
         .select({
           id: traces.id, kind: traces.kind, name: traces.name, status: traces.status, userId: traces.userId, projectId: traces.projectId, error: traces.error,
@@ -196,6 +217,12 @@ export function createTraceStore(db: Db, options: { secrets?: SecretRegistry | R
         .orderBy(desc(traces.startedAt))
         .limit(Math.min(Math.max(limit, 1), 500));
       return rows.map((r) => ({ ...r, startedAt: r.startedAt.toISOString(), endedAt: r.endedAt?.toISOString() ?? null }));
+    },
+
+    flush: () => writer.flush(),
+    close: () => writer.close(),
+    get stats() {
+      return writer.stats;
     },
   };
 }

@@ -2,8 +2,8 @@ import { boolean, index, integer, jsonb, pgTable, text, timestamp, uuid } from '
 
 /**
  * The audit record of agent work. A trace is one run (agent run, job, ...); spans are the LLM calls, tool
- * calls and retrievals inside it. A trace row is written when the run starts, so a run that crashes still
- * leaves a record.
+ * calls and retrievals inside it. Rows are written in batches within half a second of the step (core/trace),
+ * so a run that crashes still leaves a record of all but its last moments; a clean shutdown writes every row.
  */
 export const traces = pgTable(
   'traces',
