@@ -14,6 +14,8 @@ const STATUS = {
   /** The embedded database folder is open in another process (a running server). */
   DATABASE_IN_USE: 409,
   SCENARIO_INVALID: 422,
+  /** An agent definition (a scenario file or one declared in code) that the runtime cannot run as written. */
+  AGENT_INVALID: 422,
   RULE_COMPILE_FAILED: 422,
   /** A hot-memory write that would take the project's memory over its token cap (MEMORY_HOT_MAX_TOKENS). */
   MEMORY_OVER_CAP: 422,

@@ -3,11 +3,11 @@ import type { LlmGateway } from '../core/llm/gateway.js';
 import type { ChatMessage } from '../core/llm/types.js';
 import type { ToolCallResult, ToolRegistry } from '../core/tools/registry.js';
 import type { TraceScope } from '../core/trace/store.js';
-import { errorBreaker, reasoningBudget, roundLimit, runLoop, type AgentEventSink, type StopCondition } from '../agent/loop/index.js';
+import { runDefinition, type AgentEventSink, type StopCondition } from '../agent/loop/index.js';
+import { DEFAULT_MAX_FAILED_TOOL_CALLS, INVESTIGATE_DEFINITION, type QuestionInput } from './definition.js';
 import { endingMessage, endingOf, type InvestigateEnding } from './endings.js';
 import { finalAnswerOnly } from './final-answer-only.js';
-import { buildQuestionMessages, emptyAnswerCorrection, questionObservations, type QuestionContext } from './prompt.js';
-import { READ_ONLY_TOOLS } from './read-only-tools.js';
+import { emptyAnswerCorrection, questionObservations, type QuestionContext } from './prompt.js';
 
 export interface InvestigateInput {
   llm: LlmGateway;
@@ -35,8 +35,6 @@ export interface InvestigateResult {
   completionTokens: number;
 }
 
-/** Seed 000's hallucination breaker: two failed tool calls in a row and the model is not going to recover. */
-const DEFAULT_MAX_FAILED_TOOL_CALLS = 2;
 
 /**
  * An empty answer gets one correction; a second one ends the run as a technical failure, since a model that
@@ -55,19 +53,22 @@ const emptyAnswersTwice: StopCondition = (progress) => (progress.corrections >= 
 export async function investigate(input: InvestigateInput): Promise<InvestigateResult> {
   const question = input.question.trim();
   checkInput(input, question);
-  const allowed = READ_ONLY_TOOLS.filter((name) => input.registry.get(name));
+  const allowed = (INVESTIGATE_DEFINITION.requestTools ?? []).filter((name) => input.registry.get(name));
   const tools = allowed.map((name) => ({ name, description: input.registry.get(name)!.description }));
+  // The limits are the assistant's settings; the rest of the definition is fixed.
+  const definition = {
+    ...INVESTIGATE_DEFINITION,
+    stop: { ...INVESTIGATE_DEFINITION.stop, errorBreaker: input.limits.maxFailedToolCalls ?? DEFAULT_MAX_FAILED_TOOL_CALLS, reasoningBudget: input.limits.tokenBudget, maxRounds: input.limits.maxIterations },
+  };
 
-  const outcome = await runLoop<string>({
-    name: 'investigate',
+  const outcome = await runDefinition<QuestionInput, string>(definition, {
     llm: input.llm,
     trace: input.trace,
-    messages: buildQuestionMessages({ question, language: input.language, context: input.context, tools }),
-    tools: { registry: input.registry, allowed, offerWhen: () => true, whenWithheld: 'refuse', scope: 'for trial questions (read-only)' },
-    model: { name: input.model },
-    // The budget is for reasoning (answers, tool calls, observations), not for re-sending hot memory every round.
-    stopWhen: [errorBreaker(input.limits.maxFailedToolCalls ?? DEFAULT_MAX_FAILED_TOOL_CALLS), reasoningBudget(input.limits.tokenBudget), roundLimit(input.limits.maxIterations), emptyAnswersTwice],
-    accept: (content) => (content.trim() ? { ok: true, value: content.trim() } : { ok: false, problems: ['the answer is empty'] }),
+    registry: input.registry,
+    input: { question, language: input.language, context: input.context, tools },
+    modelName: input.model,
+    extraStop: [emptyAnswersTwice],
+    accept: ({ content }) => (content.trim() ? { ok: true, value: content.trim() } : { ok: false, problems: ['the answer is empty'] }),
     correction: () => emptyAnswerCorrection(input.language),
     observations: questionObservations(allowed),
     onEvent: input.onEvent ? finalAnswerOnly(input.onEvent) : undefined,
@@ -78,6 +79,8 @@ export async function investigate(input: InvestigateInput): Promise<InvestigateR
   const { progress, toolCalls } = outcome;
   const usage = { rounds: progress.rounds, toolCalls, promptTokens: progress.promptTokens, completionTokens: progress.completionTokens };
   if (outcome.kind === 'final') return { ok: true, answer: outcome.value, ending: 'answer', ...usage };
+  // Its decisions are native tool calls, so no action can make it wait for a person.
+  if (outcome.kind === 'waiting') throw new ClinAgentError('INTERNAL', 'The read-only question engine stopped to wait for a person, which its definition does not allow.');
   const ending = endingOf(outcome.reason);
   return { ok: false, answer: endingMessage(ending, input.language), ending, ...usage };
 }

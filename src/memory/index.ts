@@ -7,6 +7,8 @@ import type { MemoryDeps, ProjectMemory } from './types.js';
 export type * from './types.js';
 export { registerMemoryWorkers } from './jobs.js';
 export { routeIntent, routeByRules, detectLanguage, INTENT_TYPES, type Intent, type IntentType, type RoutedMessage, type RoutingFallback } from './route-intent.js';
+export { ROUTE_INTENT_DEFINITION } from './route-intent-definition.js';
+export { PRUNE_DEFINITION } from './hot/prune-definition.js';
 
 /**
  * Project memory (seed 002) over the shared database: hot memory, weekly reports, answer feedback and user

@@ -63,13 +63,6 @@ export function buildRouterMessages(message: string, skills: ReadonlyArray<Skill
   ];
 }
 
-export function correctionMessage(problems: string[]): ChatMessage {
-  return {
-    role: 'user',
-    content: `Your answer cannot be used:\n${problems.join('\n')}\nAnswer again with one JSON object only: {"intents": [{"type": "...", "text": "...", ...}]}, as described.`,
-  };
-}
-
 /**
  * Reads the model's answer into intents: parsed by the shared tolerant parser, checked with zod, then cut to
  * what each type carries. A single intent is about the whole message, so its text is the message. A skill

@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_TRACES } from '../core/trace/store.js';
 import { startScriptedModel, type ScriptedModel } from '../testing/scripted-model.js';
 import { buildTestContext } from '../testing/test-context.js';
+import { correctionMessage } from '../agent/loop/index.js';
+import { ROUTE_INTENT_DEFINITION } from './route-intent-definition.js';
+import { readRouterAnswer } from './route-intent-prompt.js';
 import { routeIntent, type IntentType } from './route-intent.js';
 
 const skills = [{ id: 'demo-core-checks', name: '核心数据核查 / Core data checks', description: 'Eligibility, consent, visit windows' }];
@@ -81,7 +84,9 @@ describe('routeIntent with a model', () => {
     expect(model.requests).toHaveLength(before + 2);
     const second = model.requests[before + 1]!.body.messages as Sent;
     expect(second.at(-2)).toEqual({ role: 'assistant', content: 'This is a data question.' });
-    expect(second.at(-1)!.content).toMatch(/^Your answer cannot be used:\n\(root\): No JSON object found/);
+    const rejected = readRouterAnswer('This is a data question.', 'P001 入组了吗?', []);
+    expect(second.at(-1)).toEqual(correctionMessage(rejected.ok ? [] : rejected.problems, ROUTE_INTENT_DEFINITION.answerShape));
+    expect(second.at(-1)!.content).toMatch(/^Your answer could not be used:\n\(root\): No JSON object found[\s\S]*\nReply with the corrected JSON object only: \{"intents": /);
   });
 
   it('falls back to the rules when the answer is still unusable after one correction', async () => {

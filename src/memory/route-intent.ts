@@ -2,9 +2,10 @@ import { ClinAgentError } from '../core/errors.js';
 import type { LlmGateway } from '../core/llm/gateway.js';
 import { trimToTokens } from '../core/tokenizer.js';
 import type { TraceScope } from '../core/trace/store.js';
-import { roundLimit, runLoop } from '../agent/loop/index.js';
+import { runDefinition } from '../agent/loop/index.js';
 import { routeByRules } from './route-by-rules.js';
-import { buildRouterMessages, correctionMessage, readRouterAnswer } from './route-intent-prompt.js';
+import { ROUTE_INTENT_DEFINITION, type RouterInput } from './route-intent-definition.js';
+import { readRouterAnswer } from './route-intent-prompt.js';
 import { detectLanguage, type Intent, type RoutedMessage, type RoutingFallback, type SkillOption } from './route-intent-types.js';
 
 export { routeByRules, extractFact, extractRecordIds } from './route-by-rules.js';
@@ -33,18 +34,11 @@ export async function routeIntent(
   let fallbackReason: string;
   let fallback: RoutingFallback = 'answer_unusable';
   try {
-    const outcome = await runLoop<Intent[]>({
-      name: 'route_intent',
+    const outcome = await runDefinition<RouterInput, Intent[]>(ROUTE_INTENT_DEFINITION, {
       llm: deps.llm,
       trace: deps.trace,
-      messages: buildRouterMessages(forModel, skills),
-      model: { temperature: 0, jsonMode: true },
-      // Two model calls: the answer, and one correction when it cannot be used.
-      stopWhen: [roundLimit(2)],
-      accept: (content) => readRouterAnswer(content, forModel, skills),
-      correction: correctionMessage,
-      // No tools are offered, so nothing is ever observed.
-      observations: { result: () => '', failure: () => '' },
+      input: { message: forModel, skills },
+      accept: ({ content }) => readRouterAnswer(content, forModel, skills),
       signal: options.signal,
     });
     if (outcome.kind === 'final') intents = outcome.value;

@@ -1,4 +1,5 @@
-import type { User, UserStore } from '../core/auth/users.js';
+import type { MembershipCheck } from '../core/auth/membership.js';
+import type { User } from '../core/auth/users.js';
 import type { Db } from '../core/db/connect.js';
 import type {
   AnswerLanguage,
@@ -27,7 +28,7 @@ export interface MemoryDeps {
   llm: LlmGateway;
   trace: TraceStore;
   logger: Logger;
-  users: Pick<UserStore, 'isMember'>;
+  users: MembershipCheck;
   conversations: ConversationStore;
   config: {
     /** Hot memory cap in tokens, counted with core/tokenizer (MEMORY_HOT_MAX_TOKENS, 2000). */

@@ -16,9 +16,12 @@ export interface SummaryState {
 }
 
 /** Applies a history strategy to a conversation's turns (in seq order). */
-export async function buildHistory(turns: readonly ConversationTurn[], strategy: HistoryStrategy, state: SummaryState): Promise<ChatMessage[]> {
+export async function buildHistory(allTurns: readonly ConversationTurn[], strategy: HistoryStrategy, state: SummaryState): Promise<ChatMessage[]> {
+  const turns = strategy.textOnly ? allTurns.filter(isTextTurn) : allTurns;
   const groups = groupTurns(turns);
   switch (strategy.strategy) {
+    case 'none':
+      return [];
     case 'full':
       return groupsToMessages(groups.slice(windowStart(groups, { maxTokens: strategy.maxTokens })));
     case 'sliding_window':
@@ -49,4 +52,9 @@ async function summaryHistory(
   const kept = groupTurns(turns.filter((turn) => turn.seq > Math.max(summarizedThroughSeq, outOfWindowSeq)));
   const messages = groupsToMessages(kept);
   return summary ? [summaryMessage(summary), ...messages] : messages;
+}
+
+/** A user or assistant turn with text and no tool calls: what a `textOnly` history keeps. */
+function isTextTurn(turn: ConversationTurn): boolean {
+  return (turn.role === 'user' || turn.role === 'assistant') && !turn.toolCalls?.length && turn.content.trim() !== '';
 }

@@ -52,6 +52,10 @@ export async function selectConversation(db: Db, id: string, options: { lock?: b
   return row;
 }
 
+export async function updateEngineRef(db: Db, id: string, ref: { type: string; conversationId: string }): Promise<void> {
+  await db.update(conversations).set({ engineRef: ref }).where(eq(conversations.id, id));
+}
+
 export async function selectTurns(db: Db, conversationId: string): Promise<ConversationTurn[]> {
   const rows = await db.select().from(conversationTurns).where(eq(conversationTurns.conversationId, conversationId)).orderBy(asc(conversationTurns.seq));
   return rows.map(toTurn);

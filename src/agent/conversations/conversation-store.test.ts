@@ -245,6 +245,29 @@ describe.each(testEngines())('conversation store on %s', (engine) => {
       ]);
     });
 
+    it('textOnly: only the user and assistant texts, no tool call or result, windowed from the newest', async () => {
+      const texts = await conversations().history(id, { strategy: 'full', textOnly: true }, { actor: owner });
+      expect(texts).toEqual([1, 2, 3].flatMap((n) => [
+        { role: 'user', content: `question ${n}: how many subjects miss visit ${n}?` },
+        { role: 'assistant', content: `answer ${n}: ${n} subjects miss visit ${n}.` },
+      ]));
+
+      // The window counts only the text turns it keeps: the last two fit, the tool turns between them cost nothing.
+      const detail = await conversations().get(id, owner);
+      const lastTextTokens = detail.turns.filter((t) => t.role === 'user').at(-1)!.tokens + detail.turns.at(-1)!.tokens;
+      const windowed = await conversations().history(id, { strategy: 'sliding_window', maxTokens: lastTextTokens, textOnly: true }, { actor: owner });
+      expect(windowed).toEqual([
+        { role: 'user', content: 'question 3: how many subjects miss visit 3?' },
+        { role: 'assistant', content: 'answer 3: 3 subjects miss visit 3.' },
+      ]);
+      await expect(conversations().history(id, { strategy: 'full', textOnly: 'yes' } as never, { actor: owner })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('textOnly') });
+    });
+
+    it('none: nothing of the conversation, still only for its owner', async () => {
+      expect(await conversations().history(id, { strategy: 'none' }, { actor: owner })).toEqual([]);
+      await expect(conversations().history(id, { strategy: 'none' }, { actor: other })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    });
+
     it('refuses a strategy without limits or with a bad one', async () => {
       await expect(conversations().history(id, { strategy: 'sliding_window' }, { actor: owner })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
       await expect(conversations().history(id, { strategy: 'summary', keepTurns: 0 }, { actor: owner })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('keepTurns') });

@@ -1,4 +1,5 @@
-import { WRITER_ROLES, type User, type UserStore } from '../../core/auth/users.js';
+import type { MembershipCheck } from '../../core/auth/membership.js';
+import { WRITER_ROLES, type User } from '../../core/auth/users.js';
 import type { Db } from '../../core/db/connect.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
@@ -13,6 +14,7 @@ import {
   selectLastSeq,
   selectTurns,
   toSummary,
+  updateEngineRef,
   updateSummary,
   type ConversationRow,
 } from './conversation-queries.js';
@@ -23,7 +25,7 @@ import type { ConversationStore, ListConversationsOptions } from './types.js';
 
 export interface ConversationStoreDeps {
   db: Db;
-  users: Pick<UserStore, 'isMember'>;
+  users: MembershipCheck;
   /** The one gateway; the summary history strategy condenses old turns through it. */
   llm?: LlmGateway;
 }
@@ -129,6 +131,17 @@ export function createConversationStore(deps: ConversationStoreDeps): Conversati
         },
         save: (summary, throughSeq) => updateSummary(db, conversationId, summary, throughSeq),
       });
+    },
+
+    async engineRef(conversationId, actor) {
+      const row = await readable(conversationId, actor);
+      await assertMayContinue(row, actor);
+      return row.engineRef ?? null;
+    },
+
+    async setEngineRef(conversationId, ref, actor) {
+      await assertMayContinue(await readable(conversationId, actor), actor);
+      await updateEngineRef(db, conversationId, { type: ref.type, conversationId: ref.conversationId });
     },
   };
 }

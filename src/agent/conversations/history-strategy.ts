@@ -8,12 +8,17 @@ import { ClinAgentError } from '../../core/errors.js';
  * - `summary`: the last `keepTurns` turns (and at most `maxTokens` tokens of them) verbatim, and everything
  *   older as one summary written by the model.
  * A turn is one row of the log: a user, assistant or tool message. Windows never start between an assistant
- * turn that calls tools and the tool turns answering it.
+ * turn that calls tools and the tool turns answering it. `textOnly` keeps only the user's and the assistant's
+ * texts (no tool calls, no tool results): for an agent that reads data again through its tools rather than trust
+ * old output, and whose prompts must not carry earlier records.
  */
-export type HistoryStrategy =
+export type HistoryStrategy = (
   | { strategy: 'full'; maxTokens?: number }
+  /** One-off agents in code (a router, a judge): nothing of any conversation reaches them. */
+  | { strategy: 'none' }
   | { strategy: 'sliding_window'; maxTurns?: number; maxTokens?: number }
-  | { strategy: 'summary'; keepTurns: number; maxTokens?: number };
+  | { strategy: 'summary'; keepTurns: number; maxTokens?: number }
+) & { textOnly?: boolean };
 
 /**
  * A scenario without a `history:` block: the whole conversation, capped at 8000 tokens, which leaves room for
@@ -49,10 +54,11 @@ export function assertHistoryStrategy(strategy: HistoryStrategy): void {
   const positive = (value: unknown, field: string) => {
     if (value !== undefined && !(Number.isInteger(value) && (value as number) > 0)) problems.push(`${field}: must be a positive integer, got ${JSON.stringify(value)}`);
   };
-  if (!['full', 'sliding_window', 'summary'].includes(strategy?.strategy)) {
-    problems.push(`strategy: must be "full", "sliding_window" or "summary", got ${JSON.stringify(strategy?.strategy)}`);
-  } else {
+  if (!['full', 'sliding_window', 'summary', 'none'].includes(strategy?.strategy)) {
+    problems.push(`strategy: must be "full", "sliding_window", "summary" or "none", got ${JSON.stringify(strategy?.strategy)}`);
+  } else if (strategy.strategy !== 'none') {
     positive(strategy.maxTokens, 'maxTokens');
+    if (strategy.textOnly !== undefined && typeof strategy.textOnly !== 'boolean') problems.push(`textOnly: must be true or false, got ${JSON.stringify(strategy.textOnly)}`);
     if (strategy.strategy === 'sliding_window') {
       positive(strategy.maxTurns, 'maxTurns');
       if (strategy.maxTurns === undefined && strategy.maxTokens === undefined) problems.push('sliding_window: set maxTurns, maxTokens or both');

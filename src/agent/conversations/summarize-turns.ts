@@ -2,6 +2,7 @@ import { ClinAgentError } from '../../core/errors.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
 import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.js';
 import type { TraceScope } from '../../core/trace/store.js';
+import { completeOnce } from '../loop/one-shot.js';
 import type { ConversationTurn } from './types.js';
 
 /**
@@ -29,19 +30,18 @@ export async function summarizeTurns(
   const parts: string[] = [];
   if (input.previousSummary) parts.push(`Summary so far:\n${dataBlock(SUMMARY_LABEL, input.previousSummary)}`);
   parts.push(`Turns to add to the summary:\n${dataBlock('conversation', input.turns.map(transcriptLine).join('\n\n'))}`);
-  const response = await llm.chat(
-    {
-      messages: [
-        { role: 'system', content: INSTRUCTION },
-        { role: 'user', content: parts.join('\n\n') },
-      ],
-      model: options.model,
-      temperature: 0,
-      maxTokens: SUMMARY_MAX_TOKENS,
-      signal: options.signal,
-    },
-    options.trace,
-  );
+  const response = await completeOnce({
+    llm,
+    trace: options.trace,
+    messages: [
+      { role: 'system', content: INSTRUCTION },
+      { role: 'user', content: parts.join('\n\n') },
+    ],
+    model: options.model,
+    temperature: 0,
+    maxTokens: SUMMARY_MAX_TOKENS,
+    signal: options.signal,
+  });
   const summary = response.content.trim();
   if (!summary) {
     throw new ClinAgentError('LLM_BAD_RESPONSE', 'The model returned an empty summary of the earlier conversation. Try again, or give the scenario the sliding_window history strategy.', { step: 'conversation_summary' });

@@ -98,4 +98,14 @@ export interface ConversationStore {
   list(actor: User, options?: ListConversationsOptions): Promise<ConversationSummary[]>;
   /** The messages to put before the new user message, built by `strategy` from the log. */
   history(conversationId: string, strategy: HistoryStrategy, deps: HistoryDeps): Promise<ChatMessage[]>;
+  /** Another engine's id for this conversation (a Dify conversation id), for its owner continuing it; null before the first turn there. */
+  engineRef(conversationId: string, actor: User): Promise<EngineRef | null>;
+  /** Keeps the other engine's id, so the next turn continues the same conversation there. */
+  setEngineRef(conversationId: string, ref: EngineRef, actor: User): Promise<void>;
+}
+
+/** A conversation's id on another engine (seed 004 section 11): `{ type: 'dify', conversationId }`. */
+export interface EngineRef {
+  type: string;
+  conversationId: string;
 }

@@ -25,8 +25,20 @@ export interface StopSettings {
   reasoningBudget?: number;
   /** Failed tool calls in a row (seed 000's hallucination breaker). */
   errorBreaker?: number;
-  /** Unusable answers plus rounds with a failed tool call. */
+  /** Unusable answers plus rounds with a failed tool call (plus failed model calls with `modelErrorsAreAttempts`). */
   attempts?: number;
+  /** A failed model call is one more failed attempt instead of ending the turn (upkeep jobs that fall back to a notice). */
+  modelErrorsAreAttempts?: boolean;
+}
+
+/** How tool calls outside what the agent may do right now are answered. */
+export interface ToolUse {
+  /** A tool call in a round that offered none: `refuse` (the default) sends a refusal back, `finish` takes the text as the answer. */
+  whenWithheld?: 'finish' | 'refuse';
+  /** Where refusals say the tool is not allowed: "for this rule", "for trial questions (read-only)". */
+  scope?: string;
+  /** What `stop.maxToolRounds` counts: rounds whose calls all succeeded (the default), or every tool round (scenarios). */
+  toolRoundsCounted?: 'successful' | 'all';
 }
 
 /** Who runs the definition: the one loop, or an app on another platform (seed 004 section 11). */
@@ -63,8 +75,16 @@ export interface AgentDefinition<I = string> {
   instructions: string | PromptBuilder<I>;
   /** The only registry tools the agent may run, whatever the model asks for. */
   tools: readonly string[];
+  /**
+   * Tools bound to one request (a project's records, the acting user), added to the registry per run
+   * (ToolRegistry.extend): the start-up registry does not know them, and a run offers those its registry has.
+   */
+  requestTools?: readonly string[];
+  toolUse?: ToolUse;
   decision: DecisionSpec;
   output: OutputType;
+  /** The JSON shape a correction asks for after an unusable answer, e.g. `{"intents": [...]}`. */
+  answerShape?: string;
   stop: StopSettings;
   history: HistoryStrategy;
   model: { name?: string; temperature?: number; maxTokens?: number; jsonMode?: boolean };

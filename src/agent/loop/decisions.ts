@@ -11,6 +11,8 @@ export interface DecisionMode {
   actions: readonly string[];
   /** The action that calls a tool; its `tool` and `arguments` fields name the call. */
   toolAction: string;
+  /** Actions that end the turn waiting for a person: their answer, or their approval of what the decision proposes. */
+  waitOn?: Readonly<Record<string, 'answer' | 'approval'>>;
 }
 
 export type Decision =

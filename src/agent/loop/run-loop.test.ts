@@ -8,7 +8,7 @@ import { buildTestContext } from '../../testing/test-context.js';
 import { loadScenario } from '../scenarios/load.js';
 import { runAgent } from '../run-agent.js';
 import path from 'node:path';
-import { errorBreaker, roundLimit, runLoop, tokenBudget, type LoopConfig } from './index.js';
+import { attemptLimit, errorBreaker, roundLimit, runLoop, tokenBudget, type LoopConfig } from './index.js';
 
 /**
  * A test agent on the one loop, configured the way the consultation agent (seed 003) will be: JSON decisions
@@ -52,8 +52,9 @@ describe('the one agent loop', () => {
       decisions: { actions: ['use_tool', 'respond', 'diagnose'], toolAction: 'use_tool' },
       tools: { registry: ctx.tools, allowed: ['lookup_lesion_history'], offerWhen: () => true, whenWithheld: 'refuse' },
       stopWhen: [roundLimit(5), tokenBudget(4000), errorBreaker(2)],
-      accept: (content) => {
-        const data = JSON.parse(content) as Record<string, unknown>;
+      // JSON mode hands accept the decision the shared parser read: no second parse of the text here.
+      accept: ({ decision }) => {
+        const data = decision!.data;
         return data.action === 'diagnose' && typeof data.diagnosis !== 'string' ? { ok: false, problems: ['diagnosis: required with action "diagnose"'] } : { ok: true, value: data };
       },
       correction: (problems) => ({ role: 'user', content: `Fix your decision:\n${problems.join('\n')}` }),
@@ -120,6 +121,69 @@ describe('the one agent loop', () => {
     model.push({ reply: 'I think it is fine.' }, { reply: '{"action": "shrug"}' }, { reply: '{"action": "respond", "message": "Fine."}' });
     const { outcome } = await consult();
     expect(outcome).toMatchObject({ kind: 'final', value: { action: 'respond' }, progress: { corrections: 2 } });
+  });
+
+  it('hands accept the decision read from prose around the JSON, with its action', async () => {
+    model.push({ reply: 'My view: {"action": "diagnose", "diagnosis": "benign naevus", "confidence": 0.8,}' });
+    const seen: unknown[] = [];
+    const { outcome } = await consult({
+      accept: (answer) => {
+        seen.push(answer);
+        return { ok: true, value: answer.decision!.data };
+      },
+    });
+    expect(seen).toEqual([{ content: 'My view: {"action": "diagnose", "diagnosis": "benign naevus", "confidence": 0.8,}', decision: { action: 'diagnose', data: { action: 'diagnose', diagnosis: 'benign naevus', confidence: 0.8 } } }]);
+    expect(outcome).toMatchObject({ kind: 'final', value: { diagnosis: 'benign naevus' } });
+  });
+
+  it('ends the turn waiting for an answer on a waitOn action, with the decision and without calling accept', async () => {
+    const before = model.requests.length;
+    model.push(
+      { reply: '{"action": "use_tool", "tool": "lookup_lesion_history", "arguments": {"lesionId": "L7"}}' },
+      { reply: '{"action": "ask", "question": "Has the lesion bled or itched?"}' },
+    );
+    let accepted = 0;
+    const { outcome, trace } = await consult({
+      decisions: { actions: ['use_tool', 'respond', 'diagnose', 'ask', 'propose_biopsy'], toolAction: 'use_tool', waitOn: { ask: 'answer', propose_biopsy: 'approval' } },
+      accept: () => {
+        accepted++;
+        return { ok: true, value: {} };
+      },
+    });
+    expect(model.requests).toHaveLength(before + 2);
+    expect(accepted).toBe(0);
+    expect(outcome).toMatchObject({
+      kind: 'waiting',
+      awaiting: 'answer',
+      action: 'ask',
+      decision: { action: 'ask', question: 'Has the lesion bled or itched?' },
+      content: '{"action": "ask", "question": "Has the lesion bled or itched?"}',
+      progress: { rounds: 2, toolRounds: 1 },
+    });
+    // The messages end with the question, so a resumed run appends the person's answer and goes on.
+    expect(outcome.messages.at(-1)).toEqual({ role: 'assistant', content: '{"action": "ask", "question": "Has the lesion bled or itched?"}' });
+    expect(outcome.toolCalls.map((c) => c.toolName)).toEqual(['lookup_lesion_history']);
+    expect(trace.spans.filter((s) => s.kind === 'step').at(-1)).toMatchObject({ status: 'success', output: { outcome: 'waiting', awaiting: 'answer', action: 'ask' } });
+  });
+
+  it('ends the turn waiting for an approval on an approval action', async () => {
+    model.push({ reply: '{"action": "propose_biopsy", "reason": "irregular border"}' });
+    const { outcome } = await consult({ decisions: { actions: ['use_tool', 'respond', 'propose_biopsy'], toolAction: 'use_tool', waitOn: { propose_biopsy: 'approval' } } });
+    expect(outcome).toMatchObject({ kind: 'waiting', awaiting: 'approval', action: 'propose_biopsy', decision: { reason: 'irregular border' } });
+  });
+
+  it('counts a failed model call as a failed attempt when modelErrors is attempt, and throws it otherwise', async () => {
+    model.push({ status: 400, body: { error: { message: 'bad request' } } }, { reply: '{"action": "respond", "message": "ok"}' });
+    const { outcome } = await consult({ modelErrors: 'attempt', stopWhen: [attemptLimit(2)] });
+    expect(outcome).toMatchObject({ kind: 'final', progress: { rounds: 2, failedModelCalls: 1 } });
+
+    model.push({ status: 400, body: { error: { message: 'bad request' } } }, { status: 400, body: { error: { message: 'bad request' } } });
+    const { outcome: stopped } = await consult({ modelErrors: 'attempt', stopWhen: [attemptLimit(2)] });
+    expect(stopped).toMatchObject({ kind: 'stopped', reason: 'retries_exhausted', lastFailure: { kind: 'model', error: expect.any(String) } });
+
+    model.push({ status: 400, body: { error: { message: 'bad request' } } });
+    const thrown = await consult().catch((error: unknown) => error);
+    expect(ClinAgentError.isInstance(thrown)).toBe(true);
   });
 
   it('stops at the round limit when the model keeps using tools', async () => {

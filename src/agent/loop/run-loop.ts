@@ -1,4 +1,4 @@
-import { ClinAgentError } from '../../core/errors.js';
+import { ClinAgentError, errorMessage } from '../../core/errors.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
 import type { ChatMessage, ChatResponse, ToolCallRequest, ToolSpec } from '../../core/llm/types.js';
 import { countTokens } from '../../core/tokenizer.js';
@@ -15,7 +15,9 @@ import type { LoopProgress, StopCondition, StopReason } from './stop-conditions.
  *   seed 003), read through the shared tolerant parser;
  * - only the allowed tools run; a call to any other registered tool is refused with a message back to the model;
  * - limits (rounds, token budget, error breaker, attempts) are stop conditions the agent passes in;
- * - `accept` validates the final answer; what it rejects goes back to the model with the problems (correction);
+ * - `accept` validates the final answer (in JSON mode with the decision the shared parser read); what it rejects
+ *   goes back to the model with the problems (correction);
+ * - a JSON decision whose action is in `waitOn` ends the turn `waiting` for a person (an answer or an approval);
  * - every round is a `step` span in the trace (thought, actions, observations), next to the gateway's llm spans
  *   and the registry's tool spans; events go to `onEvent` as they happen; `signal` cancels between and during
  *   model calls.
@@ -38,6 +40,13 @@ export interface LoopTools {
 
 export type Acceptance<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 
+/** The answer `accept` judges: the model's text and, in JSON decision mode, the decision it holds. */
+export interface LoopAnswer {
+  content: string;
+  /** JSON mode only: the final decision's action and the whole object the shared parser read. */
+  decision?: { action: string; data: Record<string, unknown> };
+}
+
 export interface Observations {
   /** A tool's result as the model reads it (a declared data block). */
   result(outcome: ToolCallResult): string;
@@ -56,7 +65,7 @@ export interface LoopConfig<T> {
   model?: { name?: string; temperature?: number; maxTokens?: number; jsonMode?: boolean };
   stopWhen?: StopCondition[];
   /** Validate-and-correct: the value of an acceptable answer, or the problems to send back. */
-  accept: (content: string) => Acceptance<T>;
+  accept: (answer: LoopAnswer) => Acceptance<T>;
   /** The message that carries the problems of a rejected answer back to the model. */
   correction?: (problems: string[]) => ChatMessage;
   observations: Observations;
@@ -66,6 +75,12 @@ export interface LoopConfig<T> {
   signal?: AbortSignal;
   /** Names the step spans ("soft_rule", "agent"). */
   name?: string;
+  /**
+   * `attempt`: a failed model call (unreachable, timed out, refused) is one more failed attempt, counted by
+   * `attemptLimit`, instead of ending the turn with the error. For upkeep jobs (hot-memory pruning) whose fallback
+   * is a notice to an admin; a cancelled call still throws.
+   */
+  modelErrors?: 'throw' | 'attempt';
 }
 
 interface LoopRecord {
@@ -77,21 +92,36 @@ interface LoopRecord {
 
 export type LoopOutcome<T> =
   | ({ kind: 'final'; value: T; content: string; response: ChatResponse } & LoopRecord)
+  | ({ kind: 'waiting' } & Waiting & LoopRecord)
   | ({ kind: 'stopped'; reason: StopReason; lastContent: string; lastFailure: LastFailure | undefined } & LoopRecord);
 
-/** Why the last unsuccessful round failed: a tool call's error, or the problems of an unusable answer. */
-export type LastFailure = { kind: 'tool'; error: string } | { kind: 'answer'; problems: string[] };
+/**
+ * A JSON decision whose action is in `waitOn`: the turn ends until a person answers or approves. `messages` ends
+ * with the model's decision, so a resumed run appends the person's reply and continues from there.
+ */
+export interface Waiting {
+  awaiting: 'answer' | 'approval';
+  action: string;
+  /** The whole decision object the shared parser read (the question to ask, the action to approve). */
+  decision: Record<string, unknown>;
+  content: string;
+}
+
+/** Why the last unsuccessful round failed: a tool call's error, the problems of an unusable answer, or a failed model call. */
+export type LastFailure = { kind: 'tool'; error: string } | { kind: 'answer'; problems: string[] } | { kind: 'model'; error: string };
 
 /** Round outcome: what one model call led to. The outer loop is a switch on it. */
 type RoundResult<T> =
   | { next: 'tools'; failed: boolean; error?: string }
   | { next: 'correct'; problems: string[] }
+  | { next: 'model_failed'; error: string }
+  | ({ next: 'wait' } & Waiting)
   | { next: 'final'; value: T; content: string; response: ChatResponse };
 
 export async function runLoop<T>(config: LoopConfig<T>): Promise<LoopOutcome<T>> {
   const messages = [...config.messages];
   const toolCalls: ToolCallResult[] = [];
-  const progress: LoopProgress = { rounds: 0, toolRounds: 0, failedToolRounds: 0, failedToolCallsInARow: 0, corrections: 0, promptTokens: 0, completionTokens: 0 };
+  const progress: LoopProgress = { rounds: 0, toolRounds: 0, failedToolRounds: 0, failedToolCallsInARow: 0, corrections: 0, failedModelCalls: 0, promptTokens: 0, completionTokens: 0 };
   const specs = config.tools ? config.tools.registry.specs(config.tools.allowed) : [];
   let lastContent = '';
   let lastFailure: LastFailure | undefined;
@@ -109,13 +139,19 @@ export async function runLoop<T>(config: LoopConfig<T>): Promise<LoopOutcome<T>>
       `${config.name ?? 'agent'}:round ${round}`,
       { round, offeredTools: offerTools ? config.tools!.allowed : [] },
       () => runRound(config, { messages, toolCalls, progress, round, offerTools, specs }),
-      (r) => ({ output: describeRound(r, messages), status: r.next === 'final' || (r.next === 'tools' && !r.failed) ? 'success' : 'failed' }),
+      (r) => ({ output: describeRound(r, messages), status: r.next === 'final' || r.next === 'wait' || (r.next === 'tools' && !r.failed) ? 'success' : 'failed' }),
     );
     progress.rounds = round;
     if (config.onMessages && messages.length > before) await config.onMessages(messages.slice(before));
     switch (result.next) {
       case 'final':
         return { kind: 'final', value: result.value, content: result.content, response: result.response, messages, toolCalls, progress };
+      case 'wait':
+        return { kind: 'waiting', awaiting: result.awaiting, action: result.action, decision: result.decision, content: result.content, messages, toolCalls, progress };
+      case 'model_failed':
+        progress.failedModelCalls++;
+        lastFailure = { kind: 'model', error: result.error };
+        break;
       case 'tools':
         if (result.failed) {
           progress.failedToolRounds++;
@@ -160,6 +196,7 @@ async function runRound<T>(config: LoopConfig<T>, state: RoundState): Promise<Ro
   } catch (error) {
     // An abort surfaces from the client as its own error; the caller asked to stop, so say that.
     throwIfCancelled(config.signal);
+    if (config.modelErrors === 'attempt' && !(ClinAgentError.isInstance(error) && error.code === 'CANCELLED')) return { next: 'model_failed', error: errorMessage(error) };
     throw error;
   }
   progress.promptTokens += response.usage.promptTokens || countTokens(messages.map(messageText).join('\n'));
@@ -194,11 +231,17 @@ async function runRound<T>(config: LoopConfig<T>, state: RoundState): Promise<Ro
       return { next: 'tools', failed: !outcome.success, error: outcome.success ? undefined : outcome.error };
     }
     if (decision.kind === 'invalid') return correct(config, messages, response.content, decision.problems);
+    const awaiting = config.decisions.waitOn?.[decision.action];
+    if (awaiting) {
+      messages.push({ role: 'assistant', content: response.content });
+      return { next: 'wait', awaiting, action: decision.action, decision: decision.data, content: response.content };
+    }
+    return accept(config, response, { action: decision.action, data: decision.data });
   }
   return accept(config, response);
 
-  function accept(cfg: LoopConfig<T>, res: ChatResponse): RoundResult<T> {
-    const verdict = cfg.accept(res.content);
+  function accept(cfg: LoopConfig<T>, res: ChatResponse, decision?: LoopAnswer['decision']): RoundResult<T> {
+    const verdict = cfg.accept(decision ? { content: res.content, decision } : { content: res.content });
     if (verdict.ok) return { next: 'final', value: verdict.value, content: res.content, response: res };
     return correct(cfg, messages, res.content, verdict.problems);
   }
@@ -241,6 +284,8 @@ function throwIfCancelled(signal: AbortSignal | undefined): void {
 function describeRound(result: RoundResult<unknown>, messages: ChatMessage[]): unknown {
   if (result.next === 'final') return { thought: result.content, reasoning: result.response.reasoning || undefined, outcome: 'answer' };
   if (result.next === 'correct') return { outcome: 'correction', problems: result.problems };
+  if (result.next === 'model_failed') return { outcome: 'model_failed', error: result.error };
+  if (result.next === 'wait') return { thought: result.content, outcome: 'waiting', awaiting: result.awaiting, action: result.action };
   const start = messages.map((m) => m.role).lastIndexOf('assistant');
   const assistant = messages[start] as { content?: unknown; tool_calls?: Array<{ function: { name: string; arguments: string } }> };
   return {

@@ -15,6 +15,8 @@ export interface LoopProgress {
   failedToolCallsInARow: number;
   /** Answers sent back by the validate hook (unparseable, a field missing). */
   corrections: number;
+  /** Model calls that failed (unreachable, timed out), counted only when the loop treats them as attempts. */
+  failedModelCalls: number;
   promptTokens: number;
   completionTokens: number;
 }
@@ -32,8 +34,8 @@ export const tokenBudget = (maxTokens: number): StopCondition => (p) => (p.promp
 /** Stop after `n` failed tool calls in a row: the model is not going to fix its calls. */
 export const errorBreaker = (n: number): StopCondition => (p) => (p.failedToolCallsInARow >= n ? 'error_breaker' : undefined);
 
-/** Seed 000's soft-rule budget: unusable answers and rounds with a failed tool call count alike. */
-export const attemptLimit = (n: number): StopCondition => (p) => (p.corrections + p.failedToolRounds >= n ? 'retries_exhausted' : undefined);
+/** Seed 000's soft-rule budget: unusable answers, rounds with a failed tool call and failed model calls count alike. */
+export const attemptLimit = (n: number): StopCondition => (p) => (p.corrections + p.failedToolRounds + p.failedModelCalls >= n ? 'retries_exhausted' : undefined);
 
 /**
  * A budget for what the run adds to its starting context: the model's answers and the growth of the prompt

@@ -11,7 +11,9 @@ import { buildTestContext } from '../../testing/test-context.js';
 import { testEngines } from '../../testing/test-database.js';
 import type { FeedbackService, HotMemoryService, MemoryDeps, NewFact } from '../types.js';
 import { createFeedback } from '../feedback/index.js';
+import { correctionMessage } from '../../agent/loop/index.js';
 import { createHotMemory } from './index.js';
+import { PRUNE_DEFINITION } from './prune-definition.js';
 
 const SMALL_CAP = 60;
 
@@ -122,6 +124,7 @@ describe.each(testEngines())('hot memory distillation and pruning on %s', (engin
     expect(await hot.projectsToDistill()).not.toContain(a);
     expect(await hot.projectsToDistill()).toContain(b);
     // The prompt holds people's own conversations: its trace is for admins only.
+    await ctx.trace.flush(); // traces are written in batches; this reads the table itself
     const [trace] = await ctx.db.select().from(traces).where(eq(traces.name, 'memory.distill'));
     expect(trace).toMatchObject({ kind: 'job', projectId: a, adminOnly: true, status: 'success' });
 
@@ -244,10 +247,31 @@ describe.each(testEngines())('hot memory distillation and pruning on %s', (engin
     expect(model.requests).toHaveLength(2);
     // The second try is told what was wrong with the first: here the prohibition was dropped.
     expect(prompt(model.requests[1]!).user).toContain('Your answer could not be used');
+    // Pruning runs on the one loop: its second try is the first answer and the one correction message after it.
+    const second = model.requests[1]!.body.messages as Array<{ role: string; content: string }>;
+    expect(second.at(-2)).toEqual({ role: 'assistant', content: 'Sure! Here is a shorter memory.' });
+    const problem = second.at(-1)!.content.split('\n')[1]!;
+    expect(second.at(-1)).toEqual(correctionMessage([problem], PRUNE_DEFINITION.answerShape));
     const memory = await hot.get(pi, projectId);
     expect(memory).toMatchObject({ version: before.version, content: before.content });
     expect(memory.overflow).toMatchObject({ path: 'pruning', pendingLines: [] });
     expect(memory.overflow!.message).toContain('prohibitions were dropped');
+  });
+
+  it('counts an unreachable model as a failed try of pruning, and raises the notice after two', async () => {
+    const projectId = await project();
+    const roomy = services(500).hot;
+    await roomy.addFacts(pi, projectId, [userFact('Answers must be brief and start with the numbers, then the reasons, then the sites that lag behind, then what the sites plan to do about it')], 'api');
+    await roomy.addFacts(pi, projectId, [userFact('Never skip the age check, even when the site says it was done on paper and will be entered into the EDC later', 'prohibitions')], 'api');
+    const { hot } = services(SMALL_CAP);
+    replies.push({ status: 400, body: { error: { message: 'model is loading' } } }, { status: 400, body: { error: { message: 'model is loading' } } });
+
+    expect(await hot.prune(projectId)).toMatchObject({ pruned: false, fits: false });
+
+    expect(model.requests).toHaveLength(2);
+    const memory = await hot.get(pi, projectId);
+    expect(memory.overflow!.message).toContain('the model gave no usable condensed memory in 2 tries');
+    expect(memory.overflow!.message).toContain('model is loading');
   });
 
   it('does nothing when the memory fits', async () => {

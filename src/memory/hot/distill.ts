@@ -3,6 +3,7 @@ import { ClinAgentError, errorMessage } from '../../core/errors.js';
 import { parseStructuredOutput } from '../../core/structured/parse.js';
 import { fitToBudget, trimToTokens } from '../../core/tokenizer.js';
 import type { TraceScope } from '../../core/trace/store.js';
+import { completeOnce } from '../../agent/loop/index.js';
 import type { HotMemoryLine, MemoryDeps, MemoryLineSource } from '../types.js';
 import { advanceDistilledThrough, selectMemory } from './memory-queries.js';
 import { markFeedbackDistilled, selectLastTurnId, selectTurnsToDistill, selectUnreadFeedback, type FeedbackToDistill, type TurnToDistill } from './distill-queries.js';
@@ -61,7 +62,7 @@ export async function distillHotMemory(deps: MemoryDeps, projectId: string): Pro
       labels.set(`F${i + 1}`, { kind: 'feedback', ref: item.id });
       return { label: `F${i + 1}`, text: feedbackText(item) };
     });
-    const response = await deps.llm.chat({ messages: buildDistillMessages({ memory: memory?.content ?? '', turns: turnTexts, feedback: feedbackTexts }), jsonMode: true, temperature: 0 }, trace);
+    const response = await completeOnce({ llm: deps.llm, trace, messages: buildDistillMessages({ memory: memory?.content ?? '', turns: turnTexts, feedback: feedbackTexts }), jsonMode: true, temperature: 0 });
     const facts = readFacts(deps, projectId, response.content, labels);
     const outcome = facts.length ? await writeFacts(deps, projectId, facts, trace, { turns: turns.length, feedback: feedback.length }) : { changed: false };
     await deps.db.transaction(async (txRaw) => {

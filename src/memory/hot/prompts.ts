@@ -90,10 +90,6 @@ export function buildPruneMessages(input: { lines: readonly HotMemoryLine[]; max
   ];
 }
 
-export function correctionMessage(problem: string, shape: string): ChatMessage {
-  return { role: 'user', content: `Your answer could not be used: ${problem}\nReply with the corrected JSON object only: ${shape}.` };
-}
-
 function labelled(item: LabelledText): string {
   return `[${item.label}] ${item.text}`;
 }

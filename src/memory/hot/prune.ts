@@ -1,7 +1,6 @@
 import { appendAudit } from '../../core/audit/audit-log.js';
 import type { Db } from '../../core/db/connect.js';
 import { ClinAgentError, errorMessage } from '../../core/errors.js';
-import type { ChatMessage } from '../../core/llm/types.js';
 import { parseStructuredOutput } from '../../core/structured/parse.js';
 import { countTokens } from '../../core/tokenizer.js';
 import type { TraceScope } from '../../core/trace/store.js';
@@ -9,18 +8,17 @@ import type { HotMemoryLine, MemoryDeps, MemoryOverflow, MemoryWritePath } from 
 import { cleanText, isSection, lineKey, makeLine, sortBySection } from './lines.js';
 import { renderHotMemory } from './markdown.js';
 import { lockMemory, selectMemory, setOverflow } from './memory-queries.js';
-import { buildPruneMessages, correctionMessage, PRUNE_OUTPUT } from './prompts.js';
+import { runDefinition } from '../../agent/loop/index.js';
+import { PRUNE_OUTPUT } from './prompts.js';
+import { PRUNE_DEFINITION, type PruneInput } from './prune-definition.js';
 import { writeHotMemory } from './write-hot-memory.js';
 
 export const PRUNER = 'memory-pruner';
 
 /** The condensed memory aims below the cap, so the next days' facts fit without pruning again at once. */
 const TARGET_SHARE = 0.7;
-/** Two answers: one, and one after being told what was wrong with it. */
-const ATTEMPTS = 2;
 /** An overflow notice keeps at most this many pending lines, so repeated overflows cannot grow it without end. */
 const MAX_PENDING_LINES = 200;
-const CONDENSED_SHAPE = '{"lines": [{"section": "preferences" | "state" | "prohibitions", "text": "...", "from": [1, 4]}]}';
 
 export interface PruneOptions {
   pendingLines?: HotMemoryLine[];
@@ -71,7 +69,7 @@ async function condenseAndWrite(
 ): Promise<PruneResult> {
   const maxTokens = deps.config.hotMaxTokens;
   const condensed = await askToCondense(deps, trace, input.candidate);
-  if (!condensed.ok) return overflow(deps, input, `the model gave no usable condensed memory in ${ATTEMPTS} tries: ${condensed.problem}`);
+  if (!condensed.ok) return overflow(deps, input, `the model gave no usable condensed memory in ${PRUNE_DEFINITION.stop.attempts} tries: ${condensed.problem}`);
   const condensedTokens = countTokens(renderHotMemory(sortBySection(condensed.lines)));
   if (condensedTokens > maxTokens) return overflow(deps, input, `the condensed memory was still ${condensedTokens} tokens`);
   try {
@@ -95,23 +93,19 @@ type Condensed = { ok: true; lines: HotMemoryLine[] } | { ok: false; problem: st
 
 async function askToCondense(deps: MemoryDeps, trace: TraceScope, lines: HotMemoryLine[]): Promise<Condensed> {
   const maxTokens = deps.config.hotMaxTokens;
-  const messages: ChatMessage[] = buildPruneMessages({ lines, maxTokens, targetTokens: Math.floor(maxTokens * TARGET_SHARE) });
-  let problem = '';
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    let content: string;
-    try {
-      content = (await deps.llm.chat({ messages, jsonMode: true, temperature: 0 }, trace)).content;
-    } catch (error) {
-      // A model that cannot be reached is one more failed try: the admin notice says so instead of the job dying.
-      problem = errorMessage(error);
-      continue;
-    }
-    const result = readCondensed(content, lines);
-    if (result.ok) return result;
-    problem = result.problem;
-    messages.push({ role: 'assistant', content }, correctionMessage(problem, CONDENSED_SHAPE));
-  }
-  return { ok: false, problem };
+  const outcome = await runDefinition<PruneInput, HotMemoryLine[]>(PRUNE_DEFINITION, {
+    llm: deps.llm,
+    trace,
+    input: { lines, maxTokens, targetTokens: Math.floor(maxTokens * TARGET_SHARE) },
+    accept: ({ content }) => {
+      const result = readCondensed(content, lines);
+      return result.ok ? { ok: true, value: result.lines } : { ok: false, problems: [result.problem] };
+    },
+  });
+  if (outcome.kind === 'final') return { ok: true, lines: outcome.value };
+  const last = outcome.kind === 'stopped' ? outcome.lastFailure : undefined;
+  // A model that cannot be reached is one more failed try: the admin notice says so instead of the job dying.
+  return { ok: false, problem: !last ? 'no answer' : last.kind === 'answer' ? last.problems.join('; ') : last.error };
 }
 
 /** The model's lines, each with the source of the first input line it names; a line naming none gets the pruner's. */

@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { appendAudit, PLATFORM_AUDIT_SCOPE } from '../../core/audit/audit-log.js';
-import type { User, UserStore } from '../../core/auth/users.js';
+import type { MembershipCheck } from '../../core/auth/membership.js';
+import type { User } from '../../core/auth/users.js';
 import type { Db } from '../../core/db/connect.js';
 import { users } from '../../core/db/schema/auth.js';
 import { userProfiles } from '../../core/db/schema/memory.js';
@@ -40,7 +41,7 @@ const DEFAULTS = { detailLevel: 'standard', language: 'auto', roleTitle: '' } as
  * How each user likes to be answered (seed 000 V2.9 ProfilerService): detail level, answer language and the
  * role they hold in the trial. Per user, not per project; a user reads and changes their own, admins anyone's.
  */
-export function createProfiles(deps: MemoryDeps & { users: Pick<UserStore, 'isMember'> }): ProfileService {
+export function createProfiles(deps: MemoryDeps & { users: MembershipCheck }): ProfileService {
   const { db } = deps;
 
   async function assertMayAccess(actor: User, userId: string): Promise<void> {

@@ -3,6 +3,7 @@ import type { LlmGateway } from '../../core/llm/gateway.js';
 import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.js';
 import { countTokens, fitToBudget, trimToTokens } from '../../core/tokenizer.js';
 import type { TraceScope } from '../../core/trace/store.js';
+import { completeOnce } from '../../agent/loop/index.js';
 import type { LogTurn, ReportRow } from './report-queries.js';
 
 /**
@@ -65,17 +66,16 @@ export function weekLog(turns: readonly LogTurn[]): WeekLog {
 }
 
 async function ask(llm: LlmGateway, trace: TraceScope, system: string, user: string, maxTokens: number, what: string): Promise<string> {
-  const response = await llm.chat(
-    {
-      messages: [
-        { role: 'system', content: system },
-        { role: 'user', content: user },
-      ],
-      temperature: 0,
-      maxTokens,
-    },
+  const response = await completeOnce({
+    llm,
     trace,
-  );
+    messages: [
+      { role: 'system', content: system },
+      { role: 'user', content: user },
+    ],
+    temperature: 0,
+    maxTokens,
+  });
   // The gateway has already taken a thinking model's <think> blocks out of `content`.
   const summary = response.content.trim();
   if (!summary) {

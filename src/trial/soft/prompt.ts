@@ -27,14 +27,6 @@ export function buildSoftRuleMessages(instruction: string, context: unknown, too
   ];
 }
 
-/** The correction request after an unusable answer: one `path: message` line per problem. */
-export function correctionMessage(problems: readonly string[]): ChatMessage {
-  return {
-    role: 'user',
-    content: `Your answer could not be used:\n${problems.join('\n')}\nReply with the corrected JSON object only: {"passed": boolean, "reason": string, "confidence": number from 0 to 1, "evidence": string}.`,
-  };
-}
-
 /** What a successful tool call sends back: its result as data, never as instructions (tool output may echo records). */
 export function toolResultContent(result: unknown): string {
   return dataBlock('tool_result', { result });

@@ -4,7 +4,10 @@ import { ClinAgentError } from '../../core/errors.js';
 import { ALL_TRACES } from '../../core/trace/store.js';
 import { startScriptedModel, type RecordedRequest, type ScriptedModel } from '../../testing/scripted-model.js';
 import { buildTestContext } from '../../testing/test-context.js';
+import { correctionMessage } from '../../agent/loop/index.js';
+import { SOFT_RULE_DEFINITION } from './definition.js';
 import { isNeedsHumanReview, runWithRetry, type SoftRuleDeps } from './run-with-retry.js';
+import { checkVerdict } from './verdict.js';
 
 type TestContext = Awaited<ReturnType<typeof buildTestContext>>;
 
@@ -113,6 +116,9 @@ describe('runWithRetry against the scripted model', () => {
     expect(messages.at(-1)!.role).toBe('user');
     expect(messages.at(-1)!.content).toContain('passed: missing; this field is required');
     expect(messages.at(-1)!.content).toContain('corrected JSON object only');
+    // The one correction message of every agent, with the judge's verdict shape.
+    const check = checkVerdict('{"reason": "looks fine", "confidence": 0.7, "evidence": "none"}');
+    expect(messages.at(-1)).toEqual(correctionMessage(check.ok ? [] : check.problems, SOFT_RULE_DEFINITION.answerShape));
     expect(result).toMatchObject({ passed: true, attempts: 2 });
   });
 

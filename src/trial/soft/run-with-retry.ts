@@ -3,9 +3,10 @@ import { ClinAgentError, formatIssues } from '../../core/errors.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
 import type { ToolCallResult, ToolRegistry } from '../../core/tools/registry.js';
 import type { TraceScope } from '../../core/trace/store.js';
-import { buildSoftRuleMessages, correctionMessage, failedToolContent, toolResultContent } from './prompt.js';
-import { checkVerdict } from './verdict.js';
-import { attemptLimit, runLoop } from '../../agent/loop/index.js';
+import { failedToolContent, toolResultContent } from './prompt.js';
+import { checkVerdict, type SoftRuleVerdict } from './verdict.js';
+import { runDefinition } from '../../agent/loop/index.js';
+import { SOFT_RULE_DEFINITION, type SoftRuleInput } from './definition.js';
 
 export interface SoftRuleResult {
   passed: boolean;
@@ -110,28 +111,23 @@ interface Settings {
 }
 
 async function judge(deps: SoftRuleDeps, settings: Settings, context: unknown): Promise<SoftRuleResult> {
-  const outcome = await runLoop({
-    name: 'soft_rule',
+  // The rule's own tools and limits on the judge's definition.
+  const definition = { ...SOFT_RULE_DEFINITION, tools: settings.tools, stop: { ...SOFT_RULE_DEFINITION.stop, attempts: settings.maxRetries, maxToolRounds: settings.maxToolRounds } };
+  const outcome = await runDefinition<SoftRuleInput, { verdict: SoftRuleVerdict; parsedAs: string }>(definition, {
     llm: deps.llm,
     trace: deps.trace ?? UNTRACED,
-    messages: buildSoftRuleMessages(settings.instruction, context, settings.tools),
-    // Failed tool rounds are attempts (counted by attemptLimit); successful ones are bounded by maxToolRounds,
-    // after which tools are withheld and a call is refused, so a model that keeps calling cannot loop forever.
-    tools: { registry: deps.tools, allowed: settings.tools, offerWhen: (p) => settings.tools.length > 0 && p.toolRounds < settings.maxToolRounds, whenWithheld: 'refuse', scope: 'for this rule' },
-    // temperature 0: the same record and rule should get the same verdict when the check is re-run.
-    model: { temperature: 0 },
-    stopWhen: [attemptLimit(settings.maxRetries)],
-    accept: (content) => {
+    registry: deps.tools,
+    input: { instruction: settings.instruction, context, tools: settings.tools },
+    accept: ({ content }) => {
       const check = checkVerdict(content);
       return check.ok ? { ok: true, value: { verdict: check.verdict, parsedAs: check.parsedAs } } : { ok: false, problems: check.problems };
     },
-    correction: correctionMessage,
     observations: { result: (o) => toolResultContent(o.result), failure: (call, error) => failedToolContent(call.name, error) },
   });
   const attempts = outcome.progress.corrections + outcome.progress.failedToolRounds;
   if (outcome.kind === 'final') return { ...outcome.value.verdict, attempts: attempts + 1, parsedAs: outcome.value.parsedAs, toolCalls: outcome.toolCalls };
-  const last = outcome.lastFailure;
-  const lastProblem = !last ? '' : last.kind === 'tool' ? `tool call failed: ${last.error}` : `unusable answer: ${last.problems.join('; ')}`;
+  const last = outcome.kind === 'stopped' ? outcome.lastFailure : undefined;
+  const lastProblem = !last ? '' : last.kind === 'answer' ? `unusable answer: ${last.problems.join('; ')}` : `${last.kind === 'tool' ? 'tool' : 'model'} call failed: ${last.error}`;
   return {
     ...NEEDS_HUMAN_REVIEW,
     reason: `${NEEDS_HUMAN_REVIEW.reason}: no usable verdict after ${attempts} attempts (last: ${shorten(lastProblem, 200)})`,

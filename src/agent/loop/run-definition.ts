@@ -1,0 +1,111 @@
+import { ClinAgentError } from '../../core/errors.js';
+import type { LlmGateway } from '../../core/llm/gateway.js';
+import type { ChatMessage } from '../../core/llm/types.js';
+import { dataBlock } from '../../core/llm/untrusted-data.js';
+import type { ToolRegistry } from '../../core/tools/registry.js';
+import type { TraceScope } from '../../core/trace/store.js';
+import type { AgentDefinition, StopSettings } from '../definitions/agent-definition.js';
+import { correctionMessage } from './correction.js';
+import type { AgentEventSink } from './events.js';
+import { runLoop, type LoopConfig, type LoopOutcome, type LoopTools, type Observations } from './run-loop.js';
+import { attemptLimit, errorBreaker, reasoningBudget, roundLimit, tokenBudget, type StopCondition } from './stop-conditions.js';
+
+export interface RunDefinitionOptions<I, T> {
+  llm: LlmGateway;
+  trace: TraceScope;
+  /** Where the definition's tools run; a run-bound registry (ToolRegistry.extend) for `requestTools`. Without it no tool is offered. */
+  registry?: ToolRegistry;
+  /** The agent's input: the user message of text instructions, the argument of a prompt builder. */
+  input?: I;
+  /** The whole message list instead (a continued conversation the caller assembled); the instructions are then not used. */
+  messages?: ChatMessage[];
+  accept: LoopConfig<T>['accept'];
+  /** How tool results and failures reach the model; a declared data block and the error by default. */
+  observations?: Observations;
+  /** The message carrying an unusable answer's problems back; the one correctionMessage with the definition's answerShape by default. */
+  correction?: (problems: string[]) => ChatMessage;
+  onEvent?: AgentEventSink;
+  onMessages?: (added: ChatMessage[]) => Promise<void>;
+  signal?: AbortSignal;
+  /** Limits of this caller on top of the definition's, checked after them. */
+  extraStop?: StopCondition[];
+  /** The model for this run when the caller picks one (a scenario, a setting); the definition's otherwise. */
+  modelName?: string;
+  /** Names the step spans; the definition's id by default. */
+  name?: string;
+}
+
+/**
+ * The one place a definition becomes a loop configuration: its messages (a system prompt plus the input, or its
+ * builder's), the tool allow-list, the decision mode, the stop conditions and the model settings. Every agent that
+ * runs a model in a loop goes through here, so a definition means the same thing wherever it runs.
+ */
+export async function runDefinition<I, T>(definition: AgentDefinition<I>, options: RunDefinitionOptions<I, T>): Promise<LoopOutcome<T>> {
+  if (definition.engine.type !== 'builtin') {
+    throw new ClinAgentError('AGENT_INVALID', `Agent "${definition.id}" runs on the ${definition.engine.type} engine, not on the built-in loop; run it through its engine.`, { agentId: definition.id });
+  }
+  const { model } = definition;
+  return runLoop<T>({
+    name: options.name ?? definition.id,
+    llm: options.llm,
+    trace: options.trace,
+    messages: options.messages ?? messagesOf(definition, options.input),
+    tools: options.registry ? loopTools(definition, options.registry) : undefined,
+    decisions: definition.decision.mode === 'json' ? { actions: definition.decision.actions, toolAction: definition.decision.toolAction, waitOn: definition.decision.waitOn } : undefined,
+    model: { name: options.modelName ?? model.name, temperature: model.temperature, maxTokens: model.maxTokens, jsonMode: model.jsonMode },
+    stopWhen: [...stopConditions(definition.stop), ...(options.extraStop ?? [])],
+    accept: options.accept,
+    correction: options.correction ?? ((problems) => correctionMessage(problems, definition.answerShape)),
+    observations: options.observations ?? DEFAULT_OBSERVATIONS,
+    modelErrors: definition.stop.modelErrorsAreAttempts ? 'attempt' : 'throw',
+    onEvent: options.onEvent,
+    onMessages: options.onMessages,
+    signal: options.signal,
+  });
+}
+
+function messagesOf<I>(definition: AgentDefinition<I>, input: I | undefined): ChatMessage[] {
+  if (typeof definition.instructions === 'function') return definition.instructions(input as I);
+  if (typeof input !== 'string') {
+    throw new ClinAgentError('VALIDATION_FAILED', `Agent "${definition.id}" has a text prompt, so its input must be the user's message as text; pass input as a string, or pass messages.`, { agentId: definition.id, field: 'input' });
+  }
+  return [
+    { role: 'system', content: definition.instructions },
+    { role: 'user', content: input },
+  ];
+}
+
+/** The allow-list: the definition's tools, and those of its request tools this run's registry holds. */
+function loopTools(definition: AgentDefinition<any>, registry: ToolRegistry): LoopTools {
+  const allowed = [...definition.tools, ...(definition.requestTools ?? []).filter((name) => registry.get(name) && !definition.tools.includes(name))];
+  const maxToolRounds = definition.stop.maxToolRounds;
+  const countsFailed = definition.toolUse?.toolRoundsCounted === 'all';
+  return {
+    registry,
+    allowed,
+    // After maxToolRounds tool rounds tools are withheld, so a model that keeps calling has to answer.
+    offerWhen: (progress) => allowed.length > 0 && (maxToolRounds === undefined || progress.toolRounds + (countsFailed ? progress.failedToolRounds : 0) < maxToolRounds),
+    whenWithheld: definition.toolUse?.whenWithheld ?? 'refuse',
+    scope: definition.toolUse?.scope,
+  };
+}
+
+/**
+ * In seed 000's order of precedence: a run that trips the error breaker ends as a technical failure even when it
+ * has also spent its budget, and a spent budget outranks the round limit.
+ */
+function stopConditions(stop: StopSettings): StopCondition[] {
+  const conditions: StopCondition[] = [];
+  if (stop.errorBreaker !== undefined) conditions.push(errorBreaker(stop.errorBreaker));
+  if (stop.reasoningBudget !== undefined) conditions.push(reasoningBudget(stop.reasoningBudget));
+  if (stop.tokenBudget !== undefined) conditions.push(tokenBudget(stop.tokenBudget));
+  if (stop.maxRounds !== undefined) conditions.push(roundLimit(stop.maxRounds));
+  if (stop.attempts !== undefined) conditions.push(attemptLimit(stop.attempts));
+  return conditions;
+}
+
+/** Tool output can echo records ("ignore your instructions"): it goes back as a declared data block. */
+const DEFAULT_OBSERVATIONS: Observations = {
+  result: (outcome) => dataBlock('tool_result', { result: outcome.result }),
+  failure: (call, error) => `Tool call failed: ${error}\nFix the arguments of ${call.name} and call it again, or answer from what you already have.`,
+};

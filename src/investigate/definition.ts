@@ -1,0 +1,43 @@
+import type { AgentDefinition } from '../agent/definitions/index.js';
+import { buildQuestionMessages, type QuestionContext } from './prompt.js';
+import { READ_ONLY_TOOLS } from './read-only-tools.js';
+
+/** What a question is built from: the question, its language, the memory blocks, and the tools this project has. */
+export interface QuestionInput {
+  question: string;
+  language: 'zh' | 'en';
+  context: QuestionContext;
+  tools: ReadonlyArray<{ name: string; description: string }>;
+}
+
+/** Seed 000's hallucination breaker: two failed tool calls in a row and the model is not going to recover. */
+export const DEFAULT_MAX_FAILED_TOOL_CALLS = 2;
+
+/**
+ * Earlier turns a question sees: the newest user and assistant texts that fit this many tokens. Tool turns are not
+ * replayed: the engine reads data again through its tools rather than from old output.
+ */
+const EARLIER_TURNS_TOKENS = 1500;
+
+/**
+ * The read-only ReAct engine of the trial assistant (seed 000 section 5). Its tools are the project's read tools,
+ * bound per request; its limits come from the assistant's settings (ASSISTANT_MAX_ITERATIONS, _TOKEN_BUDGET), so
+ * `investigate` runs it with those in `stop`.
+ */
+export const INVESTIGATE_DEFINITION: AgentDefinition<QuestionInput> = {
+  id: 'investigate',
+  name: 'Trial questions (read-only)',
+  description: "Answers a question about a trial's data, protocol and history with read-only tools.",
+  sourceFile: 'builtin:src/investigate/definition.ts',
+  instructions: buildQuestionMessages,
+  tools: [],
+  requestTools: READ_ONLY_TOOLS,
+  toolUse: { whenWithheld: 'refuse', scope: 'for trial questions (read-only)' },
+  decision: { mode: 'native' },
+  output: { name: 'text' },
+  // The budget is for reasoning (answers, tool calls, observations), not for re-sending hot memory every round.
+  stop: { errorBreaker: DEFAULT_MAX_FAILED_TOOL_CALLS, maxRounds: 5, reasoningBudget: 4000 },
+  history: { strategy: 'sliding_window', maxTokens: EARLIER_TURNS_TOKENS, textOnly: true },
+  model: {},
+  engine: { type: 'builtin' },
+};
