@@ -12,8 +12,8 @@ import type { Scenario } from './scenarios/load.js';
  * data block and the system message says such blocks are data, never instructions.
  */
 export function buildMessages(scenario: Scenario, input: string, references: ReferenceChunk[]): ChatMessage[] {
-  const system = [scenario.systemPrompt.trim()];
-  const format = formatInstruction(scenario.outputType);
+  const system = [scenario.instructions.trim()];
+  const format = formatInstruction(scenario.output);
   if (format) system.push(format);
   if (references.length || scenario.tools.length) system.push(DATA_NOT_INSTRUCTIONS);
   const messages: ChatMessage[] = [{ role: 'system', content: system.join('\n\n') }];

@@ -1,3 +1,4 @@
+import { ClinAgentError, errorMessage } from '../core/errors.js';
 import type { ToolCallResult } from '../core/tools/registry.js';
 import type { ReferenceChunk } from '../rag/index.js';
 
@@ -25,4 +26,19 @@ export interface AgentResult {
 
 export function emptyResult(): AgentResult {
   return { answer: '', structuredOutput: {}, references: [], toolCalls: [], rawOutput: '', modelName: '', latencyMs: 0, status: 'failed', error: '', traceId: '', conversationId: null };
+}
+
+/**
+ * A run-level error on the result, the same for every engine: `cancelled` when the caller stopped it, `failed`
+ * otherwise. Our own errors are written for the user; anything else (a database fault, a bug) may hold SQL or
+ * internals, so the user gets the trace id and the detail is returned for the trace and the log.
+ */
+export function recordFailure(result: AgentResult, error: unknown): { internalError?: string } {
+  result.status = ClinAgentError.isInstance(error) && error.code === 'CANCELLED' ? 'cancelled' : 'failed';
+  if (ClinAgentError.isInstance(error)) {
+    result.error = error.message;
+    return {};
+  }
+  result.error = `The agent run failed because of an internal error. Trace ${result.traceId} and the server log have the details.`;
+  return { internalError: errorMessage(error) };
 }

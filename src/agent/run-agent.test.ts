@@ -129,7 +129,8 @@ describe('runAgent against the scripted model', () => {
   });
 
   it('stops offering tools after max_tool_rounds so a looping model must answer', async () => {
-    const scenario = { ...loadScenario(path.join(process.cwd(), 'scenarios', 'data-completeness.yaml')), maxToolRounds: 1 };
+    const loaded = loadScenario(path.join(process.cwd(), 'scenarios', 'data-completeness.yaml'));
+    const scenario = { ...loaded, stop: { ...loaded.stop, maxToolRounds: 1 } };
     model.push({ toolCalls: [{ name: 'calculate_rate', arguments: { numerator: 1, denominator: 2 } }] }, { toolCalls: [{ name: 'calculate_rate', arguments: { numerator: 1, denominator: 2 } }] });
     const before = model.requests.length;
     const result = await runAgent(scenario, 'rate?', { context: deps });

@@ -6,11 +6,12 @@ import type { TraceScope, TraceStore } from '../core/trace/store.js';
 import type { ChatMessage } from '../core/llm/types.js';
 import type { User } from '../core/auth/users.js';
 import type { ConversationStore, TurnInput } from './conversations/index.js';
-import { ClinAgentError, errorMessage } from '../core/errors.js';
+import { ClinAgentError } from '../core/errors.js';
 import type { RagStore } from '../rag/index.js';
 import { buildMessages, fitReferences, toolResultContent } from './messages.js';
-import { runLoop, type AgentEventSink } from './loop/index.js';
-import { emptyResult, type AgentResult } from './result.js';
+import { decisionAnswer, waitingPrompt } from './loop/decision-text.js';
+import { runDefinition, type AgentEventSink, type StopReason } from './loop/index.js';
+import { emptyResult, recordFailure, type AgentResult } from './result.js';
 import type { Scenario } from './scenarios/load.js';
 
 /** What a run needs; passed explicitly so a test or another process can build it from any context. */
@@ -77,44 +78,41 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
     const history = await openConversation(scenario, input, options, trace, result);
     options.onEvent?.({ type: 'run_started', traceId: trace.traceId, ...(result.conversationId ? { conversationId: result.conversationId } : {}) });
     const log = options.conversation && result.conversationId ? conversationLog(options.conversation, result.conversationId, trace.traceId) : undefined;
-    const outcome = await runLoop({
+    // The scenario's definition decides the rest: only its own tools run (withheld after max_tool_rounds, so a
+    // looping model has to answer), its decision mode, its stop limits and model settings.
+    const outcome = await runDefinition(scenario, {
       name: 'agent',
       llm,
       trace,
+      registry: tools,
       messages: [system!, ...history, ...rest],
       onMessages: log,
-      // Only the scenario's own tools may run, whatever the model asks for. On the round after max_tool_rounds
-      // tools are withheld, so a looping model has to answer; what it says then is the answer.
-      tools: { registry: tools, allowed: scenario.tools, offerWhen: (p) => scenario.tools.length > 0 && p.toolRounds + p.failedToolRounds < scenario.maxToolRounds, whenWithheld: 'finish', scope: `in scenario ${scenario.id}` },
-      model: { name: scenario.model.name, temperature: scenario.model.temperature, maxTokens: scenario.model.maxTokens },
       // The scenario's output type is parsed below, where a malformed answer keeps the run successful.
-      accept: (content) => ({ ok: true, value: content }),
+      accept: ({ content }) => ({ ok: true, value: content }),
       observations: { result: toolResultContent, failure: (_call, error) => toolResultContent({ success: false, result: null, error }) },
       onEvent: options.onEvent,
       signal: options.signal,
     });
     result.toolCalls = outcome.toolCalls;
-    if (outcome.kind !== 'final') throw new ClinAgentError('INTERNAL', `the agent loop stopped (${outcome.reason}) without an answer`);
-    const final = outcome.response;
+    if (outcome.kind === 'stopped') throw stoppedError(scenario, outcome.reason);
+    // A turn that waits for a person (decision.wait_on) asks them in its answer; their reply is the next turn.
+    if (outcome.kind === 'waiting') options.onEvent?.({ type: 'waiting', awaiting: outcome.awaiting, prompt: waitingPrompt(outcome.content, outcome.decision) });
+    const final = { content: outcome.content, modelName: outcome.kind === 'final' ? outcome.response.modelName : '' };
     await log?.([{ role: 'assistant', content: final.content }]);
     result.rawOutput = final.content;
     result.modelName = final.modelName || result.modelName;
     // step 6: structured output; a parse failure keeps the run successful (seed 004 section 12)
-    const parsed = parseStructuredOutput(final.content, scenario.outputType);
+    const parsed = parseStructuredOutput(final.content, scenario.output);
     result.structuredOutput = parsed.data;
-    const answerField = scenario.outputType.answerField;
+    const answerField = scenario.output.answerField;
     const fieldAnswer = answerField ? parsed.data[answerField] : undefined;
-    result.answer = typeof fieldAnswer === 'string' && fieldAnswer.trim() ? fieldAnswer : final.content;
+    result.answer = typeof fieldAnswer === 'string' && fieldAnswer.trim() ? fieldAnswer : spokenText(scenario, outcome);
     result.error = parsed.success ? '' : parsed.error;
     result.status = 'success'; // step 8
   } catch (error) {
     // step 9
     if (!result.conversationId) options.onEvent?.({ type: 'run_started', traceId: trace.traceId });
-    result.status = ClinAgentError.isInstance(error) && error.code === 'CANCELLED' ? 'cancelled' : 'failed';
-    // Our own errors are written for the user. Anything else (a database fault, a bug) may hold SQL or
-    // internals: the user gets the trace id, the trace and the log get the details.
-    internalError = ClinAgentError.isInstance(error) ? undefined : errorMessage(error);
-    result.error = internalError === undefined ? (error as ClinAgentError).message : `The agent run failed because of an internal error. Trace ${trace.traceId} and the server log have the details.`;
+    ({ internalError } = recordFailure(result, error));
     options.context.logger?.warn({ traceId: trace.traceId, scenarioId: scenario.id, err: error }, 'agent run failed');
   }
   result.latencyMs = Math.round(performance.now() - started); // step 7
@@ -124,6 +122,24 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
     error: internalError ?? (result.error || undefined),
   });
   return result;
+}
+
+/**
+ * What the person reads when the scenario has no answer field: a JSON decision's text (the question it waits on, or
+ * its response), not the JSON; a native answer as written.
+ */
+function spokenText(scenario: Scenario, outcome: { kind: 'final' | 'waiting'; content: string; decision?: Record<string, unknown> }): string {
+  if (outcome.kind === 'waiting') return waitingPrompt(outcome.content, outcome.decision);
+  if (scenario.decision.mode !== 'json') return outcome.content;
+  const parsed = parseStructuredOutput(outcome.content, JSON_DECISION);
+  return parsed.success ? decisionAnswer(outcome.content, parsed.data) : outcome.content;
+}
+
+const JSON_DECISION = { name: 'agent_decision', schema: { type: 'object', properties: { action: { type: 'string' } }, required: ['action'] } };
+
+/** A limit of the scenario's `stop:` block ended the turn before an answer: say which, and where it is set. */
+function stoppedError(scenario: Scenario, reason: StopReason): ClinAgentError {
+  return new ClinAgentError('LLM_BAD_RESPONSE', `The run stopped without an answer: the limit "${reason}" of scenario ${scenario.id} was reached (stop: in ${scenario.sourceFile}). Ask a narrower question, or raise the limit.`, { reason });
 }
 
 /**

@@ -75,6 +75,9 @@ export const Scenario = z.object({
   rag: z.object({ enabled: z.boolean(), collection: z.string(), topK: z.int() }),
   tools: z.array(z.string()),
   outputType: z.string(),
+  engine: z
+    .object({ type: z.enum(['builtin', 'dify']), appMode: z.enum(['chat', 'agent']).optional().describe('dify only') })
+    .describe('what runs the scenario: the built-in agent loop, or a Dify app (its prompt, tools and knowledge are set in Dify)'),
   documents: z.array(ScenarioDocument),
 });
 export type Scenario = z.infer<typeof Scenario>;

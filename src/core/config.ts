@@ -59,6 +59,10 @@ const envSchema = z.object({
   REDCAP_ALLOW_HTTP: optionalString.transform((value) => value ?? 'false').pipe(
     z.enum(['true', 'false'], { message: 'must be true or false; true lets REDCap API URLs use plain http (the token then travels unencrypted)' }),
   ),
+  // Likewise for Dify apps (scenario engine.base_url): a loopback Dify may always use http, any other only when this is true.
+  DIFY_ALLOW_HTTP: optionalString.transform((value) => value ?? 'false').pipe(
+    z.enum(['true', 'false'], { message: 'must be true or false; true lets Dify base URLs use plain http on any host (the app key then travels unencrypted)' }),
+  ),
   UPLOAD_MAX_BYTES: positiveInt(50 * 1024 * 1024, '52428800').refine((n) => n >= 1024, { message: 'must be at least 1024 (bytes per uploaded file)' }),
   UPLOAD_MAX_TOTAL_BYTES: optionalString.refine((value) => value === undefined || /^\d+$/.test(value), { message: 'must be a whole number of bytes, e.g. 104857600' }),
   QC_CONCURRENCY: positiveInt(4, '4').refine((n) => n >= 1 && n <= 64, { message: 'must be between 1 and 64' }),
@@ -128,6 +132,8 @@ export interface Config {
    * REDCAP_TOKEN_), and sent only over https unless allowHttp.
    */
   redcap: { allowHttp: boolean };
+  /** Dify apps named by scenarios (engine.type dify): their base URLs must be https unless loopback or allowHttp. */
+  dify: { allowHttp: boolean };
   /**
    * The audit chain's key (docs/audit-trail.md): AUDIT_KEY itself, or the file keyFile holds it in. createKeyFile is
    * true for the default file beside the data folder, which the first start creates; a file the administrator
@@ -206,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     memory: { hotMaxTokens: e.MEMORY_HOT_MAX_TOKENS, historyWeeks: e.MEMORY_HISTORY_WEEKS, distillCron: e.MEMORY_DISTILL_CRON, weeklyCron: e.MEMORY_WEEKLY_CRON },
     // REDCap credentials are per project (PUT /api/iit/projects/:id/redcap, admin), never one server-wide token.
     redcap: { allowHttp: e.REDCAP_ALLOW_HTTP === 'true' },
+    dify: { allowHttp: e.DIFY_ALLOW_HTTP === 'true' },
     // Beside the data folder, not in it: a copy of the folder (a backup, a support bundle) must not carry the key.
     audit: { key: e.AUDIT_KEY, keyFile: path.resolve(cwd, e.AUDIT_KEY_FILE ?? `${dataDir}.audit-key`), createKeyFile: e.AUDIT_KEY_FILE === undefined, anchorCron: e.AUDIT_ANCHOR_CRON },
     uploads: { maxFileBytes: e.UPLOAD_MAX_BYTES, maxTotalBytes: e.UPLOAD_MAX_TOTAL_BYTES === undefined ? 2 * e.UPLOAD_MAX_BYTES : Number(e.UPLOAD_MAX_TOTAL_BYTES) },

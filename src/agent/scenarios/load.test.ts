@@ -31,7 +31,7 @@ describe('scenario loading', () => {
     expect(scenarios.map((s) => s.id).sort()).toEqual(['data-completeness', 'protocol-qa']);
     const qa = scenarios.find((s) => s.id === 'protocol-qa')!;
     expect(qa.rag).toEqual({ enabled: true, collection: 'protocol-qa', topK: 5, maxContextTokens: 3000 });
-    expect(qa.outputType.name).toBe('qa_answer');
+    expect(qa.output.name).toBe('qa_answer');
     expect(qa.documents[0]).toMatch(/DEMO-HTN-01-protocol\.md$/);
     const tools = createToolRegistry();
     registerBuiltinTools(tools, loadDemoRecords());
@@ -41,7 +41,7 @@ describe('scenario loading', () => {
   it('reads YAML and JSON alike, with defaults filled', () => {
     const dir = folder({ 'a.json': JSON.stringify({ id: 'a', name: 'A', system_prompt: 'x' }) });
     const scenario = loadScenario(path.join(dir, 'a.json'));
-    expect(scenario).toMatchObject({ id: 'a', tools: [], outputType: { name: 'text' }, maxToolRounds: 4, rag: { enabled: false, topK: 5 } });
+    expect(scenario).toMatchObject({ id: 'a', instructions: 'x', tools: [], output: { name: 'text' }, stop: { maxToolRounds: 4 }, decision: { mode: 'native' }, engine: { type: 'builtin' }, rag: { enabled: false, topK: 5 } });
   });
 
   it('rejects an invalid file with the file, every bad field and the reason', () => {
@@ -77,5 +77,82 @@ describe('scenario loading', () => {
     const error = errorOf(() => createScenarioCatalog(loadScenarios(dir), tools));
     expect(error.message).toContain('"launch_rocket" is not a registered tool');
     expect(error.message).not.toContain('"calculate_rate" is not');
+  });
+
+  it('compiles decision and stop blocks into the definition', () => {
+    const dir = folder({
+      'j.yaml': 'id: j\nname: J\nsystem_prompt: p\ndecision: { mode: json, actions: [use_tool, respond, ask], tool_action: use_tool, wait_on: { ask: answer } }\nstop: { max_rounds: 6, token_budget: 9000, error_breaker: 2 }\nmax_tool_rounds: 3\n',
+    });
+    const scenario = loadScenario(path.join(dir, 'j.yaml'));
+    expect(scenario.decision).toEqual({ mode: 'json', actions: ['use_tool', 'respond', 'ask'], toolAction: 'use_tool', waitOn: { ask: 'answer' } });
+    expect(scenario.stop).toEqual({ maxRounds: 6, tokenBudget: 9000, errorBreaker: 2, maxToolRounds: 3 });
+  });
+
+  it('names every bad decision and stop field with what is allowed', () => {
+    const dir = folder({
+      'd.yaml': 'id: d\nname: D\nsystem_prompt: p\ndecision: { mode: json, tool_action: call, wait_on: { later: answer } }\nstop: { max_rounds: 0 }\n',
+      'n.yaml': 'id: n\nname: N\nsystem_prompt: p\ndecision: { mode: native, actions: [respond] }\n',
+      'w.yaml': 'id: w\nname: W\nsystem_prompt: p\ndecision: { mode: json, actions: [use_tool, respond], wait_on: { use_tool: approval } }\n',
+      'v.yaml': 'id: v\nname: V\nsystem_prompt: p\ndecision: { mode: json, actions: [use_tool, respond], wait_on: { respond: maybe } }\n',
+    });
+    const d = errorOf(() => loadScenario(path.join(dir, 'd.yaml'))).message;
+    expect(d).toMatch(/^- decision\.actions: required with mode json/m);
+    expect(d).toMatch(/^- decision\.tool_action: must be one of actions/m);
+    expect(d).toMatch(/^- decision\.wait_on\.later: must be one of actions/m);
+    expect(d).toMatch(/^- stop\.max_rounds: must be at least 1/m);
+    expect(errorOf(() => loadScenario(path.join(dir, 'n.yaml'))).message).toMatch(/^- decision\.actions: applies only to mode json/m);
+    const w = errorOf(() => loadScenario(path.join(dir, 'w.yaml'))).message;
+    expect(w).toMatch(/^- decision\.wait_on\.use_tool: the tool action runs a tool/m);
+    expect(errorOf(() => loadScenario(path.join(dir, 'v.yaml'))).message).toMatch(/^- decision\.wait_on\.respond: must be answer or approval/m);
+  });
+
+  it('loads a Dify scenario: no prompt of ours, the key named by a DIFY_ variable', () => {
+    const dir = folder({ 'app.yaml': 'id: my-dify-app\nname: My app\ndescription: An app on Dify\nengine:\n  type: dify\n  base_url: https://dify.example.org/v1/\n  api_key_env: DIFY_MY_APP_KEY\n  app_mode: agent\n' });
+    const scenario = loadScenario(path.join(dir, 'app.yaml'));
+    expect(scenario).toMatchObject({ id: 'my-dify-app', instructions: '', tools: [], rag: { enabled: false }, documents: [] });
+    expect(scenario.engine).toEqual({ type: 'dify', baseUrl: 'https://dify.example.org/v1', apiKeyEnv: 'DIFY_MY_APP_KEY', appMode: 'agent' });
+    const chat = folder({ 'c.yaml': 'id: c\nname: C\nengine: { type: dify, base_url: "http://127.0.0.1:5001/v1", api_key_env: DIFY_C }\n' });
+    expect(loadScenario(path.join(chat, 'c.yaml')).engine).toMatchObject({ appMode: 'chat', baseUrl: 'http://127.0.0.1:5001/v1' });
+  });
+
+  it('refuses our prompt, tools, RAG and output type on a Dify scenario, saying the app has its own', () => {
+    const dir = folder({
+      'x.yaml': 'id: x\nname: X\nsystem_prompt: p\ntools: [calculate_rate]\nrag: { enabled: true, collection: c }\noutput_type: qa_answer\nengine: { type: dify, base_url: "https://d.example.org/v1", api_key_env: DIFY_X }\n',
+    });
+    const message = errorOf(() => loadScenario(path.join(dir, 'x.yaml'))).message;
+    for (const field of ['system_prompt', 'tools', 'rag', 'output_type']) expect(message).toMatch(new RegExp(`^- ${field}: not allowed with engine.type dify: the Dify app has its own`, 'm'));
+  });
+
+  it('accepts only DIFY_ key variables, so a file can never send DATABASE_URL or AUDIT_KEY to an app', () => {
+    const files: Record<string, string> = {};
+    for (const name of ['DATABASE_URL', 'AUDIT_KEY', 'LLM_API_KEY', 'dify_lower', 'DIFY_']) files[`${name.toLowerCase()}.yaml`] = `id: k\nname: K\nengine: { type: dify, base_url: "https://d.example.org/v1", api_key_env: ${name} }\n`;
+    const dir = folder(files);
+    for (const file of Object.keys(files)) {
+      expect(errorOf(() => loadScenario(path.join(dir, file))).message).toMatch(/^- engine\.api_key_env: must be the name of an environment variable starting with DIFY_/m);
+    }
+    const missing = folder({ 'm.yaml': 'id: m\nname: M\nengine: { type: dify }\n' });
+    const message = errorOf(() => loadScenario(path.join(missing, 'm.yaml'))).message;
+    expect(message).toMatch(/^- engine\.base_url: required with type dify/m);
+    expect(message).toMatch(/^- engine\.api_key_env: required with type dify/m);
+  });
+
+  it('sends the key over https only, unless the host is loopback or the server allows http', () => {
+    const dir = folder({
+      'h.yaml': 'id: h\nname: H\nengine: { type: dify, base_url: "http://dify.lab.internal/v1", api_key_env: DIFY_H }\n',
+      'f.yaml': 'id: f\nname: F\nengine: { type: dify, base_url: "ftp://dify.example.org/v1", api_key_env: DIFY_F }\n',
+      'u.yaml': 'id: u\nname: U\nengine: { type: dify, base_url: "https://me:pw@dify.example.org/v1", api_key_env: DIFY_U }\n',
+    });
+    expect(errorOf(() => loadScenario(path.join(dir, 'h.yaml'))).message).toMatch(/^- engine\.base_url: must be https.*DIFY_ALLOW_HTTP=true/m);
+    expect(loadScenario(path.join(dir, 'h.yaml'), { difyAllowHttp: true }).engine).toMatchObject({ baseUrl: 'http://dify.lab.internal/v1' });
+    expect(errorOf(() => loadScenario(path.join(dir, 'f.yaml'), { difyAllowHttp: true })).message).toMatch(/^- engine\.base_url: must be an https URL, got ftp:/m);
+    expect(errorOf(() => loadScenario(path.join(dir, 'u.yaml'))).message).toMatch(/^- engine\.base_url: must not carry a user name or password/m);
+  });
+
+  it('keeps Dify settings off built-in scenarios and still requires their prompt', () => {
+    const dir = folder({ 'b.yaml': 'id: b\nname: B\nengine: { type: builtin, api_key_env: DIFY_B }\n', 'e.yaml': 'id: e\nname: E\nengine: { type: langgraph }\nsystem_prompt: p\n' });
+    const message = errorOf(() => loadScenario(path.join(dir, 'b.yaml'))).message;
+    expect(message).toMatch(/^- engine\.api_key_env: applies only to type dify/m);
+    expect(message).toMatch(/^- system_prompt: required/m);
+    expect(errorOf(() => loadScenario(path.join(dir, 'e.yaml'))).message).toMatch(/^- engine\.type: must be builtin .* or dify/m);
   });
 });

@@ -27,37 +27,123 @@ const historyBlock = z
     if (history.strategy !== 'summary' && history.keep_turns !== undefined) ctx.addIssue({ code: 'custom', path: ['keep_turns'], message: 'applies only to strategy summary' });
     if (history.strategy !== 'sliding_window' && history.max_turns !== undefined) ctx.addIssue({ code: 'custom', path: ['max_turns'], message: 'applies only to strategy sliding_window' });
   })
-  .default({ strategy: 'full', max_tokens: 8000 });
+  .optional();
+
+const idPattern = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+const positive = (what: string) => z.number().int().min(1, `must be at least 1 (${what})`).max(1_000_000).optional();
+
+/**
+ * Who runs the scenario (seed 004 section 11). A Dify app is named by its API's base URL and the environment
+ * variable that holds its key: the key itself never sits in a file. Only `DIFY_` variables can be named, so a
+ * scenario file can never make the server send DATABASE_URL, AUDIT_KEY or an LLM key to a URL of its choice.
+ */
+const engineBlock = z
+  .object({
+    type: z.enum(['builtin', 'dify'], { message: 'must be builtin (the one agent loop, the default) or dify (an app on a Dify server)' }).default('builtin'),
+    base_url: z.string().min(1).optional(),
+    api_key_env: z
+      .string()
+      .regex(/^DIFY_[A-Z0-9_]{1,100}$/, 'must be the name of an environment variable starting with DIFY_ (capitals, digits, _), e.g. DIFY_MY_APP_KEY; the key is read from it, never written in the file')
+      .optional(),
+    app_mode: z.enum(['chat', 'agent'], { message: 'must be chat or agent (agent apps answer only in streaming mode)' }).optional(),
+  })
+  .strict()
+  .superRefine((engine, ctx) => {
+    const difyOnly = ['base_url', 'api_key_env', 'app_mode'] as const;
+    if (engine.type === 'dify') {
+      if (!engine.base_url) ctx.addIssue({ code: 'custom', path: ['base_url'], message: "required with type dify: the app's API base URL, e.g. https://dify.example.org/v1" });
+      if (!engine.api_key_env) ctx.addIssue({ code: 'custom', path: ['api_key_env'], message: "required with type dify: the environment variable holding the app's API key, e.g. DIFY_MY_APP_KEY" });
+    } else {
+      for (const field of difyOnly) if (engine[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'applies only to type dify' });
+    }
+  });
+
+/**
+ * How the model acts each round: native function calling (the default), or one JSON decision per round whose
+ * `action` is one of `actions` (seed 003); `tool_action` runs a tool, `wait_on` names the actions that wait for a person.
+ */
+const decisionBlock = z
+  .object({
+    mode: z.enum(['native', 'json'], { message: 'must be native (function calling) or json (one JSON decision per round)' }),
+    actions: z.array(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a lowercase action name, e.g. respond')).min(1).optional(),
+    tool_action: z.string().min(1).optional(),
+    wait_on: z.record(z.string(), z.enum(['answer', 'approval'], { message: 'must be answer or approval' })).optional(),
+  })
+  .strict()
+  .superRefine((decision, ctx) => {
+    if (decision.mode === 'native') {
+      for (const field of ['actions', 'tool_action', 'wait_on'] as const) if (decision[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'applies only to mode json' });
+      return;
+    }
+    const actions = decision.actions ?? [];
+    if (!decision.actions) ctx.addIssue({ code: 'custom', path: ['actions'], message: 'required with mode json: the actions the model may take, e.g. [use_tool, respond]' });
+    if (decision.tool_action !== undefined && !actions.includes(decision.tool_action)) ctx.addIssue({ code: 'custom', path: ['tool_action'], message: `must be one of actions (${actions.join(', ')})` });
+    for (const action of Object.keys(decision.wait_on ?? {})) {
+      if (!actions.includes(action)) ctx.addIssue({ code: 'custom', path: ['wait_on', action], message: `must be one of actions (${actions.join(', ')})` });
+      if (action === (decision.tool_action ?? 'use_tool')) ctx.addIssue({ code: 'custom', path: ['wait_on', action], message: 'the tool action runs a tool; it cannot also wait for a person' });
+    }
+  });
+
+/** When a turn stops besides a final answer; each limit is off when absent. */
+const stopBlock = z
+  .object({
+    max_rounds: positive('model calls per turn'),
+    token_budget: positive('tokens a turn sends and receives'),
+    reasoning_budget: positive('tokens a turn adds beyond its fixed context'),
+    error_breaker: positive('failed tool calls in a row'),
+    attempts: positive('unusable answers plus failed tool rounds'),
+  })
+  .strict();
+
+const ragBlock = z
+  .object({
+    enabled: z.boolean().default(false),
+    collection: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i, 'must be 1-64 letters, digits, - or _').optional(),
+    top_k: z.number().int().min(1).max(50).default(5),
+    max_context_tokens: z.number().int().min(100).max(100_000).default(3000),
+  })
+  .strict();
+
+const modelBlock = z
+  .object({
+    name: z.string().min(1).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    max_tokens: z.number().int().min(1).max(200_000).optional(),
+  })
+  .strict();
+
+/**
+ * What only the built-in engine reads. A Dify app has its own prompt, tools, knowledge, model and memory of the
+ * conversation, so giving any of these with `engine.type: dify` is an error rather than a setting silently ignored.
+ */
+export const BUILTIN_ONLY_FIELDS = ['system_prompt', 'rag', 'tools', 'output_type', 'model', 'max_tool_rounds', 'documents', 'history', 'decision', 'stop'] as const;
 
 export const scenarioFileSchema = z
   .object({
-    id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be 1-64 lowercase letters, digits, - or _, starting with a letter or digit'),
+    id: z.string().regex(idPattern, 'must be 1-64 lowercase letters, digits, - or _, starting with a letter or digit'),
     name: z.string().min(1),
     description: z.string().default(''),
-    system_prompt: z.string().min(1, 'must not be empty: it is the instruction the model works from'),
-    rag: z
-      .object({
-        enabled: z.boolean().default(false),
-        collection: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i, 'must be 1-64 letters, digits, - or _').optional(),
-        top_k: z.number().int().min(1).max(50).default(5),
-        max_context_tokens: z.number().int().min(100).max(100_000).default(3000),
-      })
-      .strict()
-      .default({ enabled: false, top_k: 5, max_context_tokens: 3000 }),
-    tools: z.array(z.string().min(1)).default([]),
-    output_type: outputTypeField.default('text'),
-    model: z
-      .object({
-        name: z.string().min(1).optional(),
-        temperature: z.number().min(0).max(2).optional(),
-        max_tokens: z.number().int().min(1).max(200_000).optional(),
-      })
-      .strict()
-      .default({}),
-    max_tool_rounds: z.number().int().min(0).max(20).default(4),
-    documents: z.array(z.string().min(1)).default([]),
+    engine: engineBlock.default({ type: 'builtin' }),
+    system_prompt: z.string().min(1, 'must not be empty: it is the instruction the model works from').optional(),
+    rag: ragBlock.optional(),
+    tools: z.array(z.string().min(1)).optional(),
+    output_type: outputTypeField.optional(),
+    model: modelBlock.optional(),
+    max_tool_rounds: z.number().int().min(0).max(20).optional(),
+    documents: z.array(z.string().min(1)).optional(),
     history: historyBlock,
+    decision: decisionBlock.optional(),
+    stop: stopBlock.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((file, ctx) => {
+    if (file.engine.type === 'dify') {
+      for (const field of BUILTIN_ONLY_FIELDS) {
+        if (file[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'not allowed with engine.type dify: the Dify app has its own prompt, tools, knowledge, model and conversation memory; set them in Dify' });
+      }
+    } else if (file.system_prompt === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['system_prompt'], message: 'required: the instruction the model works from (or engine.type dify to run a Dify app instead)' });
+    }
+  });
 
 export type ScenarioFile = z.infer<typeof scenarioFileSchema>;

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { runAgent, type RunAgentOptions } from '../../agent/run-agent.js';
+import type { EngineRunOptions } from '../../agent/engines/index.js';
 import type { Scenario } from '../../agent/scenarios/load.js';
 import type { User } from '../../core/auth/users.js';
 import type { AppContext } from '../../context.js';
@@ -13,8 +13,8 @@ interface RunBody {
   options?: { documentIds?: string[] };
 }
 
-/** What both agent run routes (plain and streamed, routes/agent-stream.ts) pass to runAgent for a body. */
-export function runOptionsFor(ctx: AppContext, body: RunBody, user: User): RunAgentOptions {
+/** What both agent run routes (plain and streamed, routes/agent-stream.ts) pass to the scenario's engine for a body. */
+export function runOptionsFor(ctx: AppContext, body: RunBody, user: User): EngineRunOptions {
   return {
     context: { llm: ctx.llm, tools: ctx.tools, trace: ctx.trace, rag: ctx.rag, logger: ctx.logger },
     documentIds: body.options?.documentIds,
@@ -25,12 +25,14 @@ export function runOptionsFor(ctx: AppContext, body: RunBody, user: User): RunAg
 }
 
 /**
- * What can refuse a run before it starts, for both routes: an unknown scenario (404), or a conversation that is not
- * the caller's (404), not theirs to continue (403) or another agent's (409). A streamed run is refused as JSON.
+ * What can refuse a run before it starts, for both routes: an unknown scenario (404), a conversation that is not
+ * the caller's (404), not theirs to continue (403) or another agent's (409), or an engine the server has not been
+ * set up for (a Dify key variable that is unset: 409 naming it). A streamed run is refused as JSON.
  */
 export async function scenarioToRun(ctx: AppContext, body: RunBody, user: User): Promise<Scenario> {
   const scenario = ctx.scenarios.get(body.scenarioId);
   if (body.conversationId) await ctx.conversations.assertMayContinue(body.conversationId, user, scenario.id);
+  ctx.engines.assertReady(scenario);
   return scenario;
 }
 
@@ -48,7 +50,7 @@ export const agentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
     async (request) => {
       const user = requireUser(request);
       const scenario = await scenarioToRun(ctx, request.body, user);
-      return runAgent(scenario, request.body.input, runOptionsFor(ctx, request.body, user));
+      return ctx.engines.run(scenario, request.body.input, runOptionsFor(ctx, request.body, user));
     },
   );
 };

@@ -21,7 +21,9 @@ export const scenarioRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
           description: s.description,
           rag: { enabled: s.rag.enabled, collection: s.rag.collection, topK: s.rag.topK },
           tools: s.tools,
-          outputType: s.outputType.name,
+          outputType: s.output.name,
+          // The engine's kind and, for Dify, the app's mode; its URL and key variable stay server-side.
+          engine: s.engine.type === 'dify' ? { type: s.engine.type, appMode: s.engine.appMode } : { type: s.engine.type },
           documents: documents.filter((d) => d.scenarioId === s.id),
         })),
       };

@@ -1,0 +1,36 @@
+import { ClinAgentError } from '../../core/errors.js';
+import type { AgentResult } from '../result.js';
+import type { Scenario } from '../scenarios/load.js';
+import { builtinEngine } from './builtin-engine.js';
+import { createDifyEngine, type DifyEngineOptions } from './dify/dify-engine.js';
+import type { AgentEngine, EngineRunOptions } from './engine.js';
+
+/** Every engine this process runs scenarios on, picked by each scenario's `engine.type`. */
+export interface AgentEngines {
+  get(scenario: Scenario): AgentEngine;
+  /** The engine's pre-run check (throws a 4xx-coded error naming what to set). */
+  assertReady(scenario: Scenario): void;
+  /** The scenario through its engine. */
+  run(scenario: Scenario, input: string, options: EngineRunOptions): Promise<AgentResult>;
+}
+
+export interface CreateEnginesOptions {
+  dify?: DifyEngineOptions;
+}
+
+export function createEngines(options: CreateEnginesOptions = {}): AgentEngines {
+  const byType = new Map<string, AgentEngine>([
+    ['builtin', builtinEngine],
+    ['dify', createDifyEngine(options.dify)],
+  ]);
+  const get = (scenario: Scenario): AgentEngine => {
+    const engine = byType.get(scenario.engine.type);
+    if (!engine) throw new ClinAgentError('SCENARIO_INVALID', `Scenario ${scenario.id} (${scenario.sourceFile}) names engine "${scenario.engine.type}", which this server does not run (known: ${[...byType.keys()].join(', ')}).`, { field: 'engine.type' });
+    return engine;
+  };
+  return {
+    get,
+    assertReady: (scenario) => get(scenario).assertReady?.(scenario),
+    run: (scenario, input, runOptions) => get(scenario).run(scenario, input, runOptions),
+  };
+}

@@ -1,0 +1,164 @@
+import type { ToolCallResult } from '../../../core/tools/registry.js';
+import type { ReferenceChunk } from '../../../rag/index.js';
+import type { AgentEventSink } from '../../loop/index.js';
+import type { ClinAgentError } from '../../../core/errors.js';
+import { readDifyErrorBody, type DifyErrorBody } from './dify-errors.js';
+
+/** What a Dify stream told us so far: enough for the AgentResult, and for stopping the task. */
+export interface DifyAnswer {
+  answer: string;
+  toolCalls: ToolCallResult[];
+  references: ReferenceChunk[];
+  usage: { promptTokens: number; completionTokens: number };
+  taskId?: string;
+  conversationId?: string;
+  messageId?: string;
+  /** `message_end` arrived: the answer is complete. */
+  ended: boolean;
+  /** An `error` event: the stream ends there, the answer so far is kept. */
+  error?: DifyErrorBody;
+  /** Our end of it: the run was stopped, or the stream went silent (the answer so far is kept too). */
+  failure?: ClinAgentError;
+}
+
+interface Thought {
+  tools: string[];
+  toolInput: string;
+  observation: string;
+  /** Tool names whose start / finish was already sent as an event. */
+  started: boolean;
+  finished: boolean;
+}
+
+/** Dify's answers come in one "round": it has no rounds of ours, and the console groups text and tools by round. */
+const ROUND = 1;
+
+/**
+ * Maps Dify's stream events (notes section 1) onto our AgentEvents and the pieces of an AgentResult:
+ * - `message` / `agent_message` carry deltas; a closing `message` that repeats the whole answer after
+ *   `agent_message` deltas (New Agent apps) is not appended again; `message_replace` replaces the text;
+ * - `agent_thought` is re-sent with the same id as it fills in, so thoughts are upserted by id;
+ * - `message_end` brings usage and `retriever_resources`; `error` ends the stream with a code.
+ */
+export function createDifyAnswerReader(scenarioId: string, onEvent?: AgentEventSink) {
+  const state: DifyAnswer = { answer: '', toolCalls: [], references: [], usage: { promptTokens: 0, completionTokens: 0 }, ended: false };
+  const thoughts = new Map<string, Thought>();
+  let sawAgentDeltas = false;
+
+  const appendText = (text: string) => {
+    if (!text) return;
+    state.answer += text;
+    onEvent?.({ type: 'text_delta', round: ROUND, text });
+  };
+
+  function onMessage(text: string): void {
+    if (sawAgentDeltas && state.answer && text.startsWith(state.answer)) {
+      // The whole answer again: only what it adds (normally nothing) is new.
+      appendText(text.slice(state.answer.length));
+      return;
+    }
+    appendText(text);
+  }
+
+  function onThought(event: Record<string, unknown>): void {
+    const id = String(event.id ?? event.position ?? thoughts.size);
+    const thought = thoughts.get(id) ?? { tools: [], toolInput: '', observation: '', started: false, finished: false };
+    thoughts.set(id, thought);
+    if (typeof event.tool === 'string' && event.tool) thought.tools = event.tool.split(';').map((name) => name.trim()).filter(Boolean);
+    if (typeof event.tool_input === 'string' && event.tool_input) thought.toolInput = event.tool_input;
+    if (typeof event.observation === 'string' && event.observation) thought.observation = event.observation;
+    if (thought.tools.length && !thought.started) {
+      thought.started = true;
+      const inputs = keyedByTool(thought.toolInput);
+      for (const [i, name] of thought.tools.entries()) onEvent?.({ type: 'tool_call_started', round: ROUND, callId: `${id}:${i}`, name, arguments: JSON.stringify(inputs?.[name] ?? {}) });
+    }
+    if (thought.started && thought.observation && !thought.finished) {
+      thought.finished = true;
+      for (const [i, name] of thought.tools.entries()) onEvent?.({ type: 'tool_call_finished', round: ROUND, callId: `${id}:${i}`, name, success: true });
+    }
+  }
+
+  function onEnd(event: Record<string, unknown>): void {
+    state.ended = true;
+    const metadata = (event.metadata ?? {}) as { usage?: Record<string, unknown>; retriever_resources?: unknown };
+    const usage = metadata.usage ?? {};
+    state.usage = { promptTokens: Number(usage.prompt_tokens) || 0, completionTokens: Number(usage.completion_tokens) || 0 };
+    if (Array.isArray(metadata.retriever_resources)) state.references = metadata.retriever_resources.map((r) => toReference(scenarioId, r as Record<string, unknown>));
+  }
+
+  return {
+    state,
+    /** One parsed `data:` object of the stream. */
+    read(event: Record<string, unknown>): void {
+      if (typeof event.task_id === 'string') state.taskId = event.task_id;
+      if (typeof event.conversation_id === 'string' && event.conversation_id) state.conversationId = event.conversation_id;
+      if (typeof event.message_id === 'string') state.messageId = event.message_id;
+      switch (event.event) {
+        case 'agent_message':
+          sawAgentDeltas = true;
+          appendText(String(event.answer ?? ''));
+          break;
+        case 'message':
+          onMessage(String(event.answer ?? ''));
+          break;
+        case 'message_replace':
+          state.answer = String(event.answer ?? '');
+          break;
+        case 'agent_thought':
+          onThought(event);
+          break;
+        case 'message_end':
+          onEnd(event);
+          break;
+        case 'error':
+          state.error = readDifyErrorBody(Number(event.status) || 500, JSON.stringify(event));
+          break;
+        default:
+          // workflow_*, node_*, message_file, tts_*: nothing the AgentResult carries.
+          break;
+      }
+    },
+    /** The tool calls as the AgentResult lists them, in the order the thoughts came. */
+    toolCalls(): ToolCallResult[] {
+      return [...thoughts.values()].flatMap((thought) => {
+        const inputs = keyedByTool(thought.toolInput);
+        const observations = keyedByTool(thought.observation);
+        return thought.tools.map((name) => ({
+          toolName: name,
+          success: true,
+          arguments: inputs?.[name] ?? {},
+          result: observations?.[name] ?? thought.observation,
+          error: '',
+        }));
+      });
+    },
+  };
+}
+
+/** `tool_input` (and a multi-tool `observation`) is a JSON string keyed by tool name; anything else is not. */
+function keyedByTool(text: string): Record<string, unknown> | undefined {
+  if (!text) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A Dify citation as our reference: its segment is the chunk, its document the source file. */
+function toReference(scenarioId: string, resource: Record<string, unknown>): ReferenceChunk {
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  const documentId = text(resource.document_id);
+  const segmentPosition = Number(resource.segment_position);
+  return {
+    documentId,
+    scenarioId,
+    collection: text(resource.dataset_name) || text(resource.dataset_id),
+    sourceFile: text(resource.document_name),
+    chunkId: text(resource.segment_id),
+    chunkIndex: Number.isInteger(segmentPosition) ? segmentPosition : Number(resource.position) || 0,
+    content: text(resource.content),
+    score: Number(resource.score) || 0,
+  };
+}
