@@ -22,6 +22,8 @@ export interface AgentRunOptions {
    */
   reviewFingerprint?(tx: Db, run: AgentRun): Promise<string>;
   describeReviewedData?(run: AgentRun): string;
+  /** Where the run redoes its work when the data a person was asked about changed (see RunStoreHooks.redoFrom). */
+  redoFrom?(run: AgentRun): string | undefined;
   onDecision?(tx: Db, run: AgentRun, decision: Decision): Promise<AuditEntryInput[]>;
 }
 
@@ -37,6 +39,7 @@ export function createAgentRunStore(options: AgentRunOptions) {
     columns: (update) => (update.state ? { state: update.state } : {}),
     reviewFingerprint: options.reviewFingerprint,
     describeReviewedData: options.describeReviewedData,
+    redoFrom: options.redoFrom,
     onDecision: options.onDecision,
   });
 

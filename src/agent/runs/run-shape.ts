@@ -1,7 +1,7 @@
-import { jsonb, pgTable, text, timestamp, uuid, type AnyPgColumn, type PgTable } from 'drizzle-orm/pg-core';
+import { pgTable, type AnyPgColumn, type PgTable } from 'drizzle-orm/pg-core';
+import { runColumns, type RunStatus } from '../../core/db/schema/run-columns.js';
 
-/** PENDING: created, not started. SUSPENDED: waiting for a person (a decision or an answer). */
-export type RunStatus = 'PENDING' | 'RUNNING' | 'SUSPENDED' | 'COMPLETED' | 'FAILED';
+export type { RunStatus };
 
 /** One saved step of a run, appended to its `steps` as the node's result is committed. */
 export interface RunStep {
@@ -34,36 +34,15 @@ export interface RunReview {
   decidedAt: string;
 }
 
-/** The columns the store reads and writes, by their Drizzle names; task_runs and agent_runs both have them. */
-export const RUN_COLUMNS = [
-  'id', 'status', 'currentNode', 'steps', 'onApprove', 'onReject', 'reviewRequest', 'review',
-  'leaseOwner', 'leaseUntil', 'error', 'recoveredAt', 'updatedAt', 'completedAt',
-] as const;
-
-/** Any Drizzle table with the run columns; the store's queries use only those. */
-export type RunTable = PgTable & Record<(typeof RUN_COLUMNS)[number], AnyPgColumn>;
+/** Any Drizzle table built with the run columns (core/db/schema/run-columns.ts); the store's queries use only those. */
+export type RunTable = PgTable & Record<keyof ReturnType<typeof runColumns>, AnyPgColumn>;
 
 /**
  * The run columns as one Drizzle table type, so the store's queries type-check whatever table they run on. Never
  * called: at run time every query uses the caller's table object, whose columns carry the real table name.
  */
 function runShape() {
-  return pgTable('runs', {
-    id: uuid('id').primaryKey(),
-    status: text('status').$type<RunStatus>().notNull(),
-    currentNode: text('current_node').notNull(),
-    steps: jsonb('steps').$type<Array<Record<string, unknown>>>().notNull(),
-    onApprove: text('on_approve'),
-    onReject: text('on_reject'),
-    reviewRequest: jsonb('review_request').$type<RunReviewRequest | null>(),
-    review: jsonb('review').$type<RunReview | null>(),
-    leaseOwner: text('lease_owner'),
-    leaseUntil: timestamp('lease_until', { withTimezone: true }),
-    error: text('error'),
-    recoveredAt: timestamp('recovered_at', { withTimezone: true }),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
-    completedAt: timestamp('completed_at', { withTimezone: true }),
-  });
+  return pgTable('runs', runColumns<RunStatus, RunReviewRequest, RunReview>());
 }
 
 export type RunShape = ReturnType<typeof runShape>;

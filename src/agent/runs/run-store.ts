@@ -38,6 +38,23 @@ export type Decision = (
   shownDataHash?: string;
 };
 
+/** What happened to a run, for the audit hook to name. */
+export type RunAuditEvent =
+  | { type: 'step'; step: RunStep; status: RunStatus }
+  | { type: 'decision'; kind: Decision['kind'] }
+  | { type: 'recovered' }
+  | { type: 'cancelled' };
+
+const DEFAULT_AUDIT_ACTION = (event: RunAuditEvent): string => {
+  switch (event.type) {
+    case 'step': return event.status === 'RUNNING' ? `node:${event.step.node}:${event.step.outcome}` : event.status.toLowerCase();
+    case 'decision': return event.kind === 'approve' ? 'review_approved' : event.kind === 'reject' ? 'review_rejected' : 'answered';
+    default: return event.type;
+  }
+};
+
+export const isTerminalStatus = (status: RunStatus): boolean => status === 'COMPLETED' || status === 'FAILED' || status === 'CANCELLED';
+
 /** Everything a user of the store adds; the store itself knows runs, leases and reviews, nothing of trials. */
 export interface RunStoreHooks<Row, Extra, DecisionExtra> {
   /** How runs are named in messages: "Task run", "Consult". */
@@ -65,7 +82,16 @@ export interface RunStoreHooks<Row, Extra, DecisionExtra> {
    */
   redoFrom?(run: Row): string | undefined;
   /** Audit of the run's own changes; absent: this table's runs are not audited. */
-  audit?: { entityType: AuditEntityType; projectId(run: Row): string | null; actor(run: Row): string };
+  audit?: {
+    entityType: AuditEntityType;
+    projectId(run: Row): string | null;
+    actor(run: Row): string;
+    /**
+     * The action an event is audited as; undefined leaves the event out. Default: every saved node
+     * (`node:<id>:<outcome>`), each status change by its name, `review_approved` / `review_rejected` / `answered`.
+     */
+    action?(event: RunAuditEvent): string | undefined;
+  };
   /** The rows of a shared table this store sees (agent_runs of one kind): get, lease, decide and sweep only those. */
   scope?: SQL;
   /** Columns of the user's own saved with the step's run row (an agent's checkpoint `state`), by Drizzle name. */
@@ -77,6 +103,17 @@ export interface RunStoreHooks<Row, Extra, DecisionExtra> {
  * worker a run at a time, the per-step checkpoint, suspension for a person, the decision that resumes it, and
  * the sweep that finds runs nobody advances. A run resumes from its saved node and never replays history.
  */
+export type RunStore<Row, Extra = object, DecisionExtra = object> = {
+  get(db: Db, id: string): Promise<Row | undefined>;
+  acquireLease(db: Db, id: string, owner: string, leaseMs?: number, now?: Date): Promise<Row | undefined>;
+  keepLease(db: Db, id: string, owner: string, leaseMs?: number): { stop(): void };
+  releaseLease(db: Db, id: string, owner: string): Promise<void>;
+  commitStep(db: Db, run: Row, owner: string, step: RunStep, update: RunUpdate & Extra, leaseMs?: number): Promise<Row | undefined>;
+  decide(db: Db, id: string, decision: Decision & DecisionExtra): Promise<Row>;
+  cancel(db: Db, id: string, actor: string, reason?: string): Promise<Row>;
+  sweepOrphans<Q extends Record<K, string>, K extends keyof Q & string>(db: Db, options: { jobs: Jobs; queue: QueueDef<Q>; key: K; staleMs: number; now?: Date; limit?: number }): Promise<Orphan[]>;
+};
+
 export function createRunStore<T extends RunTable, Extra = object, DecisionExtra = object>(table: T, hooks: RunStoreHooks<T['$inferSelect'], Extra, DecisionExtra>) {
   type Row = T['$inferSelect'];
   // Typed as the run columns; at run time the caller's table, so every query names its own table and columns.
@@ -85,14 +122,15 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
   const core = (row: Row): RunRow => row as unknown as RunRow;
   const idName = hooks.idName ?? 'runId';
 
-  function auditOf(run: Row, entry: Omit<AuditEntryInput, 'projectId' | 'entityType' | 'entityId' | 'actor'> & { actor?: string }): AuditEntryInput[] {
+  function auditOf(run: Row, event: RunAuditEvent, entry: Omit<AuditEntryInput, 'projectId' | 'entityType' | 'entityId' | 'actor' | 'action'> & { actor?: string; action?: string }): AuditEntryInput[] {
     const projectId = hooks.audit?.projectId(run);
     if (!hooks.audit || !projectId) return [];
-    return [{ ...entry, projectId, entityType: hooks.audit.entityType, entityId: core(run).id, actor: entry.actor ?? hooks.audit.actor(run) }];
+    const action = entry.action ?? (hooks.audit.action ?? DEFAULT_AUDIT_ACTION)(event);
+    if (!action) return [];
+    return [{ ...entry, action, projectId, entityType: hooks.audit.entityType, entityId: core(run).id, actor: entry.actor ?? hooks.audit.actor(run) }];
   }
 
-  const recoveredAudit = (run: RunRow) => auditOf(asRow(run), {
-    action: 'recovered', actor: 'system', oldValue: { leaseOwner: run.leaseOwner }, reason: 'its worker stopped before saving the next step; resuming from the last saved node',
+  const recoveredAudit = (run: RunRow) => auditOf(asRow(run), { type: 'recovered' }, { actor: 'system', oldValue: { leaseOwner: run.leaseOwner }, reason: 'its worker stopped before saving the next step; resuming from the last saved node',
   });
 
   async function fingerprintHash(tx: Db, run: Row): Promise<string | undefined> {
@@ -151,7 +189,7 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
     return db.transaction(async (txn) => {
       const tx = txn as unknown as Db;
       const now = new Date();
-      const terminal = update.status === 'COMPLETED' || update.status === 'FAILED';
+      const terminal = isTerminalStatus(update.status);
       const releases = terminal || update.status === 'SUSPENDED';
       const [saved] = await tx
         .update(t)
@@ -181,8 +219,7 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
         result = asRow(withHash!);
       }
       // Every change of a run is in the audit trail: a node's outcome, and the run's status when it changes.
-      audit.push(...auditOf(result, {
-        action: update.status === 'RUNNING' ? `node:${step.node}:${step.outcome}` : update.status.toLowerCase(),
+      audit.push(...auditOf(result, { type: 'step', step, status: update.status }, {
         oldValue: { status: 'RUNNING', node: step.node },
         newValue: { status: update.status, node: update.nextNode },
       }));
@@ -237,7 +274,7 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
           .where(eq(t.id, id))
           .returning();
         const run = asRow(refreshed!);
-        await appendAuditEntries(tx, auditOf(run, redoNode
+        await appendAuditEntries(tx, auditOf(run, { type: 'decision', kind: decision.kind }, redoNode
           ? {
               action: 'review_redone', actor: decision.actor, oldValue: { status: 'SUSPENDED', node: current.currentNode, dataHash: shownHash }, newValue: { status: 'RUNNING', node: redoNode },
               reason: `${decision.kind} refused: the data shown for review changed before the decision; the run checks the current data again`,
@@ -270,8 +307,7 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
         .returning();
       const run = asRow(row!);
       const audit = [...((await hooks.onDecision?.(tx, run, decision)) ?? [])];
-      audit.push(...auditOf(run, {
-        action: decision.kind === 'approve' ? 'review_approved' : decision.kind === 'reject' ? 'review_rejected' : 'answered',
+      audit.push(...auditOf(run, { type: 'decision', kind: decision.kind }, {
         actor: decision.actor, oldValue: { status: 'SUSPENDED' }, newValue: { status: 'RUNNING', node: row!.currentNode }, reason: decision.comment ?? '',
       }));
       await appendAuditEntries(tx, audit);
@@ -289,6 +325,35 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
       );
     }
     return outcome.run;
+  }
+
+  /**
+   * Stops a run that has not ended: CANCELLED, lease and review cleared, in one conditional UPDATE, so a worker
+   * in the middle of a step finds the run no longer its when it commits and stops without saving. Refused with
+   * CONFLICT_STATE (and the run's state) when it has already ended.
+   */
+  async function cancel(db: Db, id: string, actor: string, reason = ''): Promise<Row> {
+    if (!isUuid(id)) throw new ClinAgentError('NOT_FOUND', `${hooks.label} "${id}" does not exist. Check the id.`, { [idName]: id });
+    return db.transaction(async (txn) => {
+      const tx = txn as unknown as Db;
+      const [current] = await tx.select().from(t).where(and(eq(t.id, id), hooks.scope)).for('update');
+      if (!current) throw new ClinAgentError('NOT_FOUND', `${hooks.label} "${id}" does not exist. Check the id.`, { [idName]: id });
+      if (isTerminalStatus(current.status)) {
+        throw new ClinAgentError('CONFLICT_STATE', `${hooks.label} ${id} has already ended (${current.status}); there is nothing to cancel. Reload to see its result.`, { [idName]: id, status: current.status, currentNode: current.currentNode });
+      }
+      const now = new Date();
+      const [row] = await tx
+        .update(t)
+        .set({
+          status: 'CANCELLED', leaseOwner: null, leaseUntil: null, onApprove: null, onReject: null, updatedAt: now, completedAt: now,
+          steps: sql`${t.steps} || ${JSON.stringify([{ node: current.currentNode, type: 'cancel', at: now.toISOString(), outcome: 'cancelled', detail: { by: actor, reason } }])}::jsonb`,
+        })
+        .where(eq(t.id, id))
+        .returning();
+      const run = asRow(row!);
+      await appendAuditEntries(tx, auditOf(run, { type: 'cancelled' }, { actor, oldValue: { status: current.status, node: current.currentNode }, newValue: { status: 'CANCELLED' }, reason }));
+      return run;
+    });
   }
 
   /**
@@ -314,6 +379,7 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
     releaseLease,
     commitStep,
     decide,
+    cancel,
     sweepOrphans,
     /** Runs nobody is advancing (see orphans.ts); `isQueued` says which ids already have a job waiting. */
     findOrphans: (db: Db, options: { staleMs: number; isQueued(ids: string[]): Promise<Set<string>>; now?: Date; limit?: number }) => findOrphans(db, t, { ...options, scope: hooks.scope }),

@@ -1,13 +1,12 @@
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
+import { newRunWorkerId } from '../../agent/runs/step-driver.js';
 import cronParser from 'cron-parser';
 import type { Db } from '../../core/db/connect.js';
 import { trialRecords } from '../../core/db/schema/trial.js';
-import { ClinAgentError, errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../core/errors.js';
 import type { Jobs } from '../../core/jobs/boss.js';
-import { advanceTaskRun, resumeTaskRun, type SopDeps } from '../sop/engine.js';
+import { advanceTaskRun, taskRunDecision, taskRunDriver, type SopDeps } from '../sop/engine.js';
 import type { Skill } from '../sop/load-skills.js';
-import { sweepOrphanedRuns, type TaskRun } from '../sop/task-runs.js';
+import type { TaskRun } from '../sop/task-runs.js';
 import { registerReviewNoticeWorker } from './review-notices.js';
 import { advanceTaskRunQueue, cronQueue } from './queues.js';
 import { completeQcRunIfDone, startQcRun } from './qc-runs.js';
@@ -35,9 +34,8 @@ const JOBS_PER_FETCH = 10;
 export const DEFAULT_SWEEP_INTERVAL_MS = 5_000;
 export const DEFAULT_STALE_MS = 10_000;
 
-export function newWorkerId(): string {
-  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-}
+/** One naming of run owners for every durable run (agent/runs). */
+export const newWorkerId = newRunWorkerId;
 
 /**
  * The QC workers of one process: advance task runs with bounded concurrency, re-enqueue orphaned runs, and
@@ -55,15 +53,8 @@ export async function registerQcWorkers(deps: SopDeps & { jobs: Jobs; skills: Sk
 
   await registerReviewNoticeWorker({ db: deps.db, jobs, notifier: deps.notifier, logger: deps.logger });
 
-  async function sweep(): Promise<number> {
-    // Marks runs whose worker died as recovering, and queues one advance job for each run nobody advances.
-    const orphans = await sweepOrphanedRuns(deps.db, { staleMs: options.staleMs ?? DEFAULT_STALE_MS, jobs, queue: advanceTaskRunQueue });
-    if (orphans.length) deps.logger.info({ count: orphans.length }, 're-enqueued task runs nobody was advancing');
-    return orphans.length;
-  }
-  const timer = setInterval(() => void sweep().catch((error) => deps.logger.error({ err: error }, 'orphan sweep failed')), options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS);
-  timer.unref();
-  await sweep();
+  // Marks runs whose worker died as recovering, and queues one advance job for each run nobody advances.
+  const sweeper = await taskRunDriver(deps).startSweep({ intervalMs: options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS, staleMs: options.staleMs ?? DEFAULT_STALE_MS });
 
   for (const skill of deps.skills.filter((s) => s.schedule)) {
     const queue = cronQueue(skill.id);
@@ -79,20 +70,12 @@ export async function registerQcWorkers(deps: SopDeps & { jobs: Jobs; skills: Sk
     });
     await jobs.schedule(queue, skill.schedule!, { skillId: skill.id });
   }
-  return { sweep, stop: () => clearInterval(timer) };
+  return sweeper;
 }
 
-/** Records the decision and queues the continuation; the run goes on in whichever worker takes the job. */
+/** Records the decision and queues the continuation (the driver's decide); the run goes on in whichever worker takes the job. */
 export async function reviewTaskRun(deps: { db: Db; jobs: Jobs }, taskRunId: string, decision: 'approve' | 'reject', reviewer: string, comment?: string, shownDataHash?: string): Promise<TaskRun> {
-  try {
-    const run = await resumeTaskRun(deps.db, taskRunId, decision, reviewer, comment, shownDataHash);
-    await deps.jobs.send(advanceTaskRunQueue, { taskRunId });
-    return run;
-  } catch (error) {
-    // Refused because the record changed: the run was put back to work on the current data, so it needs its job.
-    if (ClinAgentError.isInstance(error) && (error.details as { redo?: boolean } | undefined)?.redo) await deps.jobs.send(advanceTaskRunQueue, { taskRunId });
-    throw error;
-  }
+  return taskRunDriver(deps).decide(taskRunId, await taskRunDecision(deps.db, taskRunId, decision, reviewer, comment, shownDataHash));
 }
 
 /** When a cron expression fires next (UTC), for the console. */

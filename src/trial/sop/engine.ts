@@ -1,10 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import type { Db } from '../../core/db/connect.js';
 import { ClinAgentError, errorMessage } from '../../core/errors.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
 import type { Logger } from '../../core/logger.js';
 import type { ToolRegistry } from '../../core/tools/registry.js';
-import type { TraceStore } from '../../core/trace/store.js';
+import type { TraceRun, TraceStore } from '../../core/trace/store.js';
+import type { Jobs } from '../../core/jobs/boss.js';
+import type { RunReviewRequest } from '../../agent/runs/run-shape.js';
+import { createStepDriver, isRetryableRunError, type NodeResult } from '../../agent/runs/step-driver.js';
+import { advanceTaskRunQueue } from '../qc/queues.js';
 import type { ReviewRequest } from '../../core/db/schema/trial.js';
 import { fieldValue } from '../rules/run-rules.js';
 import { isNeedsHumanReview, runWithRetry } from '../soft/index.js';
@@ -12,9 +15,8 @@ import type { ClearedCheck, Finding } from './findings.js';
 import { loadRecordContext, type RecordContext } from './record-context.js';
 import type { Skill } from './load-skills.js';
 import type { ReviewNotifier } from './notify.js';
-import { isEndNode } from './skill-graph.js';
 import type { SopNode } from './skill-schema.js';
-import { acquireLease, commitStep, decideReview, DEFAULT_LEASE_MS, getTaskRun, keepLease, releaseLease, type StepRecord, type TaskRun } from './task-runs.js';
+import { getTaskRun, taskRunStore, type TaskRun, type TaskRunStepWrites } from './task-runs.js';
 
 export interface SopDeps {
   db: Db;
@@ -31,86 +33,67 @@ export interface SopDeps {
   skill(id: string): Skill;
 }
 
-/** A bound on nodes per advance, so a skill with a loop that keeps failing cannot spin forever. */
-const MAX_NODES_PER_ADVANCE = 100;
-
 type NodeOutcome =
   | { kind: 'checked'; passed: boolean; findings: Finding[]; cleared: ClearedCheck[]; detail: unknown }
   | { kind: 'needs_review'; reviewRequest: ReviewRequest; onApprove: string; onReject: string; detail: unknown };
 
+type SopNodeResult = NodeResult<TaskRunStepWrites>;
+
+/** A trial's review request is one shape of the store's open one (which reads only `dataHash` and `awaiting`). */
+const asRunRequest = (request: ReviewRequest): RunReviewRequest => ({ ...request }) as RunReviewRequest;
+
+/** The step driver over task runs for these deps: lease, heartbeat, checkpoints, end nodes and the node cap. */
+export function taskRunDriver(deps: { db: Db; logger?: Logger; workerId?: string; leaseMs?: number; jobs?: Jobs }) {
+  return createStepDriver({ store: taskRunStore, db: deps.db, logger: deps.logger, workerId: deps.workerId, leaseMs: deps.leaseMs, queue: advanceTaskRunQueue, key: 'taskRunId', jobs: deps.jobs, label: 'task run' });
+}
+
 /**
- * Advances a run from its saved node until it ends or suspends (seed 000 section 4.3). Every node's result
- * is saved before the next node starts; a run found at node N after a crash continues at N, never earlier.
- * Returns the run as saved, or undefined when another worker owns it.
+ * Advances a run from its saved node until it ends or suspends (seed 000 section 4.3), on the one step driver:
+ * what is trial-specific is only how each node type runs. Returns the run as saved, or undefined when another
+ * worker owns it.
  */
 export async function advanceTaskRun(deps: SopDeps, taskRunId: string): Promise<TaskRun | undefined> {
-  // One owner per advance, not per process: two jobs for the same run in one process must not both hold it.
-  const owner = `${deps.workerId}#${randomBytes(4).toString('hex')}`;
-  const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
-  const leased = await acquireLease(deps.db, taskRunId, owner, leaseMs);
-  if (!leased) return undefined;
-  let run: TaskRun | undefined = leased;
-  const skill = deps.skill(leased.skillId);
-  const trace = await deps.trace.start({ kind: 'sop', name: `${skill.id}:${leased.recordId}`, projectId: leased.projectId, input: { taskRunId, from: leased.currentNode } });
-  // The lease is renewed while a step runs, so only a worker that died lets it lapse.
-  const heartbeat = keepLease(deps.db, taskRunId, owner, leaseMs);
-  try {
-    for (let i = 0; run?.status === 'RUNNING'; i++) {
-      const at = new Date().toISOString();
-      const nodeId: string = run.currentNode;
-      const stop = (type: string, error: string) =>
-        commitOrStop(deps, owner, run!, { node: nodeId, type, at, outcome: 'error' }, { nextNode: 'end_error', status: 'FAILED', error });
-      if (i >= MAX_NODES_PER_ADVANCE) {
-        run = await stop('limit', `more than ${MAX_NODES_PER_ADVANCE} nodes in one pass: the skill loops`);
-        break;
-      }
-      if (isEndNode(nodeId)) {
-        const failed = nodeId === 'end_error';
-        run = await commitOrStop(deps, owner, run, { node: nodeId, type: 'end', at, outcome: failed ? 'error' : 'pass' }, { nextNode: nodeId, status: failed ? 'FAILED' : 'COMPLETED', error: failed ? 'the SOP ended in end_error' : undefined });
-        break;
-      }
-      const node = skill.nodes[nodeId];
-      if (!node) {
-        run = await stop('unknown', `node "${nodeId}" is not in skill ${skill.id} (was the skill file changed while the run was suspended?)`);
-        break;
-      }
-      if (node.type === 'human_review') {
-        const reviewRequest: ReviewRequest = { kind: 'review_node', node: nodeId, description: node.description, onRejectQueries: node.on_reject_queries };
-        run = await commitOrStop(deps, owner, run, { node: nodeId, type: node.type, at, outcome: 'suspended', next: 'review' }, { nextNode: nodeId, status: 'SUSPENDED', onApprove: node.on_approve, onReject: node.on_reject, reviewRequest });
-        if (run) await queueNotice(deps, run.id);
-        break;
-      }
-      const record = await loadRecordContext(deps.db, run.projectId, run.recordId);
-      let outcome: NodeOutcome;
-      try {
-        outcome = node.type === 'hard_rule' ? await checkHardRules(skill, nodeId, record) : await checkSoftRule(deps, trace, nodeId, node, record);
-      } catch (error) {
-        // Rate limits and timeouts are worth retrying as a job. Give the lease up first, so the job's retry
-        // continues at once instead of waiting for the lease to lapse; anything else goes down on_error.
-        if (ClinAgentError.isInstance(error) && (error.code === 'LLM_RATE_LIMITED' || error.code === 'LLM_TIMEOUT')) {
-          await releaseLease(deps.db, run.id, owner);
-          throw error;
-        }
-        const next = node.on_error ?? 'end_error';
-        run = await commitOrStop(deps, owner, run, { node: nodeId, type: node.type, at, outcome: 'error', next, detail: { error: errorMessage(error) } }, { nextNode: next, status: 'RUNNING' });
-        continue;
-      }
-      if (outcome.kind === 'needs_review') {
-        run = await commitOrStop(deps, owner, run, { node: nodeId, type: node.type, at, outcome: 'suspended', next: 'review', detail: outcome.detail }, { nextNode: nodeId, status: 'SUSPENDED', onApprove: outcome.onApprove, onReject: outcome.onReject, reviewRequest: outcome.reviewRequest });
-        if (run) await queueNotice(deps, run.id);
-        break;
-      }
-      const next = outcome.passed ? node.on_pass : node.on_fail;
-      run = await commitOrStop(deps, owner, run, { node: nodeId, type: node.type, at, outcome: outcome.passed ? 'pass' : 'fail', next, detail: outcome.detail }, { nextNode: next, status: 'RUNNING', findings: outcome.findings, cleared: outcome.cleared, site: record.site });
-    }
-    await trace.finish({ status: run?.status === 'FAILED' ? 'failed' : 'success', output: run ? { status: run.status, node: run.currentNode } : { skipped: 'lease lost' } });
-    return run;
-  } catch (error) {
-    await trace.finish({ status: 'failed', error: errorMessage(error) });
-    throw error;
-  } finally {
-    heartbeat.stop();
+  return taskRunDriver(deps).advance<{ skill: Skill; trace: TraceRun }>(taskRunId, {
+    async begin(run) {
+      const skill = deps.skill(run.skillId);
+      const trace = await deps.trace.start({ kind: 'sop', name: `${skill.id}:${run.recordId}`, projectId: run.projectId, input: { taskRunId, from: run.currentNode } });
+      return { skill, trace };
+    },
+    execute: (run, nodeId, { skill, trace }) => executeNode(deps, skill, trace, run, nodeId),
+    onSuspended: (run) => queueNotice(deps, run.id),
+    endOf: (_run, nodeId) => (nodeId === 'end_error' ? { status: 'FAILED', error: 'the SOP ended in end_error' } : { status: 'COMPLETED' }),
+    async finish({ trace }, run, error) {
+      if (error) await trace.finish({ status: 'failed', error: errorMessage(error) });
+      else await trace.finish({ status: run?.status === 'FAILED' ? 'failed' : 'success', output: run ? { status: run.status, node: run.currentNode } : { skipped: 'lease lost' } });
+    },
+  });
+}
+
+/** One node of a skill: its checks, or a suspension for a person; a failing check goes down `on_error`. */
+async function executeNode(deps: SopDeps, skill: Skill, trace: TraceRun, run: TaskRun, nodeId: string): Promise<SopNodeResult> {
+  const node = skill.nodes[nodeId];
+  if (!node) {
+    return { step: { type: 'unknown', outcome: 'error' }, update: { nextNode: 'end_error', status: 'FAILED', error: `node "${nodeId}" is not in skill ${skill.id} (was the skill file changed while the run was suspended?)` } };
   }
+  if (node.type === 'human_review') {
+    const reviewRequest: ReviewRequest = { kind: 'review_node', node: nodeId, description: node.description, onRejectQueries: node.on_reject_queries };
+    return { step: { type: node.type, outcome: 'suspended', next: 'review' }, update: { nextNode: nodeId, status: 'SUSPENDED', onApprove: node.on_approve, onReject: node.on_reject, reviewRequest: asRunRequest(reviewRequest) } };
+  }
+  const record = await loadRecordContext(deps.db, run.projectId, run.recordId);
+  let outcome: NodeOutcome;
+  try {
+    outcome = node.type === 'hard_rule' ? await checkHardRules(skill, nodeId, record) : await checkSoftRule(deps, trace, nodeId, node, record);
+  } catch (error) {
+    // Rate limits and timeouts go to the driver, which gives the lease back and lets the job retry.
+    if (isRetryableRunError(error)) throw error;
+    const next = node.on_error ?? 'end_error';
+    return { step: { type: node.type, outcome: 'error', next, detail: { error: errorMessage(error) } }, update: { nextNode: next, status: 'RUNNING' } };
+  }
+  if (outcome.kind === 'needs_review') {
+    return { step: { type: node.type, outcome: 'suspended', next: 'review', detail: outcome.detail }, update: { nextNode: nodeId, status: 'SUSPENDED', onApprove: outcome.onApprove, onReject: outcome.onReject, reviewRequest: asRunRequest(outcome.reviewRequest) } };
+  }
+  const next = outcome.passed ? node.on_pass : node.on_fail;
+  return { step: { type: node.type, outcome: outcome.passed ? 'pass' : 'fail', next, detail: outcome.detail }, update: { nextNode: next, status: 'RUNNING', findings: outcome.findings, cleared: outcome.cleared, site: record.site } };
 }
 
 /**
@@ -169,26 +152,27 @@ function eventOf(record: RecordContext, field: string): string {
   return record.events.includes(prefix) ? prefix : '';
 }
 
-/** Saves a step; undefined when another worker took the run over (our lease expired), which ends this pass. */
-async function commitOrStop(deps: SopDeps, owner: string, run: TaskRun, step: StepRecord, update: Parameters<typeof commitStep>[4]): Promise<TaskRun | undefined> {
-  const saved = await commitStep(deps.db, run, owner, step, update, deps.leaseMs);
-  if (!saved) deps.logger.warn({ taskRunId: run.id, node: step.node }, 'lost the lease on a task run; leaving it to its new owner');
-  return saved;
-}
-
 async function queueNotice(deps: SopDeps, taskRunId: string): Promise<void> {
   if (!deps.notifier.configured || !deps.queueReviewNotice) return;
   // The run is saved as suspended whatever happens here; a notice that cannot be queued is logged, not fatal.
   await deps.queueReviewNotice(taskRunId).catch((error) => deps.logger.warn({ taskRunId, err: errorMessage(error) }, 'review notice could not be queued'));
 }
 
-/** Records a reviewer's decision; the caller enqueues the continuation (see qc/workers.ts). */
+/**
+ * Records a reviewer's decision without queueing the continuation (reviewTaskRun in qc/workers.ts records it and
+ * queues it, through the driver's decide).
+ */
 export async function resumeTaskRun(db: Db, taskRunId: string, decision: 'approve' | 'reject', reviewer: string, comment = '', shownDataHash?: string): Promise<TaskRun> {
+  return taskRunStore.decide(db, taskRunId, await taskRunDecision(db, taskRunId, decision, reviewer, comment, shownDataHash));
+}
+
+/** A reviewer's approve or reject as the store takes it, with what a reject does to the queries the review holds. */
+export async function taskRunDecision(db: Db, taskRunId: string, decision: 'approve' | 'reject', reviewer: string, comment = '', shownDataHash?: string) {
   if (decision !== 'approve' && decision !== 'reject') {
     throw new ClinAgentError('VALIDATION_FAILED', `decision must be "approve" or "reject", not "${String(decision)}".`, { field: 'decision' });
   }
   const current = await getTaskRun(db, taskRunId);
-  return decideReview(db, taskRunId, decision, reviewer, comment, current?.reviewRequest?.onRejectQueries ?? 'cancel', shownDataHash);
+  return { kind: decision, actor: reviewer, comment, onRejectQueries: current?.reviewRequest?.onRejectQueries ?? 'cancel', shownDataHash };
 }
 
 export { getTaskRun };

@@ -3,27 +3,15 @@ import type { Db } from '../../core/db/connect.js';
 import { ACTIVE_QUERY_STATUSES, pendingActions, taskRuns, trialRecords, type ReviewRequest, type TaskRunStatus } from '../../core/db/schema/trial.js';
 import type { Jobs } from '../../core/jobs/boss.js';
 import type { QueueDef } from '../../core/jobs/queues.js';
-import { createRunStore, DEFAULT_LEASE_MS } from '../../agent/runs/run-store.js';
-import type { RunReviewRequest } from '../../agent/runs/run-shape.js';
+import { createRunStore } from '../../agent/runs/run-store.js';
 import { appendAuditEntries } from '../store/audit.js';
 import { stableJson } from '../store/stable-json.js';
 import { markNoLongerFiring, raiseFindings, settleHeldQueries, type ClearedCheck, type Finding } from './findings.js';
 
 export type TaskRun = typeof taskRuns.$inferSelect;
 
-export interface StepRecord {
-  node: string;
-  type: string;
-  at: string;
-  outcome: 'pass' | 'fail' | 'error' | 'suspended' | 'approve' | 'reject' | 'redo' | 'notified' | 'notify_failed';
-  next?: string;
-  detail?: unknown;
-}
-
-export { DEFAULT_LEASE_MS };
-
 /** What a step of an SOP run saves besides the run itself: the findings it raised or cleared, on which site. */
-interface TaskRunStepWrites {
+export interface TaskRunStepWrites {
   findings?: Finding[];
   cleared?: ClearedCheck[];
   site?: string;
@@ -33,7 +21,7 @@ interface TaskRunStepWrites {
  * Trial task runs are one user of the generic run store (src/agent/runs): the store keeps lease, checkpoint,
  * review and orphan sweep; what is trial-specific comes in through these hooks.
  */
-const store = createRunStore<typeof taskRuns, TaskRunStepWrites, { onRejectQueries: 'cancel' | 'close' }>(taskRuns, {
+export const taskRunStore = createRunStore<typeof taskRuns, TaskRunStepWrites, { onRejectQueries: 'cancel' | 'close' }>(taskRuns, {
   label: 'Task run',
   idName: 'taskRunId',
   audit: { entityType: 'task_run', projectId: (run) => run.projectId, actor: (run) => `sop:${run.skillId}` },
@@ -90,7 +78,7 @@ const store = createRunStore<typeof taskRuns, TaskRunStepWrites, { onRejectQueri
   redoFrom: (run) => (run.steps[0]?.node as string | undefined) ?? run.currentNode,
 });
 
-export const getTaskRun = (db: Db, id: string): Promise<TaskRun | undefined> => store.get(db, id);
+export const getTaskRun = (db: Db, id: string): Promise<TaskRun | undefined> => taskRunStore.get(db, id);
 
 /** Creates runs for records; for a batch, an existing (batch, record) run is kept, never duplicated. */
 export async function createTaskRuns(
@@ -108,62 +96,8 @@ export async function createTaskRuns(
 }
 
 
-/**
- * Takes the run for `workerId` (one owner per advance) when it is pending, or running with no live owner; the
- * single conditional UPDATE is what makes two workers (or a retried job) never advance the same run at once.
- */
-export const acquireLease = store.acquireLease;
-/** Extends the lease of a run this worker owns while a long step runs; false when the run is no longer ours. */
-export const renewLease = store.renewLease;
-/** Renews the lease every third of its length while a step runs, so only a worker that died lets it lapse. */
-export const keepLease = store.keepLease;
-/** Gives the run up without saving a step (the model is rate limited), so the job's retry can take it at once. */
-export const releaseLease = store.releaseLease;
-
-/**
- * Saves one executed node: its step, the findings it raised or cleared and the next node, in one transaction,
- * and only if this worker still owns the run at that node. A run that suspends saves the hash of what its
- * reviewer sees (the record's versions and the queries it holds back).
- */
-export async function commitStep(
-  db: Db,
-  run: TaskRun,
-  workerId: string,
-  step: StepRecord,
-  update: TaskRunStepWrites & { nextNode: string; status: TaskRunStatus; onApprove?: string; onReject?: string; reviewRequest?: ReviewRequest; error?: string },
-  leaseMs = DEFAULT_LEASE_MS,
-): Promise<TaskRun | undefined> {
-  return store.commitStep(db, run, workerId, step, { ...update, reviewRequest: update.reviewRequest as RunReviewRequest | undefined }, leaseMs);
-}
-
-/**
- * A reviewer's decision on a suspended run. Only one decision can win: a second reviewer (or a double click)
- * gets CONFLICT_STATE with the run's current state. So does a decision made after the record changed (it was
- * imported again): the run then waits for a fresh review of the record as it is now.
- */
-export async function decideReview(
-  db: Db,
-  id: string,
-  decision: 'approve' | 'reject',
-  reviewer: string,
-  comment: string,
-  /** What a reject does to the queries the review holds back (the human_review node's `on_reject_queries`). */
-  onRejectQueries: 'cancel' | 'close' = 'cancel',
-  /** The run's `reviewRequest.dataHash` as the reviewer was shown it, when the client sends it. */
-  shownDataHash?: string,
-): Promise<TaskRun> {
-  return store.decide(db, id, { kind: decision, actor: reviewer, comment, onRejectQueries, shownDataHash });
-}
-
 /** Runs nobody is advancing (see agent/runs/orphans.ts), with no advance job waiting for them in `queue`. */
 export async function findOrphanedRuns(db: Db, options: { staleMs: number; jobs: Jobs; queue: QueueDef<{ taskRunId: string }>; now?: Date; limit?: number }) {
-  return store.findOrphans(db, { ...options, isQueued: (ids) => options.jobs.isQueued(options.queue, 'taskRunId', ids) });
+  return taskRunStore.findOrphans(db, { ...options, isQueued: (ids) => options.jobs.isQueued(options.queue, 'taskRunId', ids) });
 }
 
-/** Notes that runs are being picked up after their worker stopped; the next saved step clears it. */
-export const markRecovered = store.markRecovered;
-
-/** One pass of the orphan sweep: re-enqueues runs nobody advances on `queue`, noting those whose worker died. */
-export async function sweepOrphanedRuns(db: Db, options: { staleMs: number; jobs: Jobs; queue: QueueDef<{ taskRunId: string }> }) {
-  return store.sweepOrphans(db, { ...options, key: 'taskRunId' });
-}

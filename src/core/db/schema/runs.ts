@@ -1,6 +1,7 @@
-import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { projects } from './auth.js';
 import { conversations } from './conversations.js';
+import { runColumns, type RunStatus } from './run-columns.js';
 
 /**
  * Durable runs of agents other than trial QC (a protocol stage waiting for confirmation, a consult waiting for
@@ -10,28 +11,15 @@ import { conversations } from './conversations.js';
 export const agentRuns = pgTable(
   'agent_runs',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
     /** Which agent: 'protocol-stage', 'consult', ... */
     kind: text('kind').notNull(),
     projectId: text('project_id').references(() => projects.id, { onDelete: 'cascade' }),
     userId: uuid('user_id'),
     /** The conversation the run answers in, when it has one: a conversation knows its agent and its runs. */
     conversationId: uuid('conversation_id').references(() => conversations.id, { onDelete: 'set null' }),
-    status: text('status').$type<'PENDING' | 'RUNNING' | 'SUSPENDED' | 'COMPLETED' | 'FAILED'>().notNull(),
-    currentNode: text('current_node').notNull(),
+    ...runColumns<RunStatus>(),
+    /** The agent's own checkpoint (a turn's messages). */
     state: jsonb('state').$type<Record<string, unknown>>().notNull().default({}),
-    steps: jsonb('steps').$type<Array<Record<string, unknown>>>().notNull().default([]),
-    onApprove: text('on_approve'),
-    onReject: text('on_reject'),
-    reviewRequest: jsonb('review_request').$type<Record<string, unknown> | null>(),
-    review: jsonb('review').$type<Record<string, unknown> | null>(),
-    leaseOwner: text('lease_owner'),
-    leaseUntil: timestamp('lease_until', { withTimezone: true }),
-    error: text('error'),
-    recoveredAt: timestamp('recovered_at', { withTimezone: true }),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-    completedAt: timestamp('completed_at', { withTimezone: true }),
   },
   (t) => [index('agent_runs_status_idx').on(t.kind, t.status), index('agent_runs_project_idx').on(t.projectId, t.status), index('agent_runs_user_idx').on(t.userId, t.kind, t.createdAt), index('agent_runs_conversation_idx').on(t.conversationId)],
 );

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { projects } from './auth.js';
+import { runColumns } from './run-columns.js';
 
 /**
  * Trial data in REDCap's flat shape: a project (trial) has a data dictionary, an event schedule with
@@ -101,29 +102,12 @@ export type TaskRunStatus = 'PENDING' | 'RUNNING' | 'SUSPENDED' | 'COMPLETED' | 
 export const taskRuns = pgTable(
   'task_runs',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    ...runColumns<TaskRunStatus, ReviewRequest, { reviewer: string; decision: 'approve' | 'reject'; comment: string; decidedAt: string }>(),
     projectId: text('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
     qcRunId: uuid('qc_run_id').references(() => qcRuns.id, { onDelete: 'cascade' }),
     skillId: text('skill_id').notNull(),
     recordId: text('record_id').notNull(),
     eventName: text('event_name').notNull().default(''),
-    status: text('status').$type<TaskRunStatus>().notNull(),
-    currentNode: text('current_node').notNull(),
-    steps: jsonb('steps').$type<Array<Record<string, unknown>>>().notNull().default([]),
-    /** Where a suspended run goes on approve and on reject. */
-    onApprove: text('on_approve'),
-    onReject: text('on_reject'),
-    /** What a suspended run asks its reviewer, and why it stopped (a review node, or a soft rule without a usable verdict). */
-    reviewRequest: jsonb('review_request').$type<ReviewRequest | null>(),
-    review: jsonb('review').$type<{ reviewer: string; decision: 'approve' | 'reject'; comment: string; decidedAt: string } | null>(),
-    leaseOwner: text('lease_owner'),
-    leaseUntil: timestamp('lease_until', { withTimezone: true }),
-    error: text('error'),
-    /** Set when the orphan sweep picked the run up after its worker stopped; cleared when the run moves on. */
-    recoveredAt: timestamp('recovered_at', { withTimezone: true }),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-    completedAt: timestamp('completed_at', { withTimezone: true }),
   },
   (t) => [
     // A batch checks each record once, however often its job is retried.

@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import type { Role } from '../../core/db/schema/auth.js';
+import type { Db } from '../../core/db/connect.js';
+import { ClinAgentError, errorMessage } from '../../core/errors.js';
+import type { Jobs } from '../../core/jobs/boss.js';
+import { defineQueue } from '../../core/jobs/queues.js';
+import type { Logger } from '../../core/logger.js';
+import type { TraceRun, TraceStore } from '../../core/trace/store.js';
+import type { User } from '../../core/auth/users.js';
+import type { ConversationStore } from '../conversations/index.js';
+import type { AgentDefinition } from '../definitions/agent-definition.js';
+import { createDefinitionRun, definitionIdOf, definitionRunStore, listDefinitionRuns, stateOf, type DefinitionRun, type DefinitionRunState } from './definition-runs.js';
+import { runTurn, type TurnDeps } from './definition-turn.js';
+import { createStepDriver } from './step-driver.js';
+
+export { newRunWorkerId } from './step-driver.js';
+
+/**
+ * One job advances one agent run: its first start, its continuation after a person's answer or decision, and its
+ * recovery after a worker died are the same job, idempotent under the run's lease.
+ */
+export const advanceAgentRunQueue = defineQueue('agent-advance-run', z.object({ runId: z.string().uuid() }), {
+  retryLimit: 5,
+  // Longer than the slowest turn; a job of a dead worker is retried after this (the sweep is faster).
+  expireInSeconds: 15 * 60,
+});
+
+export interface AgentRunActor {
+  id: string;
+  role: Role;
+}
+
+export interface AgentRunServiceDeps extends TurnDeps {
+  db: Db;
+  jobs?: Jobs;
+  trace: TraceStore;
+  logger: Logger;
+  /** Identifies this process in run leases. */
+  workerId: string;
+  leaseMs?: number;
+  /** The agents that may run durably, by id (the scenario catalog). */
+  definitions: { has(id: string): boolean; get(id: string): AgentDefinition<string> };
+  /**
+   * The conversation log a run answers in (a conversation knows its agent and its runs): the input and the person's
+   * replies are logged by the request that brings them, the run's questions and answer once the step that made
+   * them is saved. Absent (a library caller), runs keep their messages in their own state only.
+   */
+  conversations?: Pick<ConversationStore, 'start' | 'append'>;
+  /** Finds the run's owner, in whose name a worker logs the run's turns. */
+  users?: { get(id: string): Promise<User | undefined> };
+}
+
+/**
+ * Durable runs of declared agents: started from the API, advanced by job workers through the one step driver,
+ * suspended while they wait for a person's answer or approval, resumed by that person, cancelled by them. A run
+ * belongs to its user: anyone else gets NOT_FOUND, as for a missing id; admins may read any.
+ */
+export function createAgentRunService(deps: AgentRunServiceDeps) {
+  const driver = createStepDriver({ store: definitionRunStore, db: deps.db, logger: deps.logger, workerId: deps.workerId, leaseMs: deps.leaseMs, queue: advanceAgentRunQueue, key: 'runId', jobs: deps.jobs, label: 'agent run' });
+
+  async function owned(id: string, actor: AgentRunActor, how: 'read' | 'act'): Promise<DefinitionRun> {
+    const run = await definitionRunStore.get(deps.db, id);
+    const mayRead = run && (run.userId === actor.id || (how === 'read' && actor.role === 'admin'));
+    if (!run || !mayRead) throw new ClinAgentError('NOT_FOUND', `Agent run "${id}" does not exist. Check the id; a run is visible to the user who started it (and to admins).`, { runId: id });
+    return run;
+  }
+
+  /** Creates the run and queues its first turn; the caller gets it at once (202) and follows it with get. */
+  async function start(actor: User, request: { scenarioId: string; input: string; conversationId?: string; projectId?: string }): Promise<DefinitionRun> {
+    const definition = deps.definitions.get(request.scenarioId);
+    if (definition.engine.type !== 'builtin') {
+      throw new ClinAgentError('VALIDATION_FAILED', `Scenario "${definition.id}" runs on the ${definition.engine.type} engine, which keeps its own runs; start it with POST /api/agent/run instead.`, { field: 'scenarioId' });
+    }
+    if (typeof definition.instructions !== 'string') {
+      throw new ClinAgentError('VALIDATION_FAILED', `Agent "${definition.id}" builds its own prompt from structured input and cannot be started from text.`, { field: 'scenarioId' });
+    }
+    const state: DefinitionRunState = { input: request.input, messages: [{ role: 'system', content: definition.instructions }, { role: 'user', content: request.input }] };
+    const conversationId = await logTurn(actor, request.conversationId, request.input, 'user', definition.id, request.projectId);
+    const run = await createDefinitionRun(deps.db, { definitionId: definition.id, userId: actor.id, projectId: request.projectId, conversationId, state });
+    await driver.enqueue(run.id);
+    return run;
+  }
+
+  /**
+   * Appends one turn to the run's conversation, starting one when the run has none yet; the conversation's id, or
+   * undefined without a conversation store. The store checks the actor may still continue it.
+   */
+  async function logTurn(actor: User, conversationId: string | undefined | null, content: string, role: 'user' | 'assistant', scenarioId: string, projectId?: string | null): Promise<string | undefined> {
+    if (!deps.conversations) return conversationId ?? undefined;
+    const id = conversationId ?? (await deps.conversations.start({ actor, scenarioId, projectId: projectId ?? undefined, title: content })).id;
+    await deps.conversations.append(id, [{ role, content }], actor);
+    return id;
+  }
+
+  /**
+   * What the saved step said to the person (the question it waits on, or its answer), logged after the commit: a
+   * worker that dies in between leaves the turn in the run's own state but not in the log, never twice in the log.
+   */
+  async function logOutcome(run: DefinitionRun): Promise<void> {
+    if (!deps.conversations || !deps.users || !run.conversationId || !run.userId) return;
+    const said = run.status === 'SUSPENDED' ? (run.reviewRequest as { prompt?: unknown } | null)?.prompt : run.status === 'COMPLETED' ? stateOf(run).answer : undefined;
+    if (typeof said !== 'string' || !said) return;
+    const owner = await deps.users.get(run.userId);
+    if (!owner) return;
+    await logTurn(owner, run.conversationId, said, 'assistant', definitionIdOf(run), run.projectId).catch((error) => deps.logger.warn({ runId: run.id, err: errorMessage(error) }, 'agent run: its turn could not be logged in its conversation'));
+  }
+
+  /** Advances the run from its saved node (a job's work); undefined when it was not this worker's to run. */
+  async function advance(runId: string): Promise<DefinitionRun | undefined> {
+    return driver.advance<{ definition: AgentDefinition<string> | undefined; trace: TraceRun }>(runId, {
+      async begin(run) {
+        // A scenario file removed while its run waited: the run fails saying so, rather than its job retrying.
+        const definition = deps.definitions.has(definitionIdOf(run)) ? deps.definitions.get(definitionIdOf(run)) : undefined;
+        const trace = await deps.trace.start({ kind: 'agent_run', name: definitionIdOf(run), userId: run.userId ?? undefined, projectId: run.projectId ?? undefined, input: { runId, from: run.currentNode } });
+        return { definition, trace };
+      },
+      execute: async (run, _node, { definition, trace }) => definition
+        ? runTurn(deps, definition, run, trace)
+        : { step: { type: 'turn', outcome: 'error' }, update: { nextNode: 'end_error', status: 'FAILED', error: `agent "${definitionIdOf(run)}" is no longer defined on this server (was its scenario file removed?)` } },
+      endOf: (run, nodeId) => (nodeId === 'end_error' ? { status: 'FAILED', error: run.error ?? 'the run ended in end_error' } : { status: 'COMPLETED' }),
+      async finish({ trace }, run, error) {
+        if (error) await trace.finish({ status: 'failed', error: errorMessage(error) });
+        else await trace.finish({ status: run?.status === 'FAILED' ? 'failed' : 'success', output: run ? { status: run.status, node: run.currentNode } : { skipped: 'lease lost' } });
+        if (!error && run) await logOutcome(run);
+      },
+    });
+  }
+
+  return {
+    start,
+    advance,
+    get: (id: string, actor: AgentRunActor) => owned(id, actor, 'read'),
+    /** Per agent and user, newest first. Members see their own runs; an admin may name any user, or none for all. */
+    async list(actor: AgentRunActor, filter: { agent?: string; user?: string; limit?: number; before?: { createdAt: Date; id: string } }): Promise<DefinitionRun[]> {
+      const userId = actor.role === 'admin' ? filter.user : actor.id;
+      if (actor.role !== 'admin' && filter.user && filter.user !== actor.id) {
+        throw new ClinAgentError('FORBIDDEN', 'Only admins list the agent runs of another user. Leave user out to list yours.', { field: 'user' });
+      }
+      return listDefinitionRuns(deps.db, { definitionId: filter.agent, userId, limit: filter.limit ?? 50, before: filter.before });
+    },
+    /** The reply a waiting run asked for; the run goes on with it as the user's message. */
+    async answer(id: string, actor: User, answer: string, shownDataHash?: string): Promise<DefinitionRun> {
+      await owned(id, actor, 'act');
+      const run = await driver.decide(id, { kind: 'answer', actor: actor.id, answer, shownDataHash });
+      // Logged once the decision is taken: a refused answer (stale, twice) is not part of the conversation.
+      if (run.conversationId) await logTurn(actor, run.conversationId, answer, 'user', definitionIdOf(run), run.projectId);
+      return run;
+    },
+    async decide(id: string, actor: AgentRunActor & { name: string }, decision: 'approve' | 'reject', comment?: string, shownDataHash?: string): Promise<DefinitionRun> {
+      await owned(id, actor, 'act');
+      return driver.decide(id, { kind: decision, actor: actor.id, comment, shownDataHash });
+    },
+    async cancel(id: string, actor: AgentRunActor): Promise<DefinitionRun> {
+      await owned(id, actor, 'act');
+      return definitionRunStore.cancel(deps.db, id, actor.id, 'cancelled by its user');
+    },
+    /** The agent-run workers of one process: advance jobs with bounded concurrency, and the orphan sweep. */
+    async registerWorkers(options: { concurrency: number; sweepIntervalMs: number; staleMs: number }): Promise<{ sweep(): Promise<number>; stop(): void }> {
+      const jobs = deps.jobs;
+      if (!jobs) throw new ClinAgentError('INTERNAL', 'Agent-run workers need job queues; create the context with startJobs: true.');
+      for (let i = 0; i < options.concurrency; i++) await jobs.work(advanceAgentRunQueue, async ({ runId }) => void (await advance(runId)), { batchSize: 1, pollingIntervalSeconds: 0.5 });
+      return driver.startSweep({ intervalMs: options.sweepIntervalMs, staleMs: options.staleMs });
+    },
+  };
+}
+
+export type AgentRunService = ReturnType<typeof createAgentRunService>;
+export { stateOf, definitionIdOf, type DefinitionRun };

@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { and, desc, eq, like, lt, or, type SQL } from 'drizzle-orm';
+import { appendAuditEntries, PLATFORM_AUDIT_SCOPE } from '../../core/audit/audit-log.js';
+import type { Db } from '../../core/db/connect.js';
+import { agentRuns } from '../../core/db/schema/runs.js';
+import type { ChatMessage } from '../../core/llm/types.js';
+import { createRunStore, type RunAuditEvent } from './run-store.js';
+
+export type DefinitionRun = typeof agentRuns.$inferSelect;
+
+/**
+ * Runs of declared agents share agent_runs with the agent kinds that drive their own graph (createAgentRunStore):
+ * their kind is `agent:<definition id>`, so this store, its sweep and its queue see only them.
+ */
+const KIND_PREFIX = 'agent:';
+export const kindOf = (definitionId: string): string => `${KIND_PREFIX}${definitionId}`;
+export const definitionIdOf = (run: Pick<DefinitionRun, 'kind'>): string => run.kind.slice(KIND_PREFIX.length);
+
+/** The node a definition run works at; a run waiting for a person is suspended at it and resumes there. */
+export const TURN_NODE = 'turn';
+
+/** A definition run's checkpoint: the turn's messages (system prompt first), and its result once it ends. */
+export interface DefinitionRunState {
+  input: string;
+  messages: ChatMessage[];
+  /** The decidedAt of the last decision whose reply is in `messages`: a decision is appended once. */
+  appliedDecisionAt?: string;
+  answer?: string;
+  traceIds?: string[];
+}
+
+export const stateOf = (run: DefinitionRun): DefinitionRunState => run.state as unknown as DefinitionRunState;
+
+/**
+ * One audit entry per event a person cares about: created, waiting, decided, recovered, finished, cancelled. The
+ * turn's own steps are in the run's steps and its trace, not repeated in the audit trail.
+ */
+function auditAction(event: RunAuditEvent): string | undefined {
+  switch (event.type) {
+    case 'step': return event.status === 'SUSPENDED' ? 'waiting' : event.status === 'COMPLETED' || event.status === 'FAILED' ? 'finished' : undefined;
+    case 'decision': return 'decided';
+    default: return event.type;
+  }
+}
+
+export const definitionRunStore = createRunStore<typeof agentRuns, { state?: DefinitionRunState }>(agentRuns, {
+  label: 'Agent run',
+  scope: like(agentRuns.kind, `${KIND_PREFIX}%`),
+  columns: (update) => (update.state ? { state: update.state as unknown as Record<string, unknown> } : {}),
+  audit: { entityType: 'agent_run', projectId: (run) => run.projectId ?? PLATFORM_AUDIT_SCOPE, actor: (run) => `agent:${definitionIdOf(run)}`, action: auditAction },
+  // What the person was shown is the conversation up to the question; an answer to an older question is refused.
+  reviewFingerprint: async (_tx, run) => JSON.stringify(stateOf(run).messages),
+  describeReviewedData: () => 'the conversation',
+});
+
+/** A new run, PENDING at the turn node, audited as created in the same transaction. */
+export async function createDefinitionRun(db: Db, input: { definitionId: string; userId: string; projectId?: string | null; conversationId?: string | null; state: DefinitionRunState }): Promise<DefinitionRun> {
+  return db.transaction(async (txn) => {
+    const tx = txn as unknown as Db;
+    const [row] = await tx
+      .insert(agentRuns)
+      .values({ kind: kindOf(input.definitionId), userId: input.userId, projectId: input.projectId ?? null, conversationId: input.conversationId ?? null, status: 'PENDING', currentNode: TURN_NODE, state: input.state as unknown as Record<string, unknown> })
+      .returning();
+    // The input is the user's text: the audit trail names the run and its agent, not what was asked.
+    const inputHash = createHash('sha256').update(input.state.input).digest('hex');
+    await appendAuditEntries(tx, [{ projectId: row!.projectId ?? PLATFORM_AUDIT_SCOPE, entityType: 'agent_run', entityId: row!.id, action: 'created', actor: input.userId, newValue: { agent: input.definitionId, conversationId: row!.conversationId, inputHash } }]);
+    return row!;
+  });
+}
+
+/** Newest first, `limit` at a time; `before` is the createdAt/id cursor of the last row of the previous page. */
+export async function listDefinitionRuns(db: Db, filter: { definitionId?: string; userId?: string; limit: number; before?: { createdAt: Date; id: string } }): Promise<DefinitionRun[]> {
+  const conditions: SQL[] = [like(agentRuns.kind, `${KIND_PREFIX}%`)];
+  if (filter.definitionId) conditions.push(eq(agentRuns.kind, kindOf(filter.definitionId)));
+  if (filter.userId) conditions.push(eq(agentRuns.userId, filter.userId));
+  if (filter.before) conditions.push(or(lt(agentRuns.createdAt, filter.before.createdAt), and(eq(agentRuns.createdAt, filter.before.createdAt), lt(agentRuns.id, filter.before.id)))!);
+  return db.select().from(agentRuns).where(and(...conditions)).orderBy(desc(agentRuns.createdAt), desc(agentRuns.id)).limit(filter.limit);
+}

@@ -1,0 +1,81 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { agentRuns } from '../../core/db/schema/runs.js';
+import { ClinAgentError } from '../../core/errors.js';
+import { defineQueue } from '../../core/jobs/queues.js';
+import { buildTestContext } from '../../testing/test-context.js';
+import { testEngines } from '../../testing/test-database.js';
+import { createAgentRunStore, type AgentRun, type AgentStepWrites } from './agent-runs.js';
+import { createStepDriver, type NodeHandlers } from './step-driver.js';
+
+const queue = defineQueue('test-driver-advance', z.object({ runId: z.string().uuid() }));
+let version = 1;
+/** Decisions are bound to `version`; a decision after it changed makes the run redo its work from `check`. */
+const store = createAgentRunStore({ kind: 'test-driver', label: 'Driver test run', reviewFingerprint: async () => String(version), redoFrom: () => 'check' });
+
+/** check -> ask (waits for approval) -> end_done; `loop` goes round forever. */
+const handlers: NodeHandlers<AgentRun, AgentStepWrites, undefined> = {
+  async execute(_run, node) {
+    if (node === 'check') return { step: { type: 'check', outcome: 'pass', next: 'ask' }, update: { nextNode: 'ask', status: 'RUNNING' } };
+    if (node === 'ask') return { step: { type: 'ask', outcome: 'suspended' }, update: { nextNode: 'ask', status: 'SUSPENDED', onApprove: 'end_done', onReject: 'end_error', reviewRequest: { awaiting: 'decision' } } };
+    if (node === 'loop') return { step: { type: 'loop', outcome: 'pass', next: 'loop' }, update: { nextNode: 'loop', status: 'RUNNING' } };
+    throw new ClinAgentError('LLM_RATE_LIMITED', 'the model is rate limited', { retryAfterMs: 1000 });
+  },
+};
+
+describe.each(testEngines())('the step driver on %s', (engine) => {
+  let ctx: Awaited<ReturnType<typeof buildTestContext>>;
+  let driver: ReturnType<typeof createStepDriver<AgentRun, AgentStepWrites, object, 'runId'>>;
+
+  beforeAll(async () => {
+    ctx = await buildTestContext({ engine, startJobs: true });
+    driver = createStepDriver({ store, db: ctx.db, logger: ctx.logger, workerId: 'test-worker', queue, key: 'runId', jobs: ctx.jobs, maxNodesPerAdvance: 5 });
+  });
+  afterAll(async () => ctx?.close());
+
+  it('runs nodes to a suspension, and decide queues the continuation that ends the run', async () => {
+    const created = await store.create(ctx.db, { startNode: 'check' });
+    expect(await driver.advance(created.id, handlers)).toMatchObject({ status: 'SUSPENDED', currentNode: 'ask', leaseOwner: null });
+    expect(await driver.advance(created.id, handlers)).toBeUndefined();
+    await driver.decide(created.id, { kind: 'approve', actor: 'dm' });
+    expect(await ctx.jobs!.isQueued(queue, 'runId', [created.id])).toEqual(new Set([created.id]));
+    const done = await driver.advance(created.id, handlers);
+    expect(done).toMatchObject({ status: 'COMPLETED', currentNode: 'end_done' });
+    expect(done!.steps.map((s) => `${String(s.node)}:${String(s.outcome)}`)).toEqual(['check:pass', 'ask:suspended', 'review:approve', 'end_done:pass']);
+  });
+
+  it('queues the redo itself when a decision is refused because the data changed', async () => {
+    const created = await store.create(ctx.db, { startNode: 'check' });
+    await driver.advance(created.id, handlers);
+    version++;
+    await expect(driver.decide(created.id, { kind: 'approve', actor: 'dm' })).rejects.toMatchObject({ code: 'CONFLICT_STATE', details: { redo: true } });
+    expect(await ctx.jobs!.isQueued(queue, 'runId', [created.id])).toEqual(new Set([created.id]));
+    expect(await driver.advance(created.id, handlers)).toMatchObject({ status: 'SUSPENDED', currentNode: 'ask' });
+  });
+
+  it('fails a run that passes the node cap in one advance', async () => {
+    const created = await store.create(ctx.db, { startNode: 'loop' });
+    const failed = await driver.advance(created.id, handlers);
+    expect(failed).toMatchObject({ status: 'FAILED', currentNode: 'end_error', error: expect.stringMatching(/more than 5 nodes/) });
+    expect(failed!.steps).toHaveLength(6);
+  });
+
+  it('gives the lease back on a rate limit and rethrows, so the job retries at once', async () => {
+    const created = await store.create(ctx.db, { startNode: 'limited' });
+    await expect(driver.advance(created.id, handlers)).rejects.toMatchObject({ code: 'LLM_RATE_LIMITED' });
+    expect(await store.get(ctx.db, created.id)).toMatchObject({ status: 'RUNNING', leaseOwner: null, leaseUntil: null, steps: [] });
+  });
+
+  it('stops without saving when another worker took the run over mid-node', async () => {
+    const created = await store.create(ctx.db, { startNode: 'check' });
+    const stolen = await driver.advance(created.id, {
+      async execute(run, node) {
+        await ctx.db.update(agentRuns).set({ leaseOwner: 'another-worker' }).where(eq(agentRuns.id, run.id));
+        return handlers.execute(run, node, undefined);
+      },
+    });
+    expect(stolen).toBeUndefined();
+    expect(await store.get(ctx.db, created.id)).toMatchObject({ status: 'RUNNING', currentNode: 'check', leaseOwner: 'another-worker', steps: [] });
+  });
+});
