@@ -1,1 +1,1 @@
-export { createTrialAssistant, type ChatAnswer, type ChatEvent, type ChatOptions, type ChatPart, type TrialAssistant, type TrialAssistantDeps } from './trial-assistant.js';
+export { createTrialAssistant, type ChatAnswer, type ChatOptions, type ChatPart, type TrialAssistant, type TrialAssistantDeps } from './trial-assistant.js';

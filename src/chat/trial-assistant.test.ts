@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ChatAnswer } from '../contract/index.js';
+import { ChatStreamEvents, RUN_EVENT_NAMES, type ChatAnswer } from '../contract/index.js';
 import type { User } from '../core/auth/users.js';
 import { memoryReports } from '../core/db/schema/memory.js';
 import { buildServer } from '../http/server.js';
@@ -324,7 +324,7 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
     expect(messages.map((m) => m.content)).toEqual(expect.arrayContaining(['ECOG of P003?', 'Answer for the turn.', 'and P004?']));
   });
 
-  it('streams intents, tool progress and only the final answer\'s text as server-sent events', async () => {
+  it('streams the plan, tool progress and only the final answer\'s text in the one run vocabulary', async () => {
     brain = (request) => {
       if (isRouting(request)) return intents({ type: 'data_question', text: 'P003 ECOG?' });
       if (toolMessages(request).length === 0) return { toolCalls: [{ name: 'read_clinical_data', arguments: { record_id: 'P003' } }], content: 'SECRET THOUGHT' };
@@ -336,15 +336,44 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
     createParser({ onEvent: (m) => events.push({ event: m.event ?? 'message', data: JSON.parse(m.data) }) }).feed(response.body);
     const names = events.map((e) => e.event);
     expect(names[0]).toBe('run_started');
-    expect(names).toEqual(expect.arrayContaining(['intents', 'part_started', 'tool_call_started', 'tool_call_finished', 'text_delta', 'part_finished', 'result']));
+    expect(names).toEqual(expect.arrayContaining(['plan', 'part_started', 'tool_call_started', 'tool_call_finished', 'text_delta', 'part_finished', 'result']));
+    expect(names.filter((n) => n === 'result' || n === 'error')).toEqual(['result']);
     expect(names.at(-1)).toBe('result');
+    expect(names.slice(0, -1).every((name) => (RUN_EVENT_NAMES as string[]).includes(name))).toBe(true);
+    for (const { event, data } of events) expect(ChatStreamEvents[event as keyof typeof ChatStreamEvents].safeParse(data).error).toBeUndefined();
+    expect(events.find((e) => e.event === 'plan')!.data).toMatchObject({ intents: [{ type: 'data_question' }], routedBy: 'model', routingFallback: null });
     const started = events.find((e) => e.event === 'tool_call_started')!.data as { callId: string; name: string };
     const finished = events.find((e) => e.event === 'tool_call_finished')!.data as { callId: string; success: boolean };
-    expect(started).toMatchObject({ name: 'read_clinical_data', callId: expect.any(String) });
-    expect(finished).toMatchObject({ callId: started.callId, success: true });
+    // Users see which tool ran, not its arguments: those may quote a record and stay in the admins' trace.
+    expect(started).toEqual({ type: 'tool_call_started', round: expect.any(Number), callId: expect.any(String), name: 'read_clinical_data', part: 0 });
+    expect(finished).toMatchObject({ callId: started.callId, success: true, part: 0 });
+    expect(events.find((e) => e.event === 'part_finished')!.data).toMatchObject({ part: 0, answer: 'ECOG is 1.', ok: true, ending: 'answer', intent: { type: 'data_question' } });
     const text = events.filter((e) => e.event === 'text_delta').map((e) => (e.data as { text: string }).text).join('');
     expect(text).toBe('ECOG is 1.');
     expect(response.body).not.toContain('SECRET THOUGHT');
+  });
+
+  it("continues a conversation with the question engine's history strategy: texts only, the newest that fit", async () => {
+    brain = (request) => (isRouting(request) ? intents({ type: 'data_question', text: 'and P005?' }) : { reply: 'Short answer.' });
+    const first = (await chat(tokens.coordinator, 'trial-a', { message: 'ECOG of P003?' })).json() as ChatAnswer;
+    // A long answer, then a question answered through a tool, in the log as a run with tools writes them.
+    await ctx.conversations.append(first.conversationId, [
+      { role: 'user', content: 'Summarise the protocol.' },
+      { role: 'assistant', content: `Protocol summary: ${'visit window details '.repeat(500)}` },
+      { role: 'user', content: 'And P004?' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'call_old', name: 'read_clinical_data', arguments: '{"record_id":"P004"}' }] },
+      { role: 'tool', content: 'OLD TOOL OUTPUT', toolCallId: 'call_old', toolName: 'read_clinical_data' },
+      { role: 'assistant', content: 'P004 has ECOG 0.' },
+    ], users.coordinator!);
+    model.requests.length = 0;
+    await chat(tokens.coordinator, 'trial-a', { message: 'and P005?', conversationId: first.conversationId });
+    const messages = answerRequests()[0]!.body.messages as Array<{ role: string; content: string }>;
+    // Old tool output is never replayed; the long answer does not fit the window, so nothing before it is sent.
+    expect(messages.slice(1)).toEqual([
+      { role: 'user', content: 'And P004?' },
+      { role: 'assistant', content: 'P004 has ECOG 0.' },
+      { role: 'user', content: 'and P005?' },
+    ]);
   });
 
   it('falls back to rules when the model is down: guidance and memory still work, questions say what failed', async () => {

@@ -1,15 +1,16 @@
 import type { ConversationStore } from '../agent/conversations/index.js';
+import type { AgentEvent, AgentEventSink } from '../agent/loop/index.js';
 import type { ChatMessage } from '../core/llm/types.js';
 import { assertProjectReader } from '../core/auth/project-access.js';
-import { WRITER_ROLES, type User, type UserStore } from '../core/auth/users.js';
+import type { MembershipCheck } from '../core/auth/membership.js';
+import { WRITER_ROLES, type User } from '../core/auth/users.js';
 import type { Config } from '../core/config.js';
 import { ClinAgentError, errorMessage } from '../core/errors.js';
 import type { LlmGateway } from '../core/llm/gateway.js';
 import type { Logger } from '../core/logger.js';
-import { fitToBudget } from '../core/tokenizer.js';
 import type { ToolRegistry } from '../core/tools/registry.js';
 import type { TraceRun, TraceStore } from '../core/trace/store.js';
-import { investigate, type InvestigateResult } from '../investigate/index.js';
+import { INVESTIGATE_DEFINITION, investigate, type InvestigateResult } from '../investigate/index.js';
 import { detectLanguage, routeIntent, type Intent, type ProjectMemory, type RoutedMessage, type RoutingFallback } from '../memory/index.js';
 import { skillAppliesTo } from '../trial/sop/skill-catalog.js';
 import type { TrialQc } from '../trial/trial-qc.js';
@@ -33,7 +34,7 @@ export interface TrialAssistantDeps {
   trace: TraceStore;
   tools: ToolRegistry;
   conversations: ConversationStore;
-  users: Pick<UserStore, 'isMember'>;
+  users: MembershipCheck;
   memory: ProjectMemory;
   trial: Pick<TrialQc, 'readTools' | 'startQcRun' | 'skills'>;
   logger: Logger;
@@ -60,23 +61,11 @@ export interface ChatAnswer {
   traceId: string;
 }
 
-/** What a streaming client sees while the answer is made (the route sends each as a server-sent event). */
-export type ChatEvent =
-  | { type: 'run_started'; traceId: string; conversationId: string }
-  | { type: 'intents'; intents: Intent[]; routedBy: RoutedMessage['by']; routingFallback: RoutingFallback | null }
-  | { type: 'part_started'; index: number; intent: Intent }
-  | { type: 'tool_call_started'; index: number; callId: string; name: string }
-  | { type: 'tool_call_finished'; index: number; callId: string; name: string; success: boolean }
-  | { type: 'text_delta'; index: number; text: string }
-  | { type: 'part_finished'; index: number; part: ChatPart };
-
 export interface ChatOptions {
-  onEvent?: (event: ChatEvent) => void;
+  /** What a streaming client sees while the answer is made: the run events of every agent, `part` being the intent. */
+  onEvent?: AgentEventSink;
   signal?: AbortSignal;
 }
-
-/** Earlier turns the engine sees: the newest user and assistant texts that fit this many tokens. */
-const EARLIER_TURNS_TOKENS = 1500;
 
 export function createTrialAssistant(deps: TrialAssistantDeps) {
   /**
@@ -101,16 +90,16 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
     try {
       const [userTurn] = await deps.conversations.append(conversationId, [{ role: 'user', content: message, traceId: trace.traceId }], actor);
       const routed = await routeIntent({ llm: deps.llm, trace }, message, { skills: projectSkills(projectId), signal: options.signal });
-      emit({ type: 'intents', intents: routed.intents, routedBy: routed.by, routingFallback: routed.fallback ?? null });
+      emit({ type: 'plan', intents: routed.intents, routedBy: routed.by, routingFallback: routed.fallback ?? null });
       if (routed.fallbackReason) deps.logger.warn({ projectId, reason: routed.fallbackReason }, 'trial assistant: keyword rules routed the message');
       const language = await answerLanguage(actor, routed);
       const parts: ChatPart[] = [];
       for (const [index, intent] of routed.intents.entries()) {
-        emit({ type: 'part_started', index, intent });
+        emit({ type: 'part_started', part: index, intent });
         const question = routed.intents.length === 1 ? message : intent.text;
         const part = await handle({ actor, projectId, intent, question, language, trace, earlier, index, emit, signal: options.signal, source: `${conversationId}#${userTurn!.seq}` });
         parts.push(part);
-        emit({ type: 'part_finished', index, part });
+        emit({ type: 'part_finished', part: index, intent: part.intent, answer: part.answer, ok: part.ok, ending: part.ending });
       }
       const answer = composeAnswer(parts, language);
       const [assistantTurn] = await deps.conversations.append(conversationId, [{ role: 'assistant', content: answer, traceId: trace.traceId }], actor);
@@ -123,17 +112,17 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
     }
   }
 
-  /** A new conversation about this project, or the user's own earlier one (another project's answers NOT_FOUND). */
+  /**
+   * A new conversation about this project, or the user's own earlier one (checkQuestion has refused another
+   * project's): its earlier turns as the question engine's history strategy builds them from the log.
+   */
   async function openConversation(actor: User, projectId: string, conversationId: string | undefined, message: string): Promise<{ conversationId: string; earlier: ChatMessage[] }> {
     if (!conversationId) {
       const started = await deps.conversations.start({ actor, projectId, title: message });
       return { conversationId: started.id, earlier: [] };
     }
-    const found = await ownConversation(actor, projectId, conversationId);
-    // Tool turns are not replayed: the engine reads data again through its tools rather than from old output.
-    const texts = found.turns.filter((t) => (t.role === 'user' || t.role === 'assistant') && !t.toolCalls?.length && t.content);
-    const kept = fitToBudget([...texts].reverse(), (t) => t.content, EARLIER_TURNS_TOKENS).reverse();
-    return { conversationId, earlier: kept.map((t) => ({ role: t.role as 'user' | 'assistant', content: t.content })) };
+    const earlier = await deps.conversations.history(conversationId, INVESTIGATE_DEFINITION.history, { actor, llm: deps.llm });
+    return { conversationId, earlier };
   }
 
   async function ownConversation(actor: User, projectId: string, conversationId: string) {
@@ -163,7 +152,7 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
     trace: TraceRun;
     earlier: ChatMessage[];
     index: number;
-    emit: (event: ChatEvent) => void;
+    emit: AgentEventSink;
     signal?: AbortSignal;
     /** The user turn this message is, as a hot-memory source. */
     source: string;
@@ -231,9 +220,8 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
       limits: { maxIterations: deps.config.assistant.maxIterations, tokenBudget: deps.config.assistant.tokenBudget },
       signal,
       onEvent: (event) => {
-        if (event.type === 'text_delta') emit({ type: 'text_delta', index, text: event.text });
-        else if (event.type === 'tool_call_started') emit({ type: 'tool_call_started', index, callId: event.callId, name: event.name });
-        else if (event.type === 'tool_call_finished') emit({ type: 'tool_call_finished', index, callId: event.callId, name: event.name, success: event.success });
+        const shown = shownToUser(event, index);
+        if (shown) emit(shown);
       },
     });
     return { intent, answer: result.answer, ok: result.ok, ending: result.ending };
@@ -243,3 +231,21 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
 }
 
 export type TrialAssistant = ReturnType<typeof createTrialAssistant>;
+
+/**
+ * A loop event of one part as the user may see it, tagged with the part: tool names without their arguments or
+ * errors (those may quote data and stay in the trace that only admins read).
+ */
+function shownToUser(event: AgentEvent, part: number): AgentEvent | undefined {
+  switch (event.type) {
+    case 'text_delta':
+    case 'round_finished':
+      return { ...event, part };
+    case 'tool_call_started':
+      return { type: event.type, round: event.round, callId: event.callId, name: event.name, part };
+    case 'tool_call_finished':
+      return { type: event.type, round: event.round, callId: event.callId, name: event.name, success: event.success, part };
+    default:
+      return undefined;
+  }
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiErrorBody, Uuid } from './common.js';
+import { Uuid } from './common.js';
 
 /** What a message asks for: the router (model, or rules when the model is unavailable) labels each part of it. */
 export const IntentType = z.enum(['qc_task', 'data_question', 'history_question', 'memory_instruction', 'write_request', 'chit_chat', 'unclear']);
@@ -47,24 +47,6 @@ export const ChatAnswer = z.object({
   traceId: z.string().describe('the full trace (thoughts, tool calls, observations): admins only'),
 });
 export type ChatAnswer = z.infer<typeof ChatAnswer>;
-
-/** POST /api/iit/projects/:projectId/chat/stream: server-sent events, then exactly one `result` or `error`. */
-export const ChatStreamEvents = {
-  run_started: z.object({ type: z.literal('run_started'), traceId: z.string(), conversationId: z.string() }),
-  intents: z.object({ type: z.literal('intents'), intents: z.array(Intent), routedBy: z.enum(['model', 'rules']), routingFallback: RoutingFallback.nullable() }),
-  part_started: z.object({ type: z.literal('part_started'), index: z.int(), intent: Intent }),
-  tool_call_started: z.object({ type: z.literal('tool_call_started'), index: z.int(), callId: z.string(), name: z.string().describe('the tool; its arguments and result stay in the trace') }),
-  tool_call_finished: z.object({ type: z.literal('tool_call_finished'), index: z.int(), callId: z.string(), name: z.string(), success: z.boolean() }),
-  text_delta: z.object({ type: z.literal('text_delta'), index: z.int(), text: z.string().describe('a piece of the final answer of part `index`, never a thought') }),
-  part_finished: z.object({ type: z.literal('part_finished'), index: z.int(), part: ChatPart }),
-  result: ChatAnswer,
-  error: ApiErrorBody,
-} as const;
-export type ChatStreamEventName = keyof typeof ChatStreamEvents;
-export type ChatStreamEvent = { [Name in ChatStreamEventName]: { event: Name; data: z.infer<(typeof ChatStreamEvents)[Name]> } }[ChatStreamEventName];
-
-export const CHAT_STREAM_DESCRIPTION =
-  'Server-sent events: `run_started` (trace and conversation ids), `intents`, then for each intent in order `part_started`, tool call events, `text_delta` (final answer text only) and `part_finished`; then one `result` (the body POST .../chat returns) or `error`. Closing the connection stops the answer.';
 
 const MemoryLineSource = z.object({
   kind: z.enum(['turn', 'record', 'report', 'feedback', 'user']),

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { AGENT_STREAM_DESCRIPTION } from './agent-stream.js';
+import { CHAT_STREAM_DESCRIPTION } from './assistant-stream.js';
 import { AgentResult, AgentRunRequest, DocumentList, DocumentListQuery, IngestDocumentRequest, IngestDocumentResponse, ScenarioList } from './agent.js';
 import {
   AccountToken,
@@ -23,7 +24,6 @@ import {
 } from './auth.js';
 import {
   AddFactsRequest,
-  CHAT_STREAM_DESCRIPTION,
   ChatAnswer,
   ChatRequest,
   Feedback,
@@ -43,6 +43,7 @@ import {
 } from './assistant.js';
 import { errorResponses, NoContent, textParams, uuidParams } from './common.js';
 import { ConversationDetail, ConversationList, ConversationListQuery } from './conversations.js';
+import { AgentRun, AgentRunAnswerRequest, AgentRunDecisionRequest, AgentRunList, AgentRunListQuery, StartAgentRunRequest } from './agent-runs.js';
 import { jsonSchema, type JsonSchema } from './json-schema.js';
 import { Health } from './system.js';
 import { Trace, TraceList, TraceListQuery } from './traces.js';
@@ -112,6 +113,12 @@ export const routes = {
   'DELETE /api/rag/documents/:documentId': { params: textParams('documentId'), response: { 204: NoContent, ...errorResponses } },
   'GET /api/traces': { querystring: TraceListQuery, response: { 200: TraceList, ...errorResponses } },
   'GET /api/traces/:id': { params: uuidParams('id'), response: { 200: Trace, ...errorResponses } },
+  'POST /api/agent/runs': { body: StartAgentRunRequest, response: { 202: AgentRun, ...errorResponses } },
+  'GET /api/agent/runs': { querystring: AgentRunListQuery, response: { 200: AgentRunList, ...errorResponses } },
+  'GET /api/agent/runs/:id': { params: uuidParams('id'), response: { 200: AgentRun, ...errorResponses } },
+  'POST /api/agent/runs/:id/answer': { params: uuidParams('id'), body: AgentRunAnswerRequest, response: { 200: AgentRun, ...errorResponses } },
+  'POST /api/agent/runs/:id/decision': { params: uuidParams('id'), body: AgentRunDecisionRequest, response: { 200: AgentRun, ...errorResponses } },
+  'POST /api/agent/runs/:id/cancel': { params: uuidParams('id'), response: { 200: AgentRun, ...errorResponses } },
   'GET /api/conversations': { querystring: ConversationListQuery, response: { 200: ConversationList, ...errorResponses } },
   'GET /api/conversations/:id': { params: uuidParams('id'), response: { 200: ConversationDetail, ...errorResponses } },
 

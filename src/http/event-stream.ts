@@ -1,4 +1,6 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AgentEventSink } from '../agent/loop/index.js';
+import { ClinAgentError } from '../core/errors.js';
 
 /**
  * Proxies (nginx, a hospital's gateway) close a response that stays silent for a minute or two; a model that
@@ -7,7 +9,7 @@ import type { FastifyReply } from 'fastify';
  */
 const HEARTBEAT_MS = 15_000;
 
-export interface EventStream {
+interface EventStream {
   /** One server-sent event: `event: <name>` and the data as one line of JSON. Ignored once the client is gone. */
   send(event: string, data: unknown): void;
   /** Aborts when the client disconnects before `end()`: pass it to the work so it stops. */
@@ -16,10 +18,32 @@ export interface EventStream {
 }
 
 /**
- * Takes the response over from Fastify and answers `text/event-stream`. Called by a handler after its checks:
- * the access hook, validation and anything the handler throws before this still answer as JSON errors.
+ * The one way a route streams a run (agent runs, the trial assistant, the agents to come): opens the stream, sends
+ * every AgentEvent the work emits under its type, then exactly one final event, `result` (what the work returns,
+ * the route's result body) or `error`, and ends. A ClinAgentError goes as its JSON; anything else is a fault whose
+ * text stays in the log and whose event carries the request id to find it, as the JSON error handler does.
+ * Call it after the route's checks: the access hook, validation and anything thrown before it answer as JSON 4xx,
+ * never as a 200 followed by an error event. `signal` aborts when the client goes: pass it on so the work stops.
  */
-export function openEventStream(reply: FastifyReply): EventStream {
+export async function streamRun(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  work: (emit: AgentEventSink, signal: AbortSignal) => Promise<unknown>,
+): Promise<void> {
+  const stream = openEventStream(reply);
+  try {
+    const result = await work((event) => stream.send(event.type, event), stream.signal);
+    stream.send('result', result);
+  } catch (error) {
+    if (!ClinAgentError.isInstance(error) || error.status >= 500) request.log.error({ err: error }, 'streamed run failed');
+    stream.send('error', ClinAgentError.isInstance(error) ? error.toJSON() : { code: 'INTERNAL', message: `Internal error. The server log has the details under request id ${request.id}.`, details: { requestId: request.id } });
+  } finally {
+    stream.end();
+  }
+}
+
+/** Takes the response over from Fastify and answers `text/event-stream`. */
+function openEventStream(reply: FastifyReply): EventStream {
   const controller = new AbortController();
   reply.hijack();
   const res = reply.raw;

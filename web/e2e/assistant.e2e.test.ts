@@ -58,7 +58,8 @@ function respond(request: RecordedRequest): ScriptedStep {
   const chinese = /[\u4e00-\u9fff]/.test(lastUserText(request));
   const looked = (request.body?.messages ?? []).some((m: { role: string }) => m.role === 'tool');
   if (chinese && !looked) return { toolCalls: [{ name: 'get_project_stats', arguments: {} }] };
-  return { reply: chinese ? ANSWER_ZH : ANSWER, stream: { pieceChars: 8, chunkDelayMs: 10 } };
+  // The Chinese answer is written slowly, so the test sees the streamed tool call and plan before it ends.
+  return { reply: chinese ? ANSWER_ZH : ANSWER, stream: chinese ? { pieceChars: 4, chunkDelayMs: 200 } : { pieceChars: 8, chunkDelayMs: 10 } };
 }
 
 let browser: Browser;
@@ -259,7 +260,14 @@ describe('the trial assistant in the console', () => {
         await signIn(page, ADMIN_TOKEN);
         await page.goto(`${harness!.server.url}/#/trial/${PROJECT_ID}/assistant`);
         await page.getByTestId('chat-input').waitFor({ timeout: UI_TIMEOUT_MS });
-        const answer = await ask(page, '各中心入组了多少受试者？', ANSWER_ZH);
+        await page.getByTestId('chat-input').fill('各中心入组了多少受试者？');
+        await page.getByTestId('chat-send').click();
+        // While the answer is written: the plan's intent as a badge, and the finished tool call of part 0 by name.
+        const streaming = page.getByTestId('assistant-streaming');
+        await streaming.locator('[data-testid="assistant-tool"][data-status="ok"]').filter({ hasText: 'get_project_stats' }).waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await streaming.getByTestId('intent-badge').getAttribute('data-intent')).toBe('data_question');
+        const answer = page.getByTestId('assistant-answer').filter({ hasText: ANSWER_ZH });
+        await answer.waitFor({ timeout: UI_TIMEOUT_MS });
         expect(await answer.getByTestId('intent-badge').textContent()).toBe('数据问题');
 
         await answer.getByTestId('assistant-trace-link').click();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentStreamEvents, RUN_EVENT_NAMES } from '../../contract/index.js';
 import { ALL_TRACES } from '../../core/trace/store.js';
 import { readEventStream, type ReceivedEvent } from '../../testing/read-event-stream.js';
 import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
@@ -94,6 +95,21 @@ describe('POST /api/agent/run/stream', () => {
     const result = events.at(-1)!;
     expect(result.event).toBe('result');
     expect(result.data.toolCalls).toEqual([expect.objectContaining({ toolName: 'calculate_rate', success: true })]);
+  });
+
+  it('sends only names of the one run vocabulary, each shaped as the contract documents it, and one final result', async () => {
+    model.push(
+      { toolCalls: [{ name: 'calculate_rate', arguments: { numerator: 3, denominator: 4, label: 'visit 3' }, id: 'call_vocab' }], content: 'Computing.', stream: { pieceChars: 4 } },
+      { reply: '{"summary": "75% of visit 3 forms are complete.", "findings": [], "action_items": []}', stream: { pieceChars: 8 } },
+    );
+
+    const events = await allEvents(await post({ scenarioId: 'data-completeness', input: 'How complete is visit 3?' }));
+
+    const names = events.map((e) => e.event);
+    expect(names.slice(0, -1).every((name) => (RUN_EVENT_NAMES as string[]).includes(name))).toBe(true);
+    expect(names.filter((n) => n === 'result' || n === 'error')).toEqual(['result']);
+    expect(new Set(names)).toEqual(new Set(['run_started', 'text_delta', 'tool_call_started', 'tool_call_finished', 'round_finished', 'result']));
+    for (const { event, data } of events) expect(AgentStreamEvents[event as keyof typeof AgentStreamEvents].safeParse(data).error).toBeUndefined();
   });
 
   it('stops calling the model when the client disconnects mid-stream, and marks the trace cancelled', async () => {

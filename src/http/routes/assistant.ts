@@ -1,9 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TrialAssistant } from '../../chat/index.js';
 import { routeSchema, type ChatRequest } from '../../contract/index.js';
-import { ClinAgentError } from '../../core/errors.js';
 import { requireUser } from '../access.js';
-import { openEventStream } from '../event-stream.js';
+import { streamRun } from '../event-stream.js';
 
 type ChatRoute = { Params: { projectId: string }; Body: ChatRequest };
 
@@ -24,16 +23,6 @@ export const assistantRoutes: FastifyPluginAsync<{ assistant: TrialAssistant }> 
     const user = requireUser(request);
     // Refusals (not a member, empty message, someone else's conversation) answer as plain 4xx, before the stream.
     await assistant.checkQuestion(user, request.params.projectId, request.body);
-    const stream = openEventStream(reply);
-    try {
-      const answer = await assistant.chat(user, request.params.projectId, request.body, { onEvent: (event) => stream.send(event.type, event), signal: stream.signal });
-      stream.send('result', answer);
-    } catch (error) {
-      if (!ClinAgentError.isInstance(error)) request.log.error({ err: error }, 'streamed assistant answer failed');
-      const body = ClinAgentError.isInstance(error) ? error.toJSON() : { code: 'INTERNAL', message: `Internal error. The server log has the details under request id ${request.id}.`, details: { requestId: request.id } };
-      stream.send('error', body);
-    } finally {
-      stream.end();
-    }
+    await streamRun(reply, request, (onEvent, signal) => assistant.chat(user, request.params.projectId, request.body, { onEvent, signal }));
   });
 };

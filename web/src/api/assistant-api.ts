@@ -2,7 +2,6 @@ import type {
   AddFactsRequest,
   ChatAnswer,
   ChatRequest,
-  ChatStreamEvent,
   Feedback,
   FeedbackRequest,
   HotMemory,
@@ -13,7 +12,7 @@ import type {
   UpdateProfileRequest,
   UserProfile,
 } from '../../../src/contract/index.js';
-import type { PostEventStream, ProgressEventOf } from './event-stream';
+import type { EventStreamOptions, PostEventStream } from './event-stream';
 import type { HttpClient } from './http-client';
 import { queryString } from './trial-api';
 
@@ -25,7 +24,6 @@ export type {
   ChatAnswer,
   ChatPart,
   ChatRequest,
-  ChatStreamEvent,
   Feedback,
   HotMemory,
   HotMemoryLine,
@@ -39,15 +37,6 @@ export type {
   UserProfile,
 } from '../../../src/contract/index.js';
 
-/** What arrives while the assistant works; `result` and `error` settle the promise of `streamChat`. */
-export type ChatProgressEvent = ProgressEventOf<ChatStreamEvent>;
-
-export interface StreamChatOptions {
-  onEvent(event: ChatProgressEvent): void;
-  /** Aborting closes the connection, which stops the answer on the server. */
-  signal?: AbortSignal;
-}
-
 const segment = encodeURIComponent;
 
 /** One typed function per trial assistant route; the chat also as server-sent events. */
@@ -56,8 +45,7 @@ export function createAssistantApi(http: HttpClient, postEventStream: PostEventS
   return {
     chat: (projectId: string, request: ChatRequest) => http.post<ChatAnswer>(`${project(projectId)}/chat`, request),
     /** POST .../chat/stream: resolves to the same ChatAnswer as `chat`; rejects with an AbortError when stopped. */
-    streamChat: (projectId: string, request: ChatRequest, options: StreamChatOptions) =>
-      postEventStream<ChatStreamEvent>(`${project(projectId)}/chat/stream`, request, options),
+    streamChat: (projectId: string, request: ChatRequest, options: EventStreamOptions) => postEventStream<ChatAnswer>(`${project(projectId)}/chat/stream`, request, options),
 
     getMemory: (projectId: string) => http.get<HotMemory>(`${project(projectId)}/memory`),
     replaceMemory: (projectId: string, request: ReplaceMemoryRequest) => http.put<MemoryWriteResult>(`${project(projectId)}/memory`, request),

@@ -27,5 +27,5 @@ export const streamAgent = createAgentStream(postEventStream);
 
 export { ApiError } from './api-error';
 export type * from './types';
-export type { AgentProgressEvent } from './stream-agent';
+export type { RunProgressEvent } from './event-stream';
 export type * from './assistant-api';

@@ -90,6 +90,9 @@ export const en = {
   'stream.tool.running': 'Running…',
   'stream.tool.ok': 'OK',
   'stream.tool.failed': 'Failed',
+  'stream.waiting': 'Waiting for you',
+  'stream.waiting.answer': 'The run stopped until you answer.',
+  'stream.waiting.approval': 'The run stopped until you approve or reject.',
 
   'answer.status.success': 'Success',
   'answer.status.failed': 'Failed',

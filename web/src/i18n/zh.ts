@@ -87,6 +87,9 @@ export const zh: Messages = {
   'stream.tool.running': '运行中…',
   'stream.tool.ok': '成功',
   'stream.tool.failed': '失败',
+  'stream.waiting': '等待您处理',
+  'stream.waiting.answer': '运行已暂停，等待您的回答。',
+  'stream.waiting.approval': '运行已暂停，等待您批准或驳回。',
 
   'answer.status.success': '成功',
   'answer.status.failed': '失败',

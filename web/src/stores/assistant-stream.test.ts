@@ -1,26 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatPart, ChatProgressEvent, Intent } from '../api';
+import type { ChatPart, Intent, RunProgressEvent } from '../api';
 import { answerBadges, applyChatEvent, badgeTone, EMPTY_ASSISTANT_STREAM, runningTools, streamBadges, streamText, type AssistantStream } from './assistant-stream';
 
 const data: Intent = { type: 'data_question', text: 'How many subjects at site 01?' };
 const write: Intent = { type: 'write_request', text: 'Change S-017 age to 45' };
 
-function fold(events: ChatProgressEvent[], from: AssistantStream = EMPTY_ASSISTANT_STREAM): AssistantStream {
+function fold(events: RunProgressEvent[], from: AssistantStream = EMPTY_ASSISTANT_STREAM): AssistantStream {
   return events.reduce(applyChatEvent, from);
 }
 
 const part = (intent: Intent, answer: string, ending: ChatPart['ending'], ok = true): ChatPart => ({ intent, answer, ending, ok });
 
 describe('applyChatEvent', () => {
-  it('follows the intents, tool calls and text of each part until it finishes', () => {
+  it('follows the plan, tool calls and text of each part until it finishes', () => {
     const stream = fold([
       { event: 'run_started', data: { type: 'run_started', traceId: 't1', conversationId: 'c1' } },
-      { event: 'intents', data: { type: 'intents', intents: [data, write], routedBy: 'model', routingFallback: null } },
-      { event: 'part_started', data: { type: 'part_started', index: 0, intent: data } },
-      { event: 'tool_call_started', data: { type: 'tool_call_started', index: 0, callId: 'c1', name: 'query_records' } },
-      { event: 'tool_call_started', data: { type: 'tool_call_started', index: 0, callId: 'c2', name: 'query_records' } },
+      { event: 'plan', data: { type: 'plan', intents: [data, write], routedBy: 'model', routingFallback: null } },
+      { event: 'part_started', data: { type: 'part_started', part: 0, intent: data } },
+      { event: 'tool_call_started', data: { type: 'tool_call_started', round: 0, callId: 'c1', name: 'query_records', part: 0 } },
+      { event: 'tool_call_started', data: { type: 'tool_call_started', round: 0, callId: 'c2', name: 'query_records', part: 0 } },
       // The second call of the same tool ends first: the call id, not the name, says which one.
-      { event: 'tool_call_finished', data: { type: 'tool_call_finished', index: 0, callId: 'c2', name: 'query_records', success: false } },
+      { event: 'tool_call_finished', data: { type: 'tool_call_finished', round: 0, callId: 'c2', name: 'query_records', success: false, part: 0 } },
     ]);
     expect(stream).toMatchObject({ traceId: 't1', conversationId: 'c1', routedBy: 'model' });
     expect(stream.parts[0]?.tools).toEqual([
@@ -32,9 +32,9 @@ describe('applyChatEvent', () => {
 
     const done = fold(
       [
-        { event: 'tool_call_finished', data: { type: 'tool_call_finished', index: 0, callId: 'c1', name: 'query_records', success: true } },
-        { event: 'text_delta', data: { type: 'text_delta', index: 0, text: '12 subjects' } },
-        { event: 'text_delta', data: { type: 'text_delta', index: 0, text: ' at site 01.' } },
+        { event: 'tool_call_finished', data: { type: 'tool_call_finished', round: 0, callId: 'c1', name: 'query_records', success: true, part: 0 } },
+        { event: 'text_delta', data: { type: 'text_delta', round: 0, text: '12 subjects', part: 0 } },
+        { event: 'text_delta', data: { type: 'text_delta', round: 0, text: ' at site 01.', part: 0 } },
       ],
       stream,
     );
@@ -43,9 +43,9 @@ describe('applyChatEvent', () => {
 
     const finished = fold(
       [
-        { event: 'part_finished', data: { type: 'part_finished', index: 0, part: part(data, '12 subjects at site 01.', 'answer') } },
-        { event: 'part_started', data: { type: 'part_started', index: 1, intent: write } },
-        { event: 'part_finished', data: { type: 'part_finished', index: 1, part: part(write, 'Changes go through REDCap.', 'guided') } },
+        { event: 'part_finished', data: { type: 'part_finished', part: 0, ...part(data, '12 subjects at site 01.', 'answer') } },
+        { event: 'part_started', data: { type: 'part_started', part: 1, intent: write } },
+        { event: 'part_finished', data: { type: 'part_finished', part: 1, ...part(write, 'Changes go through REDCap.', 'guided') } },
       ],
       done,
     );
@@ -56,14 +56,25 @@ describe('applyChatEvent', () => {
     ]);
   });
 
-  it('keeps parts in index order whatever order their events arrive in', () => {
+  it('keeps parts in plan order whatever order their events arrive in', () => {
     const stream = fold([
-      { event: 'text_delta', data: { type: 'text_delta', index: 1, text: 'second' } },
-      { event: 'text_delta', data: { type: 'text_delta', index: 0, text: 'first' } },
+      { event: 'text_delta', data: { type: 'text_delta', round: 0, text: 'second', part: 1 } },
+      { event: 'text_delta', data: { type: 'text_delta', round: 0, text: 'first', part: 0 } },
     ]);
     expect(stream.parts.map((p) => p.index)).toEqual([0, 1]);
     expect(streamText(stream)).toBe('first\n\nsecond');
     expect(EMPTY_ASSISTANT_STREAM).toEqual({ intents: [], parts: [], isStopped: false });
+  });
+});
+
+describe('waiting', () => {
+  it('keeps what a run that stopped for the user asks of them, beside the text it wrote', () => {
+    const stream = fold([
+      { event: 'text_delta', data: { type: 'text_delta', round: 0, text: 'Two sites answered.', part: 0 } },
+      { event: 'waiting', data: { type: 'waiting', runId: 'r1', awaiting: 'approval', prompt: 'Send the 3 queries to site 02?' } },
+    ]);
+    expect(stream.waiting).toEqual({ runId: 'r1', awaiting: 'approval', prompt: 'Send the 3 queries to site 02?' });
+    expect(streamText(stream)).toBe('Two sites answered.');
   });
 });
 

@@ -1,4 +1,5 @@
-import type { ChatAnswer, ChatPart, ChatProgressEvent, Intent, IntentType } from '../api';
+import type { ChatAnswer, ChatPart, Intent, IntentType, RunProgressEvent } from '../api';
+import { waitingFor, type WaitingFor } from './chat-stream';
 
 /** A tool the assistant called while answering one part; only its name is shown. */
 export interface AssistantTool {
@@ -31,6 +32,8 @@ export interface AssistantStream {
   parts: AssistantPartState[];
   /** The user pressed Stop: the text stays as far as it got. */
   isStopped: boolean;
+  /** Set when the answer stopped for the user: what it asks of them. */
+  waiting?: WaitingFor;
 }
 
 export const EMPTY_ASSISTANT_STREAM: AssistantStream = { intents: [], parts: [], isStopped: false };
@@ -43,25 +46,33 @@ function withPart(stream: AssistantStream, index: number, change: (part: Assista
   return { ...stream, parts };
 }
 
-/** Folds one server-sent event of POST .../chat/stream into what the turn shows. */
-export function applyChatEvent(stream: AssistantStream, event: ChatProgressEvent): AssistantStream {
+/** Folds one server-sent event of POST .../chat/stream into what the turn shows; `part` is the intent's position. */
+export function applyChatEvent(stream: AssistantStream, event: RunProgressEvent): AssistantStream {
   switch (event.event) {
     case 'run_started':
       return { ...stream, traceId: event.data.traceId, conversationId: event.data.conversationId };
-    case 'intents':
+    case 'plan':
       return { ...stream, intents: event.data.intents, routedBy: event.data.routedBy, routingFallback: event.data.routingFallback };
     case 'part_started':
-      return withPart(stream, event.data.index, (part) => ({ ...part, intent: event.data.intent }));
-    case 'tool_call_started':
-      return withPart(stream, event.data.index, (part) => ({ ...part, tools: [...part.tools, { callId: event.data.callId, name: event.data.name, status: 'running' }] }));
-    case 'tool_call_finished': {
-      const { callId, success } = event.data;
-      return withPart(stream, event.data.index, (part) => ({ ...part, tools: part.tools.map((tool) => (tool.callId === callId ? { ...tool, status: success ? 'ok' : 'failed' } : tool)) }));
+      return withPart(stream, event.data.part, (part) => ({ ...part, intent: event.data.intent }));
+    case 'tool_call_started': {
+      const { part: index, callId, name } = event.data;
+      return index === undefined ? stream : withPart(stream, index, (part) => ({ ...part, tools: [...part.tools, { callId, name, status: 'running' }] }));
     }
-    case 'text_delta':
-      return withPart(stream, event.data.index, (part) => ({ ...part, text: part.text + event.data.text }));
-    case 'part_finished':
-      return withPart(stream, event.data.index, (part) => ({ ...part, intent: event.data.part.intent, part: event.data.part }));
+    case 'tool_call_finished': {
+      const { part: index, callId, success } = event.data;
+      return index === undefined ? stream : withPart(stream, index, (part) => ({ ...part, tools: part.tools.map((tool) => (tool.callId === callId ? { ...tool, status: success ? 'ok' : 'failed' } : tool)) }));
+    }
+    case 'text_delta': {
+      const { part: index, text } = event.data;
+      return index === undefined ? stream : withPart(stream, index, (part) => ({ ...part, text: part.text + text }));
+    }
+    case 'part_finished': {
+      const { intent, answer, ok, ending } = event.data;
+      return withPart(stream, event.data.part, (part) => ({ ...part, intent, part: { intent, answer, ok, ending } }));
+    }
+    case 'waiting':
+      return { ...stream, waiting: waitingFor(event.data) };
     default:
       return stream;
   }

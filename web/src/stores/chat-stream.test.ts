@@ -14,6 +14,12 @@ describe('applyStreamEvent', () => {
     expect(answer.tools).toEqual([{ callId: 'c1', name: 'calculate_rate', status: 'failed', error: 'denominator: must be greater than 0' }]);
     expect(EMPTY_STREAM).toEqual({ text: '', lastRound: -1, tools: [], isStopped: false });
   });
+
+  it('keeps the question of a run that stopped for the user, without a run id when it has none', () => {
+    const answer = applyStreamEvent(EMPTY_STREAM, { event: 'waiting', data: { type: 'waiting', awaiting: 'answer', prompt: 'Which visit do you mean?' } });
+    expect(answer.waiting).toEqual({ awaiting: 'answer', prompt: 'Which visit do you mean?' });
+    expect(answer.text).toBe('');
+  });
 });
 
 describe('previewText', () => {

@@ -1,4 +1,7 @@
-import type { AgentProgressEvent } from '../api';
+import type { RunProgressEvent } from '../api';
+
+/** What a run that stopped for a person asks of them (the `waiting` event). */
+export type WaitingFor = Omit<Extract<RunProgressEvent, { event: 'waiting' }>['data'], 'type'>;
 
 /** A tool call of a streamed turn, from the moment the model asks for it. */
 export interface StreamingTool {
@@ -19,11 +22,13 @@ export interface StreamingAnswer {
   isStopped: boolean;
   /** The run's trace, known from its first event, so a stopped run can still be looked up. */
   traceId?: string;
+  /** Set when the run stopped for the user: what it asks of them. */
+  waiting?: WaitingFor;
 }
 
 export const EMPTY_STREAM: StreamingAnswer = { text: '', lastRound: -1, tools: [], isStopped: false };
 
-export function applyStreamEvent(answer: StreamingAnswer, event: AgentProgressEvent): StreamingAnswer {
+export function applyStreamEvent(answer: StreamingAnswer, event: RunProgressEvent): StreamingAnswer {
   switch (event.event) {
     case 'run_started':
       return { ...answer, traceId: event.data.traceId };
@@ -40,9 +45,15 @@ export function applyStreamEvent(answer: StreamingAnswer, event: AgentProgressEv
           tool.callId === event.data.callId ? { ...tool, status: event.data.success ? 'ok' : 'failed', ...(event.data.error ? { error: event.data.error } : {}) } : tool,
         ),
       };
+    case 'waiting':
+      return { ...answer, waiting: waitingFor(event.data) };
     default:
       return answer;
   }
+}
+
+export function waitingFor({ runId, awaiting, prompt }: Extract<RunProgressEvent, { event: 'waiting' }>['data']): WaitingFor {
+  return runId ? { runId, awaiting, prompt } : { awaiting, prompt };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { WaitingPrompt } from '../../components/WaitingPrompt';
 import { useT } from '../../i18n/use-t';
 import { previewText, type StreamingAnswer as StreamingAnswerState } from '../../stores/chat-stream';
 
@@ -40,6 +41,7 @@ export function StreamingAnswer({ answer }: { answer: StreamingAnswerState }) {
           {text}
         </div>
       ) : null}
+      {answer.waiting ? <WaitingPrompt waiting={answer.waiting} /> : null}
     </article>
   );
 }

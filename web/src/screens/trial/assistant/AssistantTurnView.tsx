@@ -1,6 +1,7 @@
 import type { ChatAnswer } from '../../../api';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { Spinner } from '../../../components/Spinner';
+import { WaitingPrompt } from '../../../components/WaitingPrompt';
 import { useT } from '../../../i18n/use-t';
 import { routes } from '../../../router';
 import type { AssistantTurn } from '../../../stores/assistant-chat';
@@ -84,7 +85,8 @@ function AssistantStreaming({ projectId, stream }: { projectId: string; stream: 
           {text}
         </div>
       ) : null}
-      {!stream.isStopped && !text && busy.length === 0 ? <Spinner label={t('assistant.working')} /> : null}
+      {stream.waiting ? <WaitingPrompt waiting={stream.waiting} /> : null}
+      {!stream.isStopped && !stream.waiting && !text && busy.length === 0 ? <Spinner label={t('assistant.working')} /> : null}
       {stream.isStopped ? <AnswerFooter projectId={projectId} traceId={stream.traceId} /> : null}
     </article>
   );
@@ -101,7 +103,11 @@ export function AssistantTurnView({ projectId, turn }: { projectId: string; turn
       <div className="message message-agent">
         <div className="message-author">{t('assistant.name')}</div>
         {turn.result ? (
-          <AssistantAnswer projectId={projectId} answer={turn.result} />
+          <>
+            <AssistantAnswer projectId={projectId} answer={turn.result} />
+            {/* A run that stopped for the user still asks once its result has replaced the stream. */}
+            {turn.stream.waiting ? <WaitingPrompt waiting={turn.stream.waiting} /> : null}
+          </>
         ) : turn.requestError === undefined ? (
           <AssistantStreaming projectId={projectId} stream={turn.stream} />
         ) : null}
