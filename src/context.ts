@@ -1,9 +1,13 @@
 import { registerBuiltinTools } from './agent/tools/builtin.js';
 import { loadDemoRecords } from './agent/tools/demo-records.js';
 import { createScenarioCatalog, type ScenarioCatalog } from './agent/scenarios/catalog.js';
+import { createAgentRegistry, type AgentRegistry } from './agent/definitions/index.js';
+import { builtinAgentDefinitions } from './builtin-agents.js';
 import { loadScenarios } from './agent/scenarios/load.js';
 import { createConversationStore, type ConversationStore } from './agent/conversations/index.js';
-import { createUserStore, type UserStore } from './core/auth/users.js';
+import { createEngines, type AgentEngines } from './agent/engines/index.js';
+import { createAgentRunService, newRunWorkerId, type AgentRunService } from './agent/runs/agent-run-service.js';
+import { createAuthStores, type AuthStores } from './core/auth/auth-stores.js';
 import { claimAuditChainKey } from './core/audit/audit-chain-key.js';
 import { loadAuditKey } from './core/audit/load-audit-key.js';
 import type { Config } from './core/config.js';
@@ -32,7 +36,7 @@ export interface AppContext {
   tools: ToolRegistry;
   trace: TraceStore;
   rag: RagStore;
-  users: UserStore;
+  users: AuthStores;
   /** The raw log of agent conversations (user, assistant and tool turns); access checked inside. */
   conversations: ConversationStore;
   /** Project memory (seed 002): hot memory, weekly reports, answer feedback, user profiles; access checked inside. */
@@ -43,6 +47,12 @@ export interface AppContext {
    */
   secrets: SecretRegistry;
   scenarios: ScenarioCatalog;
+  /** Every agent by id: the scenarios and the agents declared in code, each validated at start-up. */
+  agents: AgentRegistry;
+  /** What runs each scenario, by its `engine.type`: the one loop, or a Dify app (seed 004 section 11). */
+  engines: AgentEngines;
+  /** Durable runs of scenarios that can wait for a person (POST /api/agent/runs); advanced by job workers. */
+  agentRuns: AgentRunService;
   skills: SkillCatalog;
   /** False on a PostgreSQL without pgvector: RAG calls then fail with VECTOR_STORE_UNAVAILABLE. */
   hasVectorStore: boolean;
@@ -65,7 +75,10 @@ export async function createContext(config: Config, options: CreateContextOption
   const tools = createToolRegistry();
   registerBuiltinTools(tools, loadDemoRecords());
   // Scenarios are validated before the database opens: a typo should fail fast, not after migrations.
-  const scenarios = createScenarioCatalog(loadScenarios(config.scenariosDir), tools);
+  const scenarios = createScenarioCatalog(loadScenarios(config.scenariosDir, { difyAllowHttp: config.dify.allowHttp }), tools);
+  // An agent that cannot run as declared stops start-up, naming its file and field.
+  const agents = createAgentRegistry(tools);
+  agents.registerAll([...builtinAgentDefinitions(), ...scenarios.list()]);
   const skills = createSkillCatalog(loadSkills(config.skillsDir), tools);
   const auditKey = options.database ? undefined : await loadAuditKey(config.audit, { createIfMissing: true });
   const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, auditKey: auditKey?.key }));
@@ -78,10 +91,12 @@ export async function createContext(config: Config, options: CreateContextOption
     const embedder = createEmbedder(config.embedding, config.llm);
     const jobs = options.startJobs ? await createJobs(database, logger) : undefined;
     const llm = createLlmGateway(config.llm);
-    const users = createUserStore(database.db, { tokenTtlDays: config.tokenTtlDays });
-    const trace = createTraceStore(database.db, { secrets });
+    const users = createAuthStores(database.db, { tokenTtlDays: config.tokenTtlDays });
+    const trace = createTraceStore(database.db, { secrets, logger });
     const conversations = createConversationStore({ db: database.db, users, llm });
     const memory = createProjectMemory({ db: database.db, llm, trace, logger, users, conversations, config: { hotMaxTokens: config.memory.hotMaxTokens, historyWeeks: config.memory.historyWeeks } });
+    // Agent runs share the QC run settings (QC_LEASE_MS, QC_SWEEP_INTERVAL_MS, QC_STALE_MS): one driver, one lease policy.
+    const agentRuns = createAgentRunService({ db: database.db, jobs, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, definitions: scenarios, conversations, users });
     return {
       config,
       logger,
@@ -98,6 +113,9 @@ export async function createContext(config: Config, options: CreateContextOption
       memory,
       secrets,
       scenarios,
+      agents,
+      engines: createEngines({ dify: { secrets } }),
+      agentRuns,
       skills,
       hasVectorStore: vectorStore,
     };
@@ -107,8 +125,9 @@ export async function createContext(config: Config, options: CreateContextOption
   }
 }
 
-/** pg-boss first (it may still be finishing a job that writes), then the database. */
+/** pg-boss first (it may still be finishing a job that writes), then the trace spans still queued, then the database. */
 export async function closeContext(ctx: AppContext, options: { keepDatabase?: boolean } = {}): Promise<void> {
   await ctx.jobs?.stop();
+  await ctx.trace.close();
   if (!options.keepDatabase) await ctx.database.close();
 }

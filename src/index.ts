@@ -11,6 +11,13 @@ export { registerBuiltinTools, calculateRateTool, queryDemoRecordsTool, checkReq
 export { loadDemoRecords, type DemoRecord, type DemoRecordSet } from './agent/tools/demo-records.js';
 export { createRunStore, DEFAULT_LEASE_MS, type Decision, type RunUpdate, type RunStoreHooks } from './agent/runs/run-store.js';
 export { createAgentRunStore, type AgentRun, type AgentRunOptions } from './agent/runs/agent-runs.js';
+export { createStepDriver, type StepDriver, type NodeHandlers, type NodeResult } from './agent/runs/step-driver.js';
+export { createAgentRunService, type AgentRunService } from './agent/runs/agent-run-service.js';
+export { createAgentRegistry, validateDefinition, type AgentRegistry, type AgentDefinition, type DecisionSpec, type EngineSpec, type StopSettings, type StageDefinition } from './agent/definitions/index.js';
+export { createEngines, type AgentEngine, type AgentEngines, type EngineRunOptions } from './agent/engines/index.js';
+export { runLoop, readDecision, type AgentEvent, type AgentEventSink, type LoopOutcome } from './agent/loop/index.js';
+export { runDefinition } from './agent/loop/run-definition.js';
+export { completeOnce } from './agent/loop/one-shot.js';
 export { createContext, closeContext, type AppContext, type CreateContextOptions } from './context.js';
 export { startServer, type RunningServer, type StartServerOptions } from './main.js';
 export { buildServer } from './http/server.js';
@@ -29,7 +36,9 @@ export { createTraceStore, type TraceStore, type TraceScope, type TraceRun, type
 export { createToolRegistry, type ToolRegistry, type ToolDefinition, type ToolCallResult } from './core/tools/registry.js';
 export { parseStructuredOutput, type ParseResult } from './core/structured/parse.js';
 export { BUILTIN_OUTPUT_TYPES, type OutputType } from './core/structured/output-types.js';
+export { createAuthStores, type AuthStores } from './core/auth/auth-stores.js';
 export { createUserStore, type UserStore, type User } from './core/auth/users.js';
+export type { MembershipCheck, MembershipStore } from './core/auth/membership.js';
 export * from './rag/index.js';
 
 // Trial quality control (seed 000).

@@ -12,6 +12,7 @@ import { agentRoutes } from './routes/agent.js';
 import { agentStreamRoutes } from './routes/agent-stream.js';
 import { authRoutes } from './routes/auth.js';
 import { conversationRoutes } from './routes/conversations.js';
+import { agentRunRoutes } from './routes/agent-runs.js';
 import { userRoutes } from './routes/users.js';
 import { healthRoutes } from './routes/health.js';
 import { ragRoutes } from './routes/rag.js';
@@ -79,6 +80,7 @@ export async function buildServer(ctx: AppContext, options: { serveConsole?: boo
   await app.register(agentRoutes, { ctx });
   await app.register(agentStreamRoutes, { ctx });
   await app.register(conversationRoutes, { conversations: ctx.conversations });
+  await app.register(agentRunRoutes, { agentRuns: ctx.agentRuns, conversations: ctx.conversations });
   await app.register(ragRoutes, { ctx });
   await app.register(traceRoutes, { trace: ctx.trace, users: ctx.users });
   const qc = createTrialQc(ctx);

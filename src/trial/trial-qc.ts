@@ -2,7 +2,9 @@ import type { Config } from '../core/config.js';
 import type { Db } from '../core/db/connect.js';
 import { ClinAgentError } from '../core/errors.js';
 import { assertProjectReader, assertProjectWriter } from '../core/auth/project-access.js';
-import type { User, UserStore } from '../core/auth/users.js';
+import type { MembershipCheck } from '../core/auth/membership.js';
+import type { ProjectDirectory } from '../core/auth/projects.js';
+import type { User } from '../core/auth/users.js';
 import type { Jobs } from '../core/jobs/boss.js';
 import type { LlmGateway } from '../core/llm/gateway.js';
 import type { Logger } from '../core/logger.js';
@@ -42,7 +44,7 @@ export interface TrialQcContext {
   tools: ToolRegistry;
   trace: TraceStore;
   logger: Logger;
-  users: Pick<UserStore, 'isMember' | 'listProjects'>;
+  users: MembershipCheck & ProjectDirectory;
   secrets: SecretRegistry;
   skills: SkillCatalog;
   /** Each project's protocol documents, searched by the assistant's search_protocol tool. */
