@@ -49,6 +49,18 @@ describe('runAgent in a conversation', () => {
     expect((await ctx.conversations.get(first.conversationId!, alice)).turns).toHaveLength(6);
   });
 
+  it('writes a new conversation beside the first model call: a write that fails fails the run, which names no conversation', async () => {
+    // A viewer may read trial data but holds no conversation outside a project, so the first write is refused.
+    const { user: viewer } = await ctx.users.create({ name: 'viewer-conv', role: 'viewer' });
+    const scenario = loadScenario(path.join(process.cwd(), 'scenarios', 'data-completeness.yaml'));
+    const before = (await ctx.conversations.list(viewer)).length;
+    model.push({ reply: '{"summary": "ok"}' });
+    const refused = await runAgent(scenario, 'How complete is V2?', { context: { llm: ctx.llm, tools: ctx.tools, trace: ctx.trace }, conversation: { store: ctx.conversations, actor: viewer } });
+    expect(refused).toMatchObject({ status: 'failed', conversationId: null });
+    expect(refused.error).toMatch(/viewer|role|write/i);
+    expect((await ctx.conversations.list(viewer)).length).toBe(before);
+  });
+
   it("refuses to continue another user's conversation, appending nothing", async () => {
     const { user: owner } = await ctx.users.create({ name: 'owner-conv', role: 'coordinator' });
     const { user: intruder } = await ctx.users.create({ name: 'intruder-conv', role: 'coordinator' });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { LlmGateway } from '../core/llm/gateway.js';
 import type { Logger } from '../core/logger.js';
 import { parseStructuredOutput } from '../core/structured/parse.js';
@@ -56,6 +57,8 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
   const trace = await traceStore.start({ kind: 'agent', name: scenario.id, input: { scenarioId: scenario.id, input, documentIds: options.documentIds }, userId: options.userId, projectId: options.projectId });
   result.traceId = trace.traceId;
   let internalError: string | undefined;
+  /** The new conversation's first write, running beside the first model call; settled before the run returns. */
+  let firstWrite: () => Promise<void> = () => Promise.resolve();
 
   try {
     if (!input.trim()) throw new ClinAgentError('VALIDATION_FAILED', 'The input is empty. Type a question or instruction for the agent.', { field: 'input' });
@@ -75,9 +78,11 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
     }
     // steps 3-5: tools offered to the model, messages, model call with a bounded tool loop
     const [system, ...rest] = buildMessages(scenario, input, result.references);
-    const history = await openConversation(scenario, input, options, trace, result);
+    const opened = await openConversation(scenario, input, options, trace, result);
+    const history = opened.history;
+    firstWrite = opened.logged;
     options.onEvent?.({ type: 'run_started', traceId: trace.traceId, ...(result.conversationId ? { conversationId: result.conversationId } : {}) });
-    const log = options.conversation && result.conversationId ? conversationLog(options.conversation, result.conversationId, trace.traceId) : undefined;
+    const log = options.conversation && result.conversationId ? conversationLog(options.conversation, result.conversationId, trace.traceId, () => firstWrite()) : undefined;
     // The scenario's definition decides the rest: only its own tools run (withheld after max_tool_rounds, so a
     // looping model has to answer), its decision mode, its stop limits and model settings.
     const outcome = await runDefinition(scenario, {
@@ -90,7 +95,7 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
       // The scenario's output type is parsed below, where a malformed answer keeps the run successful.
       accept: ({ content }) => ({ ok: true, value: content }),
       observations: { result: toolResultContent, failure: (_call, error) => toolResultContent({ success: false, result: null, error }) },
-      onEvent: options.onEvent,
+      onEvent: opened.startsWith ? (event) => { options.onEvent?.(event); opened.startsWith!(event); } : options.onEvent,
       signal: options.signal,
     });
     result.toolCalls = outcome.toolCalls;
@@ -98,6 +103,7 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
     // A turn that waits for a person (decision.wait_on) asks them in its answer; their reply is the next turn.
     if (outcome.kind === 'waiting') options.onEvent?.({ type: 'waiting', awaiting: outcome.awaiting, prompt: waitingPrompt(outcome.content, outcome.decision) });
     const final = { content: outcome.content, modelName: outcome.kind === 'final' ? outcome.response.modelName : '' };
+    await firstWrite();
     await log?.([{ role: 'assistant', content: final.content }]);
     result.rawOutput = final.content;
     result.modelName = final.modelName || result.modelName;
@@ -112,6 +118,8 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
   } catch (error) {
     // step 9
     if (!result.conversationId) options.onEvent?.({ type: 'run_started', traceId: trace.traceId });
+    // A conversation whose first write failed does not exist: the result must not point at it.
+    if (!(await firstWrite().then(() => true, () => false))) result.conversationId = null;
     ({ internalError } = recordFailure(result, error));
     options.context.logger?.warn({ traceId: trace.traceId, scenarioId: scenario.id, err: error }, 'agent run failed');
   }
@@ -144,22 +152,39 @@ function stoppedError(scenario: Scenario, reason: StopReason): ClinAgentError {
 
 /**
  * Starts or continues the run's conversation: the history to put before the input (built from the log by the
- * scenario's strategy), with the input itself logged before the model sees it.
+ * scenario's strategy), and `logged`, the write of the input. A continued conversation logs the input before the
+ * model sees it. A new one has no history to read, so its id is chosen here and the conversation is written with
+ * its first question in one transaction as soon as the model's first event has gone out (`startsWith`): the first
+ * streamed text never waits on the database (issue 22). Every later turn is appended after that write, and the
+ * run does not return before it, so a run that answers has its whole exchange logged.
  */
-async function openConversation(scenario: Scenario, input: string, options: RunAgentOptions, trace: TraceScope, result: AgentResult): Promise<ChatMessage[]> {
+async function openConversation(scenario: Scenario, input: string, options: RunAgentOptions, trace: TraceScope, result: AgentResult): Promise<{ history: ChatMessage[]; logged: () => Promise<void>; startsWith?: AgentEventSink }> {
   const conversation = options.conversation;
-  if (!conversation) return [];
+  if (!conversation) return { history: [], logged: () => Promise.resolve() };
   const { store, actor } = conversation;
-  const id = conversation.id ?? (await store.start({ actor, scenarioId: scenario.id, projectId: options.projectId, title: input })).id;
-  const history = conversation.id ? await store.history(id, scenario.history, { actor, trace, model: scenario.model.name, scenarioId: scenario.id, signal: options.signal }) : [];
-  await store.append(id, [{ role: 'user', content: input, traceId: trace.traceId }], actor);
-  result.conversationId = id;
-  return history;
+  const turn = { role: 'user' as const, content: input, traceId: trace.traceId };
+  if (!conversation.id) {
+    const id = randomUUID();
+    result.conversationId = id;
+    // On the embedded database a write is CPU work on this thread: started once the model's first text is out
+    // (or its first round ends), it never delays that text. Awaited before any later turn and before the run ends.
+    let write: Promise<void> | undefined;
+    const logged = () => {
+      write ??= store.start({ id, actor, scenarioId: scenario.id, projectId: options.projectId, title: input, firstTurns: [turn] }).then(() => undefined);
+      return write;
+    };
+    return { history: [], logged, startsWith: (event) => { if (event.type !== 'run_started') void logged().catch(() => undefined); } };
+  }
+  const history = await store.history(conversation.id, scenario.history, { actor, trace, model: scenario.model.name, scenarioId: scenario.id, signal: options.signal });
+  await store.append(conversation.id, [turn], actor);
+  result.conversationId = conversation.id;
+  return { history, logged: () => Promise.resolve() };
 }
 
 /** Appends what a round added to the conversation log, as turns. */
-function conversationLog(conversation: NonNullable<RunAgentOptions['conversation']>, conversationId: string, traceId: string) {
+function conversationLog(conversation: NonNullable<RunAgentOptions['conversation']>, conversationId: string, traceId: string, started: () => Promise<void>) {
   return async (added: ChatMessage[]): Promise<void> => {
+    await started();
     const turns: TurnInput[] = [];
     for (const message of added) {
       const content = typeof message.content === 'string' ? message.content : '';

@@ -40,7 +40,7 @@ function toTurn(row: typeof conversationTurns.$inferSelect): ConversationTurn {
   };
 }
 
-export async function insertConversation(db: Db, values: { userId: string; projectId: string | null; scenarioId: string | null; title: string }): Promise<ConversationRow> {
+export async function insertConversation(db: Db, values: { id?: string; userId: string; projectId: string | null; scenarioId: string | null; title: string }): Promise<ConversationRow> {
   const [row] = await db.insert(conversations).values(values).returning();
   return row!;
 }

@@ -83,6 +83,18 @@ describe.each(testEngines())('conversation store on %s', (engine) => {
     expect(detail.turns[1]!.toolCalls).toEqual([{ id: 'call_1', name: 'query_demo_records', arguments: '{"visit":1}' }]);
   });
 
+  it('starts a conversation with its first turns in one go, and with none of it when a first turn is bad', async () => {
+    const before = (await conversations().list(owner)).length;
+    const started = await conversations().start({ actor: owner, scenarioId: 'data-completeness', title: 'first', firstTurns: [{ role: 'user', content: 'How complete is visit 2?' }] });
+    expect(started.turnCount).toBe(1);
+    expect((await conversations().get(started.id, owner)).turns.map((t) => [t.seq, t.role, t.content])).toEqual([[1, 'user', 'How complete is visit 2?']]);
+    expect((await conversations().append(started.id, [{ role: 'assistant', content: 'Fully.' }], owner)).map((t) => t.seq)).toEqual([2]);
+
+    const refused = conversations().start({ actor: owner, title: 'bad first', firstTurns: [{ role: 'tool', content: 'orphan result' } as TurnInput] });
+    await expect(refused).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect((await conversations().list(owner)).length).toBe(before + 1);
+  });
+
   it('numbers turns without gaps or collisions when appends to one conversation run together', async () => {
     const { id } = await conversations().start({ actor: owner, title: 'race' });
     const appends = Array.from({ length: 12 }, (_, i) =>

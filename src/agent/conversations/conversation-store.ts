@@ -71,12 +71,13 @@ export function createConversationStore(deps: ConversationStoreDeps): Conversati
   }
 
   return {
-    async start({ actor, projectId, scenarioId, title }) {
+    async start({ id, actor, projectId, scenarioId, title, firstTurns }) {
       // Asking about a project's data is reading it: any member may (the trial assistant answers viewers too).
       // A conversation about no project drives scenario agents, which only writer roles may run.
       if (projectId === undefined) assertWriter(actor);
       const problems: string[] = [];
       if (typeof title !== 'string') problems.push('title: must be a string');
+      if (id !== undefined && !isUuid(id)) problems.push('id: must be a UUID');
       if (scenarioId !== undefined && !SCENARIO_ID.test(scenarioId)) problems.push(`scenarioId: "${scenarioId}" is not a scenario id (GET /api/scenarios lists them)`);
       if (projectId !== undefined && (typeof projectId !== 'string' || !projectId)) problems.push('projectId: must be a non-empty project id');
       if (problems.length) throw new ClinAgentError('VALIDATION_FAILED', `The conversation cannot be started:\n- ${problems.join('\n- ')}`, { problems });
@@ -84,8 +85,16 @@ export function createConversationStore(deps: ConversationStoreDeps): Conversati
         // Like NOT_FOUND elsewhere: a non-member learns nothing about which project ids exist.
         throw new ClinAgentError('NOT_FOUND', `Project "${projectId}" does not exist or you are not a member. Check the id (GET /api/projects).`, { projectId });
       }
-      const row = await insertConversation(db, { userId: actor.id, projectId: projectId ?? null, scenarioId: scenarioId ?? null, title: shortTitle(title) });
-      return toSummary(row, 0);
+      const values = { ...(id === undefined ? {} : { id }), userId: actor.id, projectId: projectId ?? null, scenarioId: scenarioId ?? null, title: shortTitle(title) };
+      if (!firstTurns?.length) return toSummary(await insertConversation(db, values), 0);
+      const rows = toTurnRows(firstTurns);
+      const row = await db.transaction(async (txRaw) => {
+        const tx = txRaw as unknown as Db;
+        const inserted = await insertConversation(tx, values);
+        await insertTurns(tx, inserted.id, 1, rows);
+        return inserted;
+      });
+      return toSummary(row, rows.length);
     },
 
     async append(conversationId, turns, actor) {

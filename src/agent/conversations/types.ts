@@ -49,12 +49,19 @@ export type TurnInput =
   | { role: 'tool'; content: string; toolCallId: string; toolName?: string; traceId?: string };
 
 export interface StartConversation {
+  /** The id to give it (a UUID chosen by the caller, who may announce it before the write ends); a new one by default. */
+  id?: string;
   actor: User;
   /** Membership is checked: a user can only hold conversations about projects they belong to. */
   projectId?: string;
   scenarioId?: string;
   /** Shown in lists; longer titles (a first question) are shortened, not refused. */
   title: string;
+  /**
+   * The conversation's first turns (an agent's input), written with it in one transaction: a new conversation's
+   * first question is logged in one round trip rather than a start and an append, before the model sees it.
+   */
+  firstTurns?: TurnInput[];
 }
 
 export interface ListConversationsOptions {
