@@ -154,9 +154,9 @@ function stoppedError(scenario: Scenario, reason: StopReason): ClinAgentError {
  * Starts or continues the run's conversation: the history to put before the input (built from the log by the
  * scenario's strategy), and `logged`, the write of the input. A continued conversation logs the input before the
  * model sees it. A new one has no history to read, so its id is chosen here and the conversation is written with
- * its first question in one transaction as soon as the model's first event has gone out (`startsWith`): the first
- * streamed text never waits on the database (issue 22). Every later turn is appended after that write, and the
- * run does not return before it, so a run that answers has its whole exchange logged.
+ * its first question in one transaction once the first model call has answered (`startsWith`): the streamed text
+ * of that call never waits on the database (issue 22). Every later turn is appended after that write, and the run
+ * does not return before it, so a run that answers has its whole exchange logged (its trace has the input anyway).
  */
 async function openConversation(scenario: Scenario, input: string, options: RunAgentOptions, trace: TraceScope, result: AgentResult): Promise<{ history: ChatMessage[]; logged: () => Promise<void>; startsWith?: AgentEventSink }> {
   const conversation = options.conversation;
@@ -166,14 +166,14 @@ async function openConversation(scenario: Scenario, input: string, options: RunA
   if (!conversation.id) {
     const id = randomUUID();
     result.conversationId = id;
-    // On the embedded database a write is CPU work on this thread: started once the model's first text is out
-    // (or its first round ends), it never delays that text. Awaited before any later turn and before the run ends.
+    // On the embedded database a write is CPU work on this thread, which would hold the streamed text back; it
+    // starts when the first model call has answered (its round finished) and is awaited before any later turn.
     let write: Promise<void> | undefined;
     const logged = () => {
       write ??= store.start({ id, actor, scenarioId: scenario.id, projectId: options.projectId, title: input, firstTurns: [turn] }).then(() => undefined);
       return write;
     };
-    return { history: [], logged, startsWith: (event) => { if (event.type !== 'run_started') void logged().catch(() => undefined); } };
+    return { history: [], logged, startsWith: (event) => { if (event.type === 'round_finished') void logged().catch(() => undefined); } };
   }
   const history = await store.history(conversation.id, scenario.history, { actor, trace, model: scenario.model.name, scenarioId: scenario.id, signal: options.signal });
   await store.append(conversation.id, [turn], actor);
