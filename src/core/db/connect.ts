@@ -33,6 +33,11 @@ export interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** PGlite data folder; absent means in-memory (tests). */
   dataDir?: string;
+  /**
+   * In-memory PGlite only: start from this dumped data folder (`PGlite.dumpDataDir`) instead of an empty
+   * cluster. Tests load one migrated template rather than paying initdb and every migration per database.
+   */
+  loadDataDir?: Blob;
   poolSize?: number;
   /**
    * How old the data folder's lock may get before another process may take it over (the owner refreshes it
@@ -70,7 +75,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const db = drizzlePg({ client: pool, schema }) as unknown as Db;
     return { db, engine: 'postgres', pool, connectionString: options.databaseUrl, auditKey, close: () => pool.end() };
   }
-  if (!options.dataDir) return openPglite(new PGlite({ extensions: { vector } }), auditKey, async () => undefined);
+  if (!options.dataDir) return openPglite(new PGlite({ extensions: { vector }, loadDataDir: options.loadDataDir }), auditKey, async () => undefined);
   mkdirSync(options.dataDir, { recursive: true });
   const release = await lockDataDir(options.dataDir, options.lockStaleMs ?? LOCK_STALE_MS);
   try {
