@@ -66,8 +66,10 @@ describe('access control over the whole route table', () => {
     expect(app.routeTable.filter((r) => r.method !== 'GET' && r.access === 'read')).toEqual([]);
     // The exceptions act on the caller's own things only: revoking their own token (the store refuses anyone
     // else's), their answer profile, rating an answer, and asking the trial assistant, which reads project data
-    // and writes only the caller's own conversation (QC tasks and memory changes are refused to viewers inside).
+    // and writes only the caller's own conversation (QC tasks and memory changes are refused to viewers inside), and
+    // cancelling their own agent run (started while they could write; stopping it changes nothing of anyone else's).
     expect(app.routeTable.filter((r) => r.access === 'self').map((r) => `${r.method} ${r.url}`).sort()).toEqual([
+      'POST /api/agent/runs/:id/cancel',
       'POST /api/iit/projects/:projectId/chat',
       'POST /api/iit/projects/:projectId/chat/stream',
       'POST /api/iit/projects/:projectId/feedback',

@@ -65,13 +65,14 @@ export const agentRunRoutes: FastifyPluginAsync<{ agentRuns: AgentRunService; co
 
   app.post<{ Params: { id: string }; Body: { answer: string; dataHash?: string } }>(
     '/api/agent/runs/:id/answer',
-    { config: { access: 'self' }, schema: { tags: ['agent'], summary: 'Answer the question a run waits for; it goes on with your answer (409 if it no longer waits, or asks something else now)', ...routeSchema('POST /api/agent/runs/:id/answer') } },
+    // An answer sets the agent to work again, as starting it did: a writer's act (a user demoted since is refused).
+    { config: { access: 'write' }, schema: { tags: ['agent'], summary: 'Answer the question a run waits for; it goes on with your answer (409 if it no longer waits, or asks something else now)', ...routeSchema('POST /api/agent/runs/:id/answer') } },
     async (request) => view(await agentRuns.answer(request.params.id, requireUser(request), request.body.answer, request.body.dataHash)),
   );
 
   app.post<{ Params: { id: string }; Body: { decision: 'approve' | 'reject'; comment?: string; dataHash?: string } }>(
     '/api/agent/runs/:id/decision',
-    { config: { access: 'self' }, schema: { tags: ['agent'], summary: 'Approve or reject what a run waits on; it goes on with your decision', ...routeSchema('POST /api/agent/runs/:id/decision') } },
+    { config: { access: 'write' }, schema: { tags: ['agent'], summary: 'Approve or reject what a run waits on; it goes on with your decision', ...routeSchema('POST /api/agent/runs/:id/decision') } },
     async (request) => view(await agentRuns.decide(request.params.id, requireUser(request), request.body.decision, request.body.comment, request.body.dataHash)),
   );
 
