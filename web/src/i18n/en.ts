@@ -55,6 +55,8 @@ export const en = {
   'scenarios.documents': '{count} documents',
   'scenarios.documentsOne': '1 document',
   'scenarios.rag': 'Retrieval: {collection}, top {topK}',
+  'scenarios.engineDify': 'Dify {mode} app',
+  'scenarios.difyHint': 'Runs on a Dify app: its prompt, tools and knowledge are set in Dify.',
   'scenarios.ragOff': 'No retrieval',
   'scenarios.open': 'Open',
 

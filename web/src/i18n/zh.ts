@@ -52,6 +52,8 @@ export const zh: Messages = {
   'scenarios.documents': '{count} 份文档',
   'scenarios.documentsOne': '1 份文档',
   'scenarios.rag': '检索：{collection}，前 {topK} 条',
+  'scenarios.engineDify': 'Dify {mode} 应用',
+  'scenarios.difyHint': '由 Dify 应用运行：提示词、工具和知识库在 Dify 中配置。',
   'scenarios.ragOff': '不使用检索',
   'scenarios.open': '打开',
 

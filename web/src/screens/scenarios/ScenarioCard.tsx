@@ -12,6 +12,12 @@ export function ScenarioCard({ scenario }: { scenario: Scenario }) {
         <span className="tag tag-output" title={t('scenarios.output')}>
           {scenario.outputType}
         </span>
+        {scenario.engine.type === 'dify' ? (
+          // A Dify app keeps its prompt, tools and knowledge in Dify: say so rather than show empty settings of ours.
+          <span className="tag" title={t('scenarios.difyHint')} data-testid={`scenario-engine-${scenario.id}`}>
+            {t('scenarios.engineDify', { mode: scenario.engine.appMode ?? 'chat' })}
+          </span>
+        ) : null}
       </div>
       <p className="scenario-description">{scenario.description}</p>
       <dl className="facts">
