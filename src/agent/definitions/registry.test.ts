@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ClinAgentError } from '../../core/errors.js';
 import { createToolRegistry } from '../../core/tools/registry.js';
 import type { AgentDefinition } from './agent-definition.js';
 import { createAgentRegistry } from './registry.js';
+import { errorOf } from '../../testing/error-of.js';
 
 function tools() {
   const registry = createToolRegistry();
@@ -28,16 +28,6 @@ function consult(overrides: Partial<AgentDefinition> = {}): AgentDefinition {
     engine: { type: 'builtin' },
     ...overrides,
   };
-}
-
-function errorOf(fn: () => unknown): ClinAgentError {
-  try {
-    fn();
-  } catch (error) {
-    if (ClinAgentError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected an error');
 }
 
 describe('agent registry', () => {

@@ -2,27 +2,17 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ClinAgentError } from '../../core/errors.js';
 import { createToolRegistry } from '../../core/tools/registry.js';
 import { registerBuiltinTools } from '../tools/builtin.js';
 import { loadDemoRecords } from '../tools/demo-records.js';
 import { createScenarioCatalog } from './catalog.js';
 import { loadScenario, loadScenarios } from './load.js';
+import { errorOf } from '../../testing/error-of.js';
 
 function folder(files: Record<string, string>): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'clinagent-scn-'));
   for (const [name, body] of Object.entries(files)) writeFileSync(path.join(dir, name), body);
   return dir;
-}
-
-function errorOf(fn: () => unknown): ClinAgentError {
-  try {
-    fn();
-  } catch (error) {
-    if (ClinAgentError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected an error');
 }
 
 describe('scenario loading', () => {

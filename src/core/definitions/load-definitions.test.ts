@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ClinAgentError } from '../errors.js';
 import { createDefinitionCatalog, loadDefinitionFile, loadDefinitions, type DefinitionKind, type DefinitionSpec } from './index.js';
+import { errorOf } from '../../testing/error-of.js';
 
 /** A made-up kind, so the loader is tested without any scenario or skill knowledge. */
 const KIND: DefinitionKind = { noun: 'gadget', code: 'SCENARIO_INVALID', fileNames: /\.(ya?ml|json)$/i, folderSetting: 'GADGETS_DIR', formats: 'YAML/JSON', listRoute: 'GET /api/gadgets' };
@@ -31,16 +31,6 @@ function folder(files: Record<string, string>): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'clinagent-defs-'));
   for (const [name, body] of Object.entries(files)) writeFileSync(path.join(dir, name), body);
   return dir;
-}
-
-function errorOf(fn: () => unknown): ClinAgentError {
-  try {
-    fn();
-  } catch (error) {
-    if (ClinAgentError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected an error');
 }
 
 describe('definition files', () => {

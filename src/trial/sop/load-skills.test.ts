@@ -2,27 +2,17 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ClinAgentError } from '../../core/errors.js';
 import { createToolRegistry } from '../../core/tools/registry.js';
 import { registerBuiltinTools } from '../../agent/tools/builtin.js';
 import { loadDemoRecords } from '../../agent/tools/demo-records.js';
 import { loadSkill, loadSkills } from './load-skills.js';
 import { createSkillCatalog } from './skill-catalog.js';
+import { errorOf } from '../../testing/error-of.js';
 
 function skillFile(body: string, name = 'skill.yaml'): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'clinagent-skill-'));
   writeFileSync(path.join(dir, name), body);
   return path.join(dir, name);
-}
-
-function errorOf(fn: () => unknown): ClinAgentError {
-  try {
-    fn();
-  } catch (error) {
-    if (ClinAgentError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected an error');
 }
 
 const VALID = `
