@@ -11,7 +11,7 @@ import type { ConversationStore } from '../conversations/index.js';
 import type { AgentDefinition } from '../definitions/agent-definition.js';
 import { createDefinitionRun, definitionIdOf, definitionRunStore, listDefinitionRuns, stateOf, type DefinitionRun, type DefinitionRunState } from './definition-runs.js';
 import { runTurn, type TurnDeps } from './definition-turn.js';
-import { createStepDriver } from './step-driver.js';
+import { createStepDriver, isRetryableRunError } from './step-driver.js';
 
 export { newRunWorkerId } from './step-driver.js';
 
@@ -71,6 +71,8 @@ export function createAgentRunService(deps: AgentRunServiceDeps) {
     if (definition.engine.type !== 'builtin') {
       throw new ClinAgentError('VALIDATION_FAILED', `Scenario "${definition.id}" runs on the ${definition.engine.type} engine, which keeps its own runs; start it with POST /api/agent/run instead.`, { field: 'scenarioId' });
     }
+    // Refused before anything is stored: a run that could never take its first turn would only sit in the list.
+    deps.llm.assertConfigured();
     if (typeof definition.instructions !== 'string') {
       throw new ClinAgentError('VALIDATION_FAILED', `Agent "${definition.id}" builds its own prompt from structured input and cannot be started from text.`, { field: 'scenarioId' });
     }
@@ -114,9 +116,18 @@ export function createAgentRunService(deps: AgentRunServiceDeps) {
         const trace = await deps.trace.start({ kind: 'agent_run', name: definitionIdOf(run), userId: run.userId ?? undefined, projectId: run.projectId ?? undefined, input: { runId, from: run.currentNode } });
         return { definition, trace };
       },
-      execute: async (run, _node, { definition, trace }) => definition
-        ? runTurn(deps, definition, run, trace)
-        : { step: { type: 'turn', outcome: 'error' }, update: { nextNode: 'end_error', status: 'FAILED', error: `agent "${definitionIdOf(run)}" is no longer defined on this server (was its scenario file removed?)` } },
+      execute: async (run, _node, { definition, trace }) => {
+        if (!definition) return { step: { type: 'turn', outcome: 'error' }, update: { nextNode: 'end_error', status: 'FAILED', error: `agent "${definitionIdOf(run)}" is no longer defined on this server (was its scenario file removed?)` } };
+        try {
+          return await runTurn(deps, definition, run, trace);
+        } catch (error) {
+          // Rate limits and timeouts pass: the driver gives the lease back and the job retries. Any other failure
+          // of ours (the model unreachable or unconfigured, a bad answer) would fail every retry the same way, so
+          // the run ends saying why instead of sitting RUNNING while its job is retried.
+          if (!ClinAgentError.isInstance(error) || isRetryableRunError(error)) throw error;
+          return { step: { type: 'turn', outcome: 'error', detail: { code: error.code } }, update: { nextNode: 'end_error', status: 'FAILED', error: error.message } };
+        }
+      },
       endOf: (run, nodeId) => (nodeId === 'end_error' ? { status: 'FAILED', error: run.error ?? 'the run ended in end_error' } : { status: 'COMPLETED' }),
       async finish({ trace }, run, error) {
         if (error) await trace.finish({ status: 'failed', error: errorMessage(error) });

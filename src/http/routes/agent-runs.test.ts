@@ -107,6 +107,25 @@ describe.each(testEngines())('durable agent runs through the API on %s', (engine
     for (const run of [first, second]) await waitFor(async () => (await runOf(run.id)).status === 'COMPLETED', 'the listed runs to finish', 20_000, 50);
   });
 
+  it('ends a run whose model call fails for good as FAILED saying why, rather than retrying it for ever', async () => {
+    model.push({ status: 400, body: { error: { message: 'model "qwen-typo" does not exist', type: 'invalid_request_error' } } });
+    const { id } = (await call('POST', '/api/agent/runs', 'owner', { scenarioId: 'test-intake', input: 'a failing turn' })).json<AgentRun>();
+    const failed = await waitFor(async () => { const run = await runOf(id); return run.status === 'FAILED' ? run : undefined; }, 'the run to fail', 20_000, 50);
+    expect(failed.error).toContain('qwen-typo');
+    expect(await auditOf(id)).toEqual(['created', 'finished']);
+  });
+
+  it('refuses to start a run when no model is configured, storing nothing', async () => {
+    const bare = await buildTestContext({ engine, env: { SCENARIOS_DIR: scenariosDir } });
+    try {
+      const { user } = await bare.users.create({ name: 'coordinator-bare', role: 'coordinator' });
+      await expect(bare.agentRuns.start(user, { scenarioId: 'test-intake', input: 'hello' })).rejects.toMatchObject({ code: 'LLM_NOT_CONFIGURED', message: expect.stringContaining('LLM_BASE_URL') });
+      expect(await bare.agentRuns.list(user, {})).toEqual([]);
+    } finally {
+      await bare.close();
+    }
+  });
+
   it('cancels a waiting run for good: CANCELLED, audited once, and an answer afterwards is refused', async () => {
     model.push({ reply: ASK });
     const { id } = (await call('POST', '/api/agent/runs', 'owner', { scenarioId: 'test-intake', input: 'cancel me' })).json<AgentRun>();
