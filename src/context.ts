@@ -1,4 +1,5 @@
 import { registerBuiltinTools } from './agent/tools/builtin.js';
+import { calculateSampleSizeTool } from './agents/protocol/sample-size/index.js';
 import { loadDemoRecords } from './agent/tools/demo-records.js';
 import { createScenarioCatalog, type ScenarioCatalog } from './agent/scenarios/catalog.js';
 import { createAgentRegistry, type AgentRegistry } from './agent/definitions/index.js';
@@ -74,6 +75,8 @@ export async function createContext(config: Config, options: CreateContextOption
   const logger = options.logger ?? createLogger(config.logLevel, undefined, { secrets });
   const tools = createToolRegistry();
   registerBuiltinTools(tools, loadDemoRecords());
+  // Here rather than in registerBuiltinTools: src/agent may not import an agent of src/agents.
+  tools.register(calculateSampleSizeTool());
   // Scenarios are validated before the database opens: a typo should fail fast, not after migrations.
   const scenarios = createScenarioCatalog(loadScenarios(config.scenariosDir, { difyAllowHttp: config.dify.allowHttp }), tools);
   // An agent that cannot run as declared stops start-up, naming its file and field.

@@ -8,6 +8,7 @@ export { loadScenario, loadScenarios, type Scenario } from './agent/scenarios/lo
 export { createScenarioCatalog, type ScenarioCatalog } from './agent/scenarios/catalog.js';
 export { ingestScenarioDocuments } from './agent/scenarios/ingest-documents.js';
 export { registerBuiltinTools, calculateRateTool, queryDemoRecordsTool, checkRequiredFieldsTool, generateActionItemsTool } from './agent/tools/builtin.js';
+export { calculateSampleSize, calculateSampleSizeTool, SampleSizeInputSchema, type SampleSizeInput, type SampleSizeResult } from './agents/protocol/sample-size/index.js';
 export { loadDemoRecords, type DemoRecord, type DemoRecordSet } from './agent/tools/demo-records.js';
 export { createRunStore, DEFAULT_LEASE_MS, type Decision, type RunUpdate, type RunStoreHooks } from './agent/runs/run-store.js';
 export { createAgentRunStore, type AgentRun, type AgentRunOptions } from './agent/runs/agent-runs.js';

@@ -20,4 +20,5 @@ export * from './trial-queries.js';
 export * from './trial-protocol.js';
 export * from './assistant.js';
 export * from './assistant-stream.js';
+export * from './tools.js';
 export * from './routes.js';

@@ -62,6 +62,7 @@ import {
 } from './trial-data.js';
 import { QcRunList, QcRunProgress, QcSkillList, ReviewTaskRunRequest, StartQcRunRequest, TaskRun, TaskRunFilter, TaskRunList } from './trial-qc.js';
 import { DataQuery, DataQueryFilter, DataQueryList, ReportQuery, TransitionQueryParams, TransitionQueryRequest } from './trial-queries.js';
+import { SampleSizeRequest, SampleSizeResponse } from './tools.js';
 import { IngestProtocolDocumentRequest, IngestProtocolDocumentResponse, ProtocolDocumentList, ProtocolDocumentParams, protocolErrorResponses } from './trial-protocol.js';
 
 /** A response that is not one JSON value (server-sent events): described in words, sent as the route writes it. */
@@ -107,6 +108,7 @@ export const routes = {
 
   'GET /api/scenarios': { response: { 200: ScenarioList, ...errorResponses } },
   'POST /api/agent/run': { body: AgentRunRequest, response: { 200: AgentResult, ...errorResponses } },
+  'POST /api/tools/sample-size': { body: SampleSizeRequest, response: { 200: SampleSizeResponse, ...errorResponses } },
   'POST /api/agent/run/stream': { body: AgentRunRequest, response: { 200: { contentType: 'text/event-stream', description: AGENT_STREAM_DESCRIPTION }, ...errorResponses } },
   'GET /api/rag/documents': { querystring: DocumentListQuery, response: { 200: DocumentList, ...errorResponses } },
   'POST /api/rag/documents': { body: IngestDocumentRequest, response: { 201: IngestDocumentResponse, ...errorResponses } },

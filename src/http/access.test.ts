@@ -67,13 +67,15 @@ describe('access control over the whole route table', () => {
     // The exceptions act on the caller's own things only: revoking their own token (the store refuses anyone
     // else's), their answer profile, rating an answer, and asking the trial assistant, which reads project data
     // and writes only the caller's own conversation (QC tasks and memory changes are refused to viewers inside), and
-    // cancelling their own agent run (started while they could write; stopping it changes nothing of anyone else's).
+    // cancelling their own agent run (started while they could write; stopping it changes nothing of anyone else's),
+    // and the sample-size calculator, a pure computation that reads and writes nothing.
     expect(app.routeTable.filter((r) => r.access === 'self').map((r) => `${r.method} ${r.url}`).sort()).toEqual([
       'POST /api/agent/runs/:id/cancel',
       'POST /api/iit/projects/:projectId/chat',
       'POST /api/iit/projects/:projectId/chat/stream',
       'POST /api/iit/projects/:projectId/feedback',
       'POST /api/tokens/:id/revoke',
+      'POST /api/tools/sample-size',
       'PUT /api/profile',
     ]);
     const read = await app.inject({ method: 'GET', url: '/api/scenarios', headers: { authorization: `Bearer ${tokens.viewer}` } });

@@ -27,6 +27,7 @@ import { createTrialQc } from '../trial/trial-qc.js';
 import { createTrialAssistant } from '../chat/index.js';
 import { assistantRoutes } from './routes/assistant.js';
 import { memoryRoutes } from './routes/memory.js';
+import { toolRoutes } from './routes/tools.js';
 
 /** Request log lines keep method and path; query values such as a sign-in code are masked. */
 function serializeRequest(request: { method: string; url: string; id?: string }) {
@@ -90,6 +91,7 @@ export async function buildServer(ctx: AppContext, options: { serveConsole?: boo
   await app.register(projectMemberRoutes, { qc });
   await app.register(trialProtocolRoutes, { qc });
   await app.register(memoryRoutes, { memory: ctx.memory });
+  await app.register(toolRoutes);
   await app.register(assistantRoutes, { assistant: createTrialAssistant({ ...ctx, memory: ctx.memory, trial: qc }) });
   app.get('/api/openapi.json', { schema: { tags: ['system'], summary: 'This API as an OpenAPI 3 document', hide: true } }, async () => app.swagger());
   if (options.serveConsole !== false) await registerConsole(app);
