@@ -93,7 +93,8 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
       messages: [system!, ...history, ...rest],
       onMessages: log,
       // The scenario's output type is parsed below, where a malformed answer keeps the run successful.
-      accept: ({ content }) => ({ ok: true, value: content }),
+      // What the person reads: a JSON decision's text (the loop has parsed it), or the model's text as written.
+      accept: ({ content, decision }) => ({ ok: true, value: decision ? decisionAnswer(content, decision.data) : content }),
       observations: { result: toolResultContent, failure: (_call, error) => toolResultContent({ success: false, result: null, error }) },
       onEvent: opened.startsWith ? (event) => { options.onEvent?.(event); opened.startsWith!(event); } : options.onEvent,
       signal: options.signal,
@@ -112,7 +113,7 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
     result.structuredOutput = parsed.data;
     const answerField = scenario.output.answerField;
     const fieldAnswer = answerField ? parsed.data[answerField] : undefined;
-    result.answer = typeof fieldAnswer === 'string' && fieldAnswer.trim() ? fieldAnswer : spokenText(scenario, outcome);
+    result.answer = typeof fieldAnswer === 'string' && fieldAnswer.trim() ? fieldAnswer : (outcome.kind === 'waiting' ? waitingPrompt(outcome.content, outcome.decision) : outcome.value);
     result.error = parsed.success ? '' : parsed.error;
     result.status = 'success'; // step 8
   } catch (error) {
@@ -131,19 +132,6 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
   });
   return result;
 }
-
-/**
- * What the person reads when the scenario has no answer field: a JSON decision's text (the question it waits on, or
- * its response), not the JSON; a native answer as written.
- */
-function spokenText(scenario: Scenario, outcome: { kind: 'final' | 'waiting'; content: string; decision?: Record<string, unknown> }): string {
-  if (outcome.kind === 'waiting') return waitingPrompt(outcome.content, outcome.decision);
-  if (scenario.decision.mode !== 'json') return outcome.content;
-  const parsed = parseStructuredOutput(outcome.content, JSON_DECISION);
-  return parsed.success ? decisionAnswer(outcome.content, parsed.data) : outcome.content;
-}
-
-const JSON_DECISION = { name: 'agent_decision', schema: { type: 'object', properties: { action: { type: 'string' } }, required: ['action'] } };
 
 /** A limit of the scenario's `stop:` block ended the turn before an answer: say which, and where it is set. */
 function stoppedError(scenario: Scenario, reason: StopReason): ClinAgentError {
