@@ -8,6 +8,13 @@ import { loadScenarios } from './agent/scenarios/load.js';
 import { createConversationStore, type ConversationStore } from './agent/conversations/index.js';
 import { createEngines, type AgentEngines } from './agent/engines/index.js';
 import { createAgentRunService, newRunWorkerId, type AgentRunService } from './agent/runs/agent-run-service.js';
+import { loadStagedConfigFile } from './agent/staged/config-file.js';
+import { createConfigStore, type ConfigStore } from './agent/staged/config-store.js';
+import { stagedAgentDefinition } from './agent/staged/stage-definition.js';
+import { createStagedAgentService, type StagedAgentService } from './agent/staged/staged-agent-service.js';
+import { validateStagedConfig } from './agent/staged/validate-config.js';
+import { protocolAgentConfigFile } from './agents/protocol/protocol-agent.js';
+import { PROTOCOL_VALIDATORS } from './agents/protocol/validators.js';
 import { createAuthStores, type AuthStores } from './core/auth/auth-stores.js';
 import { claimAuditChainKey } from './core/audit/audit-chain-key.js';
 import { loadAuditKey } from './core/audit/load-audit-key.js';
@@ -54,6 +61,10 @@ export interface AppContext {
   engines: AgentEngines;
   /** Durable runs of scenarios that can wait for a person (POST /api/agent/runs); advanced by job workers. */
   agentRuns: AgentRunService;
+  /** Staged agents' configurations (seed 001), versioned in the database, seeded from agents/*.yaml. */
+  agentConfigs: ConfigStore;
+  /** Conversations of staged agents (the Protocol Agent): one durable run each, waiting for input between messages. */
+  stagedAgents: StagedAgentService;
   skills: SkillCatalog;
   /** False on a PostgreSQL without pgvector: RAG calls then fail with VECTOR_STORE_UNAVAILABLE. */
   hasVectorStore: boolean;
@@ -79,9 +90,14 @@ export async function createContext(config: Config, options: CreateContextOption
   tools.register(calculateSampleSizeTool());
   // Scenarios are validated before the database opens: a typo should fail fast, not after migrations.
   const scenarios = createScenarioCatalog(loadScenarios(config.scenariosDir, { difyAllowHttp: config.dify.allowHttp }), tools);
+  // Staged agents' configurations are checked like definitions: every problem named with its stage and field.
+  const validators = { ...PROTOCOL_VALIDATORS };
+  const validateConfig = (raw: unknown, source: string) => validateStagedConfig(raw, { toolNames: new Set(tools.list().map((t) => t.name)), validators: new Set(Object.keys(validators)), source });
+  const protocolFile = protocolAgentConfigFile();
+  const protocolSeed = loadStagedConfigFile(protocolFile, validateConfig);
   // An agent that cannot run as declared stops start-up, naming its file and field.
   const agents = createAgentRegistry(tools);
-  agents.registerAll([...builtinAgentDefinitions(), ...scenarios.list()]);
+  agents.registerAll([...builtinAgentDefinitions(), stagedAgentDefinition(protocolSeed, protocolFile), ...scenarios.list()]);
   const skills = createSkillCatalog(loadSkills(config.skillsDir), tools);
   const auditKey = options.database ? undefined : await loadAuditKey(config.audit, { createIfMissing: true });
   const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, auditKey: auditKey?.key }));
@@ -100,6 +116,10 @@ export async function createContext(config: Config, options: CreateContextOption
     const memory = createProjectMemory({ db: database.db, llm, trace, logger, users, conversations, config: { hotMaxTokens: config.memory.hotMaxTokens, historyWeeks: config.memory.historyWeeks } });
     // Agent runs share the QC run settings (QC_LEASE_MS, QC_SWEEP_INTERVAL_MS, QC_STALE_MS): one driver, one lease policy.
     const agentRuns = createAgentRunService({ db: database.db, jobs, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, definitions: scenarios, conversations, users });
+    const agentConfigs = createConfigStore({ db: database.db, validate: validateConfig });
+    const seeded = await agentConfigs.seed(protocolSeed, protocolFile);
+    if (seeded.seeded) logger.info({ agentId: protocolSeed.agentId, version: seeded.stored.version, fileVersion: protocolSeed.version }, 'staged agent configuration seeded from its file');
+    const stagedAgents = createStagedAgentService({ db: database.db, jobs, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, configs: agentConfigs, validators, conversations, users });
     return {
       config,
       logger,
@@ -119,6 +139,8 @@ export async function createContext(config: Config, options: CreateContextOption
       agents,
       engines: createEngines({ dify: { secrets } }),
       agentRuns,
+      agentConfigs,
+      stagedAgents,
       skills,
       hasVectorStore: vectorStore,
     };

@@ -19,6 +19,13 @@ export { createEngines, type AgentEngine, type AgentEngines, type EngineRunOptio
 export { runLoop, readDecision, type AgentEvent, type AgentEventSink, type LoopOutcome } from './agent/loop/index.js';
 export { runDefinition } from './agent/loop/run-definition.js';
 export { completeOnce } from './agent/loop/one-shot.js';
+export { createStagedAgentService, type StagedAgentService, type StagedView } from './agent/staged/staged-agent-service.js';
+export { createConfigStore, type ConfigStore, type StoredConfig } from './agent/staged/config-store.js';
+export { validateStagedConfig } from './agent/staged/validate-config.js';
+export { StagedAgentConfig, type StageConfig, type ReflexionRuleConfig, type ActionCardConfig } from './agent/staged/config.js';
+export { protocolMarkdown, protocolDocx, type ProtocolDraft } from './agents/protocol/export/index.js';
+export { spiritCoverage, SPIRIT_2025_ITEMS } from './agents/protocol/spirit/index.js';
+export { compileProtocolChecks, generateTestRecords, verifyProtocolChecks } from './agents/protocol/checks/index.js';
 export { createContext, closeContext, type AppContext, type CreateContextOptions } from './context.js';
 export { startServer, type RunningServer, type StartServerOptions } from './main.js';
 export { buildServer } from './http/server.js';

@@ -21,4 +21,5 @@ export * from './trial-protocol.js';
 export * from './assistant.js';
 export * from './assistant-stream.js';
 export * from './tools.js';
+export * from './protocol-agent.js';
 export * from './routes.js';

@@ -1,6 +1,25 @@
 import type { z } from 'zod';
 import { AGENT_STREAM_DESCRIPTION } from './agent-stream.js';
 import { CHAT_STREAM_DESCRIPTION } from './assistant-stream.js';
+import {
+  ActionCallbackRequest,
+  ActionCallbackResponse,
+  AgentConfigVersionList,
+  AgentConfigView,
+  PatchProtocolContextRequest,
+  PROTOCOL_CHAT_STREAM_DESCRIPTION,
+  ProtocolChatRequest,
+  ProtocolChatResponse,
+  ProtocolChecksResponse,
+  ProtocolContextResponse,
+  ProtocolExportQuery,
+  ProtocolList,
+  StageCompleteRequest,
+  StageCompleteResponse,
+  StartProtocolRequest,
+  StartProtocolResponse,
+  UpdateAgentConfigRequest,
+} from './protocol-agent.js';
 import { AgentResult, AgentRunRequest, DocumentList, DocumentListQuery, IngestDocumentRequest, IngestDocumentResponse, ScenarioList } from './agent.js';
 import {
   AccountToken,
@@ -121,6 +140,21 @@ export const routes = {
   'POST /api/agent/runs/:id/answer': { params: uuidParams('id'), body: AgentRunAnswerRequest, response: { 200: AgentRun, ...errorResponses } },
   'POST /api/agent/runs/:id/decision': { params: uuidParams('id'), body: AgentRunDecisionRequest, response: { 200: AgentRun, ...errorResponses } },
   'POST /api/agent/runs/:id/cancel': { params: uuidParams('id'), response: { 200: AgentRun, ...errorResponses } },
+  'POST /api/aia/protocol-agent/conversations': { body: StartProtocolRequest, response: { 201: StartProtocolResponse, ...errorResponses } },
+  'GET /api/aia/protocol-agent/conversations': { response: { 200: ProtocolList, ...errorResponses } },
+  'POST /api/aia/protocol-agent/chat': { body: ProtocolChatRequest, response: { 200: ProtocolChatResponse, ...errorResponses } },
+  'POST /api/aia/protocol-agent/chat/stream': { body: ProtocolChatRequest, response: { 200: { contentType: 'text/event-stream', description: PROTOCOL_CHAT_STREAM_DESCRIPTION }, ...errorResponses } },
+  'POST /api/aia/protocol-agent/stage/complete': { body: StageCompleteRequest, response: { 200: StageCompleteResponse, ...errorResponses } },
+  'GET /api/aia/protocol-agent/context/:conversationId': { params: uuidParams('conversationId'), response: { 200: ProtocolContextResponse, ...errorResponses } },
+  'PATCH /api/aia/protocol-agent/context/:conversationId': { params: uuidParams('conversationId'), body: PatchProtocolContextRequest, response: { 200: ProtocolContextResponse, ...errorResponses } },
+  'POST /api/aia/protocol-agent/action-callback': { body: ActionCallbackRequest, response: { 200: ActionCallbackResponse, ...errorResponses } },
+  'GET /api/aia/protocol-agent/trace/:traceId': { params: uuidParams('traceId'), response: { 200: Trace, ...errorResponses } },
+  'GET /api/aia/protocol-agent/export/:conversationId': { params: uuidParams('conversationId'), querystring: ProtocolExportQuery },
+  'GET /api/aia/protocol-agent/checks/:conversationId': { params: uuidParams('conversationId'), response: { 200: ProtocolChecksResponse, ...errorResponses } },
+  'GET /api/admin/agent-configs/:agentId': { params: textParams('agentId'), response: { 200: AgentConfigView, ...errorResponses } },
+  'GET /api/admin/agent-configs/:agentId/versions': { params: textParams('agentId'), response: { 200: AgentConfigVersionList, ...errorResponses } },
+  'GET /api/admin/agent-configs/:agentId/versions/:version': { params: textParams('agentId', 'version'), response: { 200: AgentConfigView, ...errorResponses } },
+  'PUT /api/admin/agent-configs/:agentId': { params: textParams('agentId'), body: UpdateAgentConfigRequest, response: { 200: AgentConfigView, ...errorResponses } },
   'GET /api/conversations': { querystring: ConversationListQuery, response: { 200: ConversationList, ...errorResponses } },
   'GET /api/conversations/:id': { params: uuidParams('id'), response: { 200: ConversationDetail, ...errorResponses } },
 

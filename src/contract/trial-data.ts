@@ -87,7 +87,7 @@ export const RecordsQuery = z.strictObject({
   offset: z.int().min(0).max(MAX_OFFSET).default(0),
 });
 
-export const AuditEntityType = z.enum(['record', 'query', 'task_run', 'qc_run', 'project', 'member', 'document', 'user', 'token', 'settings', 'memory', 'memory_report', 'profile', 'agent_run']);
+export const AuditEntityType = z.enum(['record', 'query', 'task_run', 'qc_run', 'project', 'member', 'document', 'user', 'token', 'settings', 'memory', 'memory_report', 'profile', 'agent_run', 'agent_config']);
 export type AuditEntityType = z.infer<typeof AuditEntityType>;
 
 /** One entry of the append-only audit trail: who, when, what, old and new value, why. Open, as it always was. */

@@ -28,6 +28,8 @@ import { createTrialAssistant } from '../chat/index.js';
 import { assistantRoutes } from './routes/assistant.js';
 import { memoryRoutes } from './routes/memory.js';
 import { toolRoutes } from './routes/tools.js';
+import { protocolAgentRoutes } from './routes/protocol-agent.js';
+import { agentConfigRoutes } from './routes/agent-configs.js';
 
 /** Request log lines keep method and path; query values such as a sign-in code are masked. */
 function serializeRequest(request: { method: string; url: string; id?: string }) {
@@ -92,6 +94,8 @@ export async function buildServer(ctx: AppContext, options: { serveConsole?: boo
   await app.register(trialProtocolRoutes, { qc });
   await app.register(memoryRoutes, { memory: ctx.memory });
   await app.register(toolRoutes);
+  await app.register(protocolAgentRoutes, { staged: ctx.stagedAgents, trace: ctx.trace });
+  await app.register(agentConfigRoutes, { configs: ctx.agentConfigs, db: ctx.db });
   await app.register(assistantRoutes, { assistant: createTrialAssistant({ ...ctx, memory: ctx.memory, trial: qc }) });
   app.get('/api/openapi.json', { schema: { tags: ['system'], summary: 'This API as an OpenAPI 3 document', hide: true } }, async () => app.swagger());
   if (options.serveConsole !== false) await registerConsole(app);

@@ -20,8 +20,12 @@ export interface RunStep {
 export interface RunReviewRequest {
   /** sha256 of what the person is shown, taken when the run suspends; a decision on other data is refused. */
   dataHash?: string;
-  /** 'answer': the run waits for a person's reply text (a consult's question); otherwise approve or reject. */
-  awaiting?: 'decision' | 'answer';
+  /**
+   * 'answer': the run waits for a person's reply text (a consult's question); 'input': for either a reply or an
+   * approval (a staged agent between messages: the next message, or the user confirming the stage); otherwise
+   * approve or reject.
+   */
+  awaiting?: 'decision' | 'answer' | 'input';
   [key: string]: unknown;
 }
 

@@ -246,7 +246,7 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
         throw new ClinAgentError('CONFLICT_STATE', `${hooks.label} ${id} is ${current.status} (at ${current.currentNode}), not waiting for review; someone may have decided already. Reload to see its state.`, { [idName]: id, status: current.status, currentNode: current.currentNode });
       }
       const awaitsAnswer = current.reviewRequest?.awaiting === 'answer';
-      if (awaitsAnswer !== (decision.kind === 'answer')) {
+      if (current.reviewRequest?.awaiting !== 'input' && awaitsAnswer !== (decision.kind === 'answer')) {
         throw new ClinAgentError('VALIDATION_FAILED', awaitsAnswer
           ? `${hooks.label} ${id} waits for an answer, not for approve or reject. Send the answer text.`
           : `${hooks.label} ${id} waits for approve or reject, not for an answer.`, { field: 'decision', [idName]: id });

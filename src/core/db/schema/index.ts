@@ -6,3 +6,4 @@ export * from './audit.js';
 export * from './conversations.js';
 export * from './runs.js';
 export * from './memory.js';
+export * from './agent-configs.js';
