@@ -1,12 +1,10 @@
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptedStep } from '../../src/testing/scripted-model.js';
 import { createTrialStore } from '../../src/trial/store/trial-store.js';
 import type { TrialField, TrialRecord } from '../../src/trial/store/types.js';
-import { buildConsole, launchBrowser, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
+import { buildConsole, launchBrowser, signIn, snap, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
 import { startHarness, stopHarness, type Harness } from './harness.js';
 
 /**
@@ -94,20 +92,6 @@ async function api<T>(path: string, token: string): Promise<T> {
   return (await response.json()) as T;
 }
 
-async function snap(page: Page, name: string): Promise<void> {
-  const dir = process.env.E2E_SCREENSHOT_DIR;
-  if (!dir) return;
-  await mkdir(dir, { recursive: true });
-  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
-}
-
-async function signIn(page: Page, token: string): Promise<void> {
-  await page.goto(`${harness!.server.url}/`);
-  await page.getByTestId('token-input').fill(token);
-  await page.getByTestId('sign-in-submit').click();
-  await page.getByTestId('nav-trial').waitFor({ timeout: UI_TIMEOUT_MS });
-}
-
 /** Asks the assistant and waits for the final answer holding `expected`. */
 async function ask(page: Page, question: string, expected: string) {
   await page.getByTestId('chat-input').fill(question);
@@ -124,7 +108,7 @@ describe('the trial assistant in the console', () => {
     const page = await context.newPage();
     try {
       await withScreenshot(page, 'assistant-memory', async () => {
-        await signIn(page, coordinator.token);
+        await signIn(page, harness!.server.url, coordinator.token);
         await page.goto(`${harness!.server.url}/#/trial/${PROJECT_ID}/memory`);
 
         // A memory never written: version 0, nothing in it yet.
@@ -257,7 +241,7 @@ describe('the trial assistant in the console', () => {
     const page = await context.newPage();
     try {
       await withScreenshot(page, 'assistant-trace', async () => {
-        await signIn(page, ADMIN_TOKEN);
+        await signIn(page, harness!.server.url, ADMIN_TOKEN);
         await page.goto(`${harness!.server.url}/#/trial/${PROJECT_ID}/assistant`);
         await page.getByTestId('chat-input').waitFor({ timeout: UI_TIMEOUT_MS });
         await page.getByTestId('chat-input').fill('各中心入组了多少受试者？');

@@ -98,11 +98,25 @@ export async function withScreenshot(page: Page, name: string, step: () => Promi
   }
 }
 
-/** Signs in with a bearer token and opens a scenario's chat, ready for a question. */
-export async function openScenarioChat(page: Page, serverUrl: string, token: string, scenarioId: string): Promise<void> {
+/** With E2E_SCREENSHOT_DIR set, keeps a full-page screenshot of the page under `name`, to look at the console's pages. */
+export async function snap(page: Page, name: string): Promise<void> {
+  const dir = process.env.E2E_SCREENSHOT_DIR;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+}
+
+/** Signs in with a bearer token on the console's start page and waits for the signed-in header. */
+export async function signIn(page: Page, serverUrl: string, token: string): Promise<void> {
   await page.goto(`${serverUrl}/`);
   await page.getByTestId('token-input').fill(token);
   await page.getByTestId('sign-in-submit').click();
+  await page.getByTestId('nav-tokens').waitFor({ timeout: UI_TIMEOUT_MS });
+}
+
+/** Signs in with a bearer token and opens a scenario's chat, ready for a question. */
+export async function openScenarioChat(page: Page, serverUrl: string, token: string, scenarioId: string): Promise<void> {
+  await signIn(page, serverUrl, token);
   await page.getByTestId(`scenario-card-${scenarioId}`).click();
   await page.getByTestId('chat-input').waitFor({ timeout: UI_TIMEOUT_MS });
 }

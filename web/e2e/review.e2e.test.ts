@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTrialStore } from '../../src/trial/store/trial-store.js';
 import type { TrialField, TrialRecord } from '../../src/trial/store/types.js';
-import { buildConsole, launchBrowser, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
+import { buildConsole, launchBrowser, snap, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
 import { startHarness, stopHarness, type Harness } from './harness.js';
 
 /**
@@ -85,13 +85,6 @@ async function startReviewHarness(): Promise<Harness> {
   // A correction, so the record's audit trail has an old -> new value to show.
   await store.importRecords(PROJECT_ID, [row('S2', 'week_4', 'SITE-01', null, 128)], { actor: 'site-crc', reason: 'Transcription error corrected from source' });
   return harness;
-}
-
-async function snap(page: Page, name: string): Promise<void> {
-  const dir = process.env.E2E_SCREENSHOT_DIR;
-  if (!dir) return;
-  await mkdir(dir, { recursive: true });
-  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
 }
 
 const byTestId = (page: Page, testId: string, attributes = '') => page.locator(`[data-testid="${testId}"]${attributes}`);

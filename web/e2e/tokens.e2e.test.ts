@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole, launchBrowser, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
+import { buildConsole, launchBrowser, signIn, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
 import { startHarness, stopHarness, type Harness } from './harness.js';
 
 /**
@@ -40,13 +40,6 @@ async function createUser(name: string, role: string): Promise<{ id: string; tok
   return { id: json.user.id, token: json.token };
 }
 
-async function signIn(page: Page, token: string): Promise<void> {
-  await page.goto(`${harness!.server.url}/`);
-  await page.getByTestId('token-input').fill(token);
-  await page.getByTestId('sign-in-submit').click();
-  await page.getByTestId('nav-tokens').waitFor({ timeout: UI_TIMEOUT_MS });
-}
-
 const tokenRow = (page: Page, label: string) => page.getByTestId('token-row').filter({ hasText: label });
 
 describe('the tokens page', () => {
@@ -58,7 +51,7 @@ describe('the tokens page', () => {
     const page = await context.newPage();
     try {
       await withScreenshot(page, 'tokens-own', async () => {
-        await signIn(page, nurse.token);
+        await signIn(page, harness!.server.url, nurse.token);
         expect(await page.getByTestId('nav-users').count()).toBe(0);
         await page.getByTestId('nav-tokens').click();
         await tokenRow(page, 'old laptop').waitFor({ timeout: UI_TIMEOUT_MS });
@@ -91,7 +84,7 @@ describe('the users page', () => {
     const page = await context.newPage();
     try {
       await withScreenshot(page, 'users-admin', async () => {
-        await signIn(page, ADMIN_TOKEN);
+        await signIn(page, harness!.server.url, ADMIN_TOKEN);
         await page.getByTestId('nav-users').click();
         const doctorRow = page.locator('[data-testid="user-row"][data-user-name="dr-zhao"]');
         await doctorRow.waitFor({ timeout: UI_TIMEOUT_MS });

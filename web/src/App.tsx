@@ -1,11 +1,13 @@
 import { useEffect } from 'react';
-import { useRoute } from './router';
+import { hashForPathLink, useRoute } from './router';
 import { TokensPage } from './screens/account/TokensPage';
 import { ApiDocsScreen } from './screens/api-docs/ApiDocsScreen';
 import { ChatScreen } from './screens/chat/ChatScreen';
 import { TraceScreen } from './screens/chat/TraceScreen';
 import { Header } from './screens/layout/Header';
 import { LlmWarning } from './screens/layout/LlmWarning';
+import { CalculatorPage } from './screens/protocol/CalculatorPage';
+import { ProtocolPage } from './screens/protocol/ProtocolPage';
 import { ServerFooter } from './screens/layout/ServerFooter';
 import { ScenarioListScreen } from './screens/scenarios/ScenarioListScreen';
 import { SignInScreen } from './screens/sign-in/SignInScreen';
@@ -14,6 +16,11 @@ import { UsersPage } from './screens/users/UsersPage';
 import { useHealthStore } from './stores/health';
 import { useLocaleStore } from './stores/locale';
 import { useSessionStore } from './stores/session';
+
+// A console page typed as a site path (an action card's deep link pasted into the URL bar) reaches the console
+// through the server's SPA fallback; the hash router reads it once it is moved behind '#'.
+const pathLink = hashForPathLink(window.location);
+if (pathLink) window.history.replaceState(null, '', `/${pathLink}`);
 
 export function App() {
   const status = useSessionStore((state) => state.status);
@@ -48,6 +55,10 @@ export function App() {
         <TraceScreen key={route.traceId} traceId={route.traceId} />
       ) : route.name === 'trial' ? (
         <TrialScreen projectId={route.projectId} page={route.page} />
+      ) : route.name === 'protocol' ? (
+        <ProtocolPage conversationId={route.conversationId} />
+      ) : route.name === 'protocolCalculator' ? (
+        <CalculatorPage key={JSON.stringify(route.params)} params={route.params} />
       ) : (
         <ScenarioListScreen />
       )}

@@ -9,6 +9,8 @@ import { useConversationsStore } from './stores/conversations';
 import { useHotMemoryStore } from './stores/hot-memory';
 import { useMemoryReportsStore } from './stores/memory-reports';
 import { useProfileStore } from './stores/profile';
+import { useProtocolAgentStore } from './stores/protocol-agent';
+import { useSampleSizeCalculatorStore } from './stores/sample-size-calculator';
 import { useQcRunsStore } from './stores/qc-runs';
 import { useReviewQueueStore } from './stores/review-queue';
 import { useScenariosStore } from './stores/scenarios';
@@ -40,6 +42,8 @@ useSessionStore.subscribe((state, previous) => {
     useHotMemoryStore.getState().reset();
     useMemoryReportsStore.getState().reset();
     useProfileStore.getState().reset();
+    useProtocolAgentStore.getState().reset();
+    useSampleSizeCalculatorStore.getState().reset();
   }
 });
 

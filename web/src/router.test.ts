@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRoute, routes, trialPageIn } from './router';
+import { consoleHref, hashForPathLink, parseRoute, routes, trialPageIn } from './router';
 
 describe('parseRoute', () => {
   it('round-trips scenario ids that need escaping', () => {
@@ -46,5 +46,41 @@ describe('parseRoute', () => {
   it('round-trips the trace page', () => {
     expect(parseRoute(routes.trace('3f0c1a9e-5b7d-4c2e-9a41-0d6b8e2f7c13'))).toEqual({ name: 'trace', traceId: '3f0c1a9e-5b7d-4c2e-9a41-0d6b8e2f7c13' });
     expect(parseRoute('#/traces/')).toEqual({ name: 'scenarios' });
+  });
+
+  it('round-trips the protocol pages, with or without a protocol open', () => {
+    expect(parseRoute(routes.protocols())).toEqual({ name: 'protocol', conversationId: null });
+    expect(parseRoute('#/protocol/')).toEqual({ name: 'protocol', conversationId: null });
+    expect(parseRoute(routes.protocol('5f0c1a9e-5b7d-4c2e-9a41-0d6b8e2f7c13'))).toEqual({ name: 'protocol', conversationId: '5f0c1a9e-5b7d-4c2e-9a41-0d6b8e2f7c13' });
+    expect(parseRoute('#/protocol/a/b')).toEqual({ name: 'scenarios' });
+  });
+
+  it('reads the calculator inputs from the query string, decoded', () => {
+    const params = { conversationId: 'c1', cardId: 'sample_size_calculator', design: 'two_means', alpha: '0.05', note: 'a&b c' };
+    expect(parseRoute(routes.protocolCalculator(params))).toEqual({ name: 'protocolCalculator', params });
+    expect(parseRoute('#/protocol/calculator')).toEqual({ name: 'protocolCalculator', params: {} });
+    expect(parseRoute('#/protocol/calculator?design=two_proportions&p1=0.3')).toEqual({ name: 'protocolCalculator', params: { design: 'two_proportions', p1: '0.3' } });
+  });
+});
+
+describe('deep links', () => {
+  it("moves an action card's site path behind the hash and leaves other links alone", () => {
+    expect(consoleHref('/protocol/calculator?conversationId=c1&design=two_means')).toBe('#/protocol/calculator?conversationId=c1&design=two_means');
+    expect(consoleHref('#/protocol/calculator?design=two_means')).toBe('#/protocol/calculator?design=two_means');
+    expect(consoleHref('https://example.org/calc')).toBe('https://example.org/calc');
+    expect(consoleHref('//example.org/calc')).toBe('//example.org/calc');
+    expect(consoleHref('/api/tools/sample-size')).toBe('/api/tools/sample-size');
+  });
+
+  it('turns a console page typed as a site path into its hash route', () => {
+    expect(hashForPathLink({ pathname: '/protocol/calculator', search: '?design=two_means&alpha=0.05', hash: '' })).toBe('#/protocol/calculator?design=two_means&alpha=0.05');
+    expect(hashForPathLink({ pathname: '/trial/p1/queries', search: '', hash: '' })).toBe('#/trial/p1/queries');
+    expect(hashForPathLink({ pathname: '/scenarios', search: '', hash: '' })).toBe('#/scenarios');
+  });
+
+  it('leaves the root, a set hash and unknown paths as they are', () => {
+    expect(hashForPathLink({ pathname: '/', search: '?login=login_x', hash: '' })).toBeNull();
+    expect(hashForPathLink({ pathname: '/protocol/calculator', search: '', hash: '#/trial' })).toBeNull();
+    expect(hashForPathLink({ pathname: '/favicon-nowhere', search: '', hash: '' })).toBeNull();
   });
 });

@@ -29,7 +29,11 @@ export type Route =
   /** One run's trace, readable step by step (admins; others get 404 from the server). */
   | { name: 'trace'; traceId: string }
   /** `projectId` is null on `#/trial`, which then opens the first project. */
-  | { name: 'trial'; projectId: string | null; page: TrialPage };
+  | { name: 'trial'; projectId: string | null; page: TrialPage }
+  /** The Protocol Agent; `conversationId` is null on `#/protocol`, which opens the most recent protocol. */
+  | { name: 'protocol'; conversationId: string | null }
+  /** The sample-size calculator, its inputs (and the card that opened it) in the query string. */
+  | { name: 'protocolCalculator'; params: Record<string, string> };
 
 function parseTrialPage(rest: string[]): TrialPage | null {
   const [kind, id] = rest;
@@ -53,8 +57,23 @@ function decode(part: string): string {
   }
 }
 
+/** `?a=1&b=2` -> {a: '1', b: '2'}; URLSearchParams decodes, and a repeated key keeps its last value. */
+function queryParams(query: string | undefined): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(query ?? ''));
+}
+
+function parseProtocolRoute(path: string): Route | null {
+  const calculator = /^\/protocol\/calculator\/?(?:\?(.*))?$/.exec(path);
+  if (calculator) return { name: 'protocolCalculator', params: queryParams(calculator[1]) };
+  const protocol = /^\/protocol(?:\/([^/?]+))?\/?$/.exec(path);
+  if (protocol) return { name: 'protocol', conversationId: protocol[1] ? decode(protocol[1]) : null };
+  return null;
+}
+
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '');
+  const protocol = parseProtocolRoute(path);
+  if (protocol) return protocol;
   const chat = /^\/scenarios\/([^/?]+)\/?$/.exec(path);
   if (chat?.[1]) return { name: 'chat', scenarioId: decode(chat[1]) };
   if (path === '/api' || path === '/api/') return { name: 'api' };
@@ -89,6 +108,12 @@ export const routes = {
   trialMemory: (projectId: string) => `${trialBase(projectId)}/memory`,
   trialReports: (projectId: string) => `${trialBase(projectId)}/reports`,
   trace: (traceId: string) => `#/traces/${encodeURIComponent(traceId)}`,
+  protocols: () => '#/protocol',
+  protocol: (conversationId: string) => `#/protocol/${encodeURIComponent(conversationId)}`,
+  protocolCalculator: (params: Record<string, string>) => {
+    const query = new URLSearchParams(params).toString();
+    return `#/protocol/calculator${query ? `?${query}` : ''}`;
+  },
   trialRecord: (projectId: string, recordId: string) => `${trialBase(projectId)}/records/${encodeURIComponent(recordId)}`,
   taskRun: (projectId: string, taskRunId: string) => `${trialBase(projectId)}/task-runs/${encodeURIComponent(taskRunId)}`,
 };
@@ -101,6 +126,28 @@ export function trialPageIn(projectId: string, page: TrialPage): string {
   if (page.kind === 'memory') return routes.trialMemory(projectId);
   if (page.kind === 'reports') return routes.trialReports(projectId);
   return routes.trialRuns(projectId);
+}
+
+/**
+ * An action card's deep link as a console link. The server builds it as a site path (`/protocol/calculator?...`)
+ * so it reads the same in any client; the console routes by hash, so the path moves behind `#`. Links to other
+ * sites are left as they are.
+ */
+export function consoleHref(actionUrl: string): string {
+  if (actionUrl.startsWith('#')) return actionUrl;
+  if (actionUrl.startsWith('/') && !actionUrl.startsWith('//') && !actionUrl.startsWith('/api/')) return `#${actionUrl}`;
+  return actionUrl;
+}
+
+/**
+ * A console route typed as a site path (`/protocol/calculator?design=...` in the URL bar): the server's SPA
+ * fallback serves the console there, which then moves the path behind `#`. Null when there is nothing to move
+ * (the root path, a hash already set, or a path that is no console page).
+ */
+export function hashForPathLink(location: Pick<Location, 'pathname' | 'search' | 'hash'>): string | null {
+  if (location.hash || location.pathname === '/' || location.pathname === '') return null;
+  const hash = `#${location.pathname}${location.search}`;
+  return parseRoute(hash).name === 'scenarios' && !/^\/scenarios\/?$/.test(location.pathname) ? null : hash;
 }
 
 function subscribe(onChange: () => void): () => void {

@@ -171,10 +171,17 @@ export async function completeStage(deps: StageStepDeps, input: StepInput): Prom
   };
 }
 
-/** "Stage name: key: value; key: value" of what the stage recorded, for the completion message. */
+/** "Stage name: key: value; key.sub: value" of what the stage recorded, for the completion message (people read it). */
 function summarize(stage: StageConfig, data: Record<string, unknown>): string {
-  const parts = Object.entries(data)
-    .filter(([, value]) => isPresent(value))
-    .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
-  return `${stage.stageName}: ${parts.join('; ') || 'nothing recorded'}`;
+  return `${stage.stageName}: ${readable(data).join('; ') || 'nothing recorded'}`;
+}
+
+function readable(value: unknown, path = ''): string[] {
+  if (!isPresent(value)) return [];
+  if (Array.isArray(value)) {
+    const items = value.map((item) => (item && typeof item === 'object' ? ((item as { text?: unknown; name?: unknown }).text ?? (item as { name?: unknown }).name ?? JSON.stringify(item)) : item));
+    return [`${path}: ${items.join(', ')}`];
+  }
+  if (typeof value === 'object') return Object.entries(value as Record<string, unknown>).flatMap(([key, v]) => readable(v, path ? `${path}.${key}` : key));
+  return [`${path}: ${String(value)}`];
 }

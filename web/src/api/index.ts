@@ -2,6 +2,7 @@ import type { ApiError } from './api-error';
 import { createClinAgentApi } from './clinagent-api';
 import { createEventStream } from './event-stream';
 import { createHttpClient } from './http-client';
+import { createProtocolApi } from './protocol-api';
 import { createAgentStream } from './stream-agent';
 import { readToken } from './token-storage';
 
@@ -20,7 +21,12 @@ const session = { getToken: readToken, onUnauthorized: (error: ApiError) => unau
 /** Server-sent event routes (agent runs, the assistant's chat), with the same token and 401 handling as `api`. */
 const postEventStream = createEventStream(session);
 
-export const api = createClinAgentApi(createHttpClient(session), postEventStream);
+const http = createHttpClient(session);
+
+export const api = createClinAgentApi(http, postEventStream);
+
+/** The Protocol Agent's routes and the sample-size calculator. */
+export const protocolApi = createProtocolApi(http, postEventStream);
 
 /** One agent turn as it happens (POST /api/agent/run/stream). */
 export const streamAgent = createAgentStream(postEventStream);
@@ -29,3 +35,4 @@ export { ApiError } from './api-error';
 export type * from './types';
 export type { RunProgressEvent } from './event-stream';
 export type * from './assistant-api';
+export type * from './protocol-api';

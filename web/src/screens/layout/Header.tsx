@@ -40,6 +40,9 @@ export function Header({ route }: { route: Route }) {
         <a href={routes.trial()} className={route.name === 'trial' ? 'active' : undefined} data-testid="nav-trial">
           {t('nav.trial')}
         </a>
+        <a href={routes.protocols()} className={route.name === 'protocol' || route.name === 'protocolCalculator' ? 'active' : undefined} data-testid="nav-protocol">
+          {t('nav.protocol')}
+        </a>
         <a href={routes.api()} className={route.name === 'api' ? 'active' : undefined} data-testid="nav-api">
           {t('nav.api')}
         </a>

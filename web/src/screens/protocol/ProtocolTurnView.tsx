@@ -1,0 +1,56 @@
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { Spinner } from '../../components/Spinner';
+import { useT } from '../../i18n/use-t';
+import type { ProtocolTurn } from '../../stores/protocol-agent';
+import { stageLabel } from './labels';
+import { visibleStreamText } from './stream-text';
+
+/** What the reply asks the researcher to look at (reflexion warnings), and a stage the reply moved past. */
+function ReplyNotes({ turn }: { turn: ProtocolTurn }) {
+  const t = useT();
+  const result = turn.result;
+  if (!result) return null;
+  return (
+    <>
+      {result.issues.length > 0 ? (
+        <div className="alert alert-warning" role="status" data-testid="reply-issues">
+          <strong className="alert-title">{t('protocol.issuesTitle')}</strong>
+          <ul>
+            {result.issues.map((issue) => (
+              <li key={issue}>{issue}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {result.stageStatus === 'completed' ? <p className="muted small">{t('protocol.stageMovedOn', { stage: stageLabel(t, result.currentStage) })}</p> : null}
+    </>
+  );
+}
+
+export function ProtocolTurnView({ turn }: { turn: ProtocolTurn }) {
+  const t = useT();
+  const text = turn.result ? turn.result.message : visibleStreamText(turn.streamText);
+  const isWriting = !turn.result && turn.requestError === undefined && !turn.isStopped;
+  return (
+    <div className="turn" data-testid="protocol-turn">
+      <div className="message message-user">
+        <div className="message-author">{t('chat.you')}</div>
+        <div className="message-text">{turn.input}</div>
+      </div>
+      <div className="message message-agent">
+        <div className="message-author">{t('protocol.agentName')}</div>
+        <article className={`answer${isWriting ? ' answer-streaming' : ''}`} data-testid={turn.result ? 'protocol-reply' : 'protocol-streaming'} aria-busy={isWriting}>
+          {turn.isStopped ? (
+            <header className="answer-meta">
+              <span className="badge badge-warn">{t('stream.stopped')}</span>
+            </header>
+          ) : null}
+          {text ? <div className="answer-text">{text}</div> : null}
+          {isWriting && !text ? <Spinner label={t('protocol.working')} /> : null}
+          <ReplyNotes turn={turn} />
+        </article>
+        {turn.requestError !== undefined ? <ErrorAlert error={turn.requestError} title={t('answer.requestFailed')} /> : null}
+      </div>
+    </div>
+  );
+}
