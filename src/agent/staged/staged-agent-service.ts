@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { assertWriterRole } from '../../core/auth/project-access.js';
 import type { User } from '../../core/auth/users.js';
 import type { Db } from '../../core/db/connect.js';
 import { ClinAgentError, errorMessage } from '../../core/errors.js';
 import type { Jobs } from '../../core/jobs/boss.js';
 import { defineQueue } from '../../core/jobs/queues.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
+import { dataBlock } from '../../core/llm/untrusted-data.js';
 import type { Logger } from '../../core/logger.js';
 import type { ToolRegistry } from '../../core/tools/registry.js';
 import type { TraceRun, TraceStore } from '../../core/trace/store.js';
@@ -140,6 +142,7 @@ export function createStagedAgentService(deps: StagedAgentServiceDeps) {
 
   /** The person's input, recorded on the waiting run (a second input at once is refused: one message at a time). */
   async function give(run: StagedRun, actor: User, input: { kind: 'answer'; answer: string } | { kind: 'approve' }): Promise<void> {
+    assertWriterRole(actor);
     if (run.status !== 'SUSPENDED') {
       throw new ClinAgentError('CONFLICT_STATE', 'The previous message of this conversation is still being answered; wait for its answer, then send this again.', { conversationId: run.conversationId });
     }
@@ -156,6 +159,8 @@ export function createStagedAgentService(deps: StagedAgentServiceDeps) {
   return {
     /** Starts a conversation of the staged agent at its first stage. */
     async start(actor: User, agentId: string, request: { title?: string; projectId?: string }): Promise<StagedView> {
+      // Viewers read only, here as in the routes: a route that forgot its access would still change nothing.
+      assertWriterRole(actor);
       const { config } = await deps.configs.current(agentId);
       const title = request.title?.trim() || `${config.agentName} ${new Date().toISOString().slice(0, 10)}`;
       const conversation = await deps.conversations.start({ actor, scenarioId: agentId, projectId: request.projectId, title });
@@ -172,10 +177,15 @@ export function createStagedAgentService(deps: StagedAgentServiceDeps) {
       const runs = await listStagedRuns(deps.db, agentId, actor.id);
       return runs.filter((run) => run.conversationId).map((run) => ({ conversationId: run.conversationId!, state: stagedStateOf(run), updatedAt: run.updatedAt }));
     },
-    async message(actor: User, agentId: string, conversationId: string, message: string, options: { onEvent?: AgentEventSink; signal?: AbortSignal } = {}): Promise<StagedChatResponse> {
+    /**
+     * One message; `attachments` (references the user attached: file names, links, document ids) travel with it as
+     * a declared data block, so the stage can take them into account without reading them as instructions.
+     */
+    async message(actor: User, agentId: string, conversationId: string, message: string, options: { onEvent?: AgentEventSink; signal?: AbortSignal; attachments?: string[] } = {}): Promise<StagedChatResponse> {
       deps.llm.assertConfigured();
       const run = await owned(agentId, conversationId, actor);
-      await give(run, actor, { kind: 'answer', answer: message });
+      const text = options.attachments?.length ? `${message}\n\n${dataBlock('attachments', options.attachments)}` : message;
+      await give(run, actor, { kind: 'answer', answer: text });
       return outcomeOf(await advanceHere(run.id, options.onEvent, options.signal), 'message');
     },
     async completeStage(actor: User, agentId: string, conversationId: string): Promise<StageCompleteResult> {
@@ -230,6 +240,7 @@ export function createStagedAgentService(deps: StagedAgentServiceDeps) {
   };
 
   async function saveWaiting(run: StagedRun, state: StagedRunState, actor: User, action: string, audit: unknown): Promise<StagedRun> {
+    assertWriterRole(actor);
     const saved = await updateWaitingState(deps.db, run, state, { actor: actor.id, action, newValue: audit });
     if (!saved) {
       throw new ClinAgentError('CONFLICT_STATE', 'The conversation changed while you edited it (a message is being answered, or another edit was saved). Reload it and make the edit again.', { conversationId: run.conversationId });

@@ -20,7 +20,7 @@ describe.each(testEngines())('the Protocol Agent, walked through all five stages
   let database: Database;
   let model: ScriptedModel;
   let server: { ctx: Awaited<ReturnType<typeof buildTestContext>>; app: Awaited<ReturnType<typeof buildServer>>; url: string };
-  let tokens: { owner: string; ownerOtherDevice?: string; other: string };
+  let tokens: { owner: string; ownerOtherDevice?: string; other: string; viewer: string };
   let ownerId: string;
   let conversationId: string;
 
@@ -52,8 +52,9 @@ describe.each(testEngines())('the Protocol Agent, walked through all five stages
     server = await startServer();
     const owner = await server.ctx.users.create({ name: 'pi-owner', role: 'pi' });
     const other = await server.ctx.users.create({ name: 'pi-other', role: 'pi' });
+    const viewer = await server.ctx.users.create({ name: 'viewer', role: 'viewer' });
     ownerId = owner.user.id;
-    tokens = { owner: owner.token, other: other.token };
+    tokens = { owner: owner.token, other: other.token, viewer: viewer.token };
   });
 
   afterAll(async () => {
@@ -227,6 +228,10 @@ describe.each(testEngines())('the Protocol Agent, walked through all five stages
       await call('GET', `/api/aia/protocol-agent/checks/${conversationId}`, undefined, as),
     ];
     expect(attempts.map((a) => a.status)).toEqual([404, 404, 404, 404, 404, 404, 404]);
+    // Viewers read only, here as everywhere: they draft no protocol.
+    const asViewer = await call('POST', '/api/aia/protocol-agent/conversations', { title: 'Mine' }, tokens.viewer);
+    expect(asViewer.status).toBe(403);
+    expect((await call('GET', '/api/aia/protocol-agent/conversations', undefined, tokens.viewer)).body.protocols).toEqual([]);
     expect(trace.pico).toMatchObject({ comparison: 'matching placebo' });
   });
 });

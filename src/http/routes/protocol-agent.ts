@@ -30,13 +30,14 @@ function fileNameOf(title: string, extension: string): string {
 }
 
 /**
- * The Protocol Agent (seed 001 section 4): from a vague idea to a protocol draft, stage by stage. Any signed-in user
- * may write protocols; each is its owner's (anyone else gets 404). Linking one to a trial project needs membership.
+ * The Protocol Agent (seed 001 section 4): from a vague idea to a protocol draft, stage by stage. Writers (PIs,
+ * coordinators, admins) draft protocols, viewers read only, like everywhere else; each protocol is its owner's
+ * (anyone else gets 404). Linking one to a trial project needs membership.
  */
 export const protocolAgentRoutes: FastifyPluginAsync<{ staged: StagedAgentService; trace: TraceStore }> = async (app, { staged, trace }) => {
   app.post<{ Body: StartProtocolRequest }>(
     '/api/aia/protocol-agent/conversations',
-    { config: { access: 'self' }, schema: { tags, summary: 'Start a protocol at its first stage', ...routeSchema('POST /api/aia/protocol-agent/conversations') } },
+    { config: { access: 'write' }, schema: { tags, summary: 'Start a protocol at its first stage', ...routeSchema('POST /api/aia/protocol-agent/conversations') } },
     async (request, reply) => {
       // The conversation store checks the caller is a member of projectId (404 otherwise) before anything is written.
       const view = await staged.start(requireUser(request), AGENT, request.body);
@@ -44,47 +45,47 @@ export const protocolAgentRoutes: FastifyPluginAsync<{ staged: StagedAgentServic
     },
   );
 
-  app.get('/api/aia/protocol-agent/conversations', { config: { access: 'self' }, schema: { tags, summary: 'Your protocols, most recently active first', ...routeSchema('GET /api/aia/protocol-agent/conversations') } }, async (request) => {
+  app.get('/api/aia/protocol-agent/conversations', { schema: { tags, summary: 'Your protocols, most recently active first', ...routeSchema('GET /api/aia/protocol-agent/conversations') } }, async (request) => {
     const protocols = await staged.list(requireUser(request), AGENT);
     return { protocols: protocols.map((p) => ({ conversationId: p.conversationId, title: p.state.title, currentStage: p.state.currentStage, completedStages: p.state.completedStages, updatedAt: p.updatedAt.toISOString() })) };
   });
 
   app.post<{ Body: ProtocolChatRequest }>(
     '/api/aia/protocol-agent/chat',
-    { config: { access: 'self' }, schema: { tags, summary: 'Send a message; the answer, what it recorded, the stage and its action cards', ...routeSchema('POST /api/aia/protocol-agent/chat') } },
-    async (request) => staged.message(requireUser(request), AGENT, request.body.conversationId, request.body.message),
+    { config: { access: 'write' }, schema: { tags, summary: 'Send a message; the answer, what it recorded, the stage and its action cards', ...routeSchema('POST /api/aia/protocol-agent/chat') } },
+    async (request) => staged.message(requireUser(request), AGENT, request.body.conversationId, request.body.message, { attachments: request.body.attachments }),
   );
 
   app.post<{ Body: ProtocolChatRequest }>(
     '/api/aia/protocol-agent/chat/stream',
-    { config: { access: 'self' }, schema: { tags, summary: 'The same, streamed as server-sent events; the ChatResponse is the last event', ...routeSchema('POST /api/aia/protocol-agent/chat/stream') } },
+    { config: { access: 'write' }, schema: { tags, summary: 'The same, streamed as server-sent events; the ChatResponse is the last event', ...routeSchema('POST /api/aia/protocol-agent/chat/stream') } },
     async (request, reply) => {
       const user = requireUser(request);
-      await streamRun(reply, request, (onEvent, signal) => staged.message(user, AGENT, request.body.conversationId, request.body.message, { onEvent, signal }));
+      await streamRun(reply, request, (onEvent, signal) => staged.message(user, AGENT, request.body.conversationId, request.body.message, { onEvent, signal, attachments: request.body.attachments }));
     },
   );
 
   app.post<{ Body: { conversationId: string } }>(
     '/api/aia/protocol-agent/stage/complete',
-    { config: { access: 'self' }, schema: { tags, summary: 'Confirm the current stage; refused (success false) with each missing item named', ...routeSchema('POST /api/aia/protocol-agent/stage/complete') } },
+    { config: { access: 'write' }, schema: { tags, summary: 'Confirm the current stage; refused (success false) with each missing item named', ...routeSchema('POST /api/aia/protocol-agent/stage/complete') } },
     async (request) => staged.completeStage(requireUser(request), AGENT, request.body.conversationId),
   );
 
   app.get<ConversationParams>(
     '/api/aia/protocol-agent/context/:conversationId',
-    { config: { access: 'self' }, schema: { tags, summary: 'The protocol so far: stages, context, cards and SPIRIT 2025 coverage', ...routeSchema('GET /api/aia/protocol-agent/context/:conversationId') } },
+    { schema: { tags, summary: 'The protocol so far: stages, context, cards and SPIRIT 2025 coverage', ...routeSchema('GET /api/aia/protocol-agent/context/:conversationId') } },
     async (request) => contextOf(await staged.get(requireUser(request), AGENT, request.params.conversationId)),
   );
 
   app.patch<ConversationParams & { Body: PatchProtocolContextRequest }>(
     '/api/aia/protocol-agent/context/:conversationId',
-    { config: { access: 'self' }, schema: { tags, summary: 'Edit a context field (its keys are added to it); 400 names an unknown field or key', ...routeSchema('PATCH /api/aia/protocol-agent/context/:conversationId') } },
+    { config: { access: 'write' }, schema: { tags, summary: 'Edit a context field (its keys are added to it); 400 names an unknown field or key', ...routeSchema('PATCH /api/aia/protocol-agent/context/:conversationId') } },
     async (request) => contextOf(await staged.patchContext(requireUser(request), AGENT, request.params.conversationId, request.body.field, request.body.value)),
   );
 
   app.post<{ Body: ActionCallbackRequest }>(
     '/api/aia/protocol-agent/action-callback',
-    { config: { access: 'self' }, schema: { tags, summary: "An action card's result (the calculator's), recorded through the card's resultMapping", ...routeSchema('POST /api/aia/protocol-agent/action-callback') } },
+    { config: { access: 'write' }, schema: { tags, summary: "An action card's result (the calculator's), recorded through the card's resultMapping", ...routeSchema('POST /api/aia/protocol-agent/action-callback') } },
     async (request) => {
       const { applied, view } = await staged.actionCallback(requireUser(request), AGENT, request.body.conversationId, request.body.cardId, request.body.result);
       return { applied, context: contextOf(view) };
@@ -93,7 +94,7 @@ export const protocolAgentRoutes: FastifyPluginAsync<{ staged: StagedAgentServic
 
   app.get<{ Params: { traceId: string } }>(
     '/api/aia/protocol-agent/trace/:traceId',
-    { config: { access: 'self' }, schema: { tags, summary: "One message's trace: query analysis, planning, execution, extraction, reflexion, response", ...routeSchema('GET /api/aia/protocol-agent/trace/:traceId') } },
+    { schema: { tags, summary: "One message's trace: query analysis, planning, execution, extraction, reflexion, response", ...routeSchema('GET /api/aia/protocol-agent/trace/:traceId') } },
     async (request) => {
       const user = requireUser(request);
       // Only the caller's own protocol messages: project membership does not open someone else's drafting.
@@ -107,7 +108,7 @@ export const protocolAgentRoutes: FastifyPluginAsync<{ staged: StagedAgentServic
 
   app.get<ConversationParams & { Querystring: { format?: 'md' | 'docx' } }>(
     '/api/aia/protocol-agent/export/:conversationId',
-    { config: { access: 'self' }, schema: { tags, summary: 'Download the protocol draft as Markdown or DOCX, with what is missing marked', ...routeSchema('GET /api/aia/protocol-agent/export/:conversationId') } },
+    { schema: { tags, summary: 'Download the protocol draft as Markdown or DOCX, with what is missing marked', ...routeSchema('GET /api/aia/protocol-agent/export/:conversationId') } },
     async (request, reply) => {
       // Made (and access checked) before the download headers are set, so a refusal is plain JSON.
       const draft = protocolDraftOf(await staged.get(requireUser(request), AGENT, request.params.conversationId));
@@ -127,7 +128,7 @@ export const protocolAgentRoutes: FastifyPluginAsync<{ staged: StagedAgentServic
 
   app.get<ConversationParams>(
     '/api/aia/protocol-agent/checks/:conversationId',
-    { config: { access: 'self' }, schema: { tags, summary: "The protocol's eligibility criteria and visit windows as a QC skill, with generated test records run through the rule engine", ...routeSchema('GET /api/aia/protocol-agent/checks/:conversationId') } },
+    { schema: { tags, summary: "The protocol's eligibility criteria and visit windows as a QC skill, with generated test records run through the rule engine", ...routeSchema('GET /api/aia/protocol-agent/checks/:conversationId') } },
     async (request) => {
       const view = await staged.get(requireUser(request), AGENT, request.params.conversationId);
       const compiled = compileProtocolChecks(protocolContextOf(view), { skillId: `protocol-${request.params.conversationId.slice(0, 8)}`, name: `${view.state.title}: eligibility and visit windows` });
