@@ -118,7 +118,8 @@ export async function createContext(config: Config, options: CreateContextOption
     const agentRuns = createAgentRunService({ db: database.db, jobs, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, definitions: scenarios, conversations, users });
     const agentConfigs = createConfigStore({ db: database.db, validate: validateConfig });
     const seeded = await agentConfigs.seed(protocolSeed, protocolFile);
-    if (seeded.seeded) logger.info({ agentId: protocolSeed.agentId, version: seeded.stored.version, fileVersion: protocolSeed.version }, 'staged agent configuration seeded from its file');
+    // debug: one-shot CLI commands print their output on stdout, where an info line at every first start would mix in.
+    if (seeded.seeded) logger.debug({ agentId: protocolSeed.agentId, version: seeded.stored.version, fileVersion: protocolSeed.version }, 'staged agent configuration seeded from its file');
     const stagedAgents = createStagedAgentService({ db: database.db, jobs, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, configs: agentConfigs, validators, conversations, users });
     return {
       config,
