@@ -179,7 +179,11 @@ describe('a staged conversation whose process died mid-message', () => {
           return run?.status === 'SUSPENDED' && stagedStateOf(run).last ? run : undefined;
         }, 'a worker to answer the orphaned message', 20_000, 50);
         expect(stagedStateOf(answered).context.scientificQuestion).toEqual({ question: 'Does exercise reduce falls in adults over 70 compared with usual care?' });
-        const log = await ctx.conversations.get(view.run.conversationId!, user);
+        // The log is written just after the step is saved (never before: a worker dying in between logs nothing twice).
+        const log = await waitFor(async () => {
+          const detail = await ctx.conversations.get(view.run.conversationId!, user);
+          return detail.turns.length >= 2 ? detail : undefined;
+        }, 'the exchange in the conversation log', 10_000, 50);
         expect(log.turns.map((t) => [t.role, t.content])).toEqual([['user', 'Does exercise reduce falls in adults over 70 compared with usual care?'], ['assistant', 'A good question.']]);
       } finally {
         workers.stop();
