@@ -15,6 +15,12 @@ import { createStagedAgentService, type StagedAgentService } from './agent/stage
 import { validateStagedConfig } from './agent/staged/validate-config.js';
 import { protocolAgentConfigFile } from './agents/protocol/protocol-agent.js';
 import { PROTOCOL_VALIDATORS } from './agents/protocol/validators.js';
+import { createConsultService, type ConsultService } from './agents/consult/consult-service.js';
+import { CONSULT_DEFINITION } from './agents/consult/definition.js';
+import { createVisionGateway } from './agents/consult/image/index.js';
+import { createMedicalKnowledgeTool, ingestConsultKnowledge } from './agents/consult/knowledge/index.js';
+import { searchMedicationTool } from './agents/consult/medication/index.js';
+import { assessRiskTool } from './agents/consult/risk/index.js';
 import { createAuthStores, type AuthStores } from './core/auth/auth-stores.js';
 import { claimAuditChainKey } from './core/audit/audit-chain-key.js';
 import { loadAuditKey } from './core/audit/load-audit-key.js';
@@ -65,6 +71,8 @@ export interface AppContext {
   agentConfigs: ConfigStore;
   /** Conversations of staged agents (the Protocol Agent): one durable run each, waiting for input between messages. */
   stagedAgents: StagedAgentService;
+  /** Dermatology consults (seed 003): one durable run each, waiting for the patient between messages. */
+  consult: ConsultService;
   skills: SkillCatalog;
   /** False on a PostgreSQL without pgvector: RAG calls then fail with VECTOR_STORE_UNAVAILABLE. */
   hasVectorStore: boolean;
@@ -82,12 +90,14 @@ export async function createContext(config: Config, options: CreateContextOption
   // The logger's own registry when it has one, so what is added at run time is masked in its lines too.
   const loggerRegistry = options.logger ? loggerSecrets(options.logger) : undefined;
   const secrets = loggerRegistry ?? createSecretRegistry();
-  secrets.add(config.llm.apiKey, config.embedding.apiKey, config.adminToken, config.audit.key);
+  secrets.add(config.llm.apiKey, config.embedding.apiKey, config.vision.apiKey, config.adminToken, config.audit.key);
   const logger = options.logger ?? createLogger(config.logLevel, undefined, { secrets });
   const tools = createToolRegistry();
   registerBuiltinTools(tools, loadDemoRecords());
   // Here rather than in registerBuiltinTools: src/agent may not import an agent of src/agents.
   tools.register(calculateSampleSizeTool());
+  tools.register(assessRiskTool());
+  tools.register(searchMedicationTool());
   // Scenarios are validated before the database opens: a typo should fail fast, not after migrations.
   const scenarios = createScenarioCatalog(loadScenarios(config.scenariosDir, { difyAllowHttp: config.dify.allowHttp }), tools);
   // Staged agents' configurations are checked like definitions: every problem named with its stage and field.
@@ -116,6 +126,18 @@ export async function createContext(config: Config, options: CreateContextOption
     const memory = createProjectMemory({ db: database.db, llm, trace, logger, users, conversations, config: { hotMaxTokens: config.memory.hotMaxTokens, historyWeeks: config.memory.historyWeeks } });
     // Agent runs share the QC run settings (QC_LEASE_MS, QC_SWEEP_INTERVAL_MS, QC_STALE_MS): one driver, one lease policy.
     const agentRuns = createAgentRunService({ db: database.db, jobs, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, definitions: scenarios, conversations, users });
+    const rag = createRagStore({ db: database.db, embedder });
+    // The knowledge tool reads the RAG store, which needs the database: the consult joins the registry here.
+    tools.register(createMedicalKnowledgeTool(rag));
+    agents.register(CONSULT_DEFINITION);
+    let knowledgeReady: Promise<unknown> | undefined;
+    const consult = createConsultService({
+      db: database.db, jobs, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, conversations, users,
+      vision: createVisionGateway(config), maxImageBytes: config.vision.maxImageBytes, tokenBudget: config.consult.tokenBudget,
+      // The shipped articles are ingested once per process before the first consult turn (unchanged ones are not
+      // embedded again); without pgvector the knowledge tool says so and the consult goes on without it.
+      prepare: () => (knowledgeReady ??= vectorStore ? ingestConsultKnowledge(rag).catch((error) => { knowledgeReady = undefined; logger.warn({ err: String(error) }, 'consult knowledge base could not be ingested'); }) : Promise.resolve()),
+    });
     const agentConfigs = createConfigStore({ db: database.db, validate: validateConfig });
     const seeded = await agentConfigs.seed(protocolSeed, protocolFile);
     // debug: one-shot CLI commands print their output on stdout, where an info line at every first start would mix in.
@@ -131,7 +153,7 @@ export async function createContext(config: Config, options: CreateContextOption
       embedder,
       tools,
       trace,
-      rag: createRagStore({ db: database.db, embedder }),
+      rag,
       users,
       conversations,
       memory,
@@ -142,6 +164,7 @@ export async function createContext(config: Config, options: CreateContextOption
       agentRuns,
       agentConfigs,
       stagedAgents,
+      consult,
       skills,
       hasVectorStore: vectorStore,
     };

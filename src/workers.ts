@@ -25,6 +25,7 @@ export async function registerWorkers(ctx: AppContext): Promise<{ stop(): void }
   await registerMemoryWorkers({ jobs: ctx.jobs, hot: ctx.memory.hot, reports: ctx.memory.reports, logger: ctx.logger, cron: { distill: ctx.config.memory.distillCron, weekly: ctx.config.memory.weeklyCron } });
   // Durable agent runs: their advance jobs and their orphan sweep, with the QC run settings (one lease policy).
   const agentRunWorkers = await ctx.agentRuns.registerWorkers({ concurrency: ctx.config.qc.concurrency, sweepIntervalMs: ctx.config.qc.sweepIntervalMs, staleMs: ctx.config.qc.staleMs });
+  const consultWorkers = await ctx.consult.registerWorkers({ concurrency: ctx.config.qc.concurrency, sweepIntervalMs: ctx.config.qc.sweepIntervalMs, staleMs: ctx.config.qc.staleMs });
   const stagedWorkers = await ctx.stagedAgents.registerWorkers({ concurrency: ctx.config.qc.concurrency, sweepIntervalMs: ctx.config.qc.sweepIntervalMs, staleMs: ctx.config.qc.staleMs });
   await registerAuditAnchorJob({ jobs: ctx.jobs, db: ctx.db, logger: ctx.logger, webhookUrl: ctx.config.qc.reviewWebhookUrl, cron: ctx.config.audit.anchorCron });
   return {
@@ -32,6 +33,7 @@ export async function registerWorkers(ctx: AppContext): Promise<{ stop(): void }
       qcWorkers.stop();
       agentRunWorkers.stop();
       stagedWorkers.stop();
+      consultWorkers.stop();
     },
   };
 }

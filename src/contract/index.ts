@@ -22,4 +22,5 @@ export * from './assistant.js';
 export * from './assistant-stream.js';
 export * from './tools.js';
 export * from './protocol-agent.js';
+export * from './consult.js';
 export * from './routes.js';

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { AGENT_STREAM_DESCRIPTION } from './agent-stream.js';
 import { CHAT_STREAM_DESCRIPTION } from './assistant-stream.js';
+import { CONSULT_STREAM_DESCRIPTION, ConsultList, ConsultMessageRequest, ConsultReply, ConsultSession, DossierQuery, StartConsultRequest, StartConsultResponse } from './consult.js';
 import {
   ActionCallbackRequest,
   ActionCallbackResponse,
@@ -155,6 +156,13 @@ export const routes = {
   'GET /api/admin/agent-configs/:agentId/versions': { params: textParams('agentId'), response: { 200: AgentConfigVersionList, ...errorResponses } },
   'GET /api/admin/agent-configs/:agentId/versions/:version': { params: textParams('agentId', 'version'), response: { 200: AgentConfigView, ...errorResponses } },
   'PUT /api/admin/agent-configs/:agentId': { params: textParams('agentId'), body: UpdateAgentConfigRequest, response: { 200: AgentConfigView, ...errorResponses } },
+  'POST /api/consult/sessions': { body: StartConsultRequest, response: { 201: StartConsultResponse, ...errorResponses } },
+  'GET /api/consult/sessions': { response: { 200: ConsultList, ...errorResponses } },
+  'GET /api/consult/sessions/:id': { params: uuidParams('id'), response: { 200: ConsultSession, ...errorResponses } },
+  'POST /api/consult/sessions/:id/messages': { params: uuidParams('id'), body: ConsultMessageRequest, response: { 200: ConsultReply, ...errorResponses } },
+  'POST /api/consult/sessions/:id/messages/stream': { params: uuidParams('id'), body: ConsultMessageRequest, response: { 200: { contentType: 'text/event-stream', description: CONSULT_STREAM_DESCRIPTION }, ...errorResponses } },
+  'GET /api/consult/sessions/:id/dossier': { params: uuidParams('id'), querystring: DossierQuery },
+  'GET /api/consult/sessions/:id/attachments/:attachmentId': { params: uuidParams('id', 'attachmentId') },
   'GET /api/conversations': { querystring: ConversationListQuery, response: { 200: ConversationList, ...errorResponses } },
   'GET /api/conversations/:id': { params: uuidParams('id'), response: { 200: ConversationDetail, ...errorResponses } },
 

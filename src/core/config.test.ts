@@ -71,6 +71,31 @@ describe('loadConfig', () => {
     expect(config.embedding.baseUrl).toBeUndefined();
   });
 
+  it('has no vision model by default and accepts consult images up to 5 MB', () => {
+    const config = loadConfig({ LLM_API_KEY: 'sk-llm-key-0123456789', LLM_BASE_URL: 'http://127.0.0.1:8000/v1', LLM_MODEL: 'qwen-plus' }, cwd);
+
+    expect(config.vision).toEqual({ model: undefined, baseUrl: undefined, apiKey: undefined, maxImageBytes: 5 * 1024 * 1024 });
+  });
+
+  it('serves VISION_MODEL from the LLM endpoint and key unless VISION_BASE_URL and VISION_API_KEY say otherwise', () => {
+    const llm = { LLM_API_KEY: 'sk-llm-key-0123456789', LLM_BASE_URL: 'http://127.0.0.1:8000/v1', LLM_MODEL: 'qwen-plus' };
+    expect(loadConfig({ ...llm, VISION_MODEL: 'qwen-vl-max' }, cwd).vision).toEqual({ model: 'qwen-vl-max', baseUrl: 'http://127.0.0.1:8000/v1', apiKey: 'sk-llm-key-0123456789', maxImageBytes: 5 * 1024 * 1024 });
+
+    const own = loadConfig({ ...llm, VISION_MODEL: 'qwen-vl-max', VISION_BASE_URL: 'https://vision.example.org/v1', VISION_API_KEY: 'sk-vision-key-0123456789', CONSULT_IMAGE_MAX_BYTES: '2097152' }, cwd);
+    expect(own.vision).toEqual({ model: 'qwen-vl-max', baseUrl: 'https://vision.example.org/v1', apiKey: 'sk-vision-key-0123456789', maxImageBytes: 2_097_152 });
+  });
+
+  it('asks for VISION_BASE_URL when VISION_MODEL is set but no endpoint is, and refuses a tiny or non-numeric image limit', () => {
+    const error = configError({ VISION_MODEL: 'qwen-vl-max' });
+    expect(error.code).toBe('CONFIG_MISSING');
+    expect(error.message).toContain('VISION_BASE_URL');
+    expect(error.details).toEqual({ field: 'VISION_BASE_URL' });
+
+    const limits = configError({ CONSULT_IMAGE_MAX_BYTES: '100', VISION_BASE_URL: 'not-a-url' });
+    expect(limits.details.problems).toEqual([expect.stringMatching(/^VISION_BASE_URL must be an http\(s\) URL/), expect.stringMatching(/^CONSULT_IMAGE_MAX_BYTES must be at least 1024/)]);
+    expect(configError({ CONSULT_IMAGE_MAX_BYTES: '5MB' }).details.problems).toEqual([expect.stringMatching(/^CONSULT_IMAGE_MAX_BYTES must be a whole number/)]);
+  });
+
   it('reports every bad variable at once, each by name', () => {
     const error = configError({ PORT: 'abc', LLM_BASE_URL: 'not-a-url', DATABASE_URL: 'mysql://root@127.0.0.1/clinagent' });
 

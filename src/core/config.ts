@@ -35,6 +35,14 @@ const envSchema = z.object({
   EMBEDDING_API_KEY: optionalString,
   EMBEDDING_BASE_URL: optionalUrl,
   EMBEDDING_MODEL: optionalString,
+  // The consult's image analysis (seed 003): absent VISION_MODEL means no vision, and the consult asks for a description instead.
+  VISION_API_KEY: optionalString,
+  VISION_BASE_URL: optionalUrl,
+  VISION_MODEL: optionalString,
+  // Phone photos are 2-4 MB; larger images cost the vision model more tokens without showing a lesion better.
+  CONSULT_IMAGE_MAX_BYTES: positiveInt(5 * 1024 * 1024, '5242880').refine((n) => n >= 1024, { message: 'must be at least 1024 (bytes per consult image)' }),
+  // Seed 003 section 8: a ceiling on what one consult may cost; a consult that reaches it says so and stops.
+  CONSULT_TOKEN_BUDGET: positiveInt(200_000, '200000').refine((n) => n >= 1000, { message: 'must be at least 1000 (tokens per consult)' }),
   DATABASE_URL: optionalString.refine((value) => value === undefined || /^postgres(ql)?:\/\//.test(value), {
     message: 'must be a PostgreSQL connection URL, e.g. postgres://user:pass@127.0.0.1:5432/clinagent',
   }),
@@ -103,9 +111,25 @@ export interface EmbeddingConfig {
   model?: string;
 }
 
+export interface VisionConfig {
+  /** Absent means no vision model: image analysis answers CONFIG_MISSING naming VISION_MODEL. */
+  model?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  /** Largest consult image accepted, in bytes (CONSULT_IMAGE_MAX_BYTES). */
+  maxImageBytes: number;
+}
+
+export interface ConsultConfig {
+  /** Tokens one consult's model calls may use in all (CONSULT_TOKEN_BUDGET). */
+  tokenBudget: number;
+}
+
 export interface Config {
   llm: LlmConfig;
   embedding: EmbeddingConfig;
+  vision: VisionConfig;
+  consult: ConsultConfig;
   databaseUrl?: string;
   /** Used only to apply migrations, as the owner role; the application itself connects with databaseUrl (docs/database-roles.md). */
   databaseMigrationUrl?: string;
@@ -165,6 +189,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       { field: 'EMBEDDING_BASE_URL' },
     );
   }
+  const visionBaseUrl = e.VISION_BASE_URL ?? e.LLM_BASE_URL;
+  if (e.VISION_MODEL && !visionBaseUrl) {
+    throw new ClinAgentError(
+      'CONFIG_MISSING',
+      'VISION_MODEL is set but there is no endpoint for it. Set VISION_BASE_URL (or LLM_BASE_URL), e.g. https://dashscope.aliyuncs.com/compatible-mode/v1, or unset VISION_MODEL to run consults without image analysis.',
+      { field: 'VISION_BASE_URL' },
+    );
+  }
   if (e.DATABASE_MIGRATION_URL && !e.DATABASE_URL) {
     throw new ClinAgentError(
       'CONFIG_INVALID',
@@ -200,6 +232,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       baseUrl: e.EMBEDDING_MODEL ? embeddingBaseUrl : undefined,
       model: e.EMBEDDING_MODEL,
     },
+    vision: {
+      model: e.VISION_MODEL,
+      baseUrl: e.VISION_MODEL ? visionBaseUrl : undefined,
+      apiKey: e.VISION_MODEL ? (e.VISION_API_KEY ?? e.LLM_API_KEY) : undefined,
+      maxImageBytes: e.CONSULT_IMAGE_MAX_BYTES,
+    },
+    consult: { tokenBudget: e.CONSULT_TOKEN_BUDGET },
     databaseUrl: e.DATABASE_URL,
     databaseMigrationUrl: e.DATABASE_MIGRATION_URL,
     host: e.HOST,

@@ -21,6 +21,7 @@ import type { TrialAssistant } from '../chat/index.js';
 import type { StagedAgentService } from '../agent/staged/staged-agent-service.js';
 import type { protocolContextResponse } from '../agents/protocol/protocol-agent.js';
 import type { StoredConfig } from '../agent/staged/config-store.js';
+import type { ConsultService } from '../agents/consult/consult-service.js';
 import type { IntentType as ServerIntentType, ProjectMemory } from '../memory/index.js';
 import { registerWorkers } from '../workers.js';
 import { buildServer } from './server.js';
@@ -203,6 +204,8 @@ fits<Returned<StagedAgentService['message']>, contract.ProtocolChatResponse>('fi
 fits<Returned<StagedAgentService['completeStage']>, contract.StageCompleteResponse>('fits');
 fits<Jsonified<ReturnType<typeof protocolContextResponse>>, contract.ProtocolContextResponse>('fits');
 fits<Omit<Jsonified<StoredConfig>, 'config'>, Omit<contract.AgentConfigView, 'config'>>('fits');
+fits<Returned<ConsultService['message']>, contract.ConsultReply>('fits');
+fits<Returned<ConsultService['start']>, z.infer<typeof contract.StartConsultResponse>>('fits');
 fits<Returned<ProjectMemory['hot']['get']>, contract.HotMemory>('fits');
 fits<Returned<ProjectMemory['hot']['replace']>, contract.MemoryWriteResult>('fits');
 fits<Returned<ProjectMemory['hot']['versions']>, contract.HotMemoryVersion[]>('fits');

@@ -30,6 +30,7 @@ import { memoryRoutes } from './routes/memory.js';
 import { toolRoutes } from './routes/tools.js';
 import { protocolAgentRoutes } from './routes/protocol-agent.js';
 import { agentConfigRoutes } from './routes/agent-configs.js';
+import { consultRoutes } from './routes/consult.js';
 
 /** Request log lines keep method and path; query values such as a sign-in code are masked. */
 function serializeRequest(request: { method: string; url: string; id?: string }) {
@@ -96,6 +97,7 @@ export async function buildServer(ctx: AppContext, options: { serveConsole?: boo
   await app.register(toolRoutes);
   await app.register(protocolAgentRoutes, { staged: ctx.stagedAgents, trace: ctx.trace });
   await app.register(agentConfigRoutes, { configs: ctx.agentConfigs, db: ctx.db });
+  await app.register(consultRoutes, { consult: ctx.consult });
   await app.register(assistantRoutes, { assistant: createTrialAssistant({ ...ctx, memory: ctx.memory, trial: qc }) });
   app.get('/api/openapi.json', { schema: { tags: ['system'], summary: 'This API as an OpenAPI 3 document', hide: true } }, async () => app.swagger());
   if (options.serveConsole !== false) await registerConsole(app);

@@ -2,7 +2,7 @@ import { parseStructuredOutput } from '../../core/structured/parse.js';
 
 /**
  * Structured decisions (seed 003): instead of native function calling the model answers with one JSON object
- * whose `action` says what it does next, e.g. `{"action": "use_tool", "tool": "...", "arguments": {...}}`,
+ * whose `action` says what it does next, e.g. `{"action": "use_tool", "tool": "...", "tool_input": {...}}`,
  * `{"action": "respond", ...}` or `{"action": "diagnose", ...}`. Models without function calling (and agents that
  * want one answer shape every round) work through the same loop; the shared tolerant parser reads the JSON.
  */
@@ -33,6 +33,7 @@ export function readDecision(content: string, mode: DecisionMode): Decision {
   if (action !== mode.toolAction) return { kind: 'final', action, data: parsed.data };
   const tool = parsed.data.tool;
   if (typeof tool !== 'string' || !tool) return { kind: 'invalid', problems: [`tool: required with action "${mode.toolAction}": the name of the tool to use`] };
-  const args = parsed.data.arguments ?? {};
+  // Seed 003 names the arguments `tool_input`; `arguments` is the other common spelling.
+  const args = parsed.data.arguments ?? parsed.data.tool_input ?? {};
   return { kind: 'use_tool', tool, arguments: typeof args === 'string' ? args : JSON.stringify(args), data: parsed.data };
 }

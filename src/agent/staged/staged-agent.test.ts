@@ -168,14 +168,14 @@ describe('a staged conversation whose process died mid-message', () => {
       const { user } = await ctx.users.create({ name: 'pi-crash', role: 'pi' });
       const view = await ctx.stagedAgents.start(user, 'protocol_agent', { title: 'Crash' });
       // What the request did before its process died: the message is taken (the run is RUNNING, nobody leases it).
-      const { stagedRunStore, stagedStateOf } = await import('./staged-runs.js');
-      await stagedRunStore.decide(ctx.db, view.run.id, { kind: 'answer', actor: user.id, answer: 'Does exercise reduce falls in adults over 70 compared with usual care?' });
+      const { store, stateOf: stagedStateOf } = ctx.stagedAgents.runs;
+      await store.decide(ctx.db, view.run.id, { kind: 'answer', actor: user.id, answer: 'Does exercise reduce falls in adults over 70 compared with usual care?' });
       model.push({ reply: 'A good question.\n<extracted_data>{"question": "Does exercise reduce falls in adults over 70 compared with usual care?"}</extracted_data>' });
       const workers = await ctx.stagedAgents.registerWorkers({ concurrency: 1, sweepIntervalMs: 100, staleMs: 0 });
       try {
         const { waitFor } = await import('../../testing/wait-for.js');
         const answered = await waitFor(async () => {
-          const run = await stagedRunStore.get(ctx.db, view.run.id);
+          const run = await store.get(ctx.db, view.run.id);
           return run?.status === 'SUSPENDED' && stagedStateOf(run).last ? run : undefined;
         }, 'a worker to answer the orphaned message', 20_000, 50);
         expect(stagedStateOf(answered).context.scientificQuestion).toEqual({ question: 'Does exercise reduce falls in adults over 70 compared with usual care?' });

@@ -1,5 +1,5 @@
+import type { DocumentBlock } from '../../../core/documents/index.js';
 import { spiritCoverage } from '../spirit/coverage.js';
-import type { ExportBlock } from './blocks.js';
 import type { ProtocolDraft } from './draft.js';
 import { missingFields } from './missing.js';
 import { stageSection } from './stage-sections.js';
@@ -8,10 +8,10 @@ import { stageSection } from './stage-sections.js';
  * The export's content, for every format: the title, a section per stage in stage order (what is missing, and
  * whether the stage is still a draft), then the SPIRIT 2025 items the protocol does not answer yet.
  */
-export function protocolOutline(draft: ProtocolDraft): ExportBlock[] {
+export function protocolOutline(draft: ProtocolDraft): DocumentBlock[] {
   const context = draft.context as Record<string, unknown>;
   const completed = draft.stages.filter((stage) => stage.completed).length;
-  const blocks: ExportBlock[] = [
+  const blocks: DocumentBlock[] = [
     { kind: 'heading', level: 1, text: draft.title },
     { kind: 'paragraph', text: `Protocol draft generated ${draft.generatedAt.toISOString()}. Stages completed: ${completed} of ${draft.stages.length}.` },
   ];
@@ -21,8 +21,8 @@ export function protocolOutline(draft: ProtocolDraft): ExportBlock[] {
     const missing = missingFields(stage.contextField, data);
     const body = stageSection(stage.contextField, data);
     blocks.push({ kind: 'heading', level: 2, text: `${index + 1}. ${stage.stageName}${stage.completed ? '' : ' (draft)'}` });
-    if (!stage.completed) blocks.push({ kind: 'draft' });
-    if (missing.length) blocks.push({ kind: 'missing', fields: missing });
+    if (!stage.completed) blocks.push({ kind: 'note', tone: 'caution', label: 'Draft', text: 'this stage is not completed yet; its content may still change.' });
+    if (missing.length) blocks.push({ kind: 'note', tone: 'warning', label: 'Missing', text: missing.join(', ') });
     blocks.push(...(body.length ? body : [{ kind: 'paragraph' as const, text: 'Nothing recorded yet.' }]));
   });
 

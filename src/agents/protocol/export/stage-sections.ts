@@ -1,5 +1,5 @@
 import type { EligibilityCriterion, Endpoint, Endpoints, Pico, SampleSizeSection, ScheduledVisit, ScientificQuestion, StudyDesign } from '../context.js';
-import type { ExportBlock } from './blocks.js';
+import type { DocumentBlock } from '../../../core/documents/index.js';
 
 /**
  * The body of each stage's section: its context field as labelled text, lists and tables. Fields not said yet
@@ -27,18 +27,18 @@ const text = (value: unknown): string | undefined => plain(value) || undefined;
 /** A list as stored, or a single value as a list of one. */
 const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : value === undefined || value === null || value === '' ? [] : [value]);
 
-function fields(pairs: Array<[label: string, value: unknown]>): ExportBlock[] {
+function fields(pairs: Array<[label: string, value: unknown]>): DocumentBlock[] {
   return pairs.flatMap(([label, value]) => {
     const shown = text(value);
     return shown === undefined ? [] : [{ kind: 'field' as const, label, value: shown }];
   });
 }
 
-function listUnder(title: string, items: string[], ordered: boolean): ExportBlock[] {
+function listUnder(title: string, items: string[], ordered: boolean): DocumentBlock[] {
   return items.length ? [{ kind: 'heading', level: 3, text: title }, { kind: 'list', ordered, items }] : [];
 }
 
-function scientificQuestionSection(data: ScientificQuestion): ExportBlock[] {
+function scientificQuestionSection(data: ScientificQuestion): DocumentBlock[] {
   return fields([['Research question', data.question], ['Background', data.background], ['Rationale', data.rationale]]);
 }
 
@@ -65,7 +65,7 @@ function criterionLine(item: unknown): string {
   return sentence ? `${sentence} (check: ${check})` : `Check: ${check}`;
 }
 
-function picoSection(data: Pico): ExportBlock[] {
+function picoSection(data: Pico): DocumentBlock[] {
   const criteria = (list: unknown) => asList(list).map(criterionLine).filter((line) => line !== '');
   return [
     ...fields([['Population', data.population], ['Intervention', data.intervention], ['Comparison', data.comparison], ['Outcome', data.outcome]]),
@@ -76,10 +76,10 @@ function picoSection(data: Pico): ExportBlock[] {
 
 const signed = (days: unknown, sign: '-' | '+') => (typeof days === 'number' ? `${sign}${Math.abs(days)}` : (text(days) ?? ''));
 
-function studyDesignSection(data: StudyDesign): ExportBlock[] {
+function studyDesignSection(data: StudyDesign): DocumentBlock[] {
   const visits = asList(data.visits).map((visit): Partial<ScheduledVisit> => (visit !== null && typeof visit === 'object' ? visit : { name: plain(visit) }));
   const hasEvents = visits.some((visit) => text(visit.event) !== undefined);
-  const schedule: ExportBlock[] = visits.length
+  const schedule: DocumentBlock[] = visits.length
     ? [
         { kind: 'heading', level: 3, text: 'Visit schedule' },
         {
@@ -110,7 +110,7 @@ function studyDesignSection(data: StudyDesign): ExportBlock[] {
 /** Power as the percentage protocols write (0.8 -> 80%); a value already above 1 is taken as a percentage. */
 const percent = (power: unknown) => (typeof power === 'number' ? `${Math.round((power <= 1 ? power * 100 : power) * 100) / 100}%` : power);
 
-function sampleSizeSection(data: SampleSizeSection): ExportBlock[] {
+function sampleSizeSection(data: SampleSizeSection): DocumentBlock[] {
   const perGroup = asList(data.perGroup).map((n, index) => `group ${index + 1}: ${plain(n)}`).join('; ');
   const assumptions = asList(data.assumptions).map(plain);
   // `inputs` only pre-fills the calculator card; the method and assumptions already say what they mean.
@@ -128,7 +128,7 @@ function endpointLine(item: unknown): string {
   return details ? `${name}: ${details}` : name;
 }
 
-function endpointsSection(data: Endpoints): ExportBlock[] {
+function endpointsSection(data: Endpoints): DocumentBlock[] {
   const primary: Endpoint = data.primary !== null && typeof data.primary === 'object' ? data.primary : { name: text(data.primary) };
   return [
     ...fields([['Primary endpoint', primary.name], ['Measure', primary.measure], ['Timepoint', primary.timepoint]]),
@@ -137,12 +137,12 @@ function endpointsSection(data: Endpoints): ExportBlock[] {
 }
 
 /** A context field this export has no layout for (an admin added a stage): its keys as labelled lines. */
-function genericSection(data: unknown): ExportBlock[] {
+function genericSection(data: unknown): DocumentBlock[] {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return fields([['Value', plain(data)]]);
   return fields(Object.entries(data).map(([key, value]) => [humanLabel(key), plain(value)]));
 }
 
-export function stageSection(contextField: string, data: unknown): ExportBlock[] {
+export function stageSection(contextField: string, data: unknown): DocumentBlock[] {
   if (data === undefined || data === null) data = {};
   if (typeof data !== 'object' || Array.isArray(data)) return genericSection(data);
   const value = data as never;

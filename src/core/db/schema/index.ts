@@ -7,3 +7,4 @@ export * from './conversations.js';
 export * from './runs.js';
 export * from './memory.js';
 export * from './agent-configs.js';
+export * from './consult.js';

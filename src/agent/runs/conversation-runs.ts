@@ -1,0 +1,236 @@
+import { and, desc, eq, like, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { appendAuditEntries, PLATFORM_AUDIT_SCOPE } from '../../core/audit/audit-log.js';
+import { assertWriterRole } from '../../core/auth/project-access.js';
+import type { User } from '../../core/auth/users.js';
+import type { Db } from '../../core/db/connect.js';
+import { agentRuns } from '../../core/db/schema/runs.js';
+import { ClinAgentError, errorMessage } from '../../core/errors.js';
+import type { Jobs } from '../../core/jobs/boss.js';
+import { defineQueue } from '../../core/jobs/queues.js';
+import type { Logger } from '../../core/logger.js';
+import type { TraceRun, TraceStore } from '../../core/trace/store.js';
+import type { ConversationStore } from '../conversations/index.js';
+import type { AgentEventSink } from '../loop/events.js';
+import { createRunStore, type RunAuditEvent } from './run-store.js';
+import type { RunReview } from './run-shape.js';
+import { createStepDriver } from './step-driver.js';
+
+export type ConversationRun = typeof agentRuns.$inferSelect;
+
+/** What every conversational run keeps besides its agent's own state. */
+export interface ConversationRunState {
+  updatedAt: string;
+  traceIds: string[];
+  /** The last input could not be taken (the model was down): the request that brought it reports this. */
+  lastError?: { code: string; message: string };
+}
+
+/** The person's input a step works on: a message (an answer) or a confirmation (an approval). */
+export type ConversationInput = { kind: 'answer'; answer: string } | { kind: 'approve' };
+
+/** What one input did: the agent's new state, and how the step is named in the run's steps and audit. */
+export interface StepOutcome<S> {
+  state: S;
+  type: string;
+  outcome: string;
+  detail?: unknown;
+}
+
+export interface ConversationRunsOptions<S extends ConversationRunState> {
+  /** `staged:`, `consult:`: the run kind is the prefix and the agent id, so each family has its own store, sweep and queue. */
+  kindPrefix: string;
+  /** How its runs are named to people ("Conversation", "Consult"). */
+  label: string;
+  /** The trace kind of each step (`staged_agent`, `consult`). */
+  traceKind: string;
+  db: Db;
+  jobs?: Jobs;
+  trace: TraceStore;
+  logger: Logger;
+  workerId: string;
+  leaseMs?: number;
+  conversations: Pick<ConversationStore, 'append'>;
+  users: { get(id: string): Promise<User | undefined> };
+  /** The audit action of a step worth a line in the audit trail (a stage completed); none by default. */
+  auditStep?(step: { type: string; outcome: string }): string | undefined;
+  /** Handles one input. A ClinAgentError it throws leaves the run waiting, the input not taken, the error reported. */
+  step(run: ConversationRun, input: { review: RunReview; state: S; trace: TraceRun; onEvent?: AgentEventSink; signal?: AbortSignal }): Promise<StepOutcome<S>>;
+  /** What the step said, logged in the conversation after it is saved: the person's text and the reply. */
+  exchangeOf?(state: S): { asked: string; answered: string; traceId?: string } | undefined;
+  /** The trace input of a step (the stage it is at). */
+  traceInput?(run: ConversationRun, state: S): Record<string, unknown>;
+}
+
+/** How long a request waits for a step another worker took over (a recovering run) before telling the user to reload. */
+const WAIT_FOR_OTHER_WORKER_MS = 120_000;
+export const INPUT_NODE = 'input';
+
+/**
+ * Conversations that are durable runs (a protocol being drafted, a consult): one run of the `agent_runs` table per
+ * conversation, waiting at the `input` node for the person's next message (an answer) or confirmation (an
+ * approval); each input is one step on the one step driver, checkpointed with the agent's state. So a conversation
+ * survives restarts and killed workers, continues from any device, and takes one input at a time. The request that
+ * brings an input runs its step itself, streaming to the person; a step left by a dead process is picked up by the
+ * orphan sweep and run by a worker.
+ */
+export function createConversationRuns<S extends ConversationRunState>(options: ConversationRunsOptions<S>) {
+  const { db, kindPrefix } = options;
+  const kindOf = (agentId: string): string => `${kindPrefix}${agentId}`;
+  const agentIdOf = (run: Pick<ConversationRun, 'kind'>): string => run.kind.slice(kindPrefix.length);
+  const stateOf = (run: ConversationRun): S => run.state as unknown as S;
+  const queue = defineQueue(`${kindPrefix.replace(/[^a-z]/g, '')}-advance`, z.object({ runId: z.string().uuid() }), { retryLimit: 5, expireInSeconds: 15 * 60 });
+
+  const auditAction = (event: RunAuditEvent): string | undefined => {
+    if (event.type === 'step') return options.auditStep?.({ type: event.step.type, outcome: event.step.outcome });
+    if (event.type === 'recovered' || event.type === 'cancelled') return event.type;
+    return undefined;
+  };
+  const store = createRunStore<typeof agentRuns, { state?: S }>(agentRuns, {
+    label: options.label,
+    idName: 'runId',
+    scope: like(agentRuns.kind, `${kindPrefix}%`),
+    columns: (update) => (update.state ? { state: update.state as unknown as Record<string, unknown> } : {}),
+    audit: { entityType: 'agent_run', projectId: (run) => run.projectId ?? PLATFORM_AUDIT_SCOPE, actor: (run) => `agent:${agentIdOf(run)}`, action: auditAction },
+  });
+  const driver = createStepDriver({ store, db, logger: options.logger, workerId: options.workerId, leaseMs: options.leaseMs, queue, key: 'runId', jobs: options.jobs, label: options.label.toLowerCase() });
+
+  async function step(run: ConversationRun, trace: TraceRun, onEvent?: AgentEventSink, signal?: AbortSignal) {
+    const saved = stateOf(run);
+    const review = run.review as RunReview | null;
+    const waitAgain = (state: S, type: string, outcome: string, detail?: unknown) => ({
+      step: { type, outcome, next: INPUT_NODE, detail },
+      update: {
+        nextNode: INPUT_NODE, status: 'SUSPENDED' as const, onApprove: INPUT_NODE, onReject: INPUT_NODE, reviewRequest: { awaiting: 'input' as const },
+        state: { ...state, traceIds: [...saved.traceIds, trace.traceId].slice(-200), updatedAt: new Date().toISOString() },
+      },
+    });
+    if (!review) return waitAgain(saved, 'input', 'nothing_to_do');
+    try {
+      onEvent?.({ type: 'run_started', traceId: trace.traceId, conversationId: run.conversationId ?? undefined, runId: run.id });
+      const done = await options.step(run, { review, state: { ...saved, lastError: undefined }, trace, onEvent, signal });
+      return waitAgain({ ...done.state, lastError: undefined }, done.type, done.outcome, done.detail);
+    } catch (error) {
+      // A model that is down must not end the conversation: it waits again, the input not taken, and the request
+      // that brought it gets the error.
+      if (!ClinAgentError.isInstance(error)) throw error;
+      return waitAgain({ ...saved, lastError: { code: error.code, message: error.message } }, review.decision === 'approve' ? 'confirm' : 'message', 'error', { code: error.code });
+    }
+  }
+
+  async function advance(runId: string, onEvent?: AgentEventSink, signal?: AbortSignal): Promise<ConversationRun | undefined> {
+    return driver.advance<TraceRun>(runId, {
+      begin: (run) => options.trace.start({ kind: options.traceKind, name: agentIdOf(run), userId: run.userId ?? undefined, projectId: run.projectId ?? undefined, input: { conversationId: run.conversationId, ...options.traceInput?.(run, stateOf(run)) } }),
+      execute: (run, _node, trace) => step(run, trace, onEvent, signal),
+      async finish(trace, run, error) {
+        await trace.finish(error ? { status: 'failed', error: errorMessage(error) } : { status: run && stateOf(run).lastError ? 'failed' : 'success' });
+        if (!error && run && !stateOf(run).lastError) await logExchange(run);
+      },
+    });
+  }
+
+  /** The message and the reply in the conversation log, after the step is saved (lists and conversation pages read it). */
+  async function logExchange(run: ConversationRun): Promise<void> {
+    const exchange = options.exchangeOf?.(stateOf(run));
+    const owner = run.userId ? await options.users.get(run.userId) : undefined;
+    if (!exchange || !owner || !run.conversationId) return;
+    await options.conversations
+      .append(run.conversationId, [{ role: 'user', content: exchange.asked }, { role: 'assistant', content: exchange.answered, traceId: exchange.traceId }], owner)
+      .catch((error) => options.logger.warn({ runId: run.id, err: errorMessage(error) }, `${options.label}: the exchange could not be logged in its conversation`));
+  }
+
+  return {
+    store,
+    stateOf,
+    agentIdOf,
+    /** A new conversation's run, waiting for its first input; audited as created in the same transaction. */
+    async create(actor: User, input: { agentId: string; projectId?: string | null; conversationId: string; state: S }): Promise<ConversationRun> {
+      assertWriterRole(actor);
+      return db.transaction(async (txn) => {
+        const tx = txn as unknown as Db;
+        const [row] = await tx
+          .insert(agentRuns)
+          .values({
+            kind: kindOf(input.agentId), userId: actor.id, projectId: input.projectId ?? null, conversationId: input.conversationId,
+            status: 'SUSPENDED', currentNode: INPUT_NODE, onApprove: INPUT_NODE, onReject: INPUT_NODE, reviewRequest: { awaiting: 'input' },
+            state: input.state as unknown as Record<string, unknown>,
+          })
+          .returning();
+        await appendAuditEntries(tx, [{ projectId: row!.projectId ?? PLATFORM_AUDIT_SCOPE, entityType: 'agent_run', entityId: row!.id, action: 'created', actor: actor.id, newValue: { agent: input.agentId, conversationId: input.conversationId } }]);
+        return row!;
+      });
+    },
+    /** The conversation's run, if it is the actor's: anyone else gets the same 404 as for a missing id. */
+    async owned(agentId: string, conversationId: string, actor: Pick<User, 'id'>): Promise<ConversationRun> {
+      const [run] = await db.select().from(agentRuns).where(and(eq(agentRuns.kind, kindOf(agentId)), eq(agentRuns.conversationId, conversationId))).limit(1);
+      if (!run || run.userId !== actor.id) {
+        throw new ClinAgentError('NOT_FOUND', `${options.label} "${conversationId}" does not exist. Check the id; it is visible only to the user who started it.`, { conversationId });
+      }
+      return run;
+    },
+    /** The actor's conversations with the agent, most recently active first. */
+    async list(agentId: string, actor: Pick<User, 'id'>, limit = 100): Promise<ConversationRun[]> {
+      return db.select().from(agentRuns).where(and(eq(agentRuns.kind, kindOf(agentId)), eq(agentRuns.userId, actor.id))).orderBy(desc(agentRuns.updatedAt)).limit(limit);
+    },
+    /**
+     * Takes the person's input and runs its step here, streaming to them; the run as saved after it. One input at
+     * a time: a second one while the first is answered is refused. A step another process took over is waited for.
+     */
+    async take(run: ConversationRun, actor: User, input: ConversationInput, stream: { onEvent?: AgentEventSink; signal?: AbortSignal } = {}): Promise<ConversationRun> {
+      assertWriterRole(actor);
+      if (run.status !== 'SUSPENDED') {
+        throw new ClinAgentError('CONFLICT_STATE', `The previous message of this ${options.label.toLowerCase()} is still being answered; wait for its answer, then send this again.`, { conversationId: run.conversationId });
+      }
+      await store.decide(db, run.id, { ...input, actor: actor.id });
+      const saved = await advance(run.id, stream.onEvent, stream.signal);
+      const after = saved ?? (await waitForOtherWorker(run.id));
+      const error = stateOf(after).lastError;
+      if (error) throw new ClinAgentError(error.code as never, error.message);
+      return after;
+    },
+    /**
+     * Changes the state of a run that waits for input (an edit, a card's result), in one conditional UPDATE on the
+     * state's own stamp: a run busy with a message, or changed by another edit meanwhile, is refused rather than
+     * overwritten, so neither write is lost.
+     */
+    async saveWaiting(run: ConversationRun, state: S, actor: User, audit: { action: string; newValue: unknown }): Promise<ConversationRun> {
+      assertWriterRole(actor);
+      const saved = await db.transaction(async (txn) => {
+        const tx = txn as unknown as Db;
+        const [row] = await tx
+          .update(agentRuns)
+          .set({ state: state as unknown as Record<string, unknown>, updatedAt: new Date() })
+          // The state's own stamp, not updated_at: the column's microseconds do not survive a round trip through a JS Date.
+          .where(and(eq(agentRuns.id, run.id), eq(agentRuns.status, 'SUSPENDED'), sql`${agentRuns.state}->>'updatedAt' = ${stateOf(run).updatedAt}`))
+          .returning();
+        if (!row) return undefined;
+        await appendAuditEntries(tx, [{ projectId: row.projectId ?? PLATFORM_AUDIT_SCOPE, entityType: 'agent_run', entityId: row.id, action: audit.action, actor: actor.id, newValue: audit.newValue }]);
+        return row;
+      });
+      if (!saved) {
+        throw new ClinAgentError('CONFLICT_STATE', `The ${options.label.toLowerCase()} changed while you edited it (a message is being answered, or another edit was saved). Reload it and make the edit again.`, { conversationId: run.conversationId });
+      }
+      return saved;
+    },
+    advance,
+    /** This family's workers: advance jobs for runs the sweep found orphaned, and the sweep itself. */
+    async registerWorkers(workerOptions: { concurrency: number; sweepIntervalMs: number; staleMs: number }): Promise<{ sweep(): Promise<number>; stop(): void }> {
+      const jobs = options.jobs;
+      if (!jobs) throw new ClinAgentError('INTERNAL', `${options.label} workers need job queues; create the context with startJobs: true.`);
+      for (let i = 0; i < workerOptions.concurrency; i++) await jobs.work(queue, async ({ runId }) => void (await advance(runId)), { batchSize: 1, pollingIntervalSeconds: 0.5 });
+      return driver.startSweep({ intervalMs: workerOptions.sweepIntervalMs, staleMs: workerOptions.staleMs });
+    },
+  };
+
+  async function waitForOtherWorker(runId: string): Promise<ConversationRun> {
+    const deadline = Date.now() + WAIT_FOR_OTHER_WORKER_MS;
+    while (Date.now() < deadline) {
+      const run = await store.get(db, runId);
+      if (run && run.status !== 'RUNNING' && run.status !== 'PENDING') return run;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new ClinAgentError('CONFLICT_STATE', 'Your message is being answered by another server process; reload in a moment to see the answer.', { runId });
+  }
+}
+
+export type ConversationRuns<S extends ConversationRunState> = ReturnType<typeof createConversationRuns<S>>;

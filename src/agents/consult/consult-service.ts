@@ -1,0 +1,265 @@
+import { and, eq } from 'drizzle-orm';
+import { createHash } from 'node:crypto';
+import { runDefinition } from '../../agent/loop/run-definition.js';
+import type { AgentEventSink } from '../../agent/loop/events.js';
+import { createConversationRuns, type ConversationRun } from '../../agent/runs/conversation-runs.js';
+import { mergeStageData } from '../../agent/staged/context-paths.js';
+import type { User } from '../../core/auth/users.js';
+import type { Db } from '../../core/db/connect.js';
+import { consultAttachments } from '../../core/db/schema/consult.js';
+import { ClinAgentError } from '../../core/errors.js';
+import type { Jobs } from '../../core/jobs/boss.js';
+import type { LlmGateway } from '../../core/llm/gateway.js';
+import { dataBlock } from '../../core/llm/untrusted-data.js';
+import type { Logger } from '../../core/logger.js';
+import { parseStructuredOutput } from '../../core/structured/parse.js';
+import type { ToolRegistry } from '../../core/tools/registry.js';
+import type { TraceStore } from '../../core/trace/store.js';
+import type { ConversationStore } from '../../agent/conversations/index.js';
+import type { ConsultReply, ConsultState } from './consult-state.js';
+import { CONSULT_AGENT_ID, CONSULT_DEFINITION } from './definition.js';
+import { buildDossier, createDossierStore, createDossierTool } from './dossier/index.js';
+import { checkImage, createAnalyzeSkinImageTool, decodeImageBase64 } from './image/index.js';
+import { responseStreamer } from './response-stream.js';
+import { assessRisk } from './risk/index.js';
+import type { MedicalContext, RiskAssessment } from './types.js';
+
+export interface ConsultServiceDeps {
+  db: Db;
+  jobs?: Jobs;
+  llm: LlmGateway;
+  /** The registry with the consult's shared tools (knowledge, risk, medication). */
+  tools: ToolRegistry;
+  trace: TraceStore;
+  logger: Logger;
+  workerId: string;
+  leaseMs?: number;
+  conversations: Pick<ConversationStore, 'start' | 'append'>;
+  users: { get(id: string): Promise<User | undefined> };
+  /** The vision model (VISION_MODEL); absent, image turns go on without it. */
+  vision?: { gateway: LlmGateway; model: string };
+  maxImageBytes: number;
+  /** Tokens one consult may use in all (CONSULT_TOKEN_BUDGET). */
+  tokenBudget: number;
+  /** Readies what the tools read (the knowledge base) before a turn; called every turn, cheap once done. */
+  prepare?: () => Promise<unknown>;
+}
+
+/** An image as a request brings it: base64 (JSON) or the bytes of a multipart file. */
+export type IncomingImage = { base64: string; name?: string } | { bytes: Buffer; name?: string };
+
+/** A reply and the risk assessment it was composed with. */
+interface Judged {
+  reply: ConsultReply;
+  risk: RiskAssessment;
+}
+
+const INITIAL_RISK: RiskAssessment = { risk_level: 'low', score: 0, red_flags: [], advice: '' };
+
+/**
+ * The dermatology consult (seed 003): each patient message is one step of a durable conversation run; in it the
+ * model decides every round itself (use a tool, respond and wait, diagnose) on the one loop, keeps the medical
+ * context, and a deterministic risk check on what the patient said stands above whatever it decided.
+ */
+export function createConsultService(deps: ConsultServiceDeps) {
+  const dossiers = createDossierStore(deps.db);
+  const runs = createConversationRuns<ConsultState>({
+    ...deps,
+    kindPrefix: 'consult:',
+    label: 'Consult',
+    traceKind: 'consult',
+    traceInput: (_run, state) => ({ status: state.status, riskLevel: state.risk.risk_level }),
+    step: (run, { review, state, trace, onEvent, signal }) => turn(run, state, review.answer ?? '', trace, onEvent, signal),
+    exchangeOf(state) {
+      const [asked, answered] = state.turns.slice(-2);
+      return asked?.role === 'user' && answered?.role === 'assistant' ? { asked: asked.content, answered: answered.content, traceId: state.lastReply?.traceId } : undefined;
+    },
+  });
+
+  async function turn(run: ConversationRun, state: ConsultState, input: string, trace: Parameters<typeof runDefinition>[1]['trace'], onEvent?: AgentEventSink, signal?: AbortSignal) {
+    const { text, attachmentId } = JSON.parse(input) as { text: string; attachmentId?: string };
+    const at = new Date().toISOString();
+    const asked = { role: 'user' as const, content: text, attachmentId, at };
+    if (state.tokensUsed >= deps.tokenBudget) {
+      // A consult that has used its budget answers without a model call, saying what the patient can still do.
+      const judged = compose(state, { action: 'stopped', response: `This consult has used its budget of ${deps.tokenBudget} tokens, so it cannot continue. Download the consult record (dossier), or start a new consult.`, quickOptions: [] }, trace.traceId, [text]);
+      return done(state, asked, judged, {});
+    }
+    // The model refers to images by their place in the consult ("attachment:2"): short, and nothing to mistype.
+    const index = state.attachments.findIndex((a) => a.id === attachmentId);
+    const attachmentNote = index >= 0 ? `\n\n${dataBlock('attachments', [`attachment:${index + 1} (${state.attachments[index]!.mimeType}, uploaded with this message)`])}` : '';
+    await deps.prepare?.();
+    const registry = deps.tools.extend([
+      createAnalyzeSkinImageTool({ vision: deps.vision, maxBytes: deps.maxImageBytes, loadAttachment: (ref: string) => loadAttachment(run.id, attachmentIdOf(state, ref)) }),
+      createDossierTool({ store: dossiers, runId: run.id, userId: run.userId!, snapshot: async () => snapshotOf(state) }),
+    ]);
+    const outcome = await runDefinition(CONSULT_DEFINITION, {
+      llm: deps.llm,
+      trace,
+      registry,
+      input: { medicalContext: state.medicalContext, history: state.messages, message: `${text}${attachmentNote}` },
+      accept: ({ decision }) => ({ ok: true, value: decision?.data ?? {} }),
+      onEvent: onEvent && responseStreamer(onEvent),
+      signal,
+    });
+    // The loop leaves a final answer out of its messages; the history keeps it, as the model's own last decision.
+    const messages = outcome.kind === 'final' && outcome.messages.at(-1)?.role !== 'assistant' ? [...outcome.messages, { role: 'assistant' as const, content: outcome.content }] : outcome.messages;
+    // Every decision of the turn may update the medical context, tool calls included (seed 003 section 4).
+    const added = messages.slice(state.messages.length + 1);
+    let medicalContext = state.medicalContext;
+    let decision: Record<string, unknown> | undefined;
+    for (const message of added) {
+      if (message.role !== 'assistant' || typeof message.content !== 'string') continue;
+      const parsed = parseStructuredOutput(message.content, { name: 'decision', schema: { type: 'object' } });
+      if (!parsed.success) continue;
+      decision = parsed.data;
+      const update = parsed.data.medical_context_update;
+      if (update && typeof update === 'object' && !Array.isArray(update)) medicalContext = mergeStageData(medicalContext, update as Record<string, unknown>) as MedicalContext;
+    }
+    const next: ConsultState = {
+      ...state,
+      messages: messages.slice(1),
+      medicalContext,
+      decision,
+      toolResults: outcome.toolCalls.map((c) => ({ tool: c.toolName, success: c.success, ...(c.success ? {} : { error: c.error }) })),
+      tokensUsed: state.tokensUsed + outcome.progress.promptTokens + outcome.progress.completionTokens,
+      attachments: state.attachments,
+    };
+    const said = [...state.turns.filter((t) => t.role === 'user').map((t) => t.content), text];
+    let judged: Judged;
+    if (outcome.kind === 'waiting') {
+      judged = compose(next, { action: 'respond', response: stringOf(outcome.decision.response) || outcome.content, quickOptions: optionsOf(outcome.decision.quick_options) }, trace.traceId, said);
+    } else if (outcome.kind === 'final') {
+      const value = outcome.value as Record<string, unknown>;
+      judged = compose(next, { action: 'diagnose', response: stringOf(value.response) || stringOf(value.ready_reason) || 'I have enough information to conclude.', quickOptions: optionsOf(value.quick_options) }, trace.traceId, said);
+      next.status = 'diagnosed';
+    } else {
+      judged = compose(next, { action: 'stopped', response: stoppedMessage(outcome.reason), quickOptions: [] }, trace.traceId, said);
+    }
+    return done(next, asked, judged, { action: judged.reply.action, riskLevel: judged.risk.risk_level, tools: next.toolResults.map((r) => r.tool) });
+  }
+
+  function done(state: ConsultState, asked: ConsultState['turns'][number], { reply, risk }: Judged, detail: unknown) {
+    const answered = { role: 'assistant' as const, content: reply.response, quickOptions: reply.quickOptions, at: new Date().toISOString() };
+    return {
+      state: { ...state, risk, currentResponse: reply.response, quickOptions: reply.quickOptions, turns: [...state.turns, asked, answered], lastReply: reply },
+      type: 'message',
+      outcome: reply.action,
+      detail,
+    };
+  }
+
+  /**
+   * Safety above the model: the risk check runs on what the patient said (every message, not only what the model
+   * chose to record) and on the medical context; an urgent level puts the advice to seek care first, whatever the
+   * model decided.
+   */
+  function compose(state: ConsultState, answer: { action: ConsultReply['action']; response: string; quickOptions: string[] }, traceId: string, said: string[]): Judged {
+    const context = state.medicalContext;
+    const risk = assessRisk([...(context.symptoms ?? []), ...said], context.patient_info ?? {}, { duration: context.duration, location: context.location });
+    const response = risk.risk_level === 'urgent' ? `⚠️ ${risk.advice}\n\n${answer.response}` : answer.response;
+    return { reply: { response, quickOptions: answer.quickOptions, action: answer.action, medicalContext: context, riskLevel: risk.risk_level, redFlags: risk.red_flags, traceId }, risk };
+  }
+
+  function snapshotOf(state: ConsultState) {
+    return {
+      title: state.title,
+      medicalContext: state.medicalContext,
+      risk: state.risk,
+      turns: state.turns.map((t) => ({ role: t.role, content: t.content })),
+      diagnosis: state.status === 'diagnosed' ? { summary: state.currentResponse, ready_reason: stringOf(state.decision?.ready_reason) || undefined } : undefined,
+      imageFindings: state.medicalContext.image_findings,
+    };
+  }
+
+  async function loadAttachment(runId: string, id: string | undefined): Promise<{ bytes: Buffer; mimeType: string } | undefined> {
+    if (!id || !/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+    const [row] = await deps.db.select().from(consultAttachments).where(and(eq(consultAttachments.id, id), eq(consultAttachments.runId, runId))).limit(1);
+    return row ? { bytes: row.data, mimeType: row.mimeType } : undefined;
+  }
+
+  /** Checks the image by its bytes and keeps it beside the consult; its id is what the model is told. */
+  async function storeImage(run: ConversationRun, actor: User, image: IncomingImage): Promise<ConsultState['attachments'][number]> {
+    const bytes = 'bytes' in image ? image.bytes : decodeImageBase64(image.base64);
+    const { mimeType } = checkImage(bytes, deps.maxImageBytes);
+    const [row] = await deps.db
+      .insert(consultAttachments)
+      .values({ runId: run.id, userId: actor.id, mimeType, sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), data: bytes })
+      .returning({ id: consultAttachments.id, createdAt: consultAttachments.createdAt });
+    return { id: row!.id, mimeType, sizeBytes: bytes.length, createdAt: row!.createdAt.toISOString() };
+  }
+
+  return {
+    runs,
+    async start(actor: User, request: { title?: string }): Promise<{ sessionId: string }> {
+      const title = request.title?.trim() || `Skin consult ${new Date().toISOString().slice(0, 10)}`;
+      const conversation = await deps.conversations.start({ actor, scenarioId: CONSULT_AGENT_ID, title });
+      const state: ConsultState = { title, status: 'open', messages: [], medicalContext: {}, toolResults: [], currentResponse: '', quickOptions: [], attachments: [], risk: INITIAL_RISK, tokensUsed: 0, turns: [], traceIds: [], updatedAt: new Date().toISOString() };
+      await runs.create(actor, { agentId: CONSULT_AGENT_ID, conversationId: conversation.id, state });
+      return { sessionId: conversation.id };
+    },
+    async get(actor: User, sessionId: string): Promise<{ run: ConversationRun; state: ConsultState; dossier: { dossierId: string; createdAt: string } | null }> {
+      const run = await runs.owned(CONSULT_AGENT_ID, sessionId, actor);
+      const latest = await dossiers.latest(run.id);
+      return { run, state: runs.stateOf(run), dossier: latest ? { dossierId: latest.dossierId, createdAt: latest.createdAt.toISOString() } : null };
+    },
+    async list(actor: User) {
+      return (await runs.list(CONSULT_AGENT_ID, actor)).filter((run) => run.conversationId).map((run) => ({ sessionId: run.conversationId!, state: runs.stateOf(run), updatedAt: run.updatedAt }));
+    },
+    /** One patient message, with an optional image (checked by its bytes, kept with the consult). */
+    async message(actor: User, sessionId: string, message: string, options: { image?: IncomingImage; onEvent?: AgentEventSink; signal?: AbortSignal } = {}): Promise<ConsultReply> {
+      deps.llm.assertConfigured();
+      let run = await runs.owned(CONSULT_AGENT_ID, sessionId, actor);
+      let attachmentId: string | undefined;
+      if (options.image) {
+        if (run.status !== 'SUSPENDED') throw new ClinAgentError('CONFLICT_STATE', 'The previous message of this consult is still being answered; wait for its answer, then send this again.', { sessionId });
+        const stored = await storeImage(run, actor, options.image);
+        attachmentId = stored.id;
+        const state = runs.stateOf(run);
+        run = await runs.saveWaiting(run, { ...state, attachments: [...state.attachments, stored], updatedAt: new Date().toISOString() }, actor, { action: 'image_uploaded', newValue: { attachmentId: stored.id, mimeType: stored.mimeType, sizeBytes: stored.sizeBytes } });
+      }
+      const saved = await runs.take(run, actor, { kind: 'answer', answer: JSON.stringify({ text: message, attachmentId }) }, options);
+      const reply = runs.stateOf(saved).lastReply;
+      if (!reply) throw new ClinAgentError('INTERNAL', 'The consult saved no reply for this message; reload it.');
+      return reply;
+    },
+    /** The latest record of the consult, made now from its state when it has none newer than its last message. */
+    async dossier(actor: User, sessionId: string) {
+      const run = await runs.owned(CONSULT_AGENT_ID, sessionId, actor);
+      const state = runs.stateOf(run);
+      const latest = await dossiers.latest(run.id);
+      if (latest && latest.createdAt.getTime() >= Date.parse(state.updatedAt)) return latest;
+      const content = buildDossier({ ...snapshotOf(state), createdAt: new Date() });
+      const saved = await dossiers.save({ runId: run.id, userId: actor.id, content });
+      return { ...saved, content };
+    },
+    async attachment(actor: User, sessionId: string, attachmentId: string): Promise<{ bytes: Buffer; mimeType: string }> {
+      const run = await runs.owned(CONSULT_AGENT_ID, sessionId, actor);
+      const found = await loadAttachment(run.id, attachmentId);
+      if (!found) throw new ClinAgentError('NOT_FOUND', `Attachment "${attachmentId}" is not part of this consult.`, { attachmentId });
+      return found;
+    },
+    tokenBudget: deps.tokenBudget,
+    registerWorkers: runs.registerWorkers,
+  };
+}
+
+/** `attachment:2` (its place in the consult, from 1) to the stored attachment's id. */
+function attachmentIdOf(state: ConsultState, ref: string): string | undefined {
+  const match = /^attachment:(\d+)$/.exec(ref.trim());
+  return match ? state.attachments[Number(match[1]) - 1]?.id : undefined;
+}
+
+const stringOf = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
+const optionsOf = (value: unknown): string[] => (Array.isArray(value) ? value.filter((o): o is string => typeof o === 'string' && o.trim().length > 0).slice(0, 8) : []);
+
+function stoppedMessage(reason: string): string {
+  switch (reason) {
+    case 'token_budget': return 'I have reached the limit of what I can work through for one message. Please answer my last question briefly, or start a new consult.';
+    case 'max_rounds': return 'I could not reach an answer within the steps allowed for one message. Please tell me a little more, in a short message.';
+    case 'error_breaker': return 'My tools failed several times in a row. Please describe the problem in your own words and I will continue without them.';
+    default: return 'I could not produce a usable answer this time. Please send your message again.';
+  }
+}
+
+export type ConsultService = ReturnType<typeof createConsultService>;

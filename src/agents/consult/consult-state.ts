@@ -1,0 +1,45 @@
+import type { ConversationRunState } from '../../agent/runs/conversation-runs.js';
+import type { ChatMessage } from '../../core/llm/types.js';
+import type { MedicalContext, RiskAssessment } from './types.js';
+
+/** One line of the consult as the patient saw it (the model's history holds its JSON decisions instead). */
+export interface ConsultTurn {
+  role: 'user' | 'assistant';
+  content: string;
+  quickOptions?: string[];
+  attachmentId?: string;
+  at: string;
+}
+
+export interface ConsultReply {
+  response: string;
+  quickOptions: string[];
+  action: 'respond' | 'diagnose' | 'stopped';
+  medicalContext: MedicalContext;
+  riskLevel: RiskAssessment['risk_level'];
+  redFlags: RiskAssessment['red_flags'];
+  traceId: string;
+}
+
+/**
+ * A consult's session state (seed 003 section 5), checkpointed with every step of its run: the model's messages,
+ * its last decision, this turn's tool results, the medical context it keeps, the current response and quick
+ * options, and the attachments (their bytes are in consult_attachments).
+ */
+export interface ConsultState extends ConversationRunState {
+  title: string;
+  status: 'open' | 'diagnosed';
+  /** The model's conversation without its system message (rebuilt each turn with the current medical context). */
+  messages: ChatMessage[];
+  medicalContext: MedicalContext;
+  decision?: Record<string, unknown>;
+  toolResults: Array<{ tool: string; success: boolean; error?: string }>;
+  currentResponse: string;
+  quickOptions: string[];
+  attachments: Array<{ id: string; mimeType: string; sizeBytes: number; createdAt: string }>;
+  risk: RiskAssessment;
+  /** Tokens the consult's model calls used, against its budget. */
+  tokensUsed: number;
+  turns: ConsultTurn[];
+  lastReply?: ConsultReply;
+}

@@ -1,0 +1,59 @@
+import type { AgentDefinition } from '../../agent/definitions/agent-definition.js';
+import type { ChatMessage } from '../../core/llm/types.js';
+import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.js';
+import type { MedicalContext } from './types.js';
+
+export const CONSULT_AGENT_ID = 'dermatology_consult';
+
+/**
+ * The consult's instructions (seed 003 section 4): the model decides every step itself as one JSON decision, keeps
+ * the medical context, and decides when it knows enough. No threshold in code says when to diagnose.
+ */
+const INSTRUCTIONS = `You are a careful dermatology consultant talking with a patient. Each round you decide your next step yourself and answer with ONE JSON object, nothing else:
+- To use a tool: {"thought": "...", "action": "use_tool", "tool": "<tool name>", "tool_input": {...}, "medical_context_update": {...}}
+- To ask a follow-up question or answer and wait for the patient: {"thought": "...", "action": "respond", "response": "<what you say>", "quick_options": ["<short answer>", ...], "medical_context_update": {...}}
+- When you know enough to conclude: {"thought": "...", "action": "diagnose", "ready_reason": "<why you can conclude now>", "response": "<your assessment for the patient: the most likely condition, the differentials, what to do, when to see a doctor>", "medical_context_update": {...}}
+
+Tools: search_medical_knowledge(query, specialty="dermatology") for facts about conditions and their differentials; assess_risk(symptoms, patient_info) for urgency; search_medication(condition, contraindications, patient_info) before naming any medicine (never name a drug it did not offer); analyze_skin_image(image_base64, context) when the patient attached an image (pass its reference, e.g. "attachment:1", as image_base64); generate_medical_dossier(patient_data) when the patient asks for a record of the consult.
+
+Keep the medical context yourself in "medical_context_update" (it is merged into what you already know): symptoms, location, duration, triggers, patient_info {age, sex, pregnant, breastfeeding, allergies}, missing_info, suspected_conditions, image_findings. Ask one or two questions at a time, with quick_options the patient can tap. You decide when the information is sufficient; do not diagnose before you have it, and do not keep asking once you do. If a tool fails, continue: ask the patient in text instead. You are not a replacement for a doctor: say so when you conclude, and tell the patient to seek care at once for any alarming sign. Answer in the patient's language.
+${DATA_NOT_INSTRUCTIONS}`;
+
+export interface ConsultTurnInput {
+  /** What is known so far; the model's own record, shown back to it as data. */
+  medicalContext: MedicalContext;
+  /** The conversation so far, without a system message. */
+  history: ChatMessage[];
+  /** This turn's message, with its attachment references. */
+  message: string;
+}
+
+/** The system prompt of every turn: the instructions and the medical context as it stands. */
+export function consultMessages(input: ConsultTurnInput): ChatMessage[] {
+  return [
+    { role: 'system', content: `${INSTRUCTIONS}\n\nWhat you have recorded so far:\n${dataBlock('medical_context', input.medicalContext)}` },
+    ...input.history,
+    { role: 'user', content: input.message },
+  ];
+}
+
+/** Model calls and tokens a single patient message may take; the whole consult's budget is the service's. */
+export const CONSULT_TURN_LIMITS = { maxRounds: 8, tokenBudget: 24_000, errorBreaker: 3, attempts: 3 } as const;
+
+export const CONSULT_DEFINITION: AgentDefinition<ConsultTurnInput> = {
+  id: CONSULT_AGENT_ID,
+  name: 'Dermatology consult',
+  description: 'A ReAct dermatology consult: it asks, looks up, assesses risk and concludes when it knows enough (seed 003).',
+  sourceFile: 'builtin:src/agents/consult/definition.ts',
+  instructions: consultMessages,
+  tools: ['search_medical_knowledge', 'assess_risk', 'search_medication'],
+  // Bound to one consult: its uploaded images and its dossier.
+  requestTools: ['analyze_skin_image', 'generate_medical_dossier'],
+  decision: { mode: 'json', actions: ['use_tool', 'respond', 'diagnose'], toolAction: 'use_tool', waitOn: { respond: 'answer' } },
+  output: { name: 'text' },
+  answerShape: '{"thought": "...", "action": "use_tool" | "respond" | "diagnose", ...}',
+  stop: CONSULT_TURN_LIMITS,
+  history: { strategy: 'full' },
+  model: { temperature: 0.2, jsonMode: true },
+  engine: { type: 'builtin' },
+};
