@@ -40,7 +40,11 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
   }
   if (fastifyError.statusCode && fastifyError.statusCode < 500) {
     const code = fastifyError.statusCode === 413 ? 'VALIDATION_FAILED' : fastifyError.statusCode === 404 ? 'NOT_FOUND' : fastifyError.statusCode === 415 ? 'UNSUPPORTED_FILE' : 'VALIDATION_FAILED';
-    void reply.status(fastifyError.statusCode).send({ code, message: fastifyError.message, details: {} });
+    // Fastify's own "Request body is too large" says nothing of what to do.
+    const message = fastifyError.statusCode === 413 && fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+      ? 'The request body is larger than this route accepts. Send less: a smaller file (uploads are limited by UPLOAD_MAX_BYTES, consult images by CONSULT_IMAGE_MAX_BYTES), or the text in parts.'
+      : fastifyError.message;
+    void reply.status(fastifyError.statusCode).send({ code, message, details: {} });
     return;
   }
   request.log.error({ err: error }, 'unhandled error');

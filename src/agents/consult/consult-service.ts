@@ -240,6 +240,7 @@ export function createConsultService(deps: ConsultServiceDeps) {
       return found;
     },
     tokenBudget: deps.tokenBudget,
+    maxImageBytes: deps.maxImageBytes,
     registerWorkers: runs.registerWorkers,
   };
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsultReply, ConsultSession } from '../../contract/index.js';
 import type { Database } from '../../core/db/connect.js';
 import { buildServer } from '../../http/server.js';
+import { multipartBody } from '../../testing/multipart.js';
 import { readEventStream, type ReceivedEvent } from '../../testing/read-event-stream.js';
 import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
 import { buildTestContext } from '../../testing/test-context.js';
@@ -192,6 +193,33 @@ describe('the dermatology consult', () => {
     expect(lastSent()).toContain('VISION_MODEL');
     // The model saw the whole consult again: the earlier question is in its history.
     expect(JSON.stringify(model.requests.at(-1)!.body.messages)).toContain('Where is the rash?');
+  });
+
+  it('takes an image as a multipart file too, refusing one over the size limit with what to do', async () => {
+    const sessionId = await start();
+    model.push(decide({ thought: 'Ask about it.', action: 'respond', response: 'When did it appear?', quick_options: [] }));
+    const form = multipartBody({ fields: { message: 'A photo of my hand.' }, files: { image: { name: 'hand.png', content: PNG_1PX, type: 'image/png' } } });
+    const sent = await fetch(`${server.url}/api/consult/sessions/${sessionId}/messages`, { method: 'POST', headers: { authorization: `Bearer ${tokens.patient}`, ...form.headers }, body: form.payload });
+    expect(sent.status).toBe(200);
+    expect(((await call('GET', `/api/consult/sessions/${sessionId}`)).body as ConsultSession).attachments).toEqual([expect.objectContaining({ mimeType: 'image/png' })]);
+    const huge = Buffer.concat([PNG_1PX, Buffer.alloc(6 * 1024 * 1024)]);
+    const tooBig = await call('POST', `/api/consult/sessions/${sessionId}/messages`, { message: 'bigger photo', image: { data: huge.toString('base64') } });
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.body.message).toMatch(/CONSULT_IMAGE_MAX_BYTES|smaller|at most/i);
+  });
+
+  it('stops at its token budget with a clear message, without calling the model again', async () => {
+    await stopServer();
+    server = await startServer({ CONSULT_TOKEN_BUDGET: '1000' });
+    const sessionId = await start();
+    model.push({ ...decide({ thought: 'Ask.', action: 'respond', response: 'Where is it?', quick_options: [] }), usage: { prompt_tokens: 900, completion_tokens: 200 } });
+    await say(sessionId, 'I have a rash.');
+    const calls = model.requests.length;
+    const stopped = await say(sessionId, 'On my arm.');
+    expect(stopped.action).toBe('stopped');
+    expect(stopped.response).toContain('budget of 1000 tokens');
+    expect(model.requests.length).toBe(calls);
+    expect(((await call('GET', `/api/consult/sessions/${sessionId}`)).body as ConsultSession)).toMatchObject({ tokensUsed: 1100, tokenBudget: 1000 });
   });
 
   it('is its owner\'s: anyone else gets 404 on every route', async () => {

@@ -24,6 +24,9 @@ function imageOf(body: ConsultMessageRequest): IncomingImage | undefined {
  * anyone else gets 404, as for a consult that does not exist.
  */
 export const consultRoutes: FastifyPluginAsync<{ consult: ConsultService }> = async (app, { consult }) => {
+  // An image in JSON is base64 (4/3 of its bytes): room for twice the largest image, so one somewhat too large
+  // reaches the image check and is refused with its size and the limit rather than a bare "body too large".
+  const bodyLimit = Math.ceil(consult.maxImageBytes / 3) * 4 * 2 + 256 * 1024;
   app.post<{ Body: StartConsultRequest }>(
     '/api/consult/sessions',
     { config: { access: 'write' }, schema: { tags, summary: 'Start a consult', ...routeSchema('POST /api/consult/sessions') } },
@@ -45,13 +48,13 @@ export const consultRoutes: FastifyPluginAsync<{ consult: ConsultService }> = as
 
   app.post<SessionParams & { Body: ConsultMessageRequest }>(
     '/api/consult/sessions/:id/messages',
-    { config: { access: 'write' }, schema: { tags, summary: 'Send a message (and an image: JSON base64 or a multipart file); the reply, quick options, risk level', consumes: ['application/json', 'multipart/form-data'], ...routeSchema('POST /api/consult/sessions/:id/messages') } },
+    { bodyLimit, config: { access: 'write' }, schema: { tags, summary: 'Send a message (and an image: JSON base64 or a multipart file); the reply, quick options, risk level', consumes: ['application/json', 'multipart/form-data'], ...routeSchema('POST /api/consult/sessions/:id/messages') } },
     async (request) => consult.message(requireUser(request), request.params.id, request.body.message, { image: imageOf(request.body) }),
   );
 
   app.post<SessionParams & { Body: ConsultMessageRequest }>(
     '/api/consult/sessions/:id/messages/stream',
-    { config: { access: 'write' }, schema: { tags, summary: 'The same, streamed as server-sent events; the reply is the last event', consumes: ['application/json', 'multipart/form-data'], ...routeSchema('POST /api/consult/sessions/:id/messages/stream') } },
+    { bodyLimit, config: { access: 'write' }, schema: { tags, summary: 'The same, streamed as server-sent events; the reply is the last event', consumes: ['application/json', 'multipart/form-data'], ...routeSchema('POST /api/consult/sessions/:id/messages/stream') } },
     async (request, reply) => {
       const user = requireUser(request);
       const image = imageOf(request.body);
