@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsultReply, ConsultSession } from '../../contract/index.js';
 import type { Database } from '../../core/db/connect.js';
-import { buildServer } from '../../http/server.js';
 import { multipartBody } from '../../testing/multipart.js';
 import { readEventStream, type ReceivedEvent } from '../../testing/read-event-stream.js';
 import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
-import { buildTestContext } from '../../testing/test-context.js';
+import { startServerOn, type ServerOnDatabase } from '../../testing/server-on-database.js';
 import { openTestDatabase } from '../../testing/test-database.js';
 
 const decide = (decision: Record<string, unknown>) => ({ reply: JSON.stringify(decision) });
@@ -20,20 +19,11 @@ const PNG_1PX = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUl
 describe('the dermatology consult', () => {
   let database: Database;
   let model: ScriptedModel;
-  let server: { ctx: Awaited<ReturnType<typeof buildTestContext>>; app: Awaited<ReturnType<typeof buildServer>>; url: string };
+  let server: ServerOnDatabase;
   let tokens: { patient: string; other: string };
 
-  async function startServer(env: Record<string, string> = {}) {
-    const ctx = await buildTestContext({ database, llmBaseUrl: model.baseURL, env });
-    const app = await buildServer(ctx, { serveConsole: false });
-    const url = await app.listen({ port: 0, host: '127.0.0.1' });
-    return { ctx, app, url };
-  }
-  async function stopServer() {
-    await server.app.close();
-    await server.ctx.jobs?.stop();
-    await server.ctx.trace.close();
-  }
+  const startServer = (env: Record<string, string> = {}) => startServerOn(database, { llmBaseUrl: model.baseURL, env });
+  const stopServer = () => server.stop();
   const withVision = () => ({ VISION_MODEL: 'scripted-vision', VISION_BASE_URL: model.baseURL });
 
   const call = async (method: string, path: string, body?: unknown, token = tokens.patient) => {
@@ -57,8 +47,7 @@ describe('the dermatology consult', () => {
     tokens = { patient: (await server.ctx.users.create({ name: 'patient-coordinator', role: 'coordinator' })).token, other: (await server.ctx.users.create({ name: 'someone-else', role: 'pi' })).token };
   });
   afterAll(async () => {
-    await server?.app.close();
-    await server?.ctx.close();
+    await server?.close();
     await model?.close();
   });
 

@@ -5,6 +5,7 @@ import { buildServer } from '../../http/server.js';
 import { readEventStream, type ReceivedEvent } from '../../testing/read-event-stream.js';
 import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
 import { buildTestContext } from '../../testing/test-context.js';
+import { startServerOn, type ServerOnDatabase } from '../../testing/server-on-database.js';
 import { openTestDatabase, testEngines } from '../../testing/test-database.js';
 
 /** A reply of the stage conversation: some text, and the data block the model hands back. */
@@ -19,23 +20,13 @@ const reply = (text: string, data?: Record<string, unknown>) => (data ? `${text}
 describe.each(testEngines())('the Protocol Agent, walked through all five stages on %s', (engine) => {
   let database: Database;
   let model: ScriptedModel;
-  let server: { ctx: Awaited<ReturnType<typeof buildTestContext>>; app: Awaited<ReturnType<typeof buildServer>>; url: string };
+  let server: ServerOnDatabase;
   let tokens: { owner: string; ownerOtherDevice?: string; other: string; viewer: string };
   let ownerId: string;
   let conversationId: string;
 
-  async function startServer() {
-    const ctx = await buildTestContext({ engine, database, llmBaseUrl: model.baseURL });
-    const app = await buildServer(ctx, { serveConsole: false });
-    const url = await app.listen({ port: 0, host: '127.0.0.1' });
-    return { ctx, app, url };
-  }
-  async function stopServer() {
-    await server.app.close();
-    // The database stays open, as the data folder or the PostgreSQL server outlives a process.
-    await server.ctx.jobs?.stop();
-    await server.ctx.trace.close();
-  }
+  const startServer = () => startServerOn(database, { engine, llmBaseUrl: model.baseURL });
+  const stopServer = () => server.stop();
 
   const call = async (method: string, path: string, body?: unknown, token = tokens.owner) => {
     const response = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -58,8 +49,7 @@ describe.each(testEngines())('the Protocol Agent, walked through all five stages
   });
 
   afterAll(async () => {
-    await server?.app.close();
-    await server?.ctx.close();
+    await server?.close();
     await model?.close();
   });
 

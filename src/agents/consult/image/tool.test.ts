@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { rejectionOf } from '../../../testing/error-of.js';
 import { loadConfig } from '../../../core/config.js';
 import { ClinAgentError } from '../../../core/errors.js';
 import { createToolRegistry } from '../../../core/tools/registry.js';
@@ -43,17 +44,6 @@ async function toolWith(steps: ScriptedStep[], overrides: Partial<AnalyzeSkinIma
   return { tool, server: model, loaded };
 }
 
-async function rejection(pending: unknown): Promise<ClinAgentError> {
-  const error = await Promise.resolve(pending).then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (e: unknown) => e,
-  );
-  if (!ClinAgentError.isInstance(error)) throw error;
-  return error;
-}
-
 describe('analyze_skin_image', () => {
   it('sends the image and the context to the vision model by name and reads its JSON answer', async () => {
     const { tool, server } = await toolWith([{ reply: `Here is the analysis:\n\`\`\`json\n${JSON.stringify(ANSWER)}\n\`\`\`` }]);
@@ -90,10 +80,10 @@ describe('analyze_skin_image', () => {
     expect(server.requests[0]!.body.messages[1].content[1].image_url.url).toBe(`data:image/jpeg;base64,${JPEG.toString('base64')}`);
     expect(server.requests[0]!.body.messages[1].content[0].text).toContain('<context>\n(no context given)\n</context>');
 
-    const missing = await rejection(tool.run({ image_base64: 'attachment:2', context: '' }));
+    const missing = await rejectionOf(tool.run({ image_base64: 'attachment:2', context: '' }));
     expect(missing.code).toBe('NOT_FOUND');
     expect(missing.message).toBe('This consult has no uploaded image "attachment:2". Use the reference of an image uploaded in this consult, or ask the patient to upload the photo again.');
-    expect((await rejection(tool.run({ image_base64: 'attachment:../../etc/passwd', context: '' }))).message).toBe(
+    expect((await rejectionOf(tool.run({ image_base64: 'attachment:../../etc/passwd', context: '' }))).message).toBe(
       '"attachment:../../etc/passwd" is not an attachment reference: use it exactly as the conversation gives it, e.g. "attachment:1".',
     );
     expect(loaded).toEqual([ATTACHMENT_REF, 'attachment:2']);
@@ -103,11 +93,11 @@ describe('analyze_skin_image', () => {
   it('refuses a file that is not an image, or too large, before calling the model', async () => {
     const { tool, server } = await toolWith([], { maxBytes: 1024 });
 
-    const gif = await rejection(tool.run({ image_base64: Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1').toString('base64'), context: 'rash' }));
+    const gif = await rejectionOf(tool.run({ image_base64: Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1').toString('base64'), context: 'rash' }));
     expect(gif).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('The file is a GIF image') });
-    const big = await rejection(tool.run({ image_base64: Buffer.concat([JPEG, Buffer.alloc(2048)]).toString('base64'), context: 'rash' }));
+    const big = await rejectionOf(tool.run({ image_base64: Buffer.concat([JPEG, Buffer.alloc(2048)]).toString('base64'), context: 'rash' }));
     expect(big.code).toBe('UPLOAD_TOO_LARGE');
-    expect((await rejection(tool.run({ image_base64: 'not an image', context: 'rash' }))).message).toMatch(/^The image is not valid base64/);
+    expect((await rejectionOf(tool.run({ image_base64: 'not an image', context: 'rash' }))).message).toMatch(/^The image is not valid base64/);
     expect(server.requests).toHaveLength(0);
   });
 
@@ -130,7 +120,7 @@ describe('analyze_skin_image', () => {
   it('reports an answer that is not the expected JSON as a bad response the consult can recover from', async () => {
     const { tool } = await toolWith([{ reply: 'I cannot see any skin in this picture.' }]);
 
-    const error = await rejection(tool.run({ image_base64: TINY_PNG_BASE64, context: 'rash on the back' }));
+    const error = await rejectionOf(tool.run({ image_base64: TINY_PNG_BASE64, context: 'rash on the back' }));
 
     expect(error.code).toBe('LLM_BAD_RESPONSE');
     expect(error.message).toContain('The vision model "qwen-vl-max" did not answer with the expected JSON {findings, conditions}');

@@ -1,4 +1,5 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { rejectionOf } from '../../../testing/error-of.js';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,17 +35,6 @@ function countingEmbedder(): Embedder & { texts: number } {
 
 type SearchResult = { query: string; specialty: string; results: KnowledgePassage[] };
 
-async function rejection(pending: unknown): Promise<ClinAgentError> {
-  const error = await Promise.resolve(pending).then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (e: unknown) => e,
-  );
-  if (!ClinAgentError.isInstance(error)) throw error;
-  return error;
-}
-
 describe('the shipped dermatology knowledge base', () => {
   it('has 16 articles, each with a bilingual title, a Source line and the sections a consult needs', async () => {
     const articles = await loadKnowledgeArticles('dermatology');
@@ -71,7 +61,7 @@ describe('the shipped dermatology knowledge base', () => {
     const folder = await mkdtemp(path.join(os.tmpdir(), 'clinagent-knowledge-'));
     try {
       await writeFile(path.join(folder, 'orphan.md'), '# Orphan 孤儿\n\n## Typical features\nNo source given.\n');
-      const error = await rejection(loadKnowledgeArticles('dermatology', folder));
+      const error = await rejectionOf(loadKnowledgeArticles('dermatology', folder));
       expect(error.code).toBe('CONFIG_INVALID');
       expect(error.message).toBe(`Knowledge article ${path.join(folder, 'orphan.md')} has no "Source: ..." line. Every article needs a title and a Source line naming where its facts come from.`);
     } finally {
@@ -175,7 +165,7 @@ describe('search_medical_knowledge without a usable store', () => {
       listDocuments: () => Promise.reject(new Error('not used')),
       getDocument: () => Promise.reject(new Error('not used')),
     };
-    const error = await rejection(createMedicalKnowledgeTool(unavailable).run({ query: 'itchy rash', specialty: 'dermatology' }));
+    const error = await rejectionOf(createMedicalKnowledgeTool(unavailable).run({ query: 'itchy rash', specialty: 'dermatology' }));
 
     expect(error.code).toBe('VECTOR_STORE_UNAVAILABLE');
     expect(error.message).toBe(
@@ -186,7 +176,7 @@ describe('search_medical_knowledge without a usable store', () => {
   it('says the knowledge base is empty when nothing was ingested yet', async () => {
     const database = await openTestDatabase({ engine: 'pglite' });
     try {
-      const error = await rejection(createMedicalKnowledgeTool(createRagStore({ db: database.db, embedder: createLocalEmbedder() })).run({ query: 'itchy rash', specialty: 'dermatology' }));
+      const error = await rejectionOf(createMedicalKnowledgeTool(createRagStore({ db: database.db, embedder: createLocalEmbedder() })).run({ query: 'itchy rash', specialty: 'dermatology' }));
       expect(error.code).toBe('NOT_FOUND');
       expect(error.message).toContain('The dermatology knowledge base has no articles on this server yet');
     } finally {
