@@ -6,6 +6,7 @@ import { ChatScreen } from './screens/chat/ChatScreen';
 import { TraceScreen } from './screens/chat/TraceScreen';
 import { Header } from './screens/layout/Header';
 import { LlmWarning } from './screens/layout/LlmWarning';
+import { ConsultPage } from './screens/consult/ConsultPage';
 import { CalculatorPage } from './screens/protocol/CalculatorPage';
 import { ProtocolPage } from './screens/protocol/ProtocolPage';
 import { ServerFooter } from './screens/layout/ServerFooter';
@@ -57,6 +58,8 @@ export function App() {
         <TrialScreen projectId={route.projectId} page={route.page} />
       ) : route.name === 'protocol' ? (
         <ProtocolPage conversationId={route.conversationId} />
+      ) : route.name === 'consult' ? (
+        <ConsultPage sessionId={route.sessionId} />
       ) : route.name === 'protocolCalculator' ? (
         <CalculatorPage key={JSON.stringify(route.params)} params={route.params} />
       ) : (

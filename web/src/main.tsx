@@ -5,6 +5,7 @@ import { useApiDocsStore } from './stores/api-docs';
 import { useAssistantChatStore } from './stores/assistant-chat';
 import { useAssistantFeedbackStore } from './stores/assistant-feedback';
 import { useChatStore } from './stores/chat';
+import { useConsultStore } from './stores/consult';
 import { useConversationsStore } from './stores/conversations';
 import { useHotMemoryStore } from './stores/hot-memory';
 import { useMemoryReportsStore } from './stores/memory-reports';
@@ -44,6 +45,7 @@ useSessionStore.subscribe((state, previous) => {
     useProfileStore.getState().reset();
     useProtocolAgentStore.getState().reset();
     useSampleSizeCalculatorStore.getState().reset();
+    useConsultStore.getState().reset();
   }
 });
 

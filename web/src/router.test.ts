@@ -63,6 +63,16 @@ describe('parseRoute', () => {
   });
 });
 
+describe('the consult route', () => {
+  it('round-trips the consult pages, with or without a consult open', () => {
+    expect(parseRoute(routes.consults())).toEqual({ name: 'consult', sessionId: null });
+    expect(parseRoute('#/consult/')).toEqual({ name: 'consult', sessionId: null });
+    expect(parseRoute(routes.consult('7a0c1a9e-5b7d-4c2e-9a41-0d6b8e2f7c13'))).toEqual({ name: 'consult', sessionId: '7a0c1a9e-5b7d-4c2e-9a41-0d6b8e2f7c13' });
+    expect(parseRoute('#/consult/a/b')).toEqual({ name: 'scenarios' });
+    expect(hashForPathLink({ pathname: '/consult', search: '', hash: '' })).toBe('#/consult');
+  });
+});
+
 describe('deep links', () => {
   it("moves an action card's site path behind the hash and leaves other links alone", () => {
     expect(consoleHref('/protocol/calculator?conversationId=c1&design=two_means')).toBe('#/protocol/calculator?conversationId=c1&design=two_means');

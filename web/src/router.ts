@@ -33,7 +33,9 @@ export type Route =
   /** The Protocol Agent; `conversationId` is null on `#/protocol`, which opens the most recent protocol. */
   | { name: 'protocol'; conversationId: string | null }
   /** The sample-size calculator, its inputs (and the card that opened it) in the query string. */
-  | { name: 'protocolCalculator'; params: Record<string, string> };
+  | { name: 'protocolCalculator'; params: Record<string, string> }
+  /** The dermatology consult; `sessionId` is null on `#/consult`, which opens the most recent consult. */
+  | { name: 'consult'; sessionId: string | null };
 
 function parseTrialPage(rest: string[]): TrialPage | null {
   const [kind, id] = rest;
@@ -74,6 +76,8 @@ export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '');
   const protocol = parseProtocolRoute(path);
   if (protocol) return protocol;
+  const consult = /^\/consult(?:\/([^/?]+))?\/?$/.exec(path);
+  if (consult) return { name: 'consult', sessionId: consult[1] ? decode(consult[1]) : null };
   const chat = /^\/scenarios\/([^/?]+)\/?$/.exec(path);
   if (chat?.[1]) return { name: 'chat', scenarioId: decode(chat[1]) };
   if (path === '/api' || path === '/api/') return { name: 'api' };
@@ -114,6 +118,8 @@ export const routes = {
     const query = new URLSearchParams(params).toString();
     return `#/protocol/calculator${query ? `?${query}` : ''}`;
   },
+  consults: () => '#/consult',
+  consult: (sessionId: string) => `#/consult/${encodeURIComponent(sessionId)}`,
   trialRecord: (projectId: string, recordId: string) => `${trialBase(projectId)}/records/${encodeURIComponent(recordId)}`,
   taskRun: (projectId: string, taskRunId: string) => `${trialBase(projectId)}/task-runs/${encodeURIComponent(taskRunId)}`,
 };

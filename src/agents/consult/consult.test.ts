@@ -77,6 +77,10 @@ describe('the dermatology consult', () => {
     expect(third).toMatchObject({ action: 'diagnose', riskLevel: 'low', redFlags: [] });
     expect(third.response).toMatch(/^This looks most like tinea corporis/);
     expect(model.requests.at(-1)!.body.messages.at(-1).content).toContain('risk_level');
+    // Every thought is in the trace of its message.
+    const trace = await call('GET', `/api/traces/${third.traceId}`);
+    expect(trace.status).toBe(200);
+    expect(JSON.stringify(trace.body)).toContain('Typical tinea corporis, low risk: enough to conclude.');
 
     const session = (await call('GET', `/api/consult/sessions/${sessionId}`)).body as ConsultSession;
     expect(session).toMatchObject({ status: 'diagnosed', riskLevel: 'low' });
@@ -151,7 +155,7 @@ describe('the dermatology consult', () => {
     for await (const event of readEventStream(response)) events.push(event);
     const vision = model.requests.at(-2)!.body;
     expect(vision.model).toBe('scripted-vision');
-    expect(JSON.stringify(vision.messages)).toContain('data:image/png;base64,');
+    expect(JSON.stringify(vision.messages)).toContain(`data:image/png;base64,${PNG_1PX.toString('base64')}`);
     const streamed = events.filter((e) => e.event === 'text_delta').map((e) => e.data.text).join('');
     expect(streamed).toBe('The photo shows a ring-shaped patch with a scaly border. Does it itch?');
     expect(events.map((e) => e.event)).toContain('tool_call_finished');

@@ -19,7 +19,7 @@ export interface EventStreamOptions {
 export type PostEventStream = <Result>(path: string, body: unknown, options: EventStreamOptions) => Promise<Result>;
 
 /**
- * POSTs JSON and reads the server-sent events of the answer over fetch. EventSource cannot POST or send an
+ * POSTs JSON (or a FormData as multipart) and reads the server-sent events of the answer over fetch. EventSource cannot POST or send an
  * Authorization header, so the events are read with eventsource-parser. Resolves to the `result` event's data;
  * rejects with an ApiError for an HTTP or stream error, and with the fetch's AbortError when `signal` is aborted.
  */
@@ -27,12 +27,14 @@ export function createEventStream(options: Pick<HttpClientOptions, 'getToken' | 
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
 
   return async function postEventStream<Result>(path: string, body: unknown, { onEvent, signal }: EventStreamOptions): Promise<Result> {
-    const headers: Record<string, string> = { accept: 'text/event-stream', 'content-type': 'application/json' };
+    // A form (a file upload) goes as multipart, its boundary set by fetch; anything else as JSON.
+    const isForm = body instanceof FormData;
+    const headers: Record<string, string> = { accept: 'text/event-stream', ...(isForm ? {} : { 'content-type': 'application/json' }) };
     const token = options.getToken();
     if (token) headers.authorization = `Bearer ${token}`;
     let response: Response;
     try {
-      response = await doFetch(path, { method: 'POST', headers, body: JSON.stringify(body), signal });
+      response = await doFetch(path, { method: 'POST', headers, body: isForm ? body : JSON.stringify(body), signal });
     } catch (cause) {
       if (signal?.aborted) throw cause;
       throw new ApiError(0, 'NETWORK_ERROR', cause instanceof Error ? cause.message : String(cause));

@@ -1,5 +1,6 @@
 import type { ApiError } from './api-error';
 import { createClinAgentApi } from './clinagent-api';
+import { createConsultApi } from './consult-api';
 import { createEventStream } from './event-stream';
 import { createHttpClient } from './http-client';
 import { createProtocolApi } from './protocol-api';
@@ -28,6 +29,9 @@ export const api = createClinAgentApi(http, postEventStream);
 /** The Protocol Agent's routes and the sample-size calculator. */
 export const protocolApi = createProtocolApi(http, postEventStream);
 
+/** The dermatology consult's routes. */
+export const consultApi = createConsultApi(http, postEventStream);
+
 /** One agent turn as it happens (POST /api/agent/run/stream). */
 export const streamAgent = createAgentStream(postEventStream);
 
@@ -36,3 +40,4 @@ export type * from './types';
 export type { RunProgressEvent } from './event-stream';
 export type * from './assistant-api';
 export type * from './protocol-api';
+export type * from './consult-api';

@@ -43,6 +43,9 @@ export function Header({ route }: { route: Route }) {
         <a href={routes.protocols()} className={route.name === 'protocol' || route.name === 'protocolCalculator' ? 'active' : undefined} data-testid="nav-protocol">
           {t('nav.protocol')}
         </a>
+        <a href={routes.consults()} className={route.name === 'consult' ? 'active' : undefined} data-testid="nav-consult">
+          {t('nav.consult')}
+        </a>
         <a href={routes.api()} className={route.name === 'api' ? 'active' : undefined} data-testid="nav-api">
           {t('nav.api')}
         </a>

@@ -1,5 +1,5 @@
+import { AgentReply } from '../../components/AgentReply';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { Spinner } from '../../components/Spinner';
 import { useT } from '../../i18n/use-t';
 import type { ProtocolTurn } from '../../stores/protocol-agent';
 import { stageLabel } from './labels';
@@ -37,20 +37,10 @@ export function ProtocolTurnView({ turn }: { turn: ProtocolTurn }) {
         <div className="message-author">{t('chat.you')}</div>
         <div className="message-text">{turn.input}</div>
       </div>
-      <div className="message message-agent">
-        <div className="message-author">{t('protocol.agentName')}</div>
-        <article className={`answer${isWriting ? ' answer-streaming' : ''}`} data-testid={turn.result ? 'protocol-reply' : 'protocol-streaming'} aria-busy={isWriting}>
-          {turn.isStopped ? (
-            <header className="answer-meta">
-              <span className="badge badge-warn">{t('stream.stopped')}</span>
-            </header>
-          ) : null}
-          {text ? <div className="answer-text">{text}</div> : null}
-          {isWriting && !text ? <Spinner label={t('protocol.working')} /> : null}
-          <ReplyNotes turn={turn} />
-        </article>
-        {turn.requestError !== undefined ? <ErrorAlert error={turn.requestError} title={t('answer.requestFailed')} /> : null}
-      </div>
+      <AgentReply author={t('protocol.agentName')} text={text} isWriting={isWriting} isStopped={turn.isStopped} testId={turn.result ? 'protocol-reply' : 'protocol-streaming'} workingLabel={t('protocol.working')}>
+        <ReplyNotes turn={turn} />
+      </AgentReply>
+      {turn.requestError !== undefined ? <ErrorAlert error={turn.requestError} title={t('answer.requestFailed')} /> : null}
     </div>
   );
 }

@@ -1,0 +1,51 @@
+import { AgentReply } from '../../components/AgentReply';
+import type { ReactNode } from 'react';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { useT } from '../../i18n/use-t';
+import type { ConsultTurn } from '../../api';
+import type { LiveTurn } from '../../stores/consult';
+import { AttachmentImage } from './AttachmentImage';
+
+function PatientMessage({ text, image }: { text: string; image?: ReactNode }) {
+  const t = useT();
+  return (
+    <div className="message message-user" data-testid="consult-user-message">
+      <div className="message-author">{t('chat.you')}</div>
+      {image}
+      <div className="message-text">{text}</div>
+    </div>
+  );
+}
+
+/** A turn the consult has recorded: the patient's message (and image) or the consult's answer. */
+export function RecordedTurn({ turn }: { turn: ConsultTurn }) {
+  const t = useT();
+  if (turn.role === 'user') return <PatientMessage text={turn.content} image={turn.attachmentId ? <AttachmentImage attachmentId={turn.attachmentId} /> : undefined} />;
+  return (
+    <div className="message message-agent">
+      <div className="message-author">{t('consult.agentName')}</div>
+      <article className="answer" data-testid="consult-reply">
+        <div className="answer-text">{turn.content}</div>
+      </article>
+    </div>
+  );
+}
+
+/**
+ * The message being answered: the reply as it is written, replaced by the result's response when it arrives (the
+ * safety check may have put urgent advice above what was streamed).
+ */
+export function LiveTurnView({ turn }: { turn: LiveTurn }) {
+  const t = useT();
+  const text = turn.result ? turn.result.response : turn.streamText;
+  const isWriting = !turn.result && turn.requestError === undefined && !turn.isStopped;
+  return (
+    <div className="turn">
+      <PatientMessage text={turn.message} image={turn.imageUrl ? <img className="consult-image" src={turn.imageUrl} alt={t('consult.image.sent')} /> : undefined} />
+      {turn.requestError === undefined || text ? (
+        <AgentReply author={t('consult.agentName')} text={text} isWriting={isWriting} isStopped={turn.isStopped} testId={turn.result ? 'consult-reply' : 'consult-streaming'} workingLabel={t('consult.working')} />
+      ) : null}
+      {turn.requestError !== undefined ? <ErrorAlert error={turn.requestError} title={t('consult.sendFailed')} testId="consult-send-error" /> : null}
+    </div>
+  );
+}

@@ -1,0 +1,35 @@
+import type { ConsultSession } from '../../api';
+import { useT } from '../../i18n/use-t';
+import { useConsultStore } from '../../stores/consult';
+import { lastAnswer, riskTone, urgentAdvice } from './risk';
+
+/**
+ * The risk level the consult's safety check computed, said plainly: urgent in red with its red flags and the advice
+ * the reply led with; high, moderate and low each labelled with what they mean.
+ */
+export function RiskBanner({ session }: { session: ConsultSession }) {
+  const t = useT();
+  // While a reply is on screen but not yet among the turns, its advice is the current one.
+  const liveResponse = useConsultStore((state) => state.live?.result?.response);
+  // Before the patient has said anything there is nothing to assess: "low" would be a claim, not a finding.
+  if (session.turns.length === 0 && liveResponse === undefined) return null;
+  const level = session.riskLevel;
+  const tone = riskTone(level);
+  const advice = level === 'urgent' ? (urgentAdvice(liveResponse ?? lastAnswer(session.turns)) ?? t('consult.risk.seekCareNow')) : t(`consult.risk.${level}.meaning`);
+  return (
+    <section className={tone.className} role={tone.role} aria-label={t('consult.risk.label')} data-testid="risk-banner" data-level={level}>
+      <strong className="risk-title">{t('consult.risk.title', { level: t(`consult.risk.${level}`) })}</strong>
+      <p className="risk-advice">{advice}</p>
+      {session.redFlags.length > 0 ? (
+        <div>
+          <span className="small">{t('consult.risk.redFlags')}</span>
+          <ul className="risk-flags" aria-label={t('consult.risk.redFlags')}>
+            {session.redFlags.map((flag) => (
+              <li key={flag.id}>{flag.description}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+    </section>
+  );
+}
