@@ -33,8 +33,7 @@ import { createLogger, loggerSecrets, type Logger } from './core/logger.js';
 import { createSecretRegistry, type SecretRegistry } from './core/secrets.js';
 import { createToolRegistry, type ToolRegistry } from './core/tools/registry.js';
 import { createTraceStore, type TraceStore } from './core/trace/store.js';
-import { loadSkills } from './trial/sop/load-skills.js';
-import { createSkillCatalog, type SkillCatalog } from './trial/sop/skill-catalog.js';
+import { loadSkillCatalog, type SkillCatalog } from './trial/sop/skill-catalog.js';
 import { createEmbedder, createRagStore, type Embedder, type RagStore } from './rag/index.js';
 import { createProjectMemory, type ProjectMemory } from './memory/index.js';
 
@@ -108,7 +107,8 @@ export async function createContext(config: Config, options: CreateContextOption
   // An agent that cannot run as declared stops start-up, naming its file and field.
   const agents = createAgentRegistry(tools);
   agents.registerAll([...builtinAgentDefinitions(), stagedAgentDefinition(protocolSeed, protocolFile), ...scenarios.list()]);
-  const skills = createSkillCatalog(loadSkills(config.skillsDir), tools);
+  // One invalid skill file is logged and left inactive; it does not stop the other trials' QC.
+  const skills = loadSkillCatalog(config.skillsDir, tools, logger);
   const auditKey = options.database ? undefined : await loadAuditKey(config.audit, { createIfMissing: true });
   const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, auditKey: auditKey?.key }));
   try {

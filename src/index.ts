@@ -51,6 +51,7 @@ export * from './rag/index.js';
 
 // Trial quality control (seed 000).
 export { compileRules, createRuleEngine, type HardRule, type Violation, type CompiledRules } from './trial/rules/index.js';
+export { compileRedcapLogic, SUPPORTED_FUNCTIONS as REDCAP_LOGIC_FUNCTIONS, type JsonLogic } from './trial/rules/redcap-logic/index.js';
 export { runWithRetry, NEEDS_HUMAN_REVIEW, type SoftRuleResult } from './trial/soft/index.js';
 export { loadSkill, loadSkills, type Skill } from './trial/sop/load-skills.js';
 export { createSkillCatalog, type SkillCatalog } from './trial/sop/skill-catalog.js';

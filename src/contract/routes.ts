@@ -81,7 +81,7 @@ import {
   TrialRecordView,
 } from './trial-data.js';
 import { QcRunList, QcRunProgress, QcSkillList, ReviewTaskRunRequest, StartQcRunRequest, TaskRun, TaskRunFilter, TaskRunList } from './trial-qc.js';
-import { DataQuery, DataQueryFilter, DataQueryList, ReportQuery, TransitionQueryParams, TransitionQueryRequest } from './trial-queries.js';
+import { BulkCloseQueriesRequest, BulkCloseQueriesResponse, DataQuery, DataQueryListQuery, DataQueryPage, ReportQuery, TransitionQueryParams, TransitionQueryRequest } from './trial-queries.js';
 import { SampleSizeRequest, SampleSizeResponse } from './tools.js';
 import { IngestProtocolDocumentRequest, IngestProtocolDocumentResponse, ProtocolDocumentList, ProtocolDocumentParams, protocolErrorResponses } from './trial-protocol.js';
 
@@ -184,7 +184,8 @@ export const routes = {
   'GET /api/iit/task-runs/:id': { params: uuidParams('id'), response: { 200: TaskRun, ...errorResponses } },
   'POST /api/iit/task-runs/:id/review': { params: uuidParams('id'), body: ReviewTaskRunRequest, response: { 200: TaskRun, ...errorResponses } },
 
-  'GET /api/iit/projects/:projectId/queries': { params: projectParams, querystring: DataQueryFilter, response: { 200: DataQueryList, ...errorResponses } },
+  'GET /api/iit/projects/:projectId/queries': { params: projectParams, querystring: DataQueryListQuery, response: { 200: DataQueryPage, ...errorResponses } },
+  'POST /api/iit/projects/:projectId/queries/bulk-close': { params: projectParams, body: BulkCloseQueriesRequest, response: { 200: BulkCloseQueriesResponse, ...errorResponses } },
   'POST /api/iit/projects/:projectId/queries/:id/transition': { params: TransitionQueryParams, body: TransitionQueryRequest, response: { 200: DataQuery, ...errorResponses } },
   'POST /api/iit/projects/:projectId/chat': { params: projectParams, body: ChatRequest, response: { 200: ChatAnswer, ...errorResponses } },
   'POST /api/iit/projects/:projectId/chat/stream': { params: projectParams, body: ChatRequest, response: { 200: { contentType: 'text/event-stream', description: CHAT_STREAM_DESCRIPTION }, ...errorResponses } },

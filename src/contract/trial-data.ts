@@ -16,6 +16,7 @@ export const ImportRequest = z.strictObject({
   events: z.object({}).optional().describe('the events CSV (longitudinal projects)'),
   arms: z.object({}).optional().describe('the arms CSV'),
   records: z.object({}).optional().describe('the records export CSV'),
+  odm: z.object({}).optional().describe('instead of the CSV files: a CDISC ODM 1.3 XML file with metadata and clinical data (REDCap, OpenClinica, Castor)'),
 });
 
 /** A value imported although outside the dictionary's validation min/max; QC reports it. */

@@ -10,6 +10,9 @@ export const QcSkill = z.object({
   schedule: z.string().nullable().describe('5-field cron expression in UTC; null: runs only when started'),
   nextRun: z.string().nullable(),
   nodes: z.int(),
+  file: z.string().describe('the skill file in the skills folder (SKILLS_DIR)'),
+  status: z.enum(['active', 'invalid']).describe('invalid: the file has problems and no QC run can use it until it is fixed and the server restarted (listed to admins only)'),
+  problems: z.array(z.string()).describe('what is wrong with an invalid skill file, one `path: reason` line each; empty when active'),
 });
 export type QcSkill = z.infer<typeof QcSkill>;
 export const QcSkillList = z.object({ skills: z.array(QcSkill) });

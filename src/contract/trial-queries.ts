@@ -37,9 +37,8 @@ export const DataQuery = z.object({
   masked: z.boolean().optional().describe('true when the field is an identifier you may not see: value is then null'),
 });
 export type DataQuery = z.infer<typeof DataQuery>;
-export const DataQueryList = z.object({ queries: z.array(DataQuery) });
 
-/** GET /api/iit/projects/:projectId/queries */
+/** What a list of queries is narrowed by (the list, its counts and a bulk close by filter). */
 export const DataQueryFilter = z.strictObject({
   status: QueryStatus.optional(),
   site: NameText.optional(),
@@ -47,10 +46,47 @@ export const DataQueryFilter = z.strictObject({
   severity: QuerySeverity.optional(),
   recordId: NameText.optional(),
   taskRunId: Uuid.optional(),
-  limit: z.int().min(1).max(5000).optional(),
-  offset: z.int().min(0).max(MAX_OFFSET).optional(),
 });
 export type DataQueryFilter = z.infer<typeof DataQueryFilter>;
+
+/** The columns a query list sorts by (src/trial/queries/query-page.ts QUERY_SORT_COLUMNS). */
+export const QuerySortColumn = z.enum(['createdAt', 'updatedAt', 'status', 'recordId', 'eventName', 'field', 'ruleId', 'site', 'severity']);
+export type QuerySortColumn = z.infer<typeof QuerySortColumn>;
+export const QUERY_PAGE_SIZE_MAX = 500;
+
+/** GET /api/iit/projects/:projectId/queries */
+export const DataQueryListQuery = z.strictObject({
+  ...DataQueryFilter.shape,
+  page: z.int().min(1).max(Math.floor(MAX_OFFSET / QUERY_PAGE_SIZE_MAX)).optional().describe('1-based; default 1'),
+  pageSize: z.int().min(1).max(QUERY_PAGE_SIZE_MAX).optional().describe('default 50'),
+  sort: QuerySortColumn.optional().describe('default createdAt; severity and status sort by rank (info < warning < error; the lifecycle order)'),
+  order: z.enum(['asc', 'desc']).optional().describe('default desc'),
+});
+export type DataQueryListQuery = z.infer<typeof DataQueryListQuery>;
+
+/** One page of queries; ties are broken by record and id, so every query is on exactly one page. */
+export const DataQueryPage = z.object({
+  queries: z.array(DataQuery),
+  total: z.int().describe('matching queries over all pages'),
+  page: z.int(),
+  pageSize: z.int(),
+  counts: z.record(QueryStatus, z.int()).describe('queries per status for the same filters except status'),
+});
+export type DataQueryPage = z.infer<typeof DataQueryPage>;
+
+/** POST /api/iit/projects/:projectId/queries/bulk-close: queryIds or filter, exactly one of them. */
+export const BulkCloseQueriesRequest = z.strictObject({
+  queryIds: z.array(NameText).min(1).max(1000).optional().describe('the queries to close; an id not in this project is skipped as not found'),
+  filter: DataQueryFilter.optional().describe('instead of queryIds: close every closable query it matches (at most 5000)'),
+  reason: z.string().min(1).max(500).describe('why these queries need no further action; the audit reason of each'),
+});
+export type BulkCloseQueriesRequest = z.infer<typeof BulkCloseQueriesRequest>;
+
+export const BulkCloseQueriesResponse = z.object({
+  closed: z.int(),
+  skipped: z.array(z.object({ id: z.string(), status: QueryStatus.nullable().describe('null when the project has no such query'), why: z.string() })),
+});
+export type BulkCloseQueriesResponse = z.infer<typeof BulkCloseQueriesResponse>;
 
 /** POST /api/iit/projects/:projectId/queries/:id/transition */
 export const TransitionQueryRequest = z.strictObject({

@@ -197,7 +197,9 @@ fits<Returned<TrialQc['report']>, contract.ViolationsReport>('fits');
 // the SOP engine and the query lifecycle (trial/queries.ts TRANSITIONS) actually write.
 fits<Omit<Returned<TrialQc['taskRun']>, 'steps'>, Omit<contract.TaskRun, 'steps'>>('fits');
 fits<Omit<Returned<TrialQc['review']>, 'steps'>, Omit<contract.TaskRun, 'steps'>>('fits');
-fits<Omit<Returned<TrialQc['queries']>[number], 'allowedTransitions'>, Omit<contract.DataQuery, 'allowedTransitions'>>('fits');
+fits<Omit<Returned<TrialQc['queries']>['queries'][number], 'allowedTransitions'>, Omit<contract.DataQuery, 'allowedTransitions'>>('fits');
+fits<Omit<Returned<TrialQc['queries']>, 'queries'>, Omit<contract.DataQueryPage, 'queries'>>('fits');
+fits<Returned<TrialQc['bulkCloseQueries']>, contract.BulkCloseQueriesResponse>('fits');
 fits<Omit<Returned<TrialQc['transitionQuery']>, 'allowedTransitions'>, Omit<contract.DataQuery, 'allowedTransitions'>>('fits');
 fits<Returned<TrialAssistant['chat']>, contract.ChatAnswer>('fits');
 fits<Returned<StagedAgentService['message']>, contract.ProtocolChatResponse>('fits');

@@ -8,13 +8,13 @@ import { appendAudit } from './store/audit.js';
 /** A query as clients see it: the stored row plus the moves its lifecycle allows next. */
 export type DataQuery = typeof pendingActions.$inferSelect & { allowedTransitions: QueryStatus[] };
 
-const withTransitions = (row: typeof pendingActions.$inferSelect): DataQuery => ({ ...row, allowedTransitions: TRANSITIONS[row.status] });
+export const withTransitions = (row: typeof pendingActions.$inferSelect): DataQuery => ({ ...row, allowedTransitions: TRANSITIONS[row.status] });
 
 /**
  * The lifecycle of a data query, as EDC systems run it: the site answers, data management closes it or
  * reopens it when the answer does not resolve the issue. A closed query can be reopened if the data change.
  */
-const TRANSITIONS: Record<QueryStatus, QueryStatus[]> = {
+export const TRANSITIONS: Record<QueryStatus, QueryStatus[]> = {
   open: ['answered', 'closed'],
   answered: ['closed', 'reopened'],
   reopened: ['answered', 'closed'],
@@ -23,6 +23,7 @@ const TRANSITIONS: Record<QueryStatus, QueryStatus[]> = {
   cancelled: ['reopened'],
 };
 
+/** What a list of queries can be narrowed by; every field but projectId is optional. */
 export interface QueryFilter {
   projectId: string;
   status?: QueryStatus;
@@ -31,14 +32,19 @@ export interface QueryFilter {
   severity?: string;
   recordId?: string;
   taskRunId?: string;
+  /** Absent: every matching query. Callers that show a page use pageQueries (queries/query-page.ts). */
   limit?: number;
   offset?: number;
 }
 
-export async function listQueries(db: Db, filter: QueryFilter): Promise<DataQuery[]> {
-  // A malformed run id matches no query; compared with the uuid column it would make PostgreSQL throw.
-  if (filter.taskRunId && !isUuid(filter.taskRunId)) return [];
-  const where: Array<SQL | undefined> = [
+/**
+ * The WHERE conditions of a filter, shared by the list, the paged list and bulk close so they always agree on
+ * which queries a filter means. Null when the filter can match nothing: a malformed run id compared with the
+ * uuid column would make PostgreSQL throw.
+ */
+export function queryConditions(filter: Omit<QueryFilter, 'limit' | 'offset'>): SQL | null {
+  if (filter.taskRunId && !isUuid(filter.taskRunId)) return null;
+  return and(
     eq(pendingActions.projectId, filter.projectId),
     filter.status ? eq(pendingActions.status, filter.status) : undefined,
     filter.site ? eq(pendingActions.site, filter.site) : undefined,
@@ -46,15 +52,17 @@ export async function listQueries(db: Db, filter: QueryFilter): Promise<DataQuer
     filter.severity ? eq(pendingActions.severity, filter.severity as DataQuery['severity']) : undefined,
     filter.recordId ? eq(pendingActions.recordId, filter.recordId) : undefined,
     filter.taskRunId ? eq(pendingActions.taskRunId, filter.taskRunId) : undefined,
-  ];
-  const rows = await db
-    .select()
-    .from(pendingActions)
-    .where(and(...where))
-    .orderBy(desc(pendingActions.createdAt), pendingActions.recordId)
-    .limit(Math.min(filter.limit ?? 500, 5000))
-    .offset(filter.offset ?? 0);
-  return rows.map(withTransitions);
+  )!;
+}
+
+/** Matching queries, newest first; the id breaks ties so repeated calls (and offsets) see one order. */
+export async function listQueries(db: Db, filter: QueryFilter): Promise<DataQuery[]> {
+  const where = queryConditions(filter);
+  if (!where) return [];
+  let query = db.select().from(pendingActions).where(where).orderBy(desc(pendingActions.createdAt), pendingActions.recordId, pendingActions.id).$dynamic();
+  if (filter.limit !== undefined) query = query.limit(filter.limit);
+  if (filter.offset) query = query.offset(filter.offset);
+  return (await query).map(withTransitions);
 }
 
 /** Moves a query along its lifecycle; who, when and why go to the audit trail in the same transaction. */

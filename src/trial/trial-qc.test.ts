@@ -68,6 +68,7 @@ describe('trial QC checks who is asking', () => {
     importCsv: () => qc.importCsv(user, PROJECT, { dictionaryCsv: 'record_id', recordsCsv: 'record_id' }),
     startQcRun: () => qc.startQcRun(user, PROJECT, 'demo-core-checks'),
     transitionQuery: () => qc.transitionQuery(user, PROJECT, queryId, 'answered', 'corrected'),
+    bulkCloseQueries: () => qc.bulkCloseQueries(user, PROJECT, { queryIds: [queryId], reason: 'duplicate' }),
     review: () => qc.review(user, taskRunId, 'approve', 'fine'),
   });
 

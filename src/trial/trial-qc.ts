@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Config } from '../core/config.js';
 import type { Db } from '../core/db/connect.js';
 import { ClinAgentError } from '../core/errors.js';
@@ -14,7 +15,9 @@ import type { TraceStore } from '../core/trace/store.js';
 import type { SkillCatalog } from './sop/skill-catalog.js';
 import { getQcProgress, listQcRuns, listTaskRuns, startQcRun } from './qc/qc-runs.js';
 import { newWorkerId, nextCronRun, reviewTaskRun } from './qc/workers.js';
-import { listQueries, transitionQuery, type QueryFilter } from './queries.js';
+import { listQueries, transitionQuery } from './queries.js';
+import { pageQueries, type QueryPageRequest } from './queries/query-page.js';
+import { bulkCloseQueries, type BulkCloseInput } from './queries/bulk-close.js';
 import { buildViolationsReport } from './report/violations-report.js';
 import { reportToCsv, reportToXlsx } from './report/export.js';
 import { createWebhookNotifier } from './sop/notify.js';
@@ -23,6 +26,7 @@ import { getTaskRun } from './sop/task-runs.js';
 import type { QueryStatus, ReviewRequest } from '../core/db/schema/trial.js';
 import { queueReviewNotice } from './qc/review-notices.js';
 import { importRedcapCsv, type RedcapCsvFiles } from './import/import-redcap-csv.js';
+import { importOdm, type OdmImportFile } from './import/odm/import-odm.js';
 import { createTrialStore } from './store/trial-store.js';
 import { createRedcapClient } from './redcap/client.js';
 import { importFromRedcap } from './redcap/import-from-redcap.js';
@@ -99,7 +103,10 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
 
   /** Skills as the API shows them: schedule, next run, size. */
   const listSkills = () =>
-    ctx.skills.list().map((s) => ({ id: s.id, name: s.name, description: s.description, projects: s.projects ?? null, schedule: s.schedule ?? null, nextRun: s.schedule ? nextCronRun(s.schedule) : null, nodes: Object.keys(s.nodes).length }));
+    ctx.skills.list().map((s) => ({ id: s.id, name: s.name, description: s.description, projects: s.projects ?? null, schedule: s.schedule ?? null, nextRun: s.schedule ? nextCronRun(s.schedule) : null, nodes: Object.keys(s.nodes).length, file: path.basename(s.sourceFile), status: 'active' as const, problems: [] }));
+  /** Skill files left inactive, for admins to fix: what the file could tell, and its problems. */
+  const listInvalidSkills = () =>
+    ctx.skills.invalid().map((s) => ({ id: s.id, name: path.basename(s.sourceFile), description: '', projects: null, schedule: null, nextRun: null, nodes: 0, file: path.basename(s.sourceFile), status: 'invalid' as const, problems: s.problems }));
 
   /** The violations report as `user` may see it: identifier values masked unless they may see them. */
   async function maskedReport(projectId: string, user: User) {
@@ -143,9 +150,17 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
       await assertWriter(projectId, actor);
       const isMissing = (file: RedcapCsvFiles['dictionaryCsv'] | undefined) => file === undefined || file.length === 0;
       if (isMissing(files.dictionaryCsv) || isMissing(files.recordsCsv)) {
-        throw new ClinAgentError('VALIDATION_FAILED', 'Send the REDCap data dictionary CSV as "dictionary" and the records export CSV as "records" (and optionally the events CSV as "events" and the arms CSV as "arms").', { field: 'files' });
+        throw new ClinAgentError('VALIDATION_FAILED', 'Send the REDCap data dictionary CSV as "dictionary" and the records export CSV as "records" (and optionally the events CSV as "events" and the arms CSV as "arms"), or instead a CDISC ODM 1.3 XML export with metadata and clinical data as "odm".', { field: 'files' });
       }
       return importRedcapCsv(store, projectId, files, actor.name);
+    },
+    /** A CDISC ODM 1.3 file (REDCap, OpenClinica, Castor...) with metadata and clinical data; all-or-nothing like the CSV import. */
+    importOdm: async (actor: User, projectId: string, file: OdmImportFile) => {
+      await assertWriter(projectId, actor);
+      if (file.odm.length === 0) {
+        throw new ClinAgentError('VALIDATION_FAILED', 'The "odm" file is empty. Send the CDISC ODM 1.3 XML export with metadata and clinical data as "odm" (in REDCap: Data Exports > "CDISC ODM (XML)" with the project metadata).', { field: 'odm' });
+      }
+      return importOdm(store, projectId, file, actor.name);
     },
     /** The project's REDCap API settings, and whether the bound token variable is set on this server (never its value). */
     redcapSettings: async (actor: User, projectId: string) => {
@@ -235,7 +250,7 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
      */
     visibleSkills: async (actor: User) => {
       const all = listSkills();
-      if (actor.role === 'admin') return all;
+      if (actor.role === 'admin') return [...all, ...listInvalidSkills()];
       const mine = new Set((await ctx.users.listProjects(actor)).map((p) => p.id));
       return all.flatMap((skill) => {
         if (skill.projects === null) return [skill];
@@ -263,10 +278,17 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
       await assertWriter(run.projectId, actor);
       return reviewTaskRun({ db: ctx.db, jobs: jobs() }, taskRunId, decision, actor.name, comment, shownDataHash);
     },
-    queries: async (actor: User, filter: QueryFilter) => {
-      await assertMember(filter.projectId, actor);
-      const mask = await identifierMask(ctx.db, filter.projectId, actor);
-      return (await listQueries(ctx.db, filter)).map(mask.query);
+    /** One page of queries, sorted, with the total and the counts per status. */
+    queries: async (actor: User, request: QueryPageRequest) => {
+      await assertMember(request.projectId, actor);
+      const mask = await identifierMask(ctx.db, request.projectId, actor);
+      const page = await pageQueries(ctx.db, request);
+      return { ...page, queries: page.queries.map(mask.query) };
+    },
+    /** Closes the listed (or filtered) queries that may close, with one reason, each audited; reports the rest. */
+    bulkCloseQueries: async (actor: User, projectId: string, input: Omit<BulkCloseInput, 'projectId' | 'actor'>) => {
+      await assertWriter(projectId, actor);
+      return bulkCloseQueries(ctx.db, { ...input, projectId, actor: actor.name });
     },
     /** The returned query follows the actor's view of identifiers. */
     transitionQuery: async (actor: User, projectId: string, queryId: string, to: QueryStatus, comment: string) => {

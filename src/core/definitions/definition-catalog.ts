@@ -61,5 +61,10 @@ function shownId(id: string): string {
 
 /** One line per duplicate, naming both files. */
 export function duplicateId(kind: DefinitionKind, definition: Definition, otherFile: string): string {
-  return `${definition.sourceFile}: id "${definition.id}" is already used by ${otherFile}; ${kind.noun} ids must be unique`;
+  return `${definition.sourceFile}: ${duplicateProblem(kind, definition, otherFile)}`;
+}
+
+/** What is wrong with the later of two files with one id, naming the earlier. */
+export function duplicateProblem(kind: DefinitionKind, definition: Definition, otherFile: string): string {
+  return `id "${definition.id}" is already used by ${otherFile}; ${kind.noun} ids must be unique`;
 }

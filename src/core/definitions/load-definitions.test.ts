@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createDefinitionCatalog, loadDefinitionFile, loadDefinitions, type DefinitionKind, type DefinitionSpec } from './index.js';
+import { createDefinitionCatalog, loadDefinitionFile, loadDefinitions, readDefinitionFolder, type DefinitionKind, type DefinitionSpec } from './index.js';
 import { errorOf } from '../../testing/error-of.js';
 
 /** A made-up kind, so the loader is tested without any scenario or skill knowledge. */
@@ -60,6 +60,18 @@ describe('definition files', () => {
     expect(error.message).toContain('four.json: cannot be read as JSON');
     expect(error.message).toMatch(/two\.yml: id "same" is already used by .*one\.yaml; gadget ids must be unique/);
     expect(error.details.failures).toHaveLength(3);
+  });
+
+  it('reads a folder file by file, keeping the valid ones and each failure with its id and problems', () => {
+    const dir = folder({ 'a.yaml': 'id: same\nsize: 1\n', 'b.yaml': 'id: same\nsize: 2\n', 'c.yaml': 'id: big\nsize: 11\n', 'd.json': '{"id": ' });
+    const { definitions, failures } = readDefinitionFolder(dir, spec);
+    expect(definitions.map((g) => g.id)).toEqual(['same']);
+    expect(failures.map(({ file, id, problems }) => ({ file: path.basename(file), id, problems }))).toEqual([
+      { file: 'b.yaml', id: 'same', problems: [`id "same" is already used by ${path.join(dir, 'a.yaml')}; gadget ids must be unique`] },
+      { file: 'c.yaml', id: 'big', problems: ['size: at most 10'] },
+      { file: 'd.json', id: undefined, problems: [expect.stringMatching(/^cannot be read as JSON: /)] },
+    ]);
+    expect(failures[1]!.message).toBe(`${path.join(dir, 'c.yaml')} is not a valid gadget:\n- size: at most 10`);
   });
 
   it('refuses duplicate ids handed to a catalog directly, naming both files', () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ClinAgentError, errorMessage, formatIssues } from '../errors.js';
-import { createDefinitionCatalog, duplicateId, type Definition, type DefinitionCatalog, type DefinitionKind } from './definition-catalog.js';
+import { createDefinitionCatalog, duplicateId, duplicateProblem, type Definition, type DefinitionCatalog, type DefinitionKind } from './definition-catalog.js';
 
 /**
  * Definition files (scenarios, QC skills, and the agent definitions to come) are folders of YAML or JSON files
@@ -32,22 +32,34 @@ export function loadDefinitionFile<S extends z.ZodType, T extends Definition>(fi
     const text = readFileSync(file, 'utf8');
     raw = isJson ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
-    throw new ClinAgentError(kind.code, `${file}: cannot be read as ${isJson ? 'JSON' : 'YAML'}: ${errorMessage(error)}`, { file });
+    const problem = `cannot be read as ${isJson ? 'JSON' : 'YAML'}: ${errorMessage(error)}`;
+    throw new ClinAgentError(kind.code, `${file}: ${problem}`, { file, problems: [problem] });
   }
+  // The id as written, so a folder that keeps its good files can still name a bad one by it.
+  const id = raw !== null && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : undefined;
   const parsed = spec.schema.safeParse(raw);
-  if (!parsed.success) throw invalidFile(kind, file, formatIssues(parsed.error.issues));
+  if (!parsed.success) throw invalidFile(kind, file, formatIssues(parsed.error.issues), id);
   const problems: string[] = [];
   const definition = spec.build(file, parsed.data, problems);
-  if (problems.length) throw invalidFile(kind, file, problems);
+  if (problems.length) throw invalidFile(kind, file, problems, id);
   return definition;
 }
 
+/** A file of a folder that did not load: its problems as `path: reason` lines, and one message naming the file. */
+export interface DefinitionFailure {
+  file: string;
+  /** The id the file declares, when it declares one. */
+  id?: string;
+  problems: string[];
+  message: string;
+}
+
 /**
- * Every definition file directly in `directory` (those matching `kind.fileNames`), in name order. One invalid
- * file fails the whole load, listing every invalid file and every duplicate id with both files, so a typo is
- * never silently dropped from the product.
+ * Every definition file directly in `directory` (those matching `kind.fileNames`), in name order, each on its
+ * own: the valid ones, and every file that is not, with all its problems. A second file with an id already taken
+ * is the invalid one, naming the first. Only an unreadable folder throws (CONFIG_INVALID).
  */
-export function loadDefinitionFiles<S extends z.ZodType, T extends Definition>(directory: string, spec: DefinitionSpec<S, T>): T[] {
+export function readDefinitionFolder<S extends z.ZodType, T extends Definition>(directory: string, spec: DefinitionSpec<S, T>): { definitions: T[]; failures: DefinitionFailure[] } {
   const { kind } = spec;
   let names: string[];
   try {
@@ -56,23 +68,35 @@ export function loadDefinitionFiles<S extends z.ZodType, T extends Definition>(d
     throw new ClinAgentError('CONFIG_INVALID', `Cannot read the ${kind.noun}s folder ${directory}: ${errorMessage(error)}. Set ${kind.folderSetting} to a folder of ${kind.noun} ${kind.formats} files.`, { field: kind.folderSetting });
   }
   const definitions: T[] = [];
-  const failures: string[] = [];
+  const failures: DefinitionFailure[] = [];
   const fileOf = new Map<string, string>();
   for (const name of names) {
+    const file = path.resolve(directory, name);
     try {
-      const definition = loadDefinitionFile(path.join(directory, name), spec);
+      const definition = loadDefinitionFile(file, spec);
       const other = fileOf.get(definition.id);
       if (other) {
-        failures.push(duplicateId(kind, definition, other));
+        failures.push({ file, id: definition.id, problems: [duplicateProblem(kind, definition, other)], message: duplicateId(kind, definition, other) });
         continue;
       }
       fileOf.set(definition.id, definition.sourceFile);
       definitions.push(definition);
     } catch (error) {
-      failures.push(errorMessage(error));
+      const details = ClinAgentError.isInstance(error) ? error.details : {};
+      const problems = Array.isArray(details.problems) ? details.problems.map(String) : [errorMessage(error)];
+      failures.push({ file, ...(typeof details.id === 'string' ? { id: details.id } : {}), problems, message: errorMessage(error) });
     }
   }
-  if (failures.length) throw new ClinAgentError(kind.code, `Invalid ${kind.noun} files in ${directory}:\n${failures.join('\n')}`, { directory, failures });
+  return { definitions, failures };
+}
+
+/**
+ * Every definition file directly in `directory`, in name order. One invalid file fails the whole load, listing
+ * every invalid file and every duplicate id with both files, so a typo is never silently dropped from the product.
+ */
+export function loadDefinitionFiles<S extends z.ZodType, T extends Definition>(directory: string, spec: DefinitionSpec<S, T>): T[] {
+  const { definitions, failures } = readDefinitionFolder(directory, spec);
+  if (failures.length) throw new ClinAgentError(spec.kind.code, `Invalid ${spec.kind.noun} files in ${directory}:\n${failures.map((f) => f.message).join('\n')}`, { directory, failures: failures.map((f) => f.message) });
   return definitions;
 }
 
@@ -81,6 +105,6 @@ export function loadDefinitions<S extends z.ZodType, T extends Definition>(direc
   return createDefinitionCatalog(loadDefinitionFiles(directory, spec), spec.kind);
 }
 
-function invalidFile(kind: DefinitionKind, file: string, problems: string[]): ClinAgentError {
-  return new ClinAgentError(kind.code, `${file} is not a valid ${kind.noun}:\n- ${problems.join('\n- ')}`, { file, problems });
+function invalidFile(kind: DefinitionKind, file: string, problems: string[], id: string | undefined): ClinAgentError {
+  return new ClinAgentError(kind.code, `${file} is not a valid ${kind.noun}:\n- ${problems.join('\n- ')}`, { file, problems, ...(id === undefined ? {} : { id }) });
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TrialQc } from '../../trial/trial-qc.js';
 import type { AuditEntityType } from '../../trial/store/types.js';
+import { ClinAgentError } from '../../core/errors.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
 
@@ -12,11 +13,11 @@ export const trialDataRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, 
     schema: { tags: ['trial data'], summary: 'Trial projects the caller belongs to, with subject and record counts per site', ...routeSchema('GET /api/iit/projects') },
   }, async (request) => ({ projects: await qc.projects(requireUser(request)) }));
 
-  app.post<{ Params: { projectId: string }; Body: { dictionary?: Upload; events?: Upload; arms?: Upload; records?: Upload } }>('/api/iit/projects/:projectId/imports', {
+  app.post<{ Params: { projectId: string }; Body: { dictionary?: Upload; events?: Upload; arms?: Upload; records?: Upload; odm?: Upload } }>('/api/iit/projects/:projectId/imports', {
     config: { access: 'write', multipartOptions: { limits: { files: 4 } } },
     schema: {
       tags: ['trial data'],
-      summary: 'Import a REDCap CSV export (multipart: dictionary, records, optional events and arms), UTF-8 or GBK/GB18030. All-or-nothing: any bad row is reported with its line and field, and nothing is written; values outside their validation min/max are imported and listed in warnings.',
+      summary: 'Import a REDCap CSV export (multipart: dictionary, records, optional events and arms), UTF-8 or GBK/GB18030, or a CDISC ODM 1.3 XML file with metadata and clinical data (multipart: odm) from REDCap, OpenClinica or Castor. All-or-nothing: any bad row is reported with its line (or ODM element) and field, and nothing is written; values outside their validation min/max are imported and listed in warnings.',
       consumes: ['multipart/form-data'],
       ...routeSchema('POST /api/iit/projects/:projectId/imports'),
     },
@@ -24,6 +25,14 @@ export const trialDataRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, 
     // Bytes, not text: the import decodes them (UTF-8, or GBK/GB18030 from Excel) or refuses them by name.
     const body = request.body ?? {};
     const bytes = (upload?: Upload): Uint8Array | undefined => upload?.data;
+    if (body.odm) {
+      const csvParts = (['dictionary', 'events', 'arms', 'records'] as const).filter((part) => body[part]);
+      if (csvParts.length > 0) {
+        throw new ClinAgentError('VALIDATION_FAILED', `Send either an ODM file as "odm" or the REDCap CSV files, not both (this request also has ${csvParts.map((part) => `"${part}"`).join(', ')}); one import reads one export.`, { field: 'odm', alsoSent: csvParts });
+      }
+      const summary = await qc.importOdm(requireUser(request), request.params.projectId, { odm: body.odm.data, fileName: body.odm.filename });
+      return reply.status(201).send(summary);
+    }
     const summary = await qc.importCsv(
       requireUser(request),
       request.params.projectId,

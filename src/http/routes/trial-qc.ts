@@ -7,7 +7,7 @@ import { routeSchema } from '../../contract/index.js';
 export const trialQcRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, { qc }) => {
   app.get('/api/iit/skills', {
     schema: {
-      tags: ['trial QC'], summary: 'QC skills (SOP flowcharts) with their schedule and next run: those for every project and for your projects (admins: all)',
+      tags: ['trial QC'], summary: 'QC skills (SOP flowcharts) with their schedule and next run: those for every project and for your projects (admins: all, and the invalid skill files with their problems)',
       ...routeSchema('GET /api/iit/skills'),
     },
   }, async (request) => ({ skills: await qc.visibleSkills(requireUser(request)) }));

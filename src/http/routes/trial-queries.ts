@@ -1,20 +1,34 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { QueryStatus } from '../../core/db/schema/trial.js';
 import type { TrialQc } from '../../trial/trial-qc.js';
+import type { QueryPageRequest } from '../../trial/queries/query-page.js';
+import type { BulkCloseFilter } from '../../trial/queries/bulk-close.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
 
-/** Pending actions (data queries): list with filters, move along the lifecycle; the violations report. */
+/** Pending actions (data queries): pages with filters and sorting, moves along the lifecycle, bulk close; the violations report. */
 export const trialQueryRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, { qc }) => {
-  app.get<{ Params: { projectId: string }; Querystring: { status?: QueryStatus; site?: string; field?: string; severity?: string; recordId?: string; taskRunId?: string; limit?: number; offset?: number } }>(
+  app.get<{ Params: { projectId: string }; Querystring: Omit<QueryPageRequest, 'projectId'> }>(
     '/api/iit/projects/:projectId/queries',
     {
       schema: {
-        tags: ['trial QC'], summary: 'Data queries (one per violation), filtered by status, site, field, severity, record or run',
+        tags: ['trial QC'], summary: 'One page of data queries (one per violation), filtered by status, site, field, severity, record or run, sorted by a column; with the total and the counts per status',
         ...routeSchema('GET /api/iit/projects/:projectId/queries'),
       },
     },
-    async (request) => ({ queries: await qc.queries(requireUser(request), { projectId: request.params.projectId, ...request.query }) }),
+    async (request) => qc.queries(requireUser(request), { ...request.query, projectId: request.params.projectId }),
+  );
+
+  app.post<{ Params: { projectId: string }; Body: { queryIds?: string[]; filter?: BulkCloseFilter; reason: string } }>(
+    '/api/iit/projects/:projectId/queries/bulk-close',
+    {
+      config: { access: 'write' },
+      schema: {
+        tags: ['trial QC'], summary: 'Close many queries with one reason (listed by id, or every closable one a filter matches); each is audited; the ones that cannot close are listed with why',
+        ...routeSchema('POST /api/iit/projects/:projectId/queries/bulk-close'),
+      },
+    },
+    async (request) => qc.bulkCloseQueries(requireUser(request), request.params.projectId, request.body),
   );
 
   app.post<{ Params: { projectId: string; id: string }; Body: { to: QueryStatus; comment?: string } }>(

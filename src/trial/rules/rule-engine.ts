@@ -4,6 +4,7 @@ import { dateAfter, dateBefore, dateDiffDays, dateOnOrAfter, dateOnOrBefore, isD
 import { createMatchesOperator } from './matches-operator.js';
 import { createMatchingBudget } from './matching-budget.js';
 import { specMissing, specMissingSome } from './missing-operators.js';
+import { isNumber } from './number-operators.js';
 import { inWindow } from './visit-window-operator.js';
 
 /** A compiled JSON Logic expression: evaluates it against one record. */
@@ -29,7 +30,7 @@ export function createRuleEngine(): RuleEngine {
   const logic = new LogicEngine();
   // One budget for the engine is enough: an evaluation runs to its end before the next starts (one thread).
   const budget = createMatchingBudget();
-  const operators = [dateDiffDays, dateBefore, dateAfter, dateOnOrBefore, dateOnOrAfter, inWindow, isDate, createMatchesOperator(budget)];
+  const operators = [dateDiffDays, dateBefore, dateAfter, dateOnOrBefore, dateOnOrAfter, inWindow, isDate, isNumber, createMatchesOperator(budget)];
   for (const operator of operators) {
     if (operator.name in logic.methods) throw new Error(`clinical operator ${operator.name} would shadow a json-logic-engine operator`);
     // deterministic: pure functions of their arguments, so the compiler may evaluate all-literal calls once at build

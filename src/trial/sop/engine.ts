@@ -12,7 +12,7 @@ import type { ReviewRequest } from '../../core/db/schema/trial.js';
 import { fieldValue } from '../rules/run-rules.js';
 import { isNeedsHumanReview, runWithRetry } from '../soft/index.js';
 import type { ClearedCheck, Finding } from './findings.js';
-import { loadRecordContext, type RecordContext } from './record-context.js';
+import { eventOf, loadRecordContext, type RecordContext } from './record-context.js';
 import type { Skill } from './load-skills.js';
 import type { ReviewNotifier } from './notify.js';
 import type { SopNode } from './skill-schema.js';
@@ -144,12 +144,6 @@ async function checkSoftRule(deps: SopDeps, trace: Parameters<typeof runWithRetr
     cleared: result.passed ? [{ ruleId: nodeId, eventName, field: node.field }] : [],
     detail,
   };
-}
-
-/** The visit a field names (`v2_arm_1.visit_date` -> v2_arm_1); '' for a baseline field or a project without events. */
-function eventOf(record: RecordContext, field: string): string {
-  const prefix = field.split('.')[0]!;
-  return record.events.includes(prefix) ? prefix : '';
 }
 
 async function queueNotice(deps: SopDeps, taskRunId: string): Promise<void> {

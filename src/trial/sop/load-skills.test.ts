@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createToolRegistry } from '../../core/tools/registry.js';
 import { registerBuiltinTools } from '../../agent/tools/builtin.js';
 import { loadDemoRecords } from '../../agent/tools/demo-records.js';
-import { loadSkill, loadSkills } from './load-skills.js';
+import { loadSkill, loadSkills, readSkillFolder } from './load-skills.js';
 import { createSkillCatalog } from './skill-catalog.js';
 import { errorOf } from '../../testing/error-of.js';
 
@@ -72,7 +72,24 @@ nodes:
     expect(error.message).toContain('schedule: must be a 5-field cron expression');
   });
 
-  it('refuses soft-rule tools that are not registered', () => {
+  it('loads every file of a folder on its own: the good ones, and each bad one with its problems', () => {
+    const dir = path.dirname(skillFile(VALID, 'a-good.yaml'));
+    writeFileSync(path.join(dir, 'b-between.yaml'), VALID.replace('id: checks', 'id: ranges').replace('">=": [{ var: age }, 18]', 'between: [{ var: age }, 18, 75]'));
+    writeFileSync(path.join(dir, 'c-again.yml'), VALID);
+    writeFileSync(path.join(dir, 'd-broken.yaml'), 'id: [unclosed\n');
+
+    const { skills, invalid } = readSkillFolder(dir);
+
+    expect(skills.map((s) => s.id)).toEqual(['checks']);
+    expect(invalid.map((s) => [s.id, path.basename(s.sourceFile)])).toEqual([['ranges', 'b-between.yaml'], ['checks', 'c-again.yml'], ['d-broken', 'd-broken.yaml']]);
+    expect(invalid[0]!.problems).toEqual([expect.stringMatching(/^nodes\.hard\.rules: .*unknown operator "between"/s)]);
+    expect(invalid[1]!.problems).toEqual([`id "checks" is already used by ${path.join(dir, 'a-good.yaml')}; skill ids must be unique`]);
+    expect(invalid[2]!.problems).toEqual([expect.stringMatching(/^cannot be read as YAML: /)]);
+    // The strict loader still refuses the folder as a whole, naming every bad file.
+    expect(errorOf(() => loadSkills(dir)).details.failures).toHaveLength(3);
+  });
+
+  it('leaves a skill naming an unregistered tool inactive, and serves the others', () => {
     const body = `
 id: soft
 name: Soft
@@ -82,7 +99,11 @@ nodes:
 `;
     const tools = createToolRegistry();
     registerBuiltinTools(tools, loadDemoRecords());
-    const error = errorOf(() => createSkillCatalog([loadSkill(skillFile(body))], tools));
+    const catalog = createSkillCatalog([loadSkill(skillFile(body)), loadSkill(skillFile(VALID))], tools);
+    expect(catalog.list().map((s) => s.id)).toEqual(['checks']);
+    expect(catalog.invalid()).toEqual([expect.objectContaining({ id: 'soft', problems: ['nodes.s.tools: "teleport" is not a registered tool'] })]);
+    const error = errorOf(() => catalog.get('soft'));
+    expect(error).toMatchObject({ code: 'SKILL_INVALID', status: 422 });
     expect(error.message).toContain('nodes.s.tools: "teleport" is not a registered tool');
   });
 

@@ -1,5 +1,6 @@
+import path from 'node:path';
 import type { z } from 'zod';
-import { loadDefinitionFile, loadDefinitionFiles, type DefinitionKind, type DefinitionSpec } from '../../core/definitions/index.js';
+import { loadDefinitionFile, loadDefinitionFiles, readDefinitionFolder, type DefinitionKind, type DefinitionSpec } from '../../core/definitions/index.js';
 import { errorMessage } from '../../core/errors.js';
 import { compileRules, type CompiledRules } from '../rules/index.js';
 import { graphProblems } from './skill-graph.js';
@@ -40,6 +41,26 @@ export function loadSkill(filePath: string): Skill {
 /** Every .yaml/.yml file in `directory`; one invalid file fails the load, listing all invalid files. */
 export function loadSkills(directory: string): Skill[] {
   return loadDefinitionFiles(directory, skillSpec);
+}
+
+/** A skill file that did not load: inactive until it is fixed, and shown to admins with its problems. */
+export interface InvalidSkill {
+  /** The id the file declares; its file name without extension when it declares none. */
+  id: string;
+  sourceFile: string;
+  problems: string[];
+}
+
+/**
+ * Every skill file of `directory`, each on its own, so one bad file (a typo, an operator the engine lacks) leaves
+ * the others serving their trials. A second file with an id already taken is the invalid one, naming the first.
+ */
+export function readSkillFolder(directory: string): { skills: Skill[]; invalid: InvalidSkill[] } {
+  const { definitions, failures } = readDefinitionFolder(directory, skillSpec);
+  return {
+    skills: definitions,
+    invalid: failures.map((f) => ({ id: f.id ?? path.basename(f.file).replace(SKILL_KIND.fileNames, ''), sourceFile: f.file, problems: f.problems })),
+  };
 }
 
 /** The graph checks and rule compilation the schema cannot do. */

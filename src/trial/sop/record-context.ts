@@ -44,7 +44,8 @@ export async function loadRecordContext(db: Db, projectId: string, recordId: str
     return i === -1 ? Number.MAX_SAFE_INTEGER : i;
   };
   rows.sort((a, b) => rank(a.eventName) - rank(b.eventName) || a.eventName.localeCompare(b.eventName));
-  const site = rows[0]!.site;
+  // A subject belongs to one site (its REDCap data access group); an export may carry it on some rows only.
+  const site = rows.find((row) => row.site)?.site ?? '';
   const versions = bare<number>();
   const longitudinal = rows.some((row) => row.eventName !== '');
   if (!longitudinal) {
@@ -60,6 +61,15 @@ export async function loadRecordContext(db: Db, projectId: string, recordId: str
     versions[row.eventName] = row.version;
   }
   return { recordId, site, data, modelView: assign(bare<unknown>(), { record_id: recordId, site, events: modelEvents }), versions, events: rows.map((r) => r.eventName) };
+}
+
+/**
+ * The visit a rule's field was read from: the event its path names (`v2_arm_1.visit_date` -> v2_arm_1), else the
+ * record's first event, whose fields the rules see at the top level (`age`); '' for a project without events.
+ */
+export function eventOf(record: Pick<RecordContext, 'events'>, field: string): string {
+  const prefix = field.split('.')[0]!;
+  return record.events.includes(prefix) ? prefix : (record.events[0] ?? '');
 }
 
 function bare<T>(): Record<string, T> {

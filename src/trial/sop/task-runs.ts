@@ -7,6 +7,7 @@ import { createRunStore } from '../../agent/runs/run-store.js';
 import { appendAuditEntries } from '../store/audit.js';
 import { stableJson } from '../store/stable-json.js';
 import { markNoLongerFiring, raiseFindings, settleHeldQueries, type ClearedCheck, type Finding } from './findings.js';
+import { eventOf, loadRecordContext } from './record-context.js';
 
 export type TaskRun = typeof taskRuns.$inferSelect;
 
@@ -45,9 +46,10 @@ export const taskRunStore = createRunStore<typeof taskRuns, TaskRunStepWrites, {
     // A soft rule the model could not judge: the reviewer's reject is the verdict, and raises its query.
     const finding = run.reviewRequest?.finding;
     if (decision.kind === 'reject' && finding) {
-      const [record] = await tx.select({ site: trialRecords.site }).from(trialRecords).where(and(eq(trialRecords.projectId, run.projectId), eq(trialRecords.recordId, run.recordId))).limit(1);
-      const scope = { projectId: run.projectId, recordId: run.recordId, site: record?.site ?? '', taskRunId: run.id, qcRunId: run.qcRunId, nodeId: run.reviewRequest!.node, actor: reviewer };
-      audit.push(...(await raiseFindings(tx, scope, [{ ...finding, eventName: run.eventName, message: comment ? `${finding.message} (${comment})` : finding.message, value: null }])));
+      // The event and site the rule's run saw, as for a finding the engine raises itself.
+      const record = await loadRecordContext(tx, run.projectId, run.recordId);
+      const scope = { projectId: run.projectId, recordId: run.recordId, site: record.site, taskRunId: run.id, qcRunId: run.qcRunId, nodeId: run.reviewRequest!.node, actor: reviewer };
+      audit.push(...(await raiseFindings(tx, scope, [{ ...finding, eventName: run.eventName || eventOf(record, finding.field), message: comment ? `${finding.message} (${comment})` : finding.message, value: null }])));
       // Raised by a person, so it goes to the site now rather than waiting for a review that has just happened.
       audit.push(...(await settleHeldQueries(tx, { projectId: run.projectId, taskRunId: run.id, outcome: 'release', actor: reviewer, reason: why })));
     }

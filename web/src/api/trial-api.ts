@@ -2,11 +2,14 @@ import type { HttpClient } from './http-client';
 import type {
   AuditEntityType,
   AuditEntry,
+  BulkCloseQueriesResponse,
   DataQuery,
+  DataQueryPage,
   DownloadedFile,
   QcRunProgress,
   QcSkill,
   QueryFilters,
+  QueryPageRequest,
   QueryTransition,
   ReviewDecision,
   TaskRun,
@@ -25,6 +28,13 @@ export function queryString(params: Record<string, string | undefined>): string 
 }
 
 const segment = encodeURIComponent;
+
+/** The server's largest page of queries (src/contract/trial-queries.ts QUERY_PAGE_SIZE_MAX). */
+const LARGEST_QUERY_PAGE = 500;
+
+function stringValues(values: Record<string, string | number | undefined>): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(values).map(([key, value]) => [key, value === undefined ? undefined : String(value)]));
+}
 
 /** One typed function per trial quality-control route (projects, skills, QC runs, reviews, queries, audit). */
 export function createTrialApi(http: HttpClient) {
@@ -45,8 +55,21 @@ export function createTrialApi(http: HttpClient) {
     reviewTaskRun: (taskRunId: string, decision: ReviewDecision, comment: string, dataHash?: string) =>
       http.post<TaskRun>(`/api/iit/task-runs/${segment(taskRunId)}/review`, { decision, ...(comment ? { comment } : {}), ...(dataHash ? { dataHash } : {}) }),
 
-    listQueries: async (projectId: string, filters: QueryFilters = {}) =>
-      (await http.get<{ queries: DataQuery[] }>(`${project(projectId)}/queries${queryString({ ...filters })}`)).queries,
+    /** One page of queries, sorted, with the total and the counts per status. */
+    pageQueries: (projectId: string, filters: QueryFilters = {}, paging: QueryPageRequest = {}) =>
+      http.get<DataQueryPage>(`${project(projectId)}/queries${queryString({ ...filters, ...stringValues(paging) })}`),
+    /** Every matching query (a run's, a record's), fetched page by page so none is cut off. */
+    listQueries: async (projectId: string, filters: QueryFilters = {}) => {
+      const queries: DataQuery[] = [];
+      for (let page = 1; ; page += 1) {
+        const result = await http.get<DataQueryPage>(`${project(projectId)}/queries${queryString({ ...filters, page: String(page), pageSize: String(LARGEST_QUERY_PAGE) })}`);
+        queries.push(...result.queries);
+        if (result.queries.length < LARGEST_QUERY_PAGE || queries.length >= result.total) return queries;
+      }
+    },
+    /** Closes the listed queries with one reason; the ones that cannot close come back with why. */
+    bulkCloseQueries: (projectId: string, queryIds: string[], reason: string) =>
+      http.post<BulkCloseQueriesResponse>(`${project(projectId)}/queries/bulk-close`, { queryIds, reason }),
     transitionQuery: (projectId: string, queryId: string, to: QueryTransition, comment: string) =>
       http.post<DataQuery>(`${project(projectId)}/queries/${segment(queryId)}/transition`, { to, comment }),
 

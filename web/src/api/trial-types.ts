@@ -1,4 +1,4 @@
-import type { DataQueryFilter } from '../../../src/contract/index.js';
+import type { DataQueryFilter, DataQueryListQuery } from '../../../src/contract/index.js';
 
 /**
  * Shapes of the trial quality-control routes (src/http/routes/trial-data.ts, trial-qc.ts, trial-queries.ts) as
@@ -7,12 +7,15 @@ import type { DataQueryFilter } from '../../../src/contract/index.js';
 export type {
   AuditEntityType,
   AuditEntry,
+  BulkCloseQueriesResponse,
   DataQuery,
+  DataQueryPage,
   QcRunProgress,
   QcRunStatus,
   QcSkill,
   QuerySeverity,
   QueryStatus,
+  QuerySortColumn,
   QueryTransition,
   RecordEvent,
   RecordValue,
@@ -29,8 +32,9 @@ export type {
   ViolationsReport,
 } from '../../../src/contract/index.js';
 
-/** The query list's filters the console offers (paging stays at the server's default). */
-export type QueryFilters = Omit<DataQueryFilter, 'limit' | 'offset'>;
+/** The query list's filters the console offers; paging and sorting are separate (QueryPageRequest). */
+export type QueryFilters = DataQueryFilter;
+export type QueryPageRequest = Omit<DataQueryListQuery, keyof DataQueryFilter>;
 
 export interface DownloadedFile {
   blob: Blob;

@@ -4,11 +4,14 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { Spinner } from '../../components/Spinner';
 import { useT } from '../../i18n/use-t';
 import { useTrialQueriesStore } from '../../stores/trial-queries';
+import { pageRows } from '../../stores/query-paging';
+import { BulkCloseBar } from './BulkCloseBar';
 import { enumLabel } from './labels';
+import { QueryPager } from './QueryPager';
 import { QueryTable } from './QueryTable';
 import { ReportSummary } from './ReportSummary';
 
-const STATUSES: QueryStatus[] = ['open', 'answered', 'reopened', 'closed'];
+const STATUSES: QueryStatus[] = ['open', 'reopened', 'answered', 'closed', 'cancelled'];
 const SEVERITIES: QuerySeverity[] = ['error', 'warning', 'info'];
 /** Typing a record id filters after a short pause, not on every keystroke. */
 const RECORD_FILTER_DELAY_MS = 350;
@@ -16,7 +19,7 @@ const RECORD_FILTER_DELAY_MS = 350;
 export function QueriesPage({ project }: { project: TrialProject }) {
   const t = useT();
   const projectId = project.id;
-  const { queries, report, hasLoaded, isLoading, error, filters, transitionError, load, setFilters } = useTrialQueriesStore();
+  const { queries, report, hasLoaded, isLoading, error, filters, paging, total, counts, transitionError, load, setFilters } = useTrialQueriesStore();
   const isCurrent = useTrialQueriesStore((state) => state.projectId === projectId);
   const activeFilters = isCurrent ? filters : {};
   const [recordText, setRecordText] = useState(activeFilters.recordId ?? '');
@@ -55,18 +58,26 @@ export function QueriesPage({ project }: { project: TrialProject }) {
           </button>
         </div>
 
+        {/* The counts are for the other filters, so every status shows how many a click on it would list. */}
+        <div className="segmented status-chips" role="group" aria-label={t('queries.byStatus')} data-testid="query-status-chips">
+          <button type="button" className={`button button-small ${activeFilters.status ? '' : 'active'}`} aria-pressed={!activeFilters.status} data-testid="query-status-chip-all" onClick={() => change({ status: undefined })}>
+            {t('queries.chip.all')} <span className="chip-count">{isCurrent ? STATUSES.reduce((sum, status) => sum + (counts[status] ?? 0), 0) : 0}</span>
+          </button>
+          {STATUSES.map((status) => (
+            <button
+              key={status}
+              type="button"
+              className={`button button-small ${activeFilters.status === status ? 'active' : ''}`}
+              aria-pressed={activeFilters.status === status}
+              data-testid={`query-status-chip-${status}`}
+              onClick={() => change({ status })}
+            >
+              {enumLabel(t, 'query.status', status)} <span className="chip-count">{isCurrent ? counts[status] ?? 0 : 0}</span>
+            </button>
+          ))}
+        </div>
+
         <div className="filter-bar" role="group" aria-label={t('queries.filters')}>
-          <label className="filter">
-            <span>{t('queries.filter.status')}</span>
-            <select data-testid="query-filter-status" value={activeFilters.status ?? ''} onChange={(e) => change({ status: (e.target.value || undefined) as QueryStatus | undefined })}>
-              <option value="">{t('queries.filter.all')}</option>
-              {STATUSES.map((status) => (
-                <option key={status} value={status}>
-                  {enumLabel(t, 'query.status', status)}
-                </option>
-              ))}
-            </select>
-          </label>
           <label className="filter">
             <span>{t('queries.filter.site')}</span>
             <select data-testid="query-filter-site" value={activeFilters.site ?? ''} onChange={(e) => change({ site: e.target.value || undefined })}>
@@ -129,14 +140,16 @@ export function QueriesPage({ project }: { project: TrialProject }) {
         {!isCurrent || (!hasLoaded && isLoading) ? <Spinner label={t('common.loading')} /> : null}
         {isCurrent && hasLoaded ? (
           <p className="muted small table-caption" data-testid="query-count">
-            {t('queries.count', { shown: queries.length, total: report?.total ?? queries.length })}
+            {t('queries.rows', { ...pageRows(paging.page, paging.pageSize, total), total })}
             {isLoading ? <Spinner /> : null}
           </p>
         ) : null}
-        {isCurrent && hasLoaded && queries.length === 0 ? (
+        {isCurrent ? <BulkCloseBar projectId={projectId} /> : null}
+        {isCurrent && hasLoaded && total === 0 ? (
           <p className="empty">{hasFilters ? t('queries.empty') : t('queries.emptyProject')}</p>
         ) : null}
         {isCurrent && queries.length > 0 ? <QueryTable projectId={projectId} queries={queries} isInteractive /> : null}
+        {isCurrent && hasLoaded && total > 0 ? <QueryPager projectId={projectId} /> : null}
       </section>
     </>
   );

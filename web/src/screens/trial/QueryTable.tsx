@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import type { DataQuery, QueryTransition } from '../../api';
+import type { DataQuery, QuerySortColumn, QueryTransition } from '../../api';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Spinner } from '../../components/Spinner';
 import { formatValue } from '../../i18n/format';
@@ -17,7 +17,10 @@ interface QueryTableProps {
   queries: DataQuery[];
   /** Off on the record page, where every row is the same record. */
   showRecord?: boolean;
-  /** Lifecycle buttons and history; only the Queries page, which owns the query store, turns them on. */
+  /**
+   * Lifecycle buttons, history, row checkboxes and sortable headers; only the Queries page, which owns the query
+   * store (its page, sort and selection), turns them on.
+   */
   isInteractive?: boolean;
 }
 
@@ -25,20 +28,22 @@ export function QueryTable({ projectId, queries, showRecord = true, isInteractiv
   const t = useT();
   // Queries raised on a whole record carry no event; an empty column would only push the message aside.
   const showEvent = queries.some((query) => query.eventName);
-  const columnCount = 6 + (showRecord ? 1 : 0) + (showEvent ? 1 : 0) + (isInteractive ? 1 : 0);
+  const columnCount = 6 + (showRecord ? 1 : 0) + (showEvent ? 1 : 0) + (isInteractive ? 2 : 0);
+  const Header = isInteractive ? SortableHeader : PlainHeader;
   return (
     <div className="table-scroll">
       <table className="table query-table">
         <thead>
           <tr>
-            {showRecord ? <th>{t('queries.col.record')}</th> : null}
-            {showEvent ? <th>{t('queries.col.event')}</th> : null}
-            <th>{t('queries.col.site')}</th>
-            <th>{t('queries.col.field')}</th>
+            {isInteractive ? <SelectPageHeader queries={queries} /> : null}
+            {showRecord ? <Header column="recordId" label={t('queries.col.record')} /> : null}
+            {showEvent ? <Header column="eventName" label={t('queries.col.event')} /> : null}
+            <Header column="site" label={t('queries.col.site')} />
+            <Header column="field" label={t('queries.col.field')} />
             <th>{t('queries.col.message')}</th>
-            <th>{t('queries.col.severity')}</th>
-            <th>{t('queries.col.status')}</th>
-            <th>{t('queries.col.created')}</th>
+            <Header column="severity" label={t('queries.col.severity')} />
+            <Header column="status" label={t('queries.col.status')} />
+            <Header column="createdAt" label={t('queries.col.created')} />
             {isInteractive ? <th className="actions-col">{t('queries.col.actions')}</th> : null}
           </tr>
         </thead>
@@ -57,6 +62,66 @@ export function QueryTable({ projectId, queries, showRecord = true, isInteractiv
         </tbody>
       </table>
     </div>
+  );
+}
+
+function PlainHeader({ label }: { column: QuerySortColumn; label: string }) {
+  return <th>{label}</th>;
+}
+
+/** A header that sorts the server's list by its column; a second click reverses the order. */
+function SortableHeader({ column, label }: { column: QuerySortColumn; label: string }) {
+  const t = useT();
+  const projectId = useTrialQueriesStore((state) => state.projectId);
+  const paging = useTrialQueriesStore((state) => state.paging);
+  const sortBy = useTrialQueriesStore((state) => state.sortBy);
+  const isSorted = paging.sort === column;
+  return (
+    <th aria-sort={isSorted ? (paging.order === 'asc' ? 'ascending' : 'descending') : 'none'}>
+      <button
+        type="button"
+        className="sort-header"
+        data-testid={`query-sort-${column}`}
+        title={t('queries.sortBy', { column: label })}
+        onClick={() => projectId && void sortBy(projectId, column)}
+      >
+        {label}
+        <span aria-hidden="true" className={isSorted ? undefined : 'muted'}>
+          {isSorted ? (paging.order === 'asc' ? ' ▲' : ' ▼') : ' ↕'}
+        </span>
+      </button>
+    </th>
+  );
+}
+
+/** Ticks or clears every row of the page shown; rows ticked on other pages stay ticked. */
+function SelectPageHeader({ queries }: { queries: DataQuery[] }) {
+  const t = useT();
+  const selected = useTrialQueriesStore((state) => state.selected);
+  const select = useTrialQueriesStore((state) => state.select);
+  const ids = queries.map((query) => query.id);
+  const isAll = ids.length > 0 && ids.every((id) => selected.includes(id));
+  return (
+    <th className="select-col">
+      <input type="checkbox" data-testid="query-select-page" aria-label={t('queries.selectPage')} checked={isAll} onChange={(event) => select(ids, event.target.checked)} />
+    </th>
+  );
+}
+
+function SelectRowCell({ query }: { query: DataQuery }) {
+  const t = useT();
+  const isSelected = useTrialQueriesStore((state) => state.selected.includes(query.id));
+  const select = useTrialQueriesStore((state) => state.select);
+  return (
+    <td className="select-col">
+      <input
+        type="checkbox"
+        data-testid="query-select"
+        aria-label={t('queries.select', { field: query.field, record: query.recordId })}
+        checked={isSelected}
+        onChange={(event) => select([query.id], event.target.checked)}
+      />
+    </td>
   );
 }
 
@@ -80,6 +145,7 @@ function QueryRow({ projectId, query, showRecord, showEvent, isInteractive, colu
   return (
     <>
       <tr data-testid="query-row" data-query-id={query.id} data-status={query.status} className={pending ? 'row-editing' : undefined}>
+        {isInteractive ? <SelectRowCell query={query} /> : null}
         {showRecord ? (
           <td>
             <a href={routes.trialRecord(projectId, query.recordId)} data-testid="query-record-link">

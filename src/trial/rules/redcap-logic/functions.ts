@@ -1,0 +1,150 @@
+import type { Node } from './ast.js';
+import { absolute, asCondition, asNumber, asText, isBlank, type JsonLogic, type Operand } from './json-logic.js';
+import { syntaxError } from './syntax-error.js';
+
+type Call = Extract<Node, { type: 'call' }>;
+type Compile = (node: Node) => Operand;
+type FunctionCompiler = (call: Call, compile: Compile) => Operand;
+
+/**
+ * REDCap's functions that the rule engine can express. Each keeps REDCap's meaning where it differs from JSON
+ * Logic's: sum, min and max skip blank and non-numeric values, round goes half away from zero.
+ */
+const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
+  datediff: compileDatediff,
+  sum: (call, compile) => ({ logic: numericFold(call, compile, { '+': [{ var: 'accumulator' }, { var: 'current' }] }, 0), kind: 'number' }),
+  min: (call, compile) => ({ logic: numericFold(call, compile, extreme('<'), null), kind: 'unknown' }),
+  max: (call, compile) => ({ logic: numericFold(call, compile, extreme('>'), null), kind: 'unknown' }),
+  if: (call, compile) => {
+    const [condition, then, otherwise] = argumentsOf(call, compile, 3, 3, 'if(condition, value if true, value if false)');
+    return { logic: { if: [asCondition(condition!), then!.logic, otherwise!.logic] }, kind: then!.kind === otherwise!.kind ? then!.kind : 'unknown' };
+  },
+  round: compileRound,
+  abs: (call, compile) => {
+    const [value] = argumentsOf(call, compile, 1, 1, 'abs(number)');
+    return { logic: absolute(asNumber(value!)), kind: 'number' };
+  },
+  isnumber: (call, compile) => {
+    const [value] = argumentsOf(call, compile, 1, 1, 'isnumber([field])');
+    return { logic: { is_number: value!.logic }, kind: 'boolean' };
+  },
+  // Projects' missing data codes are not imported, so only a blank value counts here.
+  isblankormissingcode: (call, compile) => {
+    const [value] = argumentsOf(call, compile, 1, 1, 'isblankormissingcode([field])');
+    return { logic: isBlank(value!), kind: 'boolean' };
+  },
+  contains: (call, compile) => textSearch(call, compile, (needle) => needle),
+  not_contain: (call, compile) => {
+    const found = textSearch(call, compile, (needle) => needle);
+    return { logic: { '!': found.logic }, kind: 'boolean' };
+  },
+  starts_with: (call, compile) => textSearch(call, compile, (needle) => `^${needle}`),
+  ends_with: (call, compile) => textSearch(call, compile, (needle) => `${needle}$`),
+};
+
+/** Functions REDCap has that a stored-record rule cannot run, with the reason the author is told. */
+const REFUSED: Readonly<Record<string, string>> = {
+  today: 'a rule over stored records must give the same answer whenever it runs; compare with a date field or a fixed date',
+  now: 'a rule over stored records must give the same answer whenever it runs; compare with a date field or a fixed date',
+};
+
+export const SUPPORTED_FUNCTIONS: readonly string[] = Object.keys(FUNCTIONS).sort();
+
+export function compileCall(call: Call, compile: Compile): Operand {
+  const compiler = Object.hasOwn(FUNCTIONS, call.name) ? FUNCTIONS[call.name] : undefined;
+  if (compiler) return compiler(call, compile);
+  const reason = Object.hasOwn(REFUSED, call.name) ? REFUSED[call.name] : `supported functions: ${SUPPORTED_FUNCTIONS.join(', ')}`;
+  throw syntaxError(`function "${call.name}" at character ${call.position} is not supported; ${reason}`, call.position, { function: call.name });
+}
+
+const DAYS_PER_UNIT: Readonly<Record<string, number>> = { d: 1, M: 30.44, y: 365.2425 };
+const DATE_FORMATS = new Set(['ymd', 'mdy', 'dmy']);
+
+/**
+ * datediff(date1, date2, unit[, format][, signed]): date2 − date1, as an absolute value unless signed is true.
+ * Days are whole calendar days (the engine's date_diff_days); months and years are days / 30.44 and
+ * / 365.2425 as in REDCap. The format names how REDCap shows the dates; stored values are always Y-M-D.
+ */
+function compileDatediff(call: Call, compile: Compile): Operand {
+  const usage = 'datediff([date1], [date2], "d"|"M"|"y"[, "ymd"][, true])';
+  const args = argumentsOf(call, compile, 3, 5, usage);
+  for (const date of args.slice(0, 2)) {
+    const text = typeof date.logic === 'string' ? date.logic.toLowerCase() : '';
+    if (text === 'today' || text === 'now') {
+      throw syntaxError(`datediff with "${text}" at character ${call.position} is not supported: ${REFUSED.today}`, call.position, { function: 'datediff' });
+    }
+  }
+  const unit = args[2]!.logic;
+  if (typeof unit !== 'string' || !Object.hasOwn(DAYS_PER_UNIT, unit)) {
+    const timeUnit = unit === 'h' || unit === 'm' || unit === 's';
+    const problem = timeUnit
+      ? `unit "${unit}" needs the time of day, and the engine counts whole calendar days`
+      : `the unit must be "d", "M" or "y", got ${JSON.stringify(unit)}`;
+    throw syntaxError(`datediff at character ${call.position}: ${problem}; write ${usage}`, call.position, { function: 'datediff' });
+  }
+  let signed = false;
+  for (const [offset, option] of args.slice(3).entries()) {
+    if (typeof option.logic === 'boolean') signed = option.logic;
+    else if (offset === 0 && typeof option.logic === 'string' && DATE_FORMATS.has(option.logic.toLowerCase().replaceAll('-', ''))) continue;
+    else throw syntaxError(`datediff at character ${call.position}: argument ${offset + 4} must be a date format ("ymd", "mdy", "dmy") or true/false; write ${usage}`, call.position, { function: 'datediff' });
+  }
+  const days: JsonLogic = { date_diff_days: [args[0]!.logic, args[1]!.logic] };
+  const magnitude = signed ? days : absolute(days);
+  const perUnit = DAYS_PER_UNIT[unit]!;
+  return { logic: perUnit === 1 ? magnitude : { '/': [magnitude, perUnit] }, kind: 'number' };
+}
+
+/** round(number[, decimals]): half away from zero, as REDCap (PHP) rounds; JSON Logic has no rounding. */
+function compileRound(call: Call, compile: Compile): Operand {
+  const [value, places] = argumentsOf(call, compile, 1, 2, 'round(number, decimals)');
+  const decimals = places === undefined ? 0 : places.logic;
+  if (typeof decimals !== 'number' || !Number.isInteger(decimals) || decimals < 0 || decimals > 10) {
+    throw syntaxError(`round at character ${call.position}: decimals must be a whole number from 0 to 10, got ${JSON.stringify(decimals)}`, call.position, { function: 'round' });
+  }
+  const scale = 10 ** decimals;
+  const scaled = scale === 1 ? asNumber(value!) : { '*': [asNumber(value!), scale] };
+  // On the scaled value s: t = |s| + 0.5 with its fraction removed (t - t % 1), given the sign of s.
+  const magnitude: JsonLogic = { '+': [absolute({ var: '' }), 0.5] };
+  const whole: JsonLogic = { pipe: [magnitude, { '-': [{ var: '' }, { '%': [{ var: '' }, 1] }] }] };
+  const rounded: JsonLogic = { pipe: [scaled, { if: [{ '<': [{ var: '' }, 0] }, { '-': [whole] }, whole] }] };
+  return { logic: scale === 1 ? rounded : { '/': [rounded, scale] }, kind: 'number' };
+}
+
+/** Folds the numeric arguments (blank and non-numeric ones skipped, as REDCap does) with `step`. */
+function numericFold(call: Call, compile: Compile, step: JsonLogic, initial: JsonLogic): JsonLogic {
+  const args = argumentsOf(call, compile, 1, Number.POSITIVE_INFINITY, `${call.name}([a], [b], ...)`);
+  return { reduce: [{ filter: [args.map((arg) => arg.logic), { is_number: { var: '' } }] }, step, initial] };
+}
+
+function extreme(comparison: '<' | '>'): JsonLogic {
+  const current = { '+': [{ var: 'current' }] };
+  return { if: [{ or: [{ '===': [{ var: 'accumulator' }, null] }, { [comparison]: [current, { var: 'accumulator' }] }] }, current, { var: 'accumulator' }] };
+}
+
+/**
+ * contains / starts_with / ends_with(text, 'part'): REDCap compares without regard to case, which JSON Logic
+ * can only do through `matches` (linear-time RE2) with the `i` flag, so the part must be written in the logic.
+ */
+function textSearch(call: Call, compile: Compile, anchor: (escaped: string) => string): Operand {
+  const [haystack, needle] = argumentsOf(call, compile, 2, 2, `${call.name}([field], 'text')`);
+  if (typeof needle!.logic !== 'string' && typeof needle!.logic !== 'number') {
+    throw syntaxError(`${call.name} at character ${call.position}: the text to look for must be written in quotes, not taken from a field`, call.position, { function: call.name });
+  }
+  const part = String(needle!.logic);
+  if (part === '') return { logic: true, kind: 'boolean' };
+  return { logic: { matches: [asText(haystack!), anchor(escapeRegExp(part)), 'i'] }, kind: 'boolean' };
+}
+
+function escapeRegExp(text: string): string {
+  let escaped = '';
+  for (const char of text) escaped += '\\^$.|?*+()[]{}'.includes(char) ? `\\${char}` : char;
+  return escaped;
+}
+
+function argumentsOf(call: Call, compile: Compile, min: number, max: number, usage: string): Operand[] {
+  if (call.args.length < min || call.args.length > max) {
+    const expected = min === max ? `${min}` : max === Number.POSITIVE_INFINITY ? `at least ${min}` : `${min} to ${max}`;
+    throw syntaxError(`${call.name} at character ${call.position} takes ${expected} arguments, got ${call.args.length}; write ${usage}`, call.position, { function: call.name });
+  }
+  return call.args.map(compile);
+}

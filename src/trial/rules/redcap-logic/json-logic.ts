@@ -1,0 +1,49 @@
+/** JSON Logic as this compiler builds it, and the small pieces every part of it needs. */
+export type JsonLogic = null | boolean | number | string | JsonLogic[] | { [operator: string]: JsonLogic };
+
+/**
+ * What a compiled operand yields, as far as the compiler can tell: REDCap compares numerically only when both
+ * sides are numbers, so a literal or an arithmetic result settles it at compile time and a field is tested
+ * when the rule runs.
+ */
+export type Kind = 'number' | 'text' | 'boolean' | 'unknown';
+
+export interface Operand {
+  logic: JsonLogic;
+  kind: Kind;
+  /** Set for a field reference: the record path, for `missing` and the blank default. */
+  path?: string;
+}
+
+/** The value as a number; a numeric literal or a numeric result stays as it is. */
+export function asNumber(operand: Operand): JsonLogic {
+  if (typeof operand.logic === 'string' && operand.kind === 'number') return Number(operand.logic.trim());
+  return operand.kind === 'number' ? operand.logic : { '+': [operand.logic] };
+}
+
+/** The value as REDCap's text: a blank (absent, null) is '' and a number its decimal text. */
+export function asText(operand: Operand): JsonLogic {
+  if (typeof operand.logic === 'string') return operand.logic;
+  if (typeof operand.logic === 'number') return String(operand.logic);
+  if (operand.path !== undefined) return { cat: [{ var: [operand.path, ''] }] };
+  return { cat: [{ '??': [operand.logic, ''] }] };
+}
+
+/**
+ * REDCap's (PHP's) truth: blank, 0 and "0" are false. JSON Logic would take the text "0" (an unticked
+ * checkbox) as true, so a value used as a condition is tested explicitly.
+ */
+export function asCondition(operand: Operand): JsonLogic {
+  if (operand.kind === 'boolean') return operand.logic;
+  return { '!': { in: [operand.logic, ['', '0', 0, null, false]] } };
+}
+
+/** Blank as REDCap means it (`[x] = ''`): the engine's `missing` for a field, empty text otherwise. */
+export function isBlank(operand: Operand): JsonLogic {
+  return operand.path !== undefined ? { '!!': { missing: [operand.path] } } : { '===': [asText(operand), ''] };
+}
+
+/** |x| evaluating x once: `pipe` hands its value to the next step as the context (`{"var": ""}`). */
+export function absolute(logic: JsonLogic): JsonLogic {
+  return { pipe: [logic, { if: [{ '<': [{ var: '' }, 0] }, { '-': [{ var: '' }] }, { var: '' }] }] };
+}
