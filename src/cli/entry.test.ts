@@ -20,7 +20,7 @@ describe.concurrent('clinagent without a database', () => {
 
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Usage: clinagent <command>/);
-    for (const command of ['serve', 'worker', 'migrate', 'run', 'ingest', 'login-link']) expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    for (const command of ['serve', 'worker', 'migrate', 'run', 'ingest', 'login-link', 'token', 'audit', 'import', 'qc']) expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
   });
 
   it('exits 1 naming an unknown command', async () => {

@@ -14,8 +14,11 @@ Commands:
   token revoke <tokenId>        revoke a token at once (audited as cli:<your OS user>)
   audit verify [projectId]      check the audit trail's keyed hash chain (every project when no id); exit 1 if broken
                                 [--export FILE] write the chains' heads to keep elsewhere; [--anchor FILE] check against one
-  qc <projectId> <skillId>      run a QC batch on a running server and show its progress
-                                [--records S001,S002]; needs CLINAGENT_TOKEN (and CLINAGENT_URL)
+  import <projectId>            import a REDCap export (--dictionary F --records F [--events F] [--arms F])
+                                or a CDISC ODM file (--odm F) through a running server; exit 1 listing every problem
+  qc <projectId> <skillId>      run a QC batch on a running server and show its progress [--records S001,S002]
+                                import and qc need CLINAGENT_TOKEN; they find the server by --url, CLINAGENT_URL,
+                                or the HOST and PORT the server reads
 
 Configuration comes from environment variables; see .env.example.`;
 
@@ -31,6 +34,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   'login-link': async () => (await import('./login-link.js')).loginLinkCommand,
   token: async () => (await import('./token.js')).tokenCommand,
   audit: async () => (await import('./audit.js')).auditCommand,
+  import: async () => (await import('./import.js')).importCommand,
   qc: async () => (await import('./qc.js')).qcCommand,
 };
 

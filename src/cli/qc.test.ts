@@ -99,7 +99,7 @@ describe('clinagent qc against a running server', () => {
     expect(lines[0]).toMatch(/^QC run [0-9a-f-]{36}: skill eligibility over 6 record\(s\) of project p1\./);
     expect(lines).toContain('6/6 checked, 0 failed, 2 for review');
     expect(stdout).toMatch(/QC run \S+ waiting for review in \d+\.\d s: 6 record\(s\), 4 completed, 2 waiting for review, 0 failed\.\n/);
-    expect(stdout).toContain(`${server.url}/api/iit/projects/p1/task-runs?status=SUSPENDED&qcRunId=`);
+    expect(stdout).toContain(`Review them in the console: ${server.url}/#/trial/p1/review\n`);
     // Progress lines are printed on change only, so a batch never floods a CI log.
     const progress = lines.filter((line) => /^\d+\/6 checked/.test(line));
     expect(new Set(progress).size).toBe(progress.length);
@@ -115,6 +115,25 @@ describe('clinagent qc against a running server', () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/over 2 record\(s\)/);
     expect(stdout).toMatch(/: 2 record\(s\), 1 completed, 1 waiting for review, 0 failed\.\n/);
+  });
+
+  it('finds the server by the HOST and PORT it reads when no address is given, and --url before CLINAGENT_URL', async () => {
+    const { hostname, port } = new URL(server.url);
+    const [byConfig, byOption] = await Promise.all([
+      runQc(['p1', 'eligibility', '--records', 'S1'], { CLINAGENT_TOKEN: ADMIN_TOKEN, HOST: hostname, PORT: port }),
+      runQc(['p1', 'eligibility', '--records', 'S1', '--url', server.url], { CLINAGENT_TOKEN: ADMIN_TOKEN, CLINAGENT_URL: 'http://127.0.0.1:9' }),
+    ]);
+
+    expect([byConfig.code, byConfig.stderr]).toEqual([0, '']);
+    expect(byConfig.stdout).toMatch(/over 1 record\(s\) of project p1/);
+    expect([byOption.code, byOption.stderr]).toEqual([0, '']);
+  });
+
+  it('names the address it tried when no server answers there', async () => {
+    const { code, stderr } = await runQc(['p1', 'eligibility'], { CLINAGENT_TOKEN: ADMIN_TOKEN, PORT: '9' });
+
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^clinagent qc: cannot reach the ClinAgent server at http:\/\/127\.0\.0\.1:9 .*--url or CLINAGENT_URL/);
   });
 
   it('exits 1 when runs of the batch failed', async () => {

@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import { loadConfig } from '../core/config.js';
-import { ClinAgentError, errorMessage } from '../core/errors.js';
+import { ClinAgentError } from '../core/errors.js';
 import type { QcProgress } from '../trial/qc/qc-runs.js';
+import { apiToken, consoleReviewUrl, createServerApi, serverUrl } from './server-api.js';
 
 /**
- * `clinagent qc <projectId> <skillId> [--records S001,S002]`: runs a QC batch through the HTTP API of a
+ * `clinagent qc <projectId> <skillId> [--records S001,S002] [--url URL]`: runs a QC batch through the HTTP API of a
  * running server, since the server holds the embedded database and a second process must not open it. It
  * starts the run, then follows its progress until no record waits for a worker.
  */
@@ -14,19 +14,15 @@ import type { QcProgress } from '../trial/qc/qc-runs.js';
 const POLL_INTERVAL_MS = 500;
 
 export async function qcCommand(args: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { records: { type: 'string' } } });
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { records: { type: 'string' }, url: { type: 'string' } } });
   const [projectId, skillId] = positionals;
   if (!projectId || !skillId || positionals.length > 2) {
-    throw new ClinAgentError('VALIDATION_FAILED', 'Usage: clinagent qc <projectId> <skillId> [--records S001,S002], e.g. clinagent qc demo-htn-01 demo-core-checks');
+    throw new ClinAgentError('VALIDATION_FAILED', 'Usage: clinagent qc <projectId> <skillId> [--records S001,S002] [--url URL], e.g. clinagent qc demo-htn-01 demo-core-checks');
   }
   const recordIds = values.records?.split(',').map((id) => id.trim()).filter(Boolean);
-  const token = process.env.CLINAGENT_TOKEN?.trim() || process.env.CLINAGENT_ADMIN_TOKEN?.trim();
-  if (!token) {
-    throw new ClinAgentError('CONFIG_MISSING', 'clinagent qc calls the server\'s API and needs a token: set CLINAGENT_TOKEN to your API token (or CLINAGENT_ADMIN_TOKEN to the server\'s admin token).', { field: 'CLINAGENT_TOKEN' });
-  }
-  const config = loadConfig();
-  const baseUrl = (process.env.CLINAGENT_URL?.trim() || `http://${config.host}:${config.port}`).replace(/\/+$/, '');
-  const api = <T>(method: 'GET' | 'POST', path: string, body?: unknown) => callApi<T>(baseUrl, token, method, path, body);
+  const token = apiToken('qc');
+  const server = createServerApi(serverUrl(values.url), token);
+  const api = <T>(method: 'GET' | 'POST', path: string, body?: unknown) => server.call<T>(method, path, body);
 
   const startedAt = Date.now();
   let progress = await api<QcProgress>('POST', `/api/iit/projects/${encodeURIComponent(projectId)}/qc-runs`, { skillId, ...(recordIds?.length ? { recordIds } : {}) });
@@ -45,7 +41,7 @@ export async function qcCommand(args: string[]): Promise<number> {
   const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
   const state = progress.status === 'waiting_review' ? 'waiting for review' : progress.status;
   process.stdout.write(`QC run ${progress.id} ${state} in ${seconds} s: ${progress.total} record(s), ${progress.completed} completed, ${progress.suspended} waiting for review, ${progress.failed} failed.\n`);
-  if (progress.suspended) process.stdout.write(`Review queue: ${baseUrl}/api/iit/projects/${encodeURIComponent(projectId)}/task-runs?status=SUSPENDED&qcRunId=${progress.id}\n`);
+  if (progress.suspended) process.stdout.write(`Review them in the console: ${consoleReviewUrl(server.baseUrl, projectId)}\n`);
   // Every record checked with runs left for a person is a finished command: the reviews happen in the console.
   return progress.failed || (progress.status !== 'completed' && progress.status !== 'waiting_review') ? 1 : 0;
 }
@@ -69,31 +65,4 @@ function createDisplay(total: number): { update(progress: QcProgress): void; sto
     },
     stop() {},
   };
-}
-
-/** One API call; a non-2xx answer becomes an error carrying the server's own message, which says what to fix. */
-async function callApi<T>(baseUrl: string, token: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(baseUrl + path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (error) {
-    const cause = error instanceof Error && error.cause ? errorMessage(error.cause) : errorMessage(error);
-    throw new Error(`cannot reach the ClinAgent server at ${baseUrl} (${cause}). Start it with \`clinagent serve\`, or set CLINAGENT_URL to its address.`);
-  }
-  const text = await response.text();
-  let payload: unknown;
-  try {
-    payload = text ? JSON.parse(text) : undefined;
-  } catch {
-    payload = undefined;
-  }
-  if (!response.ok) {
-    const { code, message } = (payload ?? {}) as { code?: string; message?: string };
-    throw new Error(`${method} ${path} failed with HTTP ${response.status}${code ? ` ${code}` : ''}: ${message ?? (text.slice(0, 200) || response.statusText)}`);
-  }
-  return payload as T;
 }

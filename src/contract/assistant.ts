@@ -124,6 +124,8 @@ export const MemoryReport = z.object({
   projectId: z.string(),
   kind: z.enum(['week', 'year']),
   periodStart: z.string(),
+  periodEnd: z.string().describe('ISO instant the report reaches: the end of its week (or year), or, for a report of the week so far, when it was made'),
+  partial: z.boolean().describe('true for a report of a week that had not ended when it was made (regenerate with this week\'s Monday); the weekly job replaces it with the full report'),
   label: z.string().describe('2026-W47, or 2025 for a yearly summary'),
   summary: z.string(),
   tokens: z.int(),
@@ -136,7 +138,7 @@ export type MemoryReport = z.infer<typeof MemoryReport>;
 export const MemoryReportList = z.object({ reports: z.array(MemoryReport) });
 export const MemoryReportQuery = z.strictObject({ kind: z.enum(['week', 'year']).optional(), limit: z.int().min(1).max(500).default(100) });
 export const RegenerateReportRequest = z.strictObject({
-  weekStart: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD, the Monday of the week').describe('the Monday of the ISO week, e.g. 2026-11-16'),
+  weekStart: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD, the Monday of the week').describe("the Monday of the ISO week, e.g. 2026-11-16; this week's Monday gives a report of the week so far (partial)"),
 });
 export type RegenerateReportRequest = z.input<typeof RegenerateReportRequest>;
 

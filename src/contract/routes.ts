@@ -71,6 +71,8 @@ import {
   AuditEntryList,
   AuditFilter,
   AuditVerification,
+  ImportPreview,
+  ImportQuery,
   ImportRequest,
   ImportSummary,
   RecordList,
@@ -167,7 +169,7 @@ export const routes = {
   'GET /api/conversations/:id': { params: uuidParams('id'), response: { 200: ConversationDetail, ...errorResponses } },
 
   'GET /api/iit/projects': { response: { 200: TrialProjectList, ...errorResponses } },
-  'POST /api/iit/projects/:projectId/imports': { params: projectParams, body: ImportRequest, response: { 201: ImportSummary, ...errorResponses } },
+  'POST /api/iit/projects/:projectId/imports': { params: projectParams, querystring: ImportQuery, body: ImportRequest, response: { 200: ImportPreview, 201: ImportSummary, ...errorResponses } },
   'POST /api/iit/projects/:projectId/redcap-sync': { params: projectParams, response: { 201: ImportSummary, ...errorResponses } },
   'GET /api/iit/projects/:projectId/redcap': { params: projectParams, response: { 200: RedcapSettings, ...errorResponses } },
   'PUT /api/iit/projects/:projectId/redcap': { params: projectParams, body: SetRedcapRequest, response: { 200: RedcapSettings, ...errorResponses } },

@@ -45,6 +45,38 @@ export const ImportSummary = z.looseObject({
 });
 export type ImportSummary = z.infer<typeof ImportSummary>;
 
+/** POST /api/iit/projects/:projectId/imports?preview=true checks the same parts and writes nothing. */
+export const ImportQuery = z.strictObject({
+  preview: z.boolean().default(false).describe('true: answer what the import would do and every problem it would refuse (200), writing nothing'),
+});
+export type ImportQuery = z.input<typeof ImportQuery>;
+
+/** One problem of an import, by the line (and ODM element) and field a data manager fixes. */
+export const ImportProblem = z.looseObject({
+  source: z.string().describe('the file, e.g. records.csv'),
+  line: z.int().describe('spreadsheet line (header = line 1), or the XML line of an ODM element'),
+  element: z.string().optional().describe('ODM only: the element, e.g. ItemData[@ItemOID="age"] in SubjectData[@SubjectKey="101"]/...'),
+  field: z.string().describe('the column, or "(row)" / "(file)"'),
+  value: z.string(),
+  problem: z.string(),
+});
+export type ImportProblem = z.infer<typeof ImportProblem>;
+
+/** What an import of the sent files would do, or why it would be refused; nothing was written. */
+export const ImportPreview = z.object({
+  importable: z.boolean().describe('true when the files have no problems; then counts says what the import would write'),
+  counts: ImportSummary.extend({
+    forms: z.int(),
+    subjects: z.int().describe('distinct record ids in the export'),
+    rows: z.int().describe('(record, event) rows in the export'),
+    rowsPerEvent: z.array(z.object({ eventName: z.string(), rows: z.int() })).describe("in schedule order; a classic project's one entry has eventName ''"),
+  }).nullable().describe('records.created / updated / unchanged are counted against what the project holds now'),
+  problemCount: z.int(),
+  moreProblems: z.int().describe('problems beyond those listed'),
+  problems: z.array(ImportProblem).describe('the first 50, as the import would list them'),
+});
+export type ImportPreview = z.infer<typeof ImportPreview>;
+
 /** The project's REDCap API settings: never the token, only the name of the variable that holds it. */
 export const RedcapSettings = z.object({
   projectId: z.string(),

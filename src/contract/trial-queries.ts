@@ -1,8 +1,12 @@
 import { z } from 'zod';
 import { MAX_OFFSET, NameText, Uuid } from './common.js';
 
-/** `cancelled`: withdrawn before it reached the site (a rejected review), as opposed to closed after resolution. */
-export const QueryStatus = z.enum(['open', 'answered', 'closed', 'reopened', 'cancelled']);
+/**
+ * `held`: raised by a run and kept from the site until its review sends it (open) or withdraws it; nobody can
+ * answer or close it before then. `cancelled`: withdrawn before it reached the site (a rejected review), as
+ * opposed to closed after resolution.
+ */
+export const QueryStatus = z.enum(['held', 'open', 'answered', 'closed', 'reopened', 'cancelled']);
 export type QueryStatus = z.infer<typeof QueryStatus>;
 /** Where a person can move a query; `open` is only ever set by a QC run, `cancelled` by a rejected review. */
 export const QueryTransition = z.enum(['answered', 'closed', 'reopened']);

@@ -103,6 +103,10 @@ export interface MemoryReportView {
   projectId: string;
   kind: MemoryReportKind;
   periodStart: string;
+  /** ISO instant the report reaches: the end of its week (year), or when a report of the week so far was made. */
+  periodEnd: string;
+  /** A report of a week that had not ended when it was made; the weekly job replaces it with the full report. */
+  partial: boolean;
   label: string;
   summary: string;
   tokens: number;
@@ -115,8 +119,11 @@ export interface MemoryReportView {
 export interface MemoryReportsService {
   /** Newest first; weeks and years. */
   list(actor: User, projectId: string, options?: { kind?: MemoryReportKind; limit?: number }): Promise<MemoryReportView[]>;
-  /** Writers: (re)generate the report of the ISO week starting `weekStart` (a Monday, YYYY-MM-DD), replacing it. */
-  regenerate(actor: User, projectId: string, weekStart: string): Promise<MemoryReportView>;
+  /**
+   * Writers: (re)generate the report of the ISO week starting `weekStart` (a Monday, YYYY-MM-DD), replacing it. The
+   * running week gives a report of the week so far (`partial`); a week that has not started is refused.
+   */
+  regenerate(actor: User, projectId: string, weekStart: string, now?: Date): Promise<MemoryReportView>;
   /** For prompt assembly (history intents only): yearly summaries of older years, then at most `historyWeeks` weekly reports, oldest first, as one `<history>` data block. '' when there are none. */
   promptBlock(projectId: string): Promise<string>;
   /** Jobs: the report of the week that ended before `now` (and any missing earlier week with turns), then the yearly roll-up. */

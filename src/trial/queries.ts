@@ -1,20 +1,56 @@
-import { and, desc, eq, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../core/db/connect.js';
-import { pendingActions, type QueryStatus } from '../core/db/schema/trial.js';
+import { ACTIVE_QUERY_STATUSES, pendingActions, type QueryStatus as StoredQueryStatus } from '../core/db/schema/trial.js';
 import { ClinAgentError } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import { appendAudit } from './store/audit.js';
 
-/** A query as clients see it: the stored row plus the moves its lifecycle allows next. */
-export type DataQuery = typeof pendingActions.$inferSelect & { allowedTransitions: QueryStatus[] };
+/**
+ * The status people see. `held`: raised by a run and kept from the site until that run's review (or its end)
+ * lets it go. It is not stored as a status: a live query with `heldByTaskRunId` is held, so the one-live-query
+ * index over the stored statuses still guards it, and queries held before this status existed read `held` too.
+ */
+export type QueryStatus = StoredQueryStatus | 'held';
 
-export const withTransitions = (row: typeof pendingActions.$inferSelect): DataQuery => ({ ...row, allowedTransitions: TRANSITIONS[row.status] });
+type QueryRow = typeof pendingActions.$inferSelect;
+
+/** A query as clients see it: the stored row with the status people see, plus the moves its lifecycle allows next. */
+export type DataQuery = Omit<QueryRow, 'status'> & { status: QueryStatus; allowedTransitions: QueryStatus[] };
+
+const isActive = (status: StoredQueryStatus): boolean => (ACTIVE_QUERY_STATUSES as readonly string[]).includes(status);
+
+export function shownStatus(row: Pick<QueryRow, 'status' | 'heldByTaskRunId'>): QueryStatus {
+  return row.heldByTaskRunId !== null && isActive(row.status) ? 'held' : row.status;
+}
+
+export const withTransitions = (row: QueryRow): DataQuery => {
+  const status = shownStatus(row);
+  return { ...row, status, allowedTransitions: TRANSITIONS[status] };
+};
+
+// Constants of the schema only, inlined so the expression is the same text wherever it is grouped or sorted by.
+const ACTIVE_SQL = sql.raw(ACTIVE_QUERY_STATUSES.map((status) => `'${status}'`).join(', '));
+
+/** shownStatus in SQL, for counting and sorting by the status people see. */
+export const shownStatusSql: SQL<QueryStatus> = sql<QueryStatus>`CASE WHEN ${pendingActions.heldByTaskRunId} IS NOT NULL AND ${pendingActions.status} IN (${ACTIVE_SQL}) THEN 'held' ELSE ${pendingActions.status} END`;
+
+/** The rows whose shown status is `status`. */
+export function hasShownStatus(status: QueryStatus): SQL {
+  if (status === 'held') return and(isNotNull(pendingActions.heldByTaskRunId), inArray(pendingActions.status, [...ACTIVE_QUERY_STATUSES]))!;
+  if (!isActive(status)) return eq(pendingActions.status, status);
+  return and(eq(pendingActions.status, status), isNull(pendingActions.heldByTaskRunId))!;
+}
+
+/** Rows a member may move: not held for a review (the review, not a person at the site, lets those go). */
+export const notHeld: SQL = or(isNull(pendingActions.heldByTaskRunId), sql`${pendingActions.status} NOT IN (${ACTIVE_SQL})`)!;
 
 /**
  * The lifecycle of a data query, as EDC systems run it: the site answers, data management closes it or
  * reopens it when the answer does not resolve the issue. A closed query can be reopened if the data change.
  */
 export const TRANSITIONS: Record<QueryStatus, QueryStatus[]> = {
+  // Only its run's review sends it (open) or withdraws it (cancelled or closed); nobody answers it before the site has it.
+  held: [],
   open: ['answered', 'closed'],
   answered: ['closed', 'reopened'],
   reopened: ['answered', 'closed'],
@@ -46,7 +82,7 @@ export function queryConditions(filter: Omit<QueryFilter, 'limit' | 'offset'>): 
   if (filter.taskRunId && !isUuid(filter.taskRunId)) return null;
   return and(
     eq(pendingActions.projectId, filter.projectId),
-    filter.status ? eq(pendingActions.status, filter.status) : undefined,
+    filter.status ? hasShownStatus(filter.status) : undefined,
     filter.site ? eq(pendingActions.site, filter.site) : undefined,
     filter.field ? eq(pendingActions.field, filter.field) : undefined,
     filter.severity ? eq(pendingActions.severity, filter.severity as DataQuery['severity']) : undefined,
@@ -66,14 +102,22 @@ export async function listQueries(db: Db, filter: QueryFilter): Promise<DataQuer
 }
 
 /** Moves a query along its lifecycle; who, when and why go to the audit trail in the same transaction. */
-export async function transitionQuery(db: Db, input: { projectId: string; queryId: string; to: QueryStatus; actor: string; comment: string }): Promise<DataQuery> {
+export async function transitionQuery(db: Db, input: { projectId: string; queryId: string; to: StoredQueryStatus; actor: string; comment: string }): Promise<DataQuery> {
   if (!isUuid(input.queryId)) throw new ClinAgentError('NOT_FOUND', `Query "${input.queryId}" does not exist in project "${input.projectId}". Query ids are UUIDs; copy one from GET /api/iit/projects/${input.projectId}/queries.`, { queryId: input.queryId });
   return db.transaction(async (tx) => {
     const [current] = await tx.select().from(pendingActions).where(and(eq(pendingActions.id, input.queryId), eq(pendingActions.projectId, input.projectId)));
     if (!current) throw new ClinAgentError('NOT_FOUND', `Query "${input.queryId}" does not exist in project "${input.projectId}". Check the id.`, { queryId: input.queryId });
-    const allowed = TRANSITIONS[current.status];
+    const status = shownStatus(current);
+    if (status === 'held') {
+      throw new ClinAgentError(
+        'CONFLICT_STATE',
+        `Query ${input.queryId} is held for the data manager's review of task run ${current.heldByTaskRunId} and has not reached the site, so it cannot be ${input.to} yet. Approve that run's review to send it (it then reads open) or reject it to withdraw it; a run without a review sends it when it ends.`,
+        { status, allowed: [], heldByTaskRunId: current.heldByTaskRunId },
+      );
+    }
+    const allowed = TRANSITIONS[status];
     if (!allowed.includes(input.to)) {
-      throw new ClinAgentError('CONFLICT_STATE', `Query ${input.queryId} is ${current.status}; it can go to ${allowed.join(' or ')}, not ${input.to}. Reload to see its current state.`, { status: current.status, allowed });
+      throw new ClinAgentError('CONFLICT_STATE', `Query ${input.queryId} is ${status}; it can go to ${allowed.join(' or ')}, not ${input.to}. Reload to see its current state.`, { status, allowed });
     }
     if ((input.to === 'answered' || input.to === 'reopened') && !input.comment.trim()) {
       throw new ClinAgentError('VALIDATION_FAILED', `A comment is required to mark a query ${input.to}: say what was found or what is still wrong.`, { field: 'comment' });
@@ -82,7 +126,7 @@ export async function transitionQuery(db: Db, input: { projectId: string; queryI
     const [updated] = await tx
       .update(pendingActions)
       .set({ status: input.to, updatedAt: new Date() })
-      .where(and(eq(pendingActions.id, input.queryId), eq(pendingActions.status, current.status)))
+      .where(and(eq(pendingActions.id, input.queryId), eq(pendingActions.status, current.status), notHeld))
       .returning();
     if (!updated) throw new ClinAgentError('CONFLICT_STATE', `Query ${input.queryId} changed while you were editing it. Reload and try again.`);
     await appendAudit(tx as unknown as Db, { projectId: input.projectId, entityType: 'query', entityId: input.queryId, action: `status:${input.to}`, actor: input.actor, oldValue: { status: current.status }, newValue: { status: input.to }, reason: input.comment });

@@ -25,8 +25,9 @@ import type { SopDeps } from './sop/engine.js';
 import { getTaskRun } from './sop/task-runs.js';
 import type { QueryStatus, ReviewRequest } from '../core/db/schema/trial.js';
 import { queueReviewNotice } from './qc/review-notices.js';
-import { importRedcapCsv, type RedcapCsvFiles } from './import/import-redcap-csv.js';
-import { importOdm, type OdmImportFile } from './import/odm/import-odm.js';
+import { checkRedcapCsv, importRedcapCsv, type RedcapCsvFiles } from './import/import-redcap-csv.js';
+import { checkOdm, importOdm, type OdmImportFile } from './import/odm/import-odm.js';
+import { previewImport } from './import/preview-import.js';
 import { createTrialStore } from './store/trial-store.js';
 import { createRedcapClient } from './redcap/client.js';
 import { importFromRedcap } from './redcap/import-from-redcap.js';
@@ -148,19 +149,26 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
     /** Files may be text or uploaded bytes (decoded from UTF-8 or GBK/GB18030, or refused). */
     importCsv: async (actor: User, projectId: string, files: RedcapCsvFiles) => {
       await assertWriter(projectId, actor);
-      const isMissing = (file: RedcapCsvFiles['dictionaryCsv'] | undefined) => file === undefined || file.length === 0;
-      if (isMissing(files.dictionaryCsv) || isMissing(files.recordsCsv)) {
-        throw new ClinAgentError('VALIDATION_FAILED', 'Send the REDCap data dictionary CSV as "dictionary" and the records export CSV as "records" (and optionally the events CSV as "events" and the arms CSV as "arms"), or instead a CDISC ODM 1.3 XML export with metadata and clinical data as "odm".', { field: 'files' });
-      }
+      assertCsvFilesSent(files);
       return importRedcapCsv(store, projectId, files, actor.name);
     },
     /** A CDISC ODM 1.3 file (REDCap, OpenClinica, Castor...) with metadata and clinical data; all-or-nothing like the CSV import. */
     importOdm: async (actor: User, projectId: string, file: OdmImportFile) => {
       await assertWriter(projectId, actor);
-      if (file.odm.length === 0) {
-        throw new ClinAgentError('VALIDATION_FAILED', 'The "odm" file is empty. Send the CDISC ODM 1.3 XML export with metadata and clinical data as "odm" (in REDCap: Data Exports > "CDISC ODM (XML)" with the project metadata).', { field: 'odm' });
-      }
+      assertOdmFileSent(file);
       return importOdm(store, projectId, file, actor.name);
+    },
+    /** What importCsv would import, and every problem it would refuse, writing nothing; for those who may import. */
+    previewCsv: async (actor: User, projectId: string, files: RedcapCsvFiles) => {
+      await assertWriter(projectId, actor);
+      assertCsvFilesSent(files);
+      return previewImport(store, projectId, () => checkRedcapCsv(store, projectId, files));
+    },
+    /** What importOdm would import, and every problem it would refuse, writing nothing. */
+    previewOdm: async (actor: User, projectId: string, file: OdmImportFile) => {
+      await assertWriter(projectId, actor);
+      assertOdmFileSent(file);
+      return previewImport(store, projectId, () => checkOdm(file));
     },
     /** The project's REDCap API settings, and whether the bound token variable is set on this server (never its value). */
     redcapSettings: async (actor: User, projectId: string) => {
@@ -334,3 +342,16 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
 }
 
 export type TrialQc = ReturnType<typeof createTrialQc>;
+
+function assertCsvFilesSent(files: RedcapCsvFiles): void {
+  const isMissing = (file: RedcapCsvFiles['dictionaryCsv'] | undefined) => file === undefined || file.length === 0;
+  if (isMissing(files.dictionaryCsv) || isMissing(files.recordsCsv)) {
+    throw new ClinAgentError('VALIDATION_FAILED', 'Send the REDCap data dictionary CSV as "dictionary" and the records export CSV as "records" (and optionally the events CSV as "events" and the arms CSV as "arms"), or instead a CDISC ODM 1.3 XML export with metadata and clinical data as "odm".', { field: 'files' });
+  }
+}
+
+function assertOdmFileSent(file: OdmImportFile): void {
+  if (file.odm.length === 0) {
+    throw new ClinAgentError('VALIDATION_FAILED', 'The "odm" file is empty. Send the CDISC ODM 1.3 XML export with metadata and clinical data as "odm" (in REDCap: Data Exports > "CDISC ODM (XML)" with the project metadata).', { field: 'odm' });
+  }
+}

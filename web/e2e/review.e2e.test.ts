@@ -190,6 +190,14 @@ describe('trial QC in the console', () => {
         await page.waitForFunction(() => document.querySelectorAll('[data-testid="query-row"]').length === 3, undefined, { timeout: UI_TIMEOUT_MS });
         // The rejected review of S3 withdrew its query; the site never sees it.
         expect(await byTestId(page, 'query-row', '[data-status="cancelled"]').count()).toBe(1);
+        // S4 still waits for its review: its two queries are held, and the site is offered nothing to answer.
+        const held = byTestId(page, 'query-row', '[data-status="held"]');
+        expect(await held.count()).toBe(2);
+        expect(await held.first().getByTestId('query-status').textContent()).toBe('Held for review');
+        expect(await held.first().getByTestId('query-action-answered').count()).toBe(0);
+        // S2's review was approved, so its query reached the site (SITE-01) and can be answered.
+        await page.getByTestId('query-filter-site').selectOption('SITE-01');
+        await page.waitForFunction(() => document.querySelectorAll('[data-testid="query-row"]').length === 1, undefined, { timeout: UI_TIMEOUT_MS });
         const first = byTestId(page, 'query-row', '[data-status="open"]').first();
         await first.getByTestId('query-action-answered').click();
         expect(await page.getByTestId('query-confirm').isDisabled()).toBe(true);

@@ -32,6 +32,7 @@ describe('parseRoute', () => {
     expect(parseRoute(routes.trialAssistant(project))).toEqual({ name: 'trial', projectId: project, page: { kind: 'assistant' } });
     expect(parseRoute(routes.trialMemory(project))).toEqual({ name: 'trial', projectId: project, page: { kind: 'memory' } });
     expect(parseRoute(routes.trialReports(project))).toEqual({ name: 'trial', projectId: project, page: { kind: 'reports' } });
+    expect(parseRoute(routes.trialImport(project))).toEqual({ name: 'trial', projectId: project, page: { kind: 'import' } });
     expect(parseRoute(routes.trialRecord(project, 'S/01'))).toEqual({ name: 'trial', projectId: project, page: { kind: 'record', recordId: 'S/01' } });
     expect(parseRoute(routes.taskRun(project, 'r1'))).toEqual({ name: 'trial', projectId: project, page: { kind: 'taskRun', taskRunId: 'r1' } });
   });
@@ -41,6 +42,7 @@ describe('parseRoute', () => {
     expect(trialPageIn('p2', { kind: 'record', recordId: 'S1' })).toBe(routes.trialRuns('p2'));
     expect(trialPageIn('p2', { kind: 'memory' })).toBe(routes.trialMemory('p2'));
     expect(trialPageIn('p2', { kind: 'assistant' })).toBe(routes.trialAssistant('p2'));
+    expect(trialPageIn('p2', { kind: 'import' })).toBe(routes.trialImport('p2'));
   });
 
   it('round-trips the trace page', () => {

@@ -11,6 +11,8 @@ export type TrialPage =
   | { kind: 'memory' }
   /** Weekly and yearly reports distilled from the project's conversations. */
   | { kind: 'reports' }
+  /** Import a REDCap CSV or CDISC ODM export, previewed before anything is written. */
+  | { kind: 'import' }
   | { kind: 'record'; recordId: string }
   | { kind: 'taskRun'; taskRunId: string };
 
@@ -45,6 +47,7 @@ function parseTrialPage(rest: string[]): TrialPage | null {
   if (rest.length === 1 && kind === 'assistant') return { kind: 'assistant' };
   if (rest.length === 1 && kind === 'memory') return { kind: 'memory' };
   if (rest.length === 1 && kind === 'reports') return { kind: 'reports' };
+  if (rest.length === 1 && kind === 'import') return { kind: 'import' };
   if (rest.length === 2 && id && kind === 'records') return { kind: 'record', recordId: id };
   if (rest.length === 2 && id && kind === 'task-runs') return { kind: 'taskRun', taskRunId: id };
   return null;
@@ -111,6 +114,7 @@ export const routes = {
   trialAssistant: (projectId: string) => `${trialBase(projectId)}/assistant`,
   trialMemory: (projectId: string) => `${trialBase(projectId)}/memory`,
   trialReports: (projectId: string) => `${trialBase(projectId)}/reports`,
+  trialImport: (projectId: string) => `${trialBase(projectId)}/import`,
   trace: (traceId: string) => `#/traces/${encodeURIComponent(traceId)}`,
   protocols: () => '#/protocol',
   protocol: (conversationId: string) => `#/protocol/${encodeURIComponent(conversationId)}`,
@@ -131,6 +135,7 @@ export function trialPageIn(projectId: string, page: TrialPage): string {
   if (page.kind === 'assistant') return routes.trialAssistant(projectId);
   if (page.kind === 'memory') return routes.trialMemory(projectId);
   if (page.kind === 'reports') return routes.trialReports(projectId);
+  if (page.kind === 'import') return routes.trialImport(projectId);
   return routes.trialRuns(projectId);
 }
 

@@ -13,11 +13,11 @@ export const trialDataRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, 
     schema: { tags: ['trial data'], summary: 'Trial projects the caller belongs to, with subject and record counts per site', ...routeSchema('GET /api/iit/projects') },
   }, async (request) => ({ projects: await qc.projects(requireUser(request)) }));
 
-  app.post<{ Params: { projectId: string }; Body: { dictionary?: Upload; events?: Upload; arms?: Upload; records?: Upload; odm?: Upload } }>('/api/iit/projects/:projectId/imports', {
+  app.post<{ Params: { projectId: string }; Querystring: { preview: boolean }; Body: { dictionary?: Upload; events?: Upload; arms?: Upload; records?: Upload; odm?: Upload } }>('/api/iit/projects/:projectId/imports', {
     config: { access: 'write', multipartOptions: { limits: { files: 4 } } },
     schema: {
       tags: ['trial data'],
-      summary: 'Import a REDCap CSV export (multipart: dictionary, records, optional events and arms), UTF-8 or GBK/GB18030, or a CDISC ODM 1.3 XML file with metadata and clinical data (multipart: odm) from REDCap, OpenClinica or Castor. All-or-nothing: any bad row is reported with its line (or ODM element) and field, and nothing is written; values outside their validation min/max are imported and listed in warnings.',
+      summary: 'Import a REDCap CSV export (multipart: dictionary, records, optional events and arms), UTF-8 or GBK/GB18030, or a CDISC ODM 1.3 XML file with metadata and clinical data (multipart: odm) from REDCap, OpenClinica or Castor. All-or-nothing: any bad row is reported with its line (or ODM element) and field, and nothing is written; values outside their validation min/max are imported and listed in warnings. With ?preview=true the same files are checked the same way and nothing is written: 200 with what the import would do (counts, records new/changed/unchanged against what is stored, warnings) or every problem it would refuse.',
       consumes: ['multipart/form-data'],
       ...routeSchema('POST /api/iit/projects/:projectId/imports'),
     },
@@ -30,21 +30,19 @@ export const trialDataRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, 
       if (csvParts.length > 0) {
         throw new ClinAgentError('VALIDATION_FAILED', `Send either an ODM file as "odm" or the REDCap CSV files, not both (this request also has ${csvParts.map((part) => `"${part}"`).join(', ')}); one import reads one export.`, { field: 'odm', alsoSent: csvParts });
       }
-      const summary = await qc.importOdm(requireUser(request), request.params.projectId, { odm: body.odm.data, fileName: body.odm.filename });
-      return reply.status(201).send(summary);
+      const file = { odm: body.odm.data, fileName: body.odm.filename };
+      if (request.query.preview) return reply.status(200).send(await qc.previewOdm(requireUser(request), request.params.projectId, file));
+      return reply.status(201).send(await qc.importOdm(requireUser(request), request.params.projectId, file));
     }
-    const summary = await qc.importCsv(
-      requireUser(request),
-      request.params.projectId,
-      {
-        dictionaryCsv: bytes(body.dictionary) ?? '',
-        eventsCsv: bytes(body.events),
-        armsCsv: bytes(body.arms),
-        recordsCsv: bytes(body.records) ?? '',
-        fileNames: { dictionary: body.dictionary?.filename, events: body.events?.filename, arms: body.arms?.filename, records: body.records?.filename },
-      },
-    );
-    return reply.status(201).send(summary);
+    const files = {
+      dictionaryCsv: bytes(body.dictionary) ?? '',
+      eventsCsv: bytes(body.events),
+      armsCsv: bytes(body.arms),
+      recordsCsv: bytes(body.records) ?? '',
+      fileNames: { dictionary: body.dictionary?.filename, events: body.events?.filename, arms: body.arms?.filename, records: body.records?.filename },
+    };
+    if (request.query.preview) return reply.status(200).send(await qc.previewCsv(requireUser(request), request.params.projectId, files));
+    return reply.status(201).send(await qc.importCsv(requireUser(request), request.params.projectId, files));
   });
 
   app.post<{ Params: { projectId: string } }>('/api/iit/projects/:projectId/redcap-sync', {

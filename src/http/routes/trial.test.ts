@@ -129,7 +129,7 @@ describe('trial QC HTTP API', () => {
     const queries = (await app.inject({ method: 'GET', url: '/api/iit/projects/demo-htn-01/queries', headers: auth })).json().queries;
     const planted = JSON.parse(demo('planted-errors.json').toString('utf8')) as Array<{ recordId: string; eventName: string; field: string; kind: string }>;
     expect(queries.map((q: { recordId: string; field: string }) => `${q.recordId} ${q.field}`).sort()).toEqual(planted.map((e) => `${e.recordId} ${e.eventName}.${e.field}`).sort());
-    expect(queries.every((q: { status: string }) => q.status === 'open')).toBe(true);
+    expect(queries.every((q: { status: string }) => q.status === 'held')).toBe(true);
     // Each query names the visit its field belongs to, and carries the value the rule read from that cell.
     expect(queries.every((q: { eventName: string; field: string }) => q.field.startsWith(`${q.eventName}.`))).toBe(true);
     for (const error of planted) {

@@ -5,12 +5,12 @@ import { ClinAgentError, errorMessage } from '../../core/errors.js';
 import { countTokens } from '../../core/tokenizer.js';
 import type { MemoryDeps, MemoryReportsService } from '../types.js';
 import { historyBlock } from './history-block.js';
-import { addWeeks, assertWeekEnded, formatDay, isoWeekLabel, mondayOf, parseWeekStart } from './iso-week.js';
+import { addWeeks, assertWeekStarted, formatDay, isoWeekLabel, mondayOf, parseWeekStart } from './iso-week.js';
 import {
   selectLogTurns,
   selectNewestWeeks,
   selectProjectsWithTurns,
-  selectReportPeriods,
+  selectFullyReportedWeeks,
   selectReports,
   selectWeekStats,
   selectWeeksOfYear,
@@ -47,18 +47,23 @@ const MAX_LIST_LIMIT = 1000;
 export function createMemoryReports(deps: MemoryDeps): MemoryReportsService {
   const { db } = deps;
 
-  /** One week's report from its log; undefined when nobody spoke in the project that week. */
-  async function generateWeek(projectId: string, weekStart: Date, by: { name: string; userId?: string }): Promise<ReportRow | undefined> {
+  /**
+   * One week's report from its log; undefined when nobody spoke in the project that week. A week still running is
+   * read up to `now` and stored as a report of the week so far, which the weekly job replaces once the week ends.
+   */
+  async function generateWeek(projectId: string, weekStart: Date, by: { name: string; userId?: string }, now = new Date()): Promise<ReportRow | undefined> {
     const label = isoWeekLabel(weekStart);
-    const turns = await selectLogTurns(db, projectId, weekStart, addWeeks(weekStart, 1));
+    const weekEnd = addWeeks(weekStart, 1);
+    const readUpTo = now < weekEnd ? now : undefined;
+    const turns = await selectLogTurns(db, projectId, weekStart, readUpTo ?? weekEnd);
     if (!turns.length) return undefined;
     const log = weekLog(turns);
     // Admin-only: the prompt holds every member's conversations, which each member may otherwise read only of their own.
-    const run = await deps.trace.start({ kind: 'job', name: 'memory.weekly_report', projectId, userId: by.userId, adminOnly: true, input: { label, turns: log.used, turnsLeftOut: log.left } });
+    const run = await deps.trace.start({ kind: 'job', name: 'memory.weekly_report', projectId, userId: by.userId, adminOnly: true, input: { label, turns: log.used, turnsLeftOut: log.left, ...(readUpTo ? { readUpTo: readUpTo.toISOString() } : {}) } });
     try {
-      const summary = await summarizeWeek(deps.llm, run, { label, log });
-      const row = await upsertReport(db, { projectId, kind: 'week', periodStart: formatDay(weekStart), label, summary, tokens: countTokens(summary), sourceCount: log.used, generatedBy: by.name });
-      await run.finish({ status: 'success', output: { label, tokens: row.tokens } });
+      const summary = await summarizeWeek(deps.llm, run, { label, log, readUpTo });
+      const row = await upsertReport(db, { projectId, kind: 'week', periodStart: formatDay(weekStart), label, summary, tokens: countTokens(summary), sourceCount: log.used, generatedBy: by.name }, now);
+      await run.finish({ status: 'success', output: { label, tokens: row.tokens, partial: Boolean(readUpTo) } });
       return row;
     } catch (error) {
       await run.finish({ status: 'failed', error: errorMessage(error) });
@@ -86,13 +91,14 @@ export function createMemoryReports(deps: MemoryDeps): MemoryReportsService {
       return (await selectReports(db, projectId, { kind: reportKind(options.kind), limit: listLimit(options.limit) })).map(toView);
     },
 
-    async regenerate(actor, projectId, weekStart) {
+    async regenerate(actor, projectId, weekStart, now = new Date()) {
       await assertProjectWriter(deps.users, actor, projectId);
       const monday = parseWeekStart(weekStart);
-      assertWeekEnded(monday, new Date());
-      const row = await generateWeek(projectId, monday, { name: actor.name, userId: actor.id });
+      assertWeekStarted(monday, now);
+      const row = await generateWeek(projectId, monday, { name: actor.name, userId: actor.id }, now);
       if (!row) {
-        throw new ClinAgentError('VALIDATION_FAILED', `There is no conversation in that week (${isoWeekLabel(monday)}, from ${formatDay(monday)}) in project "${projectId}", so there is nothing to report. Choose a week in which the team talked with the assistant.`, {
+        const period = monday.getTime() === mondayOf(now).getTime() ? `this week so far (${isoWeekLabel(monday)}, since ${formatDay(monday)})` : `that week (${isoWeekLabel(monday)}, from ${formatDay(monday)})`;
+        throw new ClinAgentError('VALIDATION_FAILED', `There is no conversation in ${period} in project "${projectId}", so there is nothing to report. Choose a week in which the team talked with the assistant.`, {
           field: 'weekStart',
           projectId,
         });
@@ -115,11 +121,12 @@ export function createMemoryReports(deps: MemoryDeps): MemoryReportsService {
         return { generated: [] };
       }
       const endOfLastWeek = mondayOf(now);
-      const reported = await selectReportPeriods(db, projectId, 'week');
+      // A report of a week so far is not counted, so the week's full report replaces it once the week has ended.
+      const reported = await selectFullyReportedWeeks(db, projectId);
       const due = (await selectWeeksWithTurns(db, projectId, endOfLastWeek)).filter((week) => !reported.has(week)).slice(0, MAX_WEEKS_PER_RUN);
       const generated: string[] = [];
       for (const week of due) {
-        const row = await generateWeek(projectId, parseWeekStart(week), { name: WEEKLY_JOB_ACTOR });
+        const row = await generateWeek(projectId, parseWeekStart(week), { name: WEEKLY_JOB_ACTOR }, now);
         if (row) generated.push(row.label);
       }
       await service.rollUpYears(projectId);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertWeekEnded, formatDay, isoWeek, isoWeekLabel, mondayOf, parseWeekStart } from './iso-week.js';
+import { assertWeekStarted, formatDay, isPartialWeek, isoWeek, isoWeekLabel, mondayOf, parseWeekStart } from './iso-week.js';
 
 const day = (text: string) => new Date(`${text}T00:00:00Z`);
 
@@ -42,10 +42,19 @@ describe('ISO weeks in UTC', () => {
     expect(() => parseWeekStart('2026-11-18')).toThrow(/2026-11-18 is not a Monday \(its week starts 2026-11-16\)/);
   });
 
-  it('refuses a week that has not ended yet, and takes one that ended at this very instant', () => {
+  it('refuses a week that has not started, and takes the running week from its first instant', () => {
     const monday = day('2026-11-16');
-    expect(() => assertWeekEnded(monday, new Date('2026-11-22T23:59:59.999Z'))).toThrow(/2026-W47 .* has not ended yet/);
-    expect(() => assertWeekEnded(day('2026-12-28'), new Date('2026-11-24T00:00:00Z'))).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
-    expect(() => assertWeekEnded(monday, new Date('2026-11-23T00:00:00Z'))).not.toThrow();
+    expect(() => assertWeekStarted(day('2026-11-23'), new Date('2026-11-22T23:59:59.999Z'))).toThrow(/2026-W48 .* has not started yet.*this week \(2026-11-16, a report of the week so far\)/);
+    expect(() => assertWeekStarted(day('2026-12-28'), new Date('2026-11-24T00:00:00Z'))).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', details: { field: 'weekStart', thisWeekStart: '2026-11-23' } }));
+    expect(() => assertWeekStarted(monday, new Date('2026-11-16T00:00:00Z'))).not.toThrow();
+    expect(() => assertWeekStarted(monday, new Date('2026-11-30T00:00:00Z'))).not.toThrow();
+  });
+
+  it('calls a weekly report partial when it was made before its week ended, to the millisecond', () => {
+    const week = (updatedAt: string) => ({ kind: 'week', periodStart: '2026-11-16', updatedAt: new Date(updatedAt) });
+    expect(isPartialWeek(week('2026-11-22T23:59:59.999Z'))).toBe(true);
+    expect(isPartialWeek(week('2026-11-16T00:00:00Z'))).toBe(true);
+    expect(isPartialWeek(week('2026-11-23T00:00:00Z'))).toBe(false);
+    expect(isPartialWeek({ kind: 'year', periodStart: '2026-01-01', updatedAt: new Date('2026-06-01T00:00:00Z') })).toBe(false);
   });
 });

@@ -66,14 +66,26 @@ export function parseWeekStart(value: unknown): Date {
   return date;
 }
 
-/** A report covers a whole week: one still running (or in the future) would miss its last days. */
-export function assertWeekEnded(weekStart: Date, now: Date): void {
-  const end = addWeeks(weekStart, 1);
-  if (end.getTime() > now.getTime()) {
+/**
+ * A week's report reads what was said in it: the running week gives a report of the week so far (replaced by the
+ * full report once the week has ended), a week still to come has nothing to read.
+ */
+export function assertWeekStarted(weekStart: Date, now: Date): void {
+  if (weekStart.getTime() > now.getTime()) {
+    const thisWeek = mondayOf(now);
     throw new ClinAgentError(
       'VALIDATION_FAILED',
-      `The week ${isoWeekLabel(weekStart)} (from ${formatDay(weekStart)}) has not ended yet: its report can be made from ${end.toISOString()} on. Choose an earlier week.`,
-      { field: 'weekStart', endsAt: end.toISOString() },
+      `The week ${isoWeekLabel(weekStart)} (from ${formatDay(weekStart)}) has not started yet, so nobody has talked in it. Choose this week (${formatDay(thisWeek)}, a report of the week so far) or an earlier one.`,
+      { field: 'weekStart', thisWeekStart: formatDay(thisWeek) },
     );
   }
+}
+
+/**
+ * A weekly report made before its week ended covers the week so far. Its `updatedAt` is the instant its log was
+ * read (see upsertReport), so the stored row says both that it is partial and how far it reaches, with no column
+ * of its own.
+ */
+export function isPartialWeek(report: { kind: string; periodStart: string; updatedAt: Date }): boolean {
+  return report.kind === 'week' && report.updatedAt.getTime() < addWeeks(new Date(`${report.periodStart}T00:00:00Z`), 1).getTime();
 }

@@ -4,6 +4,7 @@ import type { Db } from '../../core/db/connect.js';
 import { conversations, conversationTurns } from '../../core/db/schema/conversations.js';
 import { memoryReports, type MemoryReportKind } from '../../core/db/schema/memory.js';
 import type { MemoryReportView } from '../types.js';
+import { addWeeks, isPartialWeek } from './iso-week.js';
 
 /** Every SQL statement of the reports store, one named function each. */
 
@@ -17,12 +18,22 @@ export interface LogTurn {
   createdAt: Date;
 }
 
+/** Where a report's period ends: the week's (or year's) end, or for a report of the week so far, when it was made. */
+function periodEnd(row: ReportRow, partial: boolean): Date {
+  if (partial) return row.updatedAt;
+  if (row.kind === 'year') return new Date(`${Number(row.label) + 1}-01-01T00:00:00Z`);
+  return addWeeks(new Date(`${row.periodStart}T00:00:00Z`), 1);
+}
+
 export function toView(row: ReportRow): MemoryReportView {
+  const partial = isPartialWeek(row);
   return {
     id: row.id,
     projectId: row.projectId,
     kind: row.kind,
     periodStart: row.periodStart,
+    periodEnd: periodEnd(row, partial).toISOString(),
+    partial,
     label: row.label,
     summary: row.summary,
     tokens: row.tokens,
@@ -79,9 +90,13 @@ export async function selectReports(db: Db, projectId: string, options: { kind?:
     .limit(options.limit);
 }
 
-export async function selectReportPeriods(db: Db, projectId: string, kind: MemoryReportKind): Promise<Set<string>> {
-  const rows = await db.select({ periodStart: memoryReports.periodStart }).from(memoryReports).where(and(eq(memoryReports.projectId, projectId), eq(memoryReports.kind, kind)));
-  return new Set(rows.map((r) => r.periodStart));
+/** Mondays of the weeks with a full report; a report of a week so far does not count, so the job replaces it. */
+export async function selectFullyReportedWeeks(db: Db, projectId: string): Promise<Set<string>> {
+  const rows = await db
+    .select({ kind: memoryReports.kind, periodStart: memoryReports.periodStart, updatedAt: memoryReports.updatedAt })
+    .from(memoryReports)
+    .where(and(eq(memoryReports.projectId, projectId), eq(memoryReports.kind, 'week')));
+  return new Set(rows.filter((row) => !isPartialWeek(row)).map((row) => row.periodStart));
 }
 
 /** The newest `limit` weekly reports, newest first: the window a history question reads. */
@@ -159,14 +174,17 @@ export async function selectYears(db: Db, projectId: string, years: readonly str
     .orderBy(asc(memoryReports.periodStart));
 }
 
-/** A report as written: what the view shows, less what the database assigns. */
-export type ReportWrite = Omit<MemoryReportView, 'id' | 'createdAt' | 'updatedAt'>;
+/** A report as written: what the view shows, less what the database assigns or works out. */
+export type ReportWrite = Omit<MemoryReportView, 'id' | 'createdAt' | 'updatedAt' | 'periodEnd' | 'partial'>;
 
 /**
  * Inserts the report of a period or replaces the one there (one row per project, kind and period), with its audit
- * entry last in the same transaction.
+ * entry last in the same transaction. A weekly report gives `readAt`, the instant its log was read: its timestamps
+ * are then that instant rather than the later moment the model answered, so a report read before its week ended is
+ * partial (isPartialWeek) and says exactly how far it reaches.
  */
-export async function upsertReport(db: Db, report: ReportWrite): Promise<ReportRow> {
+export async function upsertReport(db: Db, report: ReportWrite, readAt?: Date): Promise<ReportRow> {
+  const updatedAt = readAt ?? sql`now()`;
   return db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
     const [before] = await tx
@@ -175,10 +193,10 @@ export async function upsertReport(db: Db, report: ReportWrite): Promise<ReportR
       .where(and(eq(memoryReports.projectId, report.projectId), eq(memoryReports.kind, report.kind), eq(memoryReports.periodStart, report.periodStart)));
     const [row] = await tx
       .insert(memoryReports)
-      .values(report)
+      .values({ ...report, ...(readAt ? { createdAt: readAt, updatedAt: readAt } : {}) })
       .onConflictDoUpdate({
         target: [memoryReports.projectId, memoryReports.kind, memoryReports.periodStart],
-        set: { label: report.label, summary: report.summary, tokens: report.tokens, sourceCount: report.sourceCount, generatedBy: report.generatedBy, updatedAt: sql`now()` },
+        set: { label: report.label, summary: report.summary, tokens: report.tokens, sourceCount: report.sourceCount, generatedBy: report.generatedBy, updatedAt },
       })
       .returning();
     // The summary itself stays out of the trail: it is in the row, and the trail is kept for ever.

@@ -170,18 +170,62 @@ describe.each(testEngines())('memory reports on %s', (engine) => {
     expect(await rowsOf(p)).toEqual([]);
   });
 
-  it('refuses a malformed weekStart, a week not yet ended and a week without conversation, without asking the model', async () => {
+  it('refuses a malformed weekStart, a week not yet started and a week without conversation, without asking the model', async () => {
     const p = await project('reports-validation');
     const reports = reportsWith(50);
     const sent = model.requests.length;
-    const thisMonday = formatDay(mondayOf(new Date()));
+    const now = at('2026-11-25T12:00:00Z');
 
-    await expect(reports.regenerate(owner, p, '2026-11-17')).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('weekStart must be the Monday of an ISO week as YYYY-MM-DD, e.g. 2026-11-16') });
-    await expect(reports.regenerate(owner, p, '16/11/2026')).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('weekStart must be the Monday of an ISO week as YYYY-MM-DD, e.g. 2026-11-16') });
-    await expect(reports.regenerate(owner, p, thisMonday)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('has not ended yet') });
-    await expect(reports.regenerate(owner, p, '2026-12-28')).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('2026-W53') });
-    await expect(reports.regenerate(owner, p, '2026-11-02')).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('no conversation in that week') });
+    await expect(reports.regenerate(owner, p, '2026-11-17', now)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('weekStart must be the Monday of an ISO week as YYYY-MM-DD, e.g. 2026-11-16') });
+    await expect(reports.regenerate(owner, p, '16/11/2026', now)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('weekStart must be the Monday of an ISO week as YYYY-MM-DD, e.g. 2026-11-16') });
+    await expect(reports.regenerate(owner, p, '2026-11-30', now)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('2026-W49 (from 2026-11-30) has not started yet') });
+    await expect(reports.regenerate(owner, p, '2026-12-28', now)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('2026-W53') });
+    await expect(reports.regenerate(owner, p, '2026-11-23', now)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('no conversation in this week so far (2026-W48, since 2026-11-23)') });
+    await expect(reports.regenerate(owner, p, '2026-11-02', now)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('no conversation in that week') });
+    // Without a clock given, the server's own: this week is taken (nothing said yet), next week refused.
+    await expect(reports.regenerate(owner, p, formatDay(mondayOf(new Date())))).rejects.toMatchObject({ message: expect.stringContaining('this week so far') });
+    await expect(reports.regenerate(owner, p, formatDay(addWeeks(mondayOf(new Date()), 1)))).rejects.toMatchObject({ message: expect.stringContaining('has not started yet') });
     expect(model.requests.length).toBe(sent);
+    expect(await rowsOf(p)).toEqual([]);
+  });
+
+  it("writes a report of the running week so far, marked partial, which the weekly job replaces once the week has ended", async () => {
+    const p = await project('reports-so-far');
+    const log = await conversation(p);
+    await log.say('user', 'SO-FAR-1: first week of the trial, how do we enter screening logs?', at('2026-11-23T09:00:00Z'));
+    await log.say('assistant', 'SO-FAR-2: enter them in the screening form of each site.', at('2026-11-24T09:00:00Z'));
+    await log.say('user', 'LATER-SAME-WEEK: screening of site 2 starts Monday', at('2026-11-27T09:00:00Z'));
+    const reports = reportsWith(50);
+    const now = at('2026-11-25T12:00:00Z');
+    model.push({ reply: 'Screening logs go in each site\'s screening form.' });
+
+    const soFar = await reports.regenerate(owner, p, '2026-11-23', now);
+
+    const { user } = prompt(model.requests.at(-1)!);
+    expect(user).toMatch(/^Week 2026-W48 so far \(it has not ended; the log runs until 2026-11-25 12:00 UTC\)/);
+    expect(user).toContain('SO-FAR-1');
+    expect(user).toContain('SO-FAR-2');
+    expect(user).not.toContain('LATER-SAME-WEEK');
+    expect(soFar).toMatchObject({ label: '2026-W48', periodStart: '2026-11-23', partial: true, periodEnd: '2026-11-25T12:00:00.000Z', updatedAt: '2026-11-25T12:00:00.000Z', sourceCount: 2, generatedBy: owner.name });
+    expect(await reports.list(viewer, p)).toEqual([soFar]);
+    // Still the running week for the job: nothing is due, and the report so far stays.
+    expect(await reports.generateDue(p, now)).toEqual({ generated: [] });
+
+    const afterTheWeek = at('2026-11-30T03:00:00Z');
+    expect(await reports.generateDue(p, afterTheWeek)).toEqual({ generated: ['2026-W48'] });
+
+    const [full] = await reports.list(viewer, p);
+    expect(full).toMatchObject({ id: soFar.id, label: '2026-W48', partial: false, periodEnd: '2026-11-30T00:00:00.000Z', sourceCount: 3, generatedBy: WEEKLY_JOB_ACTOR, summary: 'summary of 2026-W48' });
+    expect(prompt(model.requests.at(-1)!).user).toMatch(/^Week 2026-W48, conversation log/);
+    expect(prompt(model.requests.at(-1)!).user).toContain('LATER-SAME-WEEK');
+    expect(await rowsOf(p)).toHaveLength(1);
+    const sent = model.requests.length;
+    expect(await reports.generateDue(p, afterTheWeek)).toEqual({ generated: [] });
+    expect(model.requests.length).toBe(sent);
+    expect((await listAudit(ctx.db, p, { entityType: 'memory_report' })).map((e) => [e.action, e.actor])).toEqual([
+      ['report.generated', owner.name],
+      ['report.regenerated', WEEKLY_JOB_ACTOR],
+    ]);
   });
 
   it('keeps no report when the model answers nothing, so the job can retry', async () => {

@@ -84,8 +84,10 @@ async function ask(llm: LlmGateway, trace: TraceScope, system: string, user: str
   return summary;
 }
 
-export async function summarizeWeek(llm: LlmGateway, trace: TraceScope, input: { label: string; log: WeekLog }): Promise<string> {
-  const user = `Week ${input.label}, conversation log:\n${dataBlock('conversation_log', input.log.text)}`;
+export async function summarizeWeek(llm: LlmGateway, trace: TraceScope, input: { label: string; log: WeekLog; readUpTo?: Date }): Promise<string> {
+  // A running week is reported so far; the model is told, so it does not write as if the week were complete.
+  const period = input.readUpTo ? `Week ${input.label} so far (it has not ended; the log runs until ${input.readUpTo.toISOString().slice(0, 16).replace('T', ' ')} UTC)` : `Week ${input.label}`;
+  const user = `${period}, conversation log:\n${dataBlock('conversation_log', input.log.text)}`;
   return ask(llm, trace, WEEK_INSTRUCTION, user, WEEK_REPLY_MAX_TOKENS, 'weekly report');
 }
 

@@ -8,7 +8,7 @@ import { listQueries, type DataQuery } from '../queries.js';
 const Args = z.object({
   record_id: z.string().trim().min(1).optional().describe('only queries on this record (subject id)'),
   site: z.string().optional().describe('only queries of this site (REDCap data access group, e.g. "SITE-01")'),
-  status: z.enum(ACTIVE_QUERY_STATUSES).optional().describe('open, answered or reopened; all three live statuses when absent'),
+  status: z.enum([...ACTIVE_QUERY_STATUSES, 'held']).optional().describe('open, answered, reopened or held (kept from the site until its review); every live status when absent'),
   limit: z.number().int().min(1).max(100).default(20).describe('at most this many queries, newest first'),
 });
 type Args = z.infer<typeof Args>;
@@ -22,10 +22,10 @@ const WITHHELD = 'identifier field';
 export function openQueriesTool(db: Db, projectId: string): ToolDefinition<Args> {
   return {
     name: 'list_open_queries',
-    description: 'List live data queries (open, answered, reopened) raised by QC in this project: record, event, field, rule, message, status, times and the value the rule read. Filter by record, site or status.',
+    description: 'List live data queries (open, answered, reopened, or held for review before the site sees them) raised by QC in this project: record, event, field, rule, message, status, times and the value the rule read. Filter by record, site or status.',
     schema: Args,
     async run({ record_id: recordId, site, status, limit }) {
-      const statuses = status ? [status] : [...ACTIVE_QUERY_STATUSES];
+      const statuses = status ? [status] : [...ACTIVE_QUERY_STATUSES, 'held' as const];
       // One page per status, one more than asked, so the merged list knows whether more exist.
       const pages = await Promise.all(statuses.map((s) => listQueries(db, { projectId, recordId, site, status: s, limit: limit + 1 })));
       const mask = await identifierMask(db, projectId, undefined);

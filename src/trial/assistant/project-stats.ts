@@ -44,7 +44,7 @@ export function projectStatsTool(db: Db, projectId: string): ToolDefinition<Args
         events: events.map((event) => ({ event: event.eventName, label: event.label, arm: event.armNum, day_offset: event.dayOffset, window_before: event.windowBefore, window_after: event.windowAfter })),
         last_import_at: lastImportAt?.toISOString() ?? null,
         queries_by_status: queries,
-        live_queries: queries.open + queries.answered + queries.reopened,
+        live_queries: queries.held + queries.open + queries.answered + queries.reopened,
         last_qc_runs: qcRuns.map((run) => ({
           id: run.id,
           skill: run.skillId,

@@ -75,7 +75,7 @@ describe.each(testEngines())('trial assistant read tools (%s)', (engine) => {
     return result.result;
   }
 
-  async function insertQuery(projectId: string, taskRunId: string, values: { recordId: string; eventName: string; field: string; value: unknown; status: QueryStatus; ruleId: string; site: string }) {
+  async function insertQuery(projectId: string, taskRunId: string, values: { recordId: string; eventName: string; field: string; value: unknown; status: QueryStatus; ruleId: string; site: string; heldByTaskRunId?: string }) {
     await ctx.db.insert(pendingActions).values({ projectId, taskRunId, nodeId: 'checks', message: `check ${values.ruleId}`, severity: 'error', ...values });
   }
 
@@ -101,6 +101,8 @@ describe.each(testEngines())('trial assistant read tools (%s)', (engine) => {
         await insertQuery(A, task!.id, { recordId: 'P002', eventName: 'v2_arm_1', site: 'SITE-02', field: 'v2_arm_1.visit_date', value: null, status: 'closed', ruleId: 'required' });
       } else {
         await insertQuery(B, task!.id, { recordId: 'P001', eventName: 'v1_arm_1', site: 'SITE-09', field: 'v1_arm_1.age', value: 33, status: 'open', ruleId: 'age-range-b' });
+        // Kept from the site by its run until a review decides: it reads held, not open.
+        await insertQuery(B, task!.id, { recordId: 'P001', eventName: 'v1_arm_1', site: 'SITE-09', field: 'v1_arm_1.sbp', value: 250, status: 'open', ruleId: 'sbp-range-b', heldByTaskRunId: task!.id });
       }
     }
   });
@@ -165,7 +167,7 @@ describe.each(testEngines())('trial assistant read tools (%s)', (engine) => {
       expect((await call(B, name, args)).error, name).toContain('record "P002" does not exist in this project');
     }
     const queries = await ok(B, 'list_open_queries', {});
-    expect(queries.queries.map((q: { rule: string }) => q.rule)).toEqual(['age-range-b']);
+    expect(queries.queries.map((q: { rule: string }) => q.rule).sort()).toEqual(['age-range-b', 'sbp-range-b']);
     expect((await ok(B, 'list_open_queries', { record_id: 'P003' })).queries).toEqual([]);
   });
 
@@ -199,12 +201,18 @@ describe.each(testEngines())('trial assistant read tools (%s)', (engine) => {
     expect(Date.now() - imported).toBeGreaterThanOrEqual(0);
 
     const other = await ok(B, 'get_project_stats', {});
-    expect(other).toMatchObject({ subjects: 1, record_rows: 2, sites: [{ site: 'SITE-09', subjects: 1 }], queries_by_status: { open: 1, answered: 0 } });
+    expect(other).toMatchObject({ subjects: 1, record_rows: 2, sites: [{ site: 'SITE-09', subjects: 1 }], queries_by_status: { held: 1, open: 1, answered: 0 }, live_queries: 2 });
+    const listed = await ok(B, 'list_open_queries', {});
+    expect(listed.queries.map((q: { rule: string; status: string; held_for_review: boolean }) => [q.rule, q.status, q.held_for_review]).sort()).toEqual([
+      ['age-range-b', 'open', false],
+      ['sbp-range-b', 'held', true],
+    ]);
+    expect((await ok(B, 'list_open_queries', { status: 'open' })).queries.map((q: { rule: string }) => q.rule)).toEqual(['age-range-b']);
   });
 
   it('lists live queries newest first, filtered, with identifier values withheld', async () => {
     const all = await ok(A, 'list_open_queries', {});
-    expect(all).toMatchObject({ statuses: ['open', 'answered', 'reopened'], returned: 3, has_more: false });
+    expect(all).toMatchObject({ statuses: ['open', 'answered', 'reopened', 'held'], returned: 3, has_more: false });
     expect(all.queries.map((q: { rule: string }) => q.rule).sort()).toEqual(['age-range', 'phone-format', 'window-v2']);
     const phone = all.queries.find((q: { rule: string }) => q.rule === 'phone-format');
     expect(phone).toMatchObject({ record_id: 'P001', event: 'v1_arm_1', field: 'v1_arm_1.phone', status: 'open', value: null, value_withheld: 'identifier field', message: 'check phone-format' });

@@ -1,7 +1,8 @@
 import { and, eq, inArray, max, or, sql } from 'drizzle-orm';
 import type { Db } from '../../core/db/connect.js';
 import { auditLog } from '../../core/db/schema/audit.js';
-import { pendingActions, trialRecords, type QueryStatus } from '../../core/db/schema/trial.js';
+import { pendingActions, trialRecords } from '../../core/db/schema/trial.js';
+import { shownStatusSql, type QueryStatus } from '../queries.js';
 
 /** Audit actions an import or a REDCap sync writes when it changes something (trial/store). */
 const IMPORT_ACTIONS = ['record.create', 'record.update', 'dictionary.replace', 'events.replace', 'arms.replace'] as const;
@@ -21,11 +22,11 @@ export async function selectLastImportAt(db: Db, projectId: string): Promise<Dat
 
 export async function countQueriesByStatus(db: Db, projectId: string): Promise<Record<QueryStatus, number>> {
   const rows = await db
-    .select({ status: pendingActions.status, n: sql<number>`count(*)::int` })
+    .select({ status: shownStatusSql, n: sql<number>`count(*)::int` })
     .from(pendingActions)
     .where(eq(pendingActions.projectId, projectId))
-    .groupBy(pendingActions.status);
-  const counts: Record<QueryStatus, number> = { open: 0, answered: 0, reopened: 0, closed: 0, cancelled: 0 };
+    .groupBy(shownStatusSql);
+  const counts: Record<QueryStatus, number> = { held: 0, open: 0, answered: 0, reopened: 0, closed: 0, cancelled: 0 };
   for (const row of rows) if (row.status in counts) counts[row.status] = Number(row.n);
   return counts;
 }

@@ -6,7 +6,7 @@ import { parseDictionaryText } from './parse-dictionary.js';
 import { parseEventsText } from './parse-events.js';
 import { parseRecordsText } from './parse-records.js';
 import { importInvalid, type ImportProblem, type Parsed } from './problems.js';
-import { writeTrialExport, type TrialImportSummary } from './write-trial-export.js';
+import { writeTrialExport, type TrialExport, type TrialImportSummary } from './write-trial-export.js';
 
 /**
  * A file of the export: text, or the uploaded bytes (decoded here: UTF-8 with or without BOM, or GBK/GB18030
@@ -41,7 +41,14 @@ export async function importRedcapCsv(
   actor: string,
   options: { reason?: string } = {},
 ): Promise<RedcapCsvImportSummary> {
-  const reason = options.reason ?? 'REDCap CSV import';
+  return writeTrialExport(store, projectId, await checkRedcapCsv(store, projectId, files), actor, options.reason ?? 'REDCap CSV import');
+}
+
+/**
+ * Decodes and checks every file of the export, writing nothing: the export as the import writes it, or
+ * IMPORT_INVALID listing every bad line. The import and its preview both go through here.
+ */
+export async function checkRedcapCsv(store: TrialStore, projectId: string, files: RedcapCsvFiles): Promise<TrialExport> {
   const text = (file: CsvFile, field: 'dictionary' | 'events' | 'arms' | 'records') =>
     typeof file === 'string' ? file : decodeUploadText(file, { field, filename: files.fileNames?.[field] });
   // Decoded first, all of them: a wrongly encoded file is refused before any line is checked.
@@ -70,13 +77,7 @@ export async function importRedcapCsv(
   const records = parseRecordsText(recordsText, { fields: dictionary.value, events: events.value }, 'records.csv');
   if (records.problems.length > 0) throw importInvalid(records.problems);
 
-  return writeTrialExport(
-    store,
-    projectId,
-    { fields: dictionary.value, events: eventsText === undefined ? undefined : events.value, arms: arms?.value, records: records.value, warnings: records.warnings },
-    actor,
-    reason,
-  );
+  return { fields: dictionary.value, events: eventsText === undefined ? undefined : events.value, arms: arms?.value, records: records.value, warnings: records.warnings };
 }
 
 /** A new arms file without an events file must still cover the arms of the stored schedule. */

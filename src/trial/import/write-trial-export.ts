@@ -45,8 +45,12 @@ export async function writeTrialExport(store: TrialStore, projectId: string, dat
     const records = await tx.importRecords(projectId, data.records, { actor, reason });
     const events = data.events?.length ?? (await tx.getEvents(projectId)).length;
     const arms = data.arms?.length ?? (await tx.getArms(projectId)).length;
-    const warnings = data.warnings ?? [];
-    const moreWarnings = warnings.length - WARNINGS_LISTED;
-    return { fields: data.fields.length, events, arms, records, isDictionaryChanged, isEventsChanged, isArmsChanged, warnings: warnings.slice(0, WARNINGS_LISTED), ...(moreWarnings > 0 ? { moreWarnings } : {}) };
+    return { fields: data.fields.length, events, arms, records, isDictionaryChanged, isEventsChanged, isArmsChanged, ...listedWarnings(data.warnings) };
   });
+}
+
+/** The first WARNINGS_LISTED warnings, and how many more there are when that cut some. */
+export function listedWarnings(all: ReadonlyArray<ImportWarning> = []): Pick<TrialImportSummary, 'warnings' | 'moreWarnings'> {
+  const moreWarnings = all.length - WARNINGS_LISTED;
+  return { warnings: all.slice(0, WARNINGS_LISTED), ...(moreWarnings > 0 ? { moreWarnings } : {}) };
 }

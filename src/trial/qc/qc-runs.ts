@@ -28,7 +28,7 @@ export interface QcProgress {
   createdAt: string;
   finishedAt: string | null;
   total: number;
-  /** Runs whose work is over for now: completed, failed or waiting for review. */
+  /** Runs whose work is over for now: completed, failed, waiting for review, or withdrawn (their review was about findings that no longer fire). */
   done: number;
   pending: number;
   running: number;
@@ -89,14 +89,14 @@ async function countByStatus(db: Db, qcRunId: string) {
     .select({ n: sql<number>`count(*)::int` })
     .from(taskRuns)
     .where(and(eq(taskRuns.qcRunId, qcRunId), inArray(taskRuns.status, ['PENDING', 'RUNNING']), isNotNull(taskRuns.recoveredAt)));
-  return { pending: by('PENDING'), running: by('RUNNING'), suspended: by('SUSPENDED'), completed: by('COMPLETED'), failed: by('FAILED'), recovering: Number(recovering?.n ?? 0) };
+  return { pending: by('PENDING'), running: by('RUNNING'), suspended: by('SUSPENDED'), completed: by('COMPLETED'), failed: by('FAILED'), cancelled: by('CANCELLED'), recovering: Number(recovering?.n ?? 0) };
 }
 
 export async function getQcProgress(db: Db, qcRunId: string): Promise<QcProgress | undefined> {
   if (!isUuid(qcRunId)) return undefined;
   const [run] = await db.select().from(qcRuns).where(eq(qcRuns.id, qcRunId));
   if (!run) return undefined;
-  const progress = await countByStatus(db, qcRunId);
+  const { cancelled, ...progress } = await countByStatus(db, qcRunId);
   return {
     id: run.id,
     projectId: run.projectId,
@@ -107,7 +107,7 @@ export async function getQcProgress(db: Db, qcRunId: string): Promise<QcProgress
     createdAt: run.createdAt.toISOString(),
     finishedAt: run.finishedAt?.toISOString() ?? null,
     total: run.total,
-    done: progress.suspended + progress.completed + progress.failed,
+    done: progress.suspended + progress.completed + progress.failed + cancelled,
     ...progress,
   };
 }

@@ -226,22 +226,21 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     expect(mine).toHaveLength(2);
   });
 
-  it('marks a query whose finding no longer fires, and reopens a closed one when it fires again', async () => {
+  it('closes a query whose finding no longer fires, and reopens it when it fires again', async () => {
     const store = createTrialStore(ctx.db);
     const [query] = await listQueries(ctx.db, { projectId: 'p1', recordId: 'S2' });
     await store.importRecords('p1', [{ recordId: 'S2', eventName: 'v1_arm_1', site: 'SITE-01', data: { record_id: 'S2', patient_name: IDENTIFIER_VALUES[0]!, phone: IDENTIFIER_VALUES[1]!, age: 19, ae_text: 'none' } }], { actor: 'site' });
     const fixedRun = await runToEnd('checks-direct', ['S2']);
     const [marked] = await listQueries(ctx.db, { projectId: 'p1', recordId: 'S2' });
-    expect(marked).toMatchObject({ id: query!.id, status: 'open', noLongerFires: { qcRunId: fixedRun.id } });
+    expect(marked).toMatchObject({ id: query!.id, status: 'closed', noLongerFires: { qcRunId: fixedRun.id } });
 
-    await qc.transitionQuery(dm, 'p1', query!.id, 'closed', 'corrected at site');
     await store.importRecords('p1', [{ recordId: 'S2', eventName: 'v1_arm_1', site: 'SITE-01', data: { record_id: 'S2', patient_name: IDENTIFIER_VALUES[0]!, phone: IDENTIFIER_VALUES[1]!, age: 15, ae_text: 'none' } }], { actor: 'site' });
     await runToEnd('checks-direct', ['S2']);
     const after = await listQueries(ctx.db, { projectId: 'p1', recordId: 'S2' });
     expect(after).toHaveLength(1);
     expect(after[0]).toMatchObject({ id: query!.id, status: 'reopened', value: 15, noLongerFires: null });
     const trail = (await qc.audit(dm, 'p1', { entityType: 'query', entityId: query!.id })).map((e) => e.action);
-    expect(trail).toEqual(expect.arrayContaining(['opened', 'no_longer_fires', 'status:closed', 'status:reopened']));
+    expect(trail).toEqual(expect.arrayContaining(['opened', 'status:closed', 'status:reopened']));
   });
 
   it('holds queries back for review: approve sends them, reject cancels or closes them as the skill says', async () => {
@@ -252,6 +251,7 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     const held = await listQueries(ctx.db, { projectId: 'p1', recordId: 'R1' });
     expect(held).toHaveLength(1);
     expect(held[0]!.heldByTaskRunId).not.toBeNull();
+    expect(held[0]!.status).toBe('held');
 
     const runs = await qc.taskRuns(dm, 'p1', { qcRunId: waiting.id, statuses: ['SUSPENDED'] });
     const byRecord = new Map(runs.map((r) => [r.recordId, r]));

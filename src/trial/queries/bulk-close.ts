@@ -1,9 +1,9 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../core/db/connect.js';
-import { pendingActions, type QueryStatus } from '../../core/db/schema/trial.js';
+import { pendingActions } from '../../core/db/schema/trial.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
-import { queryConditions, TRANSITIONS, type QueryFilter } from '../queries.js';
+import { notHeld, queryConditions, shownStatus, TRANSITIONS, type QueryFilter, type QueryStatus } from '../queries.js';
 import { appendAuditEntries } from '../store/audit.js';
 
 /** As many ids as a console selects across a few full pages; the request stays small. */
@@ -39,9 +39,10 @@ export interface BulkCloseResult {
   skipped: BulkCloseSkip[];
 }
 
-type Target = { id: string; status: QueryStatus };
+type Target = { id: string; status: Exclude<QueryStatus, 'held'> };
 
-const CLOSABLE = (Object.keys(TRANSITIONS) as QueryStatus[]).filter((status) => TRANSITIONS[status].includes('closed'));
+// Stored statuses; a held query is also stored as one of these, so every statement adds notHeld.
+const CLOSABLE = (Object.keys(TRANSITIONS) as QueryStatus[]).filter((status) => status !== 'held' && TRANSITIONS[status].includes('closed')) as Target['status'][];
 
 function assertInput(input: BulkCloseInput): void {
   const reason = input.reason?.trim() ?? '';
@@ -62,7 +63,7 @@ async function targetsById(tx: Db, projectId: string, queryIds: string[], skippe
   const wellFormed = ids.filter(isUuid);
   const found = wellFormed.length
     ? await tx
-        .select({ id: pendingActions.id, status: pendingActions.status })
+        .select({ id: pendingActions.id, status: pendingActions.status, heldByTaskRunId: pendingActions.heldByTaskRunId })
         .from(pendingActions)
         .where(and(eq(pendingActions.projectId, projectId), inArray(pendingActions.id, wellFormed)))
         .for('update')
@@ -72,8 +73,9 @@ async function targetsById(tx: Db, projectId: string, queryIds: string[], skippe
   for (const id of ids) {
     const row = byId.get(id);
     if (!row) skipped.push({ id, status: null, why: `No query "${id}" exists in project "${projectId}".` });
+    else if (shownStatus(row) === 'held') skipped.push({ id, status: 'held', why: `It is held for the data manager's review of task run ${row.heldByTaskRunId} and has not reached the site; approve or reject that review.` });
     else if (!CLOSABLE.includes(row.status)) skipped.push({ id, status: row.status, why: `A ${row.status} query can go to ${TRANSITIONS[row.status].join(' or ')}, not closed.` });
-    else targets.push(row);
+    else targets.push({ id: row.id, status: row.status });
   }
   return targets;
 }
@@ -84,7 +86,7 @@ async function targetsByFilter(tx: Db, projectId: string, filter: BulkCloseFilte
   const targets = await tx
     .select({ id: pendingActions.id, status: pendingActions.status })
     .from(pendingActions)
-    .where(and(where, inArray(pendingActions.status, CLOSABLE)))
+    .where(and(where, inArray(pendingActions.status, CLOSABLE), notHeld))
     .orderBy(pendingActions.id)
     .limit(MAX_BULK_CLOSE_BY_FILTER + 1)
     .for('update');
@@ -110,7 +112,7 @@ export async function bulkCloseQueries(db: Db, input: BulkCloseInput): Promise<B
     const updated = await tx
       .update(pendingActions)
       .set({ status: 'closed', updatedAt: new Date() })
-      .where(and(eq(pendingActions.projectId, input.projectId), inArray(pendingActions.id, targets.map((target) => target.id)), inArray(pendingActions.status, CLOSABLE)))
+      .where(and(eq(pendingActions.projectId, input.projectId), inArray(pendingActions.id, targets.map((target) => target.id)), inArray(pendingActions.status, CLOSABLE), notHeld))
       .returning({ id: pendingActions.id });
     const closedIds = new Set(updated.map((row) => row.id));
     const closed = targets.filter((target) => closedIds.has(target.id));

@@ -12,6 +12,8 @@ const PROJECT = 'paging';
 const SITES = ['SITE-01', 'SITE-02', 'SITE-03'];
 const SEVERITIES = ['error', 'warning', 'info'] as const;
 const statusOf = (i: number): QueryStatus => (i % 10 === 0 ? 'closed' : i % 10 === 1 ? 'answered' : i % 25 === 2 ? 'cancelled' : 'open');
+/** Stored open but still kept from the site by their run: they read `held`. */
+const isHeld = (i: number): boolean => i % 25 === 3;
 
 describe('paging and sorting queries', () => {
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;
@@ -44,6 +46,7 @@ describe('paging and sorting queries', () => {
       message: `query ${i}`,
       severity: SEVERITIES[i % 3]!,
       status: statusOf(i),
+      heldByTaskRunId: isHeld(i) ? run!.id : null,
       createdAt: new Date(base + Math.floor(i / 7) * 1000),
       ...overrides,
     });
@@ -71,7 +74,9 @@ describe('paging and sorting queries', () => {
     expect(seen.at(-1)!.recordId).toBe('R9000');
     const beyond = await pageQueries(ctx.db, { projectId: PROJECT, page: 14 });
     expect(beyond).toMatchObject({ queries: [], total: 646, page: 14 });
-    expect(seen.every((q) => q.allowedTransitions.length > 0)).toBe(true);
+    // A held query waits for its review: nobody may move it; every other status has somewhere to go.
+    expect(seen.filter((q) => q.status === 'held')).toHaveLength(26);
+    expect(seen.every((q) => (q.status === 'held' ? q.allowedTransitions.length === 0 : q.allowedTransitions.length > 0))).toBe(true);
     // The unpaged list (a record's or a run's queries) has no cap either.
     expect(await listQueries(ctx.db, { projectId: PROJECT })).toHaveLength(646);
   });
@@ -80,7 +85,7 @@ describe('paging and sorting queries', () => {
     ['site', (q) => q.site],
     ['createdAt', (q) => q.createdAt.getTime()],
     ['severity', (q) => ({ info: 0, warning: 1, error: 2 })[q.severity]],
-    ['status', (q) => ({ open: 0, reopened: 1, answered: 2, closed: 3, cancelled: 4 })[q.status]],
+    ['status', (q) => ({ held: 0, open: 1, reopened: 2, answered: 3, closed: 4, cancelled: 5 })[q.status]],
     ['ruleId', (q) => q.ruleId],
   ])('sorts by %s both ways, ties broken by record then id, one order across pages', async (sort, key) => {
     for (const order of ['asc', 'desc'] as const) {
@@ -112,7 +117,7 @@ describe('paging and sorting queries', () => {
 
   it('counts every status for the same filters but the status, and totals the status asked for', async () => {
     const site = 'SITE-02';
-    const expected = { open: 0, answered: 0, closed: 0, reopened: 0, cancelled: 0 };
+    const expected = { held: 0, open: 0, answered: 0, closed: 0, reopened: 0, cancelled: 0 };
     for (const q of all.filter((q) => q.site === site)) expected[q.status] += 1;
     const unfiltered = await pageQueries(ctx.db, { projectId: PROJECT, site, pageSize: 5 });
     expect(unfiltered.counts).toEqual(expected);
@@ -124,13 +129,24 @@ describe('paging and sorting queries', () => {
     expect(closed.queries.every((q) => q.status === 'closed' && q.site === site)).toBe(true);
   });
 
+  it('filters held and open apart: a query still held by its run is not counted as sent to the site', async () => {
+    const held = await pageQueries(ctx.db, { projectId: PROJECT, status: 'held', pageSize: 500 });
+    const open = await pageQueries(ctx.db, { projectId: PROJECT, status: 'open', pageSize: 500 });
+    expect(held.total).toBe(26);
+    expect(held.queries.map((q) => q.recordId)).toEqual(expect.arrayContaining(['R0003', 'R0028', 'R0628']));
+    expect(held.queries.every((q) => q.status === 'held' && q.heldByTaskRunId !== null)).toBe(true);
+    expect(open.queries.every((q) => q.status === 'open' && q.heldByTaskRunId === null)).toBe(true);
+    expect(open.total).toBe(all.filter((q) => q.status === 'open').length);
+    expect(held.counts.held + held.counts.open).toBe(all.filter((q) => q.status === 'held' || q.status === 'open').length);
+  });
+
   it('matches nothing for a malformed run id, and refuses a page size or page out of range', async () => {
     expect(await pageQueries(ctx.db, { projectId: PROJECT, taskRunId: 'not-a-uuid' })).toEqual({
       queries: [],
       total: 0,
       page: 1,
       pageSize: 50,
-      counts: { open: 0, answered: 0, closed: 0, reopened: 0, cancelled: 0 },
+      counts: { held: 0, open: 0, answered: 0, closed: 0, reopened: 0, cancelled: 0 },
     });
     await expect(pageQueries(ctx.db, { projectId: PROJECT, pageSize: 501 })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'pageSize' } });
     await expect(pageQueries(ctx.db, { projectId: PROJECT, page: 0 })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'page' } });

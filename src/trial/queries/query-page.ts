@@ -1,8 +1,8 @@
 import { asc, count, desc, sql, type AnyColumn, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../../core/db/connect.js';
-import { pendingActions, type QueryStatus } from '../../core/db/schema/trial.js';
+import { pendingActions } from '../../core/db/schema/trial.js';
 import { ClinAgentError } from '../../core/errors.js';
-import { queryConditions, TRANSITIONS, withTransitions, type DataQuery, type QueryFilter } from '../queries.js';
+import { queryConditions, shownStatusSql, TRANSITIONS, withTransitions, type DataQuery, type QueryFilter, type QueryStatus } from '../queries.js';
 
 export const QUERY_SORT_COLUMNS = ['createdAt', 'updatedAt', 'status', 'recordId', 'eventName', 'field', 'ruleId', 'site', 'severity'] as const;
 export type QuerySortColumn = (typeof QUERY_SORT_COLUMNS)[number];
@@ -33,10 +33,10 @@ export interface QueryPage {
 // Severity and status sort by meaning, not spelling: alphabetically "info" would sit between "error" and
 // "warning", and "answered" before "open". Ascending is the least severe first and the lifecycle's order.
 const SEVERITY_RANK: Record<DataQuery['severity'], number> = { info: 0, warning: 1, error: 2 };
-const STATUS_RANK: Record<QueryStatus, number> = { open: 0, reopened: 1, answered: 2, closed: 3, cancelled: 4 };
+const STATUS_RANK: Record<QueryStatus, number> = { held: 0, open: 1, reopened: 2, answered: 3, closed: 4, cancelled: 5 };
 
 /** CASE over constants of this file only (never request text), so the raw SQL carries no input. */
-function rank(column: AnyColumn, ranks: Record<string, number>): SQL {
+function rank(column: AnyColumn | SQL, ranks: Record<string, number>): SQL {
   const whens = Object.entries(ranks).map(([value, n]) => `WHEN '${value}' THEN ${n}`).join(' ');
   return sql`CASE ${column} ${sql.raw(whens)} END`;
 }
@@ -44,7 +44,7 @@ function rank(column: AnyColumn, ranks: Record<string, number>): SQL {
 const SORT_EXPRESSIONS: Record<QuerySortColumn, AnyColumn | SQLWrapper> = {
   createdAt: pendingActions.createdAt,
   updatedAt: pendingActions.updatedAt,
-  status: rank(pendingActions.status, STATUS_RANK),
+  status: rank(shownStatusSql, STATUS_RANK),
   recordId: pendingActions.recordId,
   eventName: pendingActions.eventName,
   field: pendingActions.field,
@@ -90,7 +90,7 @@ export async function pageQueries(db: Db, request: QueryPageRequest): Promise<Qu
 
   const [rows, perStatus] = await Promise.all([
     db.select().from(pendingActions).where(where).orderBy(...orderBy(sort, order)).limit(pageSize).offset((page - 1) * pageSize),
-    db.select({ status: pendingActions.status, n: count() }).from(pendingActions).where(everyStatus).groupBy(pendingActions.status),
+    db.select({ status: shownStatusSql, n: count() }).from(pendingActions).where(everyStatus).groupBy(shownStatusSql),
   ]);
   for (const { status, n } of perStatus) counts[status] = n;
   const total = filter.status ? counts[filter.status] : Object.values(counts).reduce((sum, n) => sum + n, 0);

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../core/db/connect.js';
 import { pendingActions } from '../../core/db/schema/trial.js';
+import { shownStatus } from '../queries.js';
 
 export interface ReportRow {
   recordId: string;
@@ -38,7 +39,8 @@ export async function buildViolationsReport(db: Db, projectId: string): Promise<
     field: q.field,
     ruleId: q.ruleId,
     severity: q.severity,
-    status: q.status,
+    // `held` until the review sends the query: a held query is not one the site has been asked.
+    status: shownStatus(q),
     message: q.message,
     value: q.value === null || q.value === undefined ? '' : typeof q.value === 'string' || typeof q.value === 'number' ? q.value : JSON.stringify(q.value),
     createdAt: q.createdAt.toISOString(),

@@ -11,7 +11,7 @@ import { advanceTaskRunQueue } from '../qc/queues.js';
 import type { ReviewRequest } from '../../core/db/schema/trial.js';
 import { fieldValue } from '../rules/run-rules.js';
 import { isNeedsHumanReview, runWithRetry } from '../soft/index.js';
-import type { ClearedCheck, Finding } from './findings.js';
+import type { Finding } from './findings.js';
 import { eventOf, loadRecordContext, type RecordContext } from './record-context.js';
 import type { Skill } from './load-skills.js';
 import type { ReviewNotifier } from './notify.js';
@@ -34,7 +34,7 @@ export interface SopDeps {
 }
 
 type NodeOutcome =
-  | { kind: 'checked'; passed: boolean; findings: Finding[]; cleared: ClearedCheck[]; detail: unknown }
+  | { kind: 'checked'; passed: boolean; findings: Finding[]; ruleIds: string[]; detail: unknown }
   | { kind: 'needs_review'; reviewRequest: ReviewRequest; onApprove: string; onReject: string; detail: unknown };
 
 type SopNodeResult = NodeResult<TaskRunStepWrites>;
@@ -93,22 +93,22 @@ async function executeNode(deps: SopDeps, skill: Skill, trace: TraceRun, run: Ta
     return { step: { type: node.type, outcome: 'suspended', next: 'review', detail: outcome.detail }, update: { nextNode: nodeId, status: 'SUSPENDED', onApprove: outcome.onApprove, onReject: outcome.onReject, reviewRequest: asRunRequest(outcome.reviewRequest) } };
   }
   const next = outcome.passed ? node.on_pass : node.on_fail;
-  return { step: { type: node.type, outcome: outcome.passed ? 'pass' : 'fail', next, detail: outcome.detail }, update: { nextNode: next, status: 'RUNNING', findings: outcome.findings, cleared: outcome.cleared, site: record.site } };
+  return { step: { type: node.type, outcome: outcome.passed ? 'pass' : 'fail', next, detail: outcome.detail }, update: { nextNode: next, status: 'RUNNING', findings: outcome.findings, checked: { ruleIds: outcome.ruleIds, skillRuleIds: skillRuleIds(skill) }, site: record.site } };
 }
 
 /**
- * Every rule of the node: violations become findings, rules that passed clear their earlier findings. Evaluated
- * in slices: QC shares the event loop with the HTTP server, and hostile data must not stall it (issue 21).
+ * Every rule of the node: violations become findings, and every rule it ran is named, so the queries of those that
+ * did not fire are closed (closeNoLongerFiring). Evaluated in slices: QC shares the event loop with the HTTP
+ * server, and hostile data must not stall it (issue 21).
  */
 async function checkHardRules(skill: Skill, nodeId: string, record: RecordContext): Promise<NodeOutcome> {
   const compiled = skill.compiled[nodeId]!;
   const violations = await compiled.runInSlices(record.data);
-  const fired = new Set(violations.map((v) => v.ruleId));
   return {
     kind: 'checked',
     passed: violations.length === 0,
     findings: violations.map((v) => ({ ...v, eventName: eventOf(record, v.field) })),
-    cleared: compiled.rules.filter((r) => !fired.has(r.id)).map((r) => ({ ruleId: r.id, field: r.field, eventName: eventOf(record, r.field) })),
+    ruleIds: compiled.rules.map((r) => r.id),
     detail: { violations: violations.length, versions: record.versions },
   };
 }
@@ -141,10 +141,23 @@ async function checkSoftRule(deps: SopDeps, trace: Parameters<typeof runWithRetr
     kind: 'checked',
     passed: result.passed,
     findings: result.passed ? [] : [{ ruleId: nodeId, eventName, field: node.field, message: result.reason, severity: node.severity, value: fieldValue(record.data, node.field) }],
-    cleared: result.passed ? [{ ruleId: nodeId, eventName, field: node.field }] : [],
+    ruleIds: [nodeId],
     detail,
   };
 }
+
+/** The rules a skill has now: a hard rule by its id, a soft rule by its node's (as its findings are keyed). */
+export function skillRuleIds(skill: Skill): string[] {
+  let ids = ruleIdsOf.get(skill);
+  if (!ids) {
+    ids = Object.entries(skill.nodes).flatMap(([id, node]) => (node.type === 'hard_rule' ? (skill.compiled[id]?.rules ?? []).map((r) => r.id) : node.type === 'soft_instruction' ? [id] : []));
+    ruleIdsOf.set(skill, ids);
+  }
+  return ids;
+}
+
+/** Per loaded skill, which never changes once loaded (an edit loads a new one), so a batch computes it once. */
+const ruleIdsOf = new WeakMap<Skill, string[]>();
 
 async function queueNotice(deps: SopDeps, taskRunId: string): Promise<void> {
   if (!deps.notifier.configured || !deps.queueReviewNotice) return;

@@ -1,6 +1,6 @@
-import { and, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../core/db/connect.js';
-import { ACTIVE_QUERY_STATUSES, pendingActions } from '../../core/db/schema/trial.js';
+import { ACTIVE_QUERY_STATUSES, pendingActions, taskRuns } from '../../core/db/schema/trial.js';
 import type { AuditEntryInput } from '../../core/audit/audit-log.js';
 
 /**
@@ -11,8 +11,9 @@ import type { AuditEntryInput } from '../../core/audit/audit-log.js';
  * - fires, live query exists: the query is kept and notes the run that saw it again (and the value it read);
  * - fires, last query closed or cancelled: that query is reopened, never duplicated;
  * - fires, never seen: a query is opened, held back by the run until its review (if any) lets it go;
- * - no longer fires: the live query stays for the data manager to close, marked "no longer fires as of run X";
- *   one still held back by its run (never sent) is withdrawn instead when the run lets its queries go.
+ * - no longer fires (the data changed, the rule was fixed or removed): the live query is closed by the system,
+ *   marked "no longer fires as of run X"; one still held back by a review (never sent) is withdrawn, and a review
+ *   left about nothing ends (see closeNoLongerFiring).
  *
  * Audit entries are returned, not written: the caller writes them last in its transaction, after every row lock
  * it takes, so the audit chain's lock is never held while waiting for a query row.
@@ -37,13 +38,6 @@ export interface FindingScope {
   qcRunId: string | null;
   nodeId: string;
   actor: string;
-}
-
-/** Rules that ran and passed, by the same key as a finding. */
-export interface ClearedCheck {
-  ruleId: string;
-  eventName: string;
-  field: string;
 }
 
 /** Enough attempts for a few concurrent runs racing on one finding; each attempt sees the winner's commit. */
@@ -126,28 +120,99 @@ async function raiseOne(tx: Db, scope: FindingScope, finding: Finding): Promise<
   throw new Error(`could not settle the query for ${keyOf(finding)} after ${MAX_ATTEMPTS} attempts`);
 }
 
-/** Marks live queries of checks that passed this time, so the data manager sees they may be closed. */
-export async function markNoLongerFiring(tx: Db, scope: FindingScope, cleared: readonly ClearedCheck[]): Promise<AuditEntryInput[]> {
-  if (!cleared.length) return [];
-  const note = { taskRunId: scope.taskRunId, qcRunId: scope.qcRunId, at: new Date().toISOString() };
-  const keys = cleared.map((c) => sql`(${c.eventName}, ${c.ruleId}, ${c.field})`);
-  const marked = await tx
-    .update(pendingActions)
-    .set({ noLongerFires: note, updatedAt: new Date() })
+/** What a node checked: the rules it ran, fired or not, and every rule its skill has now. */
+export interface CheckedRules {
+  ruleIds: string[];
+  /** A query of a rule no longer in the skill can never fire again, whichever node a run reaches. */
+  skillRuleIds: string[];
+}
+
+/**
+ * Closes the live queries of this run's skill on this record that no longer fire: their rule ran in this node
+ * and did not raise their key (the data changed, the rule was fixed, or the key itself changed, as for queries
+ * stored with a wrong event), or their rule is gone from the skill. A query the site has is closed; one a review
+ * still holds back is withdrawn (cancelled). Returns the suspended runs whose review is now about nothing: every
+ * query they held is withdrawn, or the soft rule they ask about passed. Their rows are locked here, before the
+ * query rows, in the order a review decision takes them, so a decision racing this close cannot deadlock it.
+ */
+export async function closeNoLongerFiring(
+  tx: Db,
+  scope: FindingScope & { skillId: string },
+  checked: CheckedRules,
+  fired: readonly Finding[],
+): Promise<{ audit: AuditEntryInput[]; reviewsToWithdraw: string[] }> {
+  const firedKeys = fired.map((f) => sql`(${f.eventName}, ${f.ruleId}, ${f.field})`);
+  const firedRules = new Set(fired.map((f) => f.ruleId));
+  const passed = checked.ruleIds.filter((id) => !firedRules.has(id));
+  const removed = (column: typeof pendingActions.ruleId | SQL) => (checked.skillRuleIds.length ? sql`${column} NOT IN (${sql.join(checked.skillRuleIds.map((id) => sql`${id}`), sql`, `)})` : sql`true`);
+  const stale = and(
+    eq(pendingActions.projectId, scope.projectId),
+    eq(pendingActions.recordId, scope.recordId),
+    inArray(pendingActions.status, [...ACTIVE_QUERY_STATUSES]),
+    // Of this skill: the run that last saw it fire ran this skill (another skill with the same rule keeps it).
+    sql`exists (select 1 from ${taskRuns} where ${taskRuns.id} = coalesce(${pendingActions.lastTaskRunId}, ${pendingActions.taskRunId}) and ${taskRuns.skillId} = ${scope.skillId})`,
+    or(
+      checked.ruleIds.length
+        ? and(inArray(pendingActions.ruleId, checked.ruleIds), firedKeys.length ? sql`(${pendingActions.eventName}, ${pendingActions.ruleId}, ${pendingActions.field}) NOT IN (${sql.join(firedKeys, sql`, `)})` : undefined)
+        : undefined,
+      removed(pendingActions.ruleId),
+    ),
+  );
+  const found = await tx.select({ id: pendingActions.id, heldBy: pendingActions.heldByTaskRunId }).from(pendingActions).where(stale);
+  const holders = [...new Set(found.map((q) => q.heldBy).filter((id): id is string => id !== null && id !== scope.taskRunId))];
+  const softRule = sql`${taskRuns.reviewRequest}->'finding'->>'ruleId'`;
+  const suspended = await tx
+    .select({ id: taskRuns.id })
+    .from(taskRuns)
     .where(
       and(
-        eq(pendingActions.projectId, scope.projectId),
-        eq(pendingActions.recordId, scope.recordId),
-        inArray(pendingActions.status, [...ACTIVE_QUERY_STATUSES]),
-        isNull(pendingActions.noLongerFires),
-        sql`(${pendingActions.eventName}, ${pendingActions.ruleId}, ${pendingActions.field}) IN (${sql.join(keys, sql`, `)})`,
+        eq(taskRuns.status, 'SUSPENDED'),
+        or(
+          holders.length ? inArray(taskRuns.id, holders) : undefined,
+          and(
+            eq(taskRuns.projectId, scope.projectId),
+            eq(taskRuns.recordId, scope.recordId),
+            eq(taskRuns.skillId, scope.skillId),
+            sql`${taskRuns.reviewRequest}->>'kind' = 'soft_rule_unresolved'`,
+            or(passed.length ? sql`${softRule} IN (${sql.join(passed.map((id) => sql`${id}`), sql`, `)})` : undefined, removed(softRule)),
+          ),
+        ),
       ),
     )
-    .returning({ id: pendingActions.id });
-  return marked.map(({ id }) => ({
-    projectId: scope.projectId, entityType: 'query' as const, entityId: id, action: 'no_longer_fires', actor: scope.actor, newValue: note,
-    reason: `no longer fires as of ${scope.qcRunId ? `QC run ${scope.qcRunId}` : `task run ${scope.taskRunId}`}`,
-  }));
+    .orderBy(asc(taskRuns.id))
+    .for('update');
+  const audit = found.length ? await closeLocked(tx, scope, stale, found.map((q) => q.id)) : [];
+  if (!suspended.length) return { audit, reviewsToWithdraw: [] };
+  // A review still holding a live query is still about something (a cancelled run would strand it as held).
+  const holding = await tx
+    .selectDistinct({ id: pendingActions.heldByTaskRunId })
+    .from(pendingActions)
+    .where(and(inArray(pendingActions.heldByTaskRunId, suspended.map((r) => r.id)), inArray(pendingActions.status, [...ACTIVE_QUERY_STATUSES])));
+  const stillHolding = new Set(holding.map((r) => r.id));
+  return { audit, reviewsToWithdraw: suspended.filter((r) => !stillHolding.has(r.id)).map((r) => r.id) };
+}
+
+async function closeLocked(tx: Db, scope: FindingScope, stale: SQL | undefined, ids: string[]): Promise<AuditEntryInput[]> {
+  const locked = await tx
+    .select({ id: pendingActions.id, status: pendingActions.status, heldBy: pendingActions.heldByTaskRunId })
+    .from(pendingActions)
+    .where(and(stale, inArray(pendingActions.id, ids)))
+    .orderBy(asc(pendingActions.eventName), asc(pendingActions.ruleId), asc(pendingActions.field))
+    .for('update');
+  const note = { taskRunId: scope.taskRunId, qcRunId: scope.qcRunId, at: new Date().toISOString() };
+  const asOf = `no longer fires as of ${scope.qcRunId ? `QC run ${scope.qcRunId}, ` : ''}task run ${scope.taskRunId}`;
+  const audit: AuditEntryInput[] = [];
+  for (const query of locked) {
+    // Held back by a review: never sent, so it is withdrawn rather than closed at a site that never saw it.
+    const status = query.heldBy ? 'cancelled' : 'closed';
+    await tx.update(pendingActions).set({ status, heldByTaskRunId: null, noLongerFires: note, updatedAt: new Date() }).where(eq(pendingActions.id, query.id));
+    audit.push({
+      projectId: scope.projectId, entityType: 'query', entityId: query.id, action: `status:${status}`, actor: 'system',
+      oldValue: { status: query.status, heldByTaskRunId: query.heldBy }, newValue: { status, noLongerFires: note },
+      reason: query.heldBy ? `${asOf}; withdrawn before it reached the site` : asOf,
+    });
+  }
+  return audit;
 }
 
 /**
@@ -161,8 +226,9 @@ export async function settleHeldQueries(
   const now = new Date();
   const held = and(eq(pendingActions.heldByTaskRunId, input.taskRunId), inArray(pendingActions.status, [...ACTIVE_QUERY_STATUSES]));
   if (input.outcome === 'release') {
-    // A held query whose finding stopped firing (the run checked the record again after it changed) never reaches
-    // the site: it is withdrawn, so nobody is asked about a value that is no longer in the record.
+    // A held query marked as no longer firing never reaches the site: it is withdrawn, so nobody is asked about a
+    // value that is no longer in the record (closeNoLongerFiring now withdraws them at once; rows marked before
+    // it are still held with the mark).
     const withdrawn = await tx
       .update(pendingActions)
       .set({ status: 'cancelled', heldByTaskRunId: null, updatedAt: now })

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestContext } from '../../testing/test-context.js';
 import { testEngines } from '../../testing/test-database.js';
@@ -107,7 +108,7 @@ describe.each(testEngines())('review decisions bound to the data shown on %s', (
     expect(again.steps.map((s) => `${String(s.node)}:${String(s.outcome)}`)).toEqual(['ages:fail', 'review:suspended', 'review:redo', 'ages:fail', 'review:suspended']);
     // Its query is still held back, now with the current value: nothing reached the site on the refused decision.
     const [held] = await listQueries(ctx.db, { projectId: 'rb', recordId: 'R1' });
-    expect(held).toMatchObject({ status: 'open', heldByTaskRunId: r1.id, value: 91 });
+    expect(held).toMatchObject({ status: 'held', heldByTaskRunId: r1.id, value: 91 });
 
     // The other run's record did not change: its decision goes through at once.
     expect((await review(r2.id, 'reject')).statusCode).toBe(200);
@@ -135,7 +136,7 @@ describe.each(testEngines())('review decisions bound to the data shown on %s', (
     await waitFor(async () => (await getQcProgress(ctx.db, started.id))?.status === 'waiting_review', 'the run of 220 to wait for review');
     const [run] = await listTaskRuns(ctx.db, { projectId: 'rb', qcRunId: started.id, statuses: ['SUSPENDED'] });
     const [held] = await listQueries(ctx.db, { projectId: 'rb', recordId: '220' });
-    expect(held).toMatchObject({ status: 'open', heldByTaskRunId: run!.id, value: 4, message: 'Age must be 18-75' });
+    expect(held).toMatchObject({ status: 'held', heldByTaskRunId: run!.id, value: 4, message: 'Age must be 18-75' });
 
     // The site corrects the typo: 44, not 4. The reviewer, on the page loaded before, clicks approve twice.
     await createTrialStore(ctx.db).importRecords('rb', [row('220', 44)], { actor: 'site' });
@@ -151,7 +152,7 @@ describe.each(testEngines())('review decisions bound to the data shown on %s', (
     expect(queries).toHaveLength(1);
     expect(queries[0]).toMatchObject({ id: held!.id, status: 'cancelled', heldByTaskRunId: null });
     const queryTrail = await createTrialStore(ctx.db).listAudit('rb', { entityType: 'query', entityId: held!.id });
-    expect(queryTrail.map((e) => e.action)).toEqual(['opened', 'no_longer_fires', 'status:cancelled']);
+    expect(queryTrail.map((e) => e.action)).toEqual(['opened', 'status:cancelled']);
     expect(queryTrail.at(-1)!.reason).toMatch(/withdrawn before it reached the site/);
     expect(queryTrail.map((e) => e.action)).not.toContain('released');
   });
@@ -161,5 +162,63 @@ describe.each(testEngines())('review decisions bound to the data shown on %s', (
     await createTrialStore(ctx.db).importRecords('rb', [row('R1', 91), row('R2', 95)], { actor: 'site' });
     const accepted = await review(r1.id, 'approve');
     expect(accepted.statusCode, accepted.body).toBe(200);
+  });
+
+  it('keeps the queries of a run waiting for review held: nobody answers or closes them, approve sends them open, reject withdraws them, the report says held', async () => {
+    await createTrialStore(ctx.db).importRecords('rb', [row('H1', 10), row('H2', 11)], { actor: 'site' });
+    const started = await startQcRun({ db: ctx.db, jobs: ctx.jobs! }, { projectId: 'rb', skill: ctx.skills.get('age-review'), actor: 'dm', recordIds: ['H1', 'H2'] });
+    await waitFor(async () => (await getQcProgress(ctx.db, started.id))?.status === 'waiting_review', 'the runs of H1 and H2 to wait for review');
+    const runs = await listTaskRuns(ctx.db, { projectId: 'rb', qcRunId: started.id, statuses: ['SUSPENDED'] });
+    const [h1, h2] = ['H1', 'H2'].map((id) => runs.find((r) => r.recordId === id)!);
+    const api = (method: 'GET' | 'POST', url: string, payload?: object) => app.inject({ method, url: `/api/iit/projects/rb${url}`, headers: auth, ...(payload ? { payload } : {}) });
+    const queryOf = async (recordId: string) => (await api('GET', `/queries?recordId=${recordId}`)).json().queries[0];
+
+    const held = await queryOf('H1');
+    expect(held).toMatchObject({ status: 'held', heldByTaskRunId: h1!.id, allowedTransitions: [] });
+    const page = (await api('GET', '/queries?status=held&sort=status')).json();
+    // R2 of the first test still waits for its review too.
+    expect(page.queries.map((q: { recordId: string }) => q.recordId).sort()).toEqual(['H1', 'H2', 'R2']);
+    expect(page).toMatchObject({ total: 3, counts: { held: 3 } });
+    expect((await api('GET', '/queries?status=open&recordId=H1')).json()).toMatchObject({ total: 0, queries: [] });
+
+    for (const to of ['answered', 'closed'] as const) {
+      const refused = await api('POST', `/queries/${held.id}/transition`, { to, comment: 'corrected at the site' });
+      expect(refused.statusCode, to).toBe(409);
+      expect(refused.json()).toMatchObject({ code: 'CONFLICT_STATE', details: { status: 'held', heldByTaskRunId: h1!.id } });
+      expect(refused.json().message).toMatch(/held for the data manager's review.*has not reached the site.*Approve that run's review/);
+    }
+    const bulk = (await api('POST', '/queries/bulk-close', { queryIds: [held.id], reason: 'no action needed' })).json();
+    expect(bulk).toMatchObject({ closed: 0, skipped: [{ id: held.id, status: 'held' }] });
+    expect((await api('POST', '/queries/bulk-close', { filter: { recordId: 'H1' }, reason: 'no action needed' })).json()).toMatchObject({ closed: 0 });
+
+    const csvStatus = async (recordId: string) => {
+      const lines = (await api('GET', '/report?format=csv')).body.split('\n');
+      return lines.find((line) => line.startsWith(`"${recordId}"`))?.split('","')[6];
+    };
+    expect(await csvStatus('H1')).toBe('held');
+    const xlsx = await api('GET', '/report?format=xlsx');
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(xlsx.rawPayload as unknown as ArrayBuffer);
+    const sheet = workbook.getWorksheet('Violations')!;
+    const header = (sheet.getRow(1).values as unknown[]).map(String);
+    const xlsxStatus: string[] = [];
+    sheet.eachRow((line, n) => {
+      if (n > 1 && line.getCell(header.indexOf('Record')).value === 'H2') xlsxStatus.push(String(line.getCell(header.indexOf('Query status')).value));
+    });
+    expect(xlsxStatus).toEqual(['held']);
+
+    expect((await review(h1!.id, 'approve')).statusCode).toBe(200);
+    expect((await review(h2!.id, 'reject')).statusCode).toBe(200);
+    await waitForStatus(h1!.id, 'COMPLETED');
+    await waitForStatus(h2!.id, 'COMPLETED');
+    expect(await queryOf('H1')).toMatchObject({ id: held.id, status: 'open', heldByTaskRunId: null, allowedTransitions: ['answered', 'closed'] });
+    // Rejected as before: withdrawn before it reached the site.
+    expect(await queryOf('H2')).toMatchObject({ status: 'cancelled', heldByTaskRunId: null });
+    expect(await csvStatus('H1')).toBe('open');
+    expect(await csvStatus('H2')).toBe('cancelled');
+
+    const answered = await api('POST', `/queries/${held.id}/transition`, { to: 'answered', comment: 'corrected at the site' });
+    expect(answered.statusCode, answered.body).toBe(200);
+    expect(answered.json()).toMatchObject({ status: 'answered' });
   });
 });

@@ -111,7 +111,8 @@ describe.each(testEngines())('SOP runs on %s', (engine) => {
 
     const queries = await listQueries(ctx.db, { projectId: 'p1' });
     expect(queries.map((q) => `${q.recordId}:${q.ruleId}`).sort()).toEqual(['S2:age-range', 'S3:consent-first', 'S4:age-range', 'S4:consent-first']);
-    expect(queries.every((q) => q.status === 'open' && q.site === 'SITE-01')).toBe(true);
+    // Every failing record waits for review, so none of its queries has reached the site yet.
+    expect(queries.every((q) => q.status === 'held' && q.site === 'SITE-01')).toBe(true);
 
     await waitFor(async () => notifications.length >= 3, 'three review notifications');
     const s4 = notifications.find((n) => n.recordId === 'S4');
@@ -157,7 +158,16 @@ describe.each(testEngines())('SOP runs on %s', (engine) => {
   });
 
   it('moves queries along their lifecycle with who and why in the audit trail', async () => {
+    const [held] = await listQueries(ctx.db, { projectId: 'p1', recordId: 'S4', field: 'age' });
+    expect(held).toMatchObject({ status: 'held', allowedTransitions: [] });
+    // The site cannot answer what it has not been sent: S4 still waits for the data manager's review.
+    await expect(qc.transitionQuery(staff['site-crc'], 'p1', held!.id, 'answered', 'Age was 61, typo corrected')).rejects.toMatchObject({ code: 'CONFLICT_STATE', details: { status: 'held' } });
+    const [s4Run] = (await qc.taskRuns(staff.dm, 'p1', { statuses: ['SUSPENDED'] })).filter((run) => run.recordId === 'S4');
+    await reviewTaskRun({ db: ctx.db, jobs: ctx.jobs! }, s4Run!.id, 'approve', 'dm', 'confirmed');
+    await waitFor(async () => (await getTaskRun(ctx.db, s4Run!.id))?.status === 'COMPLETED', 'the approved S4 run to complete');
+
     const [query] = await listQueries(ctx.db, { projectId: 'p1', recordId: 'S4', field: 'age' });
+    expect(query).toMatchObject({ id: held!.id, status: 'open', heldByTaskRunId: null });
     await expect(qc.transitionQuery(staff['site-crc'], 'p1', query!.id, 'answered', '')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
     await qc.transitionQuery(staff['site-crc'], 'p1', query!.id, 'answered', 'Age was 61, typo corrected');
     await expect(qc.transitionQuery(staff['site-crc'], 'p1', query!.id, 'answered', 'again')).rejects.toMatchObject({ code: 'CONFLICT_STATE' });
@@ -169,6 +179,7 @@ describe.each(testEngines())('SOP runs on %s', (engine) => {
     const trail = await createTrialStore(ctx.db).listAudit('p1', { entityType: 'query', entityId: query!.id });
     expect(trail.map((e) => [e.action, e.actor])).toEqual([
       ['opened', 'sop:eligibility'],
+      ['released', 'dm'],
       ['status:answered', 'site-crc'],
       ['status:reopened', 'dm'],
       ['status:answered', 'site-crc'],

@@ -6,15 +6,16 @@ import type { QueueDef } from '../../core/jobs/queues.js';
 import { createRunStore } from '../../agent/runs/run-store.js';
 import { appendAuditEntries } from '../store/audit.js';
 import { stableJson } from '../store/stable-json.js';
-import { markNoLongerFiring, raiseFindings, settleHeldQueries, type ClearedCheck, type Finding } from './findings.js';
+import { completeQcRunIfDone } from '../qc/qc-runs.js';
+import { closeNoLongerFiring, raiseFindings, settleHeldQueries, type CheckedRules, type Finding } from './findings.js';
 import { eventOf, loadRecordContext } from './record-context.js';
 
 export type TaskRun = typeof taskRuns.$inferSelect;
 
-/** What a step of an SOP run saves besides the run itself: the findings it raised or cleared, on which site. */
+/** What a step of an SOP run saves besides the run itself: the findings it raised, the rules it ran, on which site. */
 export interface TaskRunStepWrites {
   findings?: Finding[];
-  cleared?: ClearedCheck[];
+  checked?: CheckedRules;
   site?: string;
 }
 
@@ -31,12 +32,14 @@ export const taskRunStore = createRunStore<typeof taskRuns, TaskRunStepWrites, {
   async onCommit(tx, run, step, update) {
     const terminal = update.status === 'COMPLETED' || update.status === 'FAILED';
     const scope = { projectId: run.projectId, recordId: run.recordId, site: update.site ?? '', taskRunId: run.id, qcRunId: run.qcRunId, nodeId: step.node, actor: `sop:${run.skillId}` };
-    return [
-      ...(await raiseFindings(tx, scope, update.findings ?? [])),
-      ...(await markNoLongerFiring(tx, scope, update.cleared ?? [])),
-      // A run that ends without a review holding its queries back lets them go to the site.
-      ...(terminal ? await settleHeldQueries(tx, { projectId: run.projectId, taskRunId: run.id, outcome: 'release', actor: scope.actor, reason: `task run ${run.id} ended` }) : []),
-    ];
+    const audit = await raiseFindings(tx, scope, update.findings ?? []);
+    const stale = update.checked ? await closeNoLongerFiring(tx, { ...scope, skillId: run.skillId }, update.checked, update.findings ?? []) : { audit: [], reviewsToWithdraw: [] };
+    audit.push(...stale.audit);
+    // A run that ends without a review holding its queries back lets them go to the site.
+    if (terminal) audit.push(...(await settleHeldQueries(tx, { projectId: run.projectId, taskRunId: run.id, outcome: 'release', actor: scope.actor, reason: `task run ${run.id} ended` })));
+    // Last: ending a review writes its audit entry at once, so every query row lock is taken before.
+    await withdrawReviews(tx, stale.reviewsToWithdraw, `its findings no longer fire: ${scope.qcRunId ? `QC run ${scope.qcRunId}, ` : ''}task run ${run.id} checked record ${run.recordId} again`);
+    return audit;
   },
   async onDecision(tx, run, decision) {
     const reviewer = decision.actor;
@@ -79,6 +82,17 @@ export const taskRunStore = createRunStore<typeof taskRuns, TaskRunStepWrites, {
   // run lets its queries go; see settleHeldQueries).
   redoFrom: (run) => (run.steps[0]?.node as string | undefined) ?? run.currentNode,
 });
+
+/**
+ * Ends reviews that are about nothing any more, without a notice (nobody needs to look), and completes their
+ * batch if that was its last run waiting: no worker advances a withdrawn run, so none would complete it.
+ */
+async function withdrawReviews(tx: Db, taskRunIds: readonly string[], reason: string): Promise<void> {
+  for (const id of taskRunIds) {
+    const withdrawn = await taskRunStore.cancel(tx, id, 'system', `review withdrawn: ${reason}`);
+    if (withdrawn.qcRunId) await completeQcRunIfDone(tx, withdrawn.qcRunId);
+  }
+}
 
 export const getTaskRun = (db: Db, id: string): Promise<TaskRun | undefined> => taskRunStore.get(db, id);
 

@@ -22,12 +22,11 @@ async function insertInBatches<T>(rows: ReadonlyArray<T>, insert: (batch: T[]) =
  * unchanged fields. Returns whether anything changed; an identical dictionary writes nothing.
  */
 export async function replaceDictionary(db: Db, projectId: string, incoming: ReadonlyArray<TrialField>, actor: string, reason = ''): Promise<boolean> {
-  // Compared and stored with the flag spelled out, so a definition without it equals the stored `false`.
-  const fields: DictionaryField[] = incoming.map((field) => ({ ...field, identifier: field.identifier ?? false }));
+  const fields = asStoredFields(incoming);
   return db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
     await lockProject(tx, projectId);
-    const change = diffDefinitions(await getDictionary(tx, projectId), fields, (field) => field.fieldName);
+    const change = diffFields(await getDictionary(tx, projectId), fields);
     if (!change) return false;
     await tx.delete(trialFields).where(eq(trialFields.projectId, projectId));
     await insertInBatches(fields.map((field, ordinal) => ({ ...field, projectId, ordinal })), (batch) => tx.insert(trialFields).values(batch));
@@ -62,11 +61,11 @@ export async function identifierFields(db: Db, projectId: string): Promise<strin
 }
 
 export async function replaceEvents(db: Db, projectId: string, incoming: ReadonlyArray<TrialEvent>, actor: string, reason = ''): Promise<boolean> {
-  const events: ScheduledEvent[] = incoming.map((event) => ({ ...event, armNum: event.armNum ?? 1 }));
+  const events = asStoredEvents(incoming);
   return db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
     await lockProject(tx, projectId);
-    const change = diffDefinitions(await getEvents(tx, projectId), events, (event) => event.eventName);
+    const change = diffEvents(await getEvents(tx, projectId), events);
     if (!change) return false;
     await tx.delete(trialEvents).where(eq(trialEvents.projectId, projectId));
     await insertInBatches(events.map((event, ordinal) => ({ ...event, projectId, ordinal })), (batch) => tx.insert(trialEvents).values(batch));
@@ -85,7 +84,7 @@ export async function replaceArms(db: Db, projectId: string, arms: ReadonlyArray
   return db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
     await lockProject(tx, projectId);
-    const change = diffDefinitions(await getArms(tx, projectId), arms.map(({ armNum, name }) => ({ armNum, name })), (arm) => String(arm.armNum));
+    const change = diffArms(await getArms(tx, projectId), arms);
     if (!change) return false;
     await tx.delete(trialArms).where(eq(trialArms.projectId, projectId));
     await insertInBatches(arms.map(({ armNum, name }) => ({ projectId, armNum, name })), (batch) => tx.insert(trialArms).values(batch));
@@ -98,6 +97,24 @@ export async function getArms(db: Db, projectId: string): Promise<TrialArm[]> {
   const rows = await db.select().from(trialArms).where(eq(trialArms.projectId, projectId)).orderBy(asc(trialArms.armNum));
   return rows.map(({ armNum, name }) => ({ armNum, name }));
 }
+
+/**
+ * Which definitions an import of these would replace, compared exactly as the replace functions compare them,
+ * reading only: an import preview answers it before anything is written.
+ */
+export async function definitionChanges(db: Db, projectId: string, incoming: { fields: ReadonlyArray<TrialField>; events?: ReadonlyArray<TrialEvent>; arms?: ReadonlyArray<TrialArm> }): Promise<{ isDictionaryChanged: boolean; isEventsChanged: boolean; isArmsChanged: boolean }> {
+  const isDictionaryChanged = diffFields(await getDictionary(db, projectId), asStoredFields(incoming.fields)) !== null;
+  const isEventsChanged = incoming.events !== undefined && diffEvents(await getEvents(db, projectId), asStoredEvents(incoming.events)) !== null;
+  const isArmsChanged = incoming.arms !== undefined && diffArms(await getArms(db, projectId), incoming.arms) !== null;
+  return { isDictionaryChanged, isEventsChanged, isArmsChanged };
+}
+
+// Compared and stored with the identifier flag spelled out, so a definition without it equals the stored `false`.
+const asStoredFields = (incoming: ReadonlyArray<TrialField>): DictionaryField[] => incoming.map((field) => ({ ...field, identifier: field.identifier ?? false }));
+const asStoredEvents = (incoming: ReadonlyArray<TrialEvent>): ScheduledEvent[] => incoming.map((event) => ({ ...event, armNum: event.armNum ?? 1 }));
+const diffFields = (stored: DictionaryField[], fields: DictionaryField[]) => diffDefinitions(stored, fields, (field) => field.fieldName);
+const diffEvents = (stored: ScheduledEvent[], events: ScheduledEvent[]) => diffDefinitions(stored, events, (event) => event.eventName);
+const diffArms = (stored: TrialArm[], arms: ReadonlyArray<TrialArm>) => diffDefinitions(stored, arms.map(({ armNum, name }) => ({ armNum, name })), (arm) => String(arm.armNum));
 
 /**
  * Old and new versions of each definition that differs, position included (the dictionary order is the

@@ -4,7 +4,7 @@ import { trialRecords } from '../../core/db/schema/trial.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { appendAuditEntries } from './audit.js';
 import { lockProject } from './project.js';
-import { diffRecord } from './record-diff.js';
+import { diffRecord, type RecordChange } from './record-diff.js';
 import type { AuditEntryInput, RecordValue, TrialRecord } from './types.js';
 
 export interface ImportRecordsOptions {
@@ -35,19 +35,15 @@ export async function importRecords(db: Db, projectId: string, records: Readonly
   return db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
     await lockProject(tx, projectId);
-    const stored = await selectStoredRows(tx, projectId, [...new Set(records.map((record) => record.recordId))]);
     const toInsert: TrialRecord[] = [];
     const audit: AuditEntryInput[] = [];
     let updated = 0;
-    for (const record of records) {
-      const before = stored.get(rowKey(record));
-      if (!before) {
+    for (const { record, change } of await changedRows(tx, projectId, records)) {
+      if (!change) {
         toInsert.push(record);
         audit.push({ projectId, entityType: 'record', entityId: record.recordId, action: 'record.create', actor: options.actor, oldValue: null, newValue: { eventName: record.eventName, site: record.site, data: record.data }, reason });
         continue;
       }
-      const change = diffRecord(before, record);
-      if (!change) continue;
       await tx
         .update(trialRecords)
         .set({ site: record.site, data: record.data, version: sql`${trialRecords.version} + 1`, updatedAt: new Date() })
@@ -62,6 +58,33 @@ export async function importRecords(db: Db, projectId: string, records: Readonly
     await appendAuditEntries(tx, audit);
     return { created: toInsert.length, updated, unchanged: records.length - toInsert.length - updated };
   });
+}
+
+/**
+ * What importRecords would do with `records`, reading only: how many rows it would create, update and leave
+ * unchanged, decided by the same comparison. An import preview answers it before anything is written.
+ */
+export async function compareRecords(db: Db, projectId: string, records: ReadonlyArray<TrialRecord>): Promise<ImportRecordsResult> {
+  assertUniqueRows(records);
+  const changed = await changedRows(db, projectId, records);
+  const created = changed.filter((row) => !row.change).length;
+  return { created, updated: changed.length - created, unchanged: records.length - changed.length };
+}
+
+/** The rows an import changes, in order: new ones (change null) and stored ones whose values differ (their change). */
+async function changedRows(db: Db, projectId: string, records: ReadonlyArray<TrialRecord>): Promise<Array<{ record: TrialRecord; change: RecordChange | null }>> {
+  const stored = await selectStoredRows(db, projectId, [...new Set(records.map((record) => record.recordId))]);
+  const changed: Array<{ record: TrialRecord; change: RecordChange | null }> = [];
+  for (const record of records) {
+    const before = stored.get(rowKey(record));
+    if (!before) {
+      changed.push({ record, change: null });
+      continue;
+    }
+    const change = diffRecord(before, record);
+    if (change) changed.push({ record, change });
+  }
+  return changed;
 }
 
 type StoredRow = { eventName: string; site: string; data: Record<string, RecordValue> };

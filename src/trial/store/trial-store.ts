@@ -1,7 +1,7 @@
 import type { Db } from '../../core/db/connect.js';
 import { appendAudit, listAudit } from './audit.js';
-import { getArms, getDictionary, getEvents, identifierFields, replaceArms, replaceDictionary, replaceEvents } from './dictionary.js';
-import { importRecords, type ImportRecordsOptions, type ImportRecordsResult } from './import-records.js';
+import { definitionChanges, getArms, getDictionary, getEvents, identifierFields, replaceArms, replaceDictionary, replaceEvents } from './dictionary.js';
+import { compareRecords, importRecords, type ImportRecordsOptions, type ImportRecordsResult } from './import-records.js';
 import { ensureProject } from './project.js';
 import { countRecords, getRecord, listRecords, listSites, type RecordFilter, type RecordPage } from './records.js';
 import type { AuditEntityType, AuditEntry, AuditEntryInput, DictionaryField, ScheduledEvent, StoredRecord, TrialArm, TrialEvent, TrialField, TrialRecord } from './types.js';
@@ -15,6 +15,10 @@ export interface TrialStore {
   /** Replaces the arms (REDCap arm.csv); true when they changed (then one audit entry is written). */
   replaceArms(projectId: string, arms: ReadonlyArray<TrialArm>, actor: string, reason?: string): Promise<boolean>;
   importRecords(projectId: string, records: ReadonlyArray<TrialRecord>, options: ImportRecordsOptions): Promise<ImportRecordsResult>;
+  /** What importRecords would create, update and leave unchanged, reading only (an import preview). */
+  compareRecords(projectId: string, records: ReadonlyArray<TrialRecord>): Promise<ImportRecordsResult>;
+  /** Whether replacing dictionary, events (when given) and arms (when given) would change them, reading only. */
+  definitionChanges(projectId: string, incoming: { fields: ReadonlyArray<TrialField>; events?: ReadonlyArray<TrialEvent>; arms?: ReadonlyArray<TrialArm> }): Promise<{ isDictionaryChanged: boolean; isEventsChanged: boolean; isArmsChanged: boolean }>;
   getDictionary(projectId: string): Promise<DictionaryField[]>;
   /** Names of the fields flagged "Identifier?" (kept away from models and masked). */
   identifierFields(projectId: string): Promise<string[]>;
@@ -44,6 +48,8 @@ export function createTrialStore(db: Db): TrialStore {
     replaceEvents: (projectId, events, actor, reason) => replaceEvents(db, projectId, events, actor, reason),
     replaceArms: (projectId, arms, actor, reason) => replaceArms(db, projectId, arms, actor, reason),
     importRecords: (projectId, records, options) => importRecords(db, projectId, records, options),
+    compareRecords: (projectId, records) => compareRecords(db, projectId, records),
+    definitionChanges: (projectId, incoming) => definitionChanges(db, projectId, incoming),
     getDictionary: (projectId) => getDictionary(db, projectId),
     identifierFields: (projectId) => identifierFields(db, projectId),
     getEvents: (projectId) => getEvents(db, projectId),

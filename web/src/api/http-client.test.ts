@@ -35,3 +35,18 @@ describe('getFile', () => {
     await expect(http.getFile('/x')).rejects.toMatchObject({ code: 'NOT_FOUND', status: 404, message: 'Project "p9" does not exist.' });
   });
 });
+
+describe('post', () => {
+  it('sends a FormData as multipart (fetch sets the boundary) and anything else as JSON', async () => {
+    const seen: RequestInit[] = [];
+    const http = createHttpClient({ getToken: () => null, onUnauthorized: () => {}, fetch: async (_input, init) => (seen.push(init ?? {}), new Response('{"ok":true}')) });
+    const form = new FormData();
+    form.append('odm', new File(['<ODM/>'], 'p.xml'), 'p.xml');
+    await http.post('/upload', form);
+    expect(seen[0]?.body).toBe(form);
+    expect((seen[0]?.headers as Record<string, string>)['content-type']).toBeUndefined();
+    await http.post('/json', { a: 1 });
+    expect(seen[1]?.body).toBe('{"a":1}');
+    expect((seen[1]?.headers as Record<string, string>)['content-type']).toBe('application/json');
+  });
+});

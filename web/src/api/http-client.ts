@@ -11,6 +11,7 @@ export interface HttpClientOptions {
 
 export interface HttpClient {
   get<T>(path: string): Promise<T>;
+  /** A FormData body is sent as multipart (file uploads), anything else as JSON. */
   post<T>(path: string, body: unknown): Promise<T>;
   patch<T>(path: string, body: unknown): Promise<T>;
   put<T>(path: string, body: unknown): Promise<T>;
@@ -44,11 +45,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const headers: Record<string, string> = { accept };
     const token = options.getToken();
     if (token) headers.authorization = `Bearer ${token}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    // A form (file uploads) goes as multipart, its boundary set by fetch; anything else as JSON.
+    const isForm = body instanceof FormData;
+    if (body !== undefined && !isForm) headers['content-type'] = 'application/json';
 
     let response: Response;
     try {
-      response = await doFetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      response = await doFetch(path, { method, headers, body: body === undefined ? undefined : isForm ? body : JSON.stringify(body) });
     } catch (cause) {
       throw new ApiError(0, 'NETWORK_ERROR', cause instanceof Error ? cause.message : String(cause));
     }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpClient } from './http-client';
-import { createTrialApi } from './trial-api';
+import { createTrialApi, importForm } from './trial-api';
 import type { DataQuery, DataQueryPage } from './trial-types';
 
 const query = (n: number) => ({ id: `q${n}` }) as DataQuery;
-const counts = { open: 0, answered: 0, closed: 0, reopened: 0, cancelled: 0 };
+const counts = { held: 0, open: 0, answered: 0, closed: 0, reopened: 0, cancelled: 0 };
 
 describe('the trial API client on the paged query list', () => {
   it('asks for one page with its filters, paging and sort in the URL', async () => {
@@ -36,5 +36,18 @@ describe('the trial API client on the paged query list', () => {
     const http = { post: async (path: string, body: unknown) => (calls.push([path, body]), { closed: 2, skipped: [] }) } as unknown as HttpClient;
     expect(await createTrialApi(http).bulkCloseQueries('p1', ['a', 'b'], 'duplicates')).toEqual({ closed: 2, skipped: [] });
     expect(calls).toEqual([['/api/iit/projects/p1/queries/bulk-close', { queryIds: ['a', 'b'], reason: 'duplicates' }]]);
+  });
+
+  it('sends an import and its preview as multipart parts named as the server reads them, with the file names', async () => {
+    const calls: Array<[string, unknown]> = [];
+    const http = { post: async (path: string, body: unknown) => (calls.push([path, body]), {}) } as unknown as HttpClient;
+    const files = { dictionary: new File(['d'], 'Dict 2025.csv'), records: new File(['r'], 'records.csv') };
+    await createTrialApi(http).previewImport('p 1', files);
+    await createTrialApi(http).importFiles('p 1', files);
+    expect(calls.map(([path]) => path)).toEqual(['/api/iit/projects/p%201/imports?preview=true', '/api/iit/projects/p%201/imports']);
+    const form = calls[0]![1] as FormData;
+    expect([...form.keys()]).toEqual(['dictionary', 'records']);
+    expect((form.get('dictionary') as File).name).toBe('Dict 2025.csv');
+    expect([...importForm({ odm: new File(['<ODM/>'], 'p.xml'), events: undefined }).keys()]).toEqual(['odm']);
   });
 });

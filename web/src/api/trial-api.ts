@@ -6,6 +6,9 @@ import type {
   DataQuery,
   DataQueryPage,
   DownloadedFile,
+  ImportPreview,
+  ImportSummary,
+  Project,
   QcRunProgress,
   QcSkill,
   QueryFilters,
@@ -36,11 +39,26 @@ function stringValues(values: Record<string, string | number | undefined>): Reco
   return Object.fromEntries(Object.entries(values).map(([key, value]) => [key, value === undefined ? undefined : String(value)]));
 }
 
+/** The files of one export: a REDCap CSV export (dictionary and records, optional events and arms) or one ODM file. */
+export type ImportFiles = Partial<Record<'dictionary' | 'events' | 'arms' | 'records' | 'odm', File>>;
+
+/** The multipart body of an import: each chosen file under its part name, with its own file name for messages. */
+export function importForm(files: ImportFiles): FormData {
+  const form = new FormData();
+  for (const [part, file] of Object.entries(files)) if (file) form.append(part, file, file.name);
+  return form;
+}
+
 /** One typed function per trial quality-control route (projects, skills, QC runs, reviews, queries, audit). */
 export function createTrialApi(http: HttpClient) {
   const project = (projectId: string) => `/api/iit/projects/${segment(projectId)}`;
   return {
     listProjects: async () => (await http.get<{ projects: TrialProject[] }>('/api/iit/projects')).projects,
+    /** Admins: a new (empty) project, which then takes its data from an import. */
+    createProject: (id: string, name: string) => http.post<Project>('/api/projects', { id, name }),
+    /** What importing these files would do, or every problem it would refuse; the server writes nothing. */
+    previewImport: (projectId: string, files: ImportFiles) => http.post<ImportPreview>(`${project(projectId)}/imports?preview=true`, importForm(files)),
+    importFiles: (projectId: string, files: ImportFiles) => http.post<ImportSummary>(`${project(projectId)}/imports`, importForm(files)),
     listSkills: async () => (await http.get<{ skills: QcSkill[] }>('/api/iit/skills')).skills,
 
     startQcRun: (projectId: string, skillId: string, recordIds?: string[]) =>

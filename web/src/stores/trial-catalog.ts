@@ -8,11 +8,13 @@ interface TrialCatalogState {
   isLoading: boolean;
   error: unknown;
   load(): Promise<void>;
+  /** Admins: creates an empty project (its data comes from an import) and lists it. */
+  createProject(id: string, name: string): Promise<void>;
   reset(): void;
 }
 
 /** The trial projects the user belongs to and the installed QC skills: what every trial page picks from. */
-export const useTrialCatalogStore = create<TrialCatalogState>()((set) => ({
+export const useTrialCatalogStore = create<TrialCatalogState>()((set, get) => ({
   projects: [],
   skills: [],
   hasLoaded: false,
@@ -29,6 +31,10 @@ export const useTrialCatalogStore = create<TrialCatalogState>()((set) => ({
     } finally {
       set({ isLoading: false });
     }
+  },
+  async createProject(id, name) {
+    await api.trial.createProject(id, name);
+    await get().load();
   },
   reset() {
     set({ projects: [], skills: [], hasLoaded: false, isLoading: false, error: null });

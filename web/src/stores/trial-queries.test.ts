@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { api, type DataQuery, type DataQueryPage, type ViolationsReport } from '../api';
 import { useTrialQueriesStore } from './trial-queries';
 
-const counts = { open: 3, answered: 1, closed: 0, reopened: 0, cancelled: 0 };
+const counts = { held: 0, open: 3, answered: 1, closed: 0, reopened: 0, cancelled: 0 };
 const page = (queries: string[], extra: Partial<DataQueryPage> = {}): DataQueryPage => ({ queries: queries.map((id) => ({ id }) as DataQuery), total: 4, page: 1, pageSize: 50, counts, ...extra });
 
 describe('the query list store', () => {

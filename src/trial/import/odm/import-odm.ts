@@ -1,7 +1,7 @@
 import { ClinAgentError } from '../../../core/errors.js';
 import type { TrialStore } from '../../store/trial-store.js';
 import { decodeUploadText } from '../decode-upload.js';
-import { writeTrialExport, type TrialImportSummary } from '../write-trial-export.js';
+import { writeTrialExport, type TrialExport, type TrialImportSummary } from '../write-trial-export.js';
 import { readOdmClinicalData } from './odm-clinical-data.js';
 import { readOdmMetadata } from './odm-metadata.js';
 import { odmInvalid } from './odm-problems.js';
@@ -20,6 +20,14 @@ export interface OdmImportFile {
  * is checked first; any problem raises IMPORT_INVALID listing each by XML line and element, and nothing is written.
  */
 export async function importOdm(store: TrialStore, projectId: string, file: OdmImportFile, actor: string, options: { reason?: string } = {}): Promise<TrialImportSummary> {
+  return writeTrialExport(store, projectId, checkOdm(file), actor, options.reason ?? 'CDISC ODM import');
+}
+
+/**
+ * Decodes, parses and checks the whole file, writing nothing: the export as the import writes it, or
+ * IMPORT_INVALID listing each problem by line and element. The import and its preview both go through here.
+ */
+export function checkOdm(file: OdmImportFile): TrialExport {
   const source = file.fileName ?? 'odm.xml';
   const text = typeof file.odm === 'string' ? file.odm : decodeOdm(file.odm, source);
   const document = readOdmXml(text, source);
@@ -32,7 +40,7 @@ export async function importOdm(store: TrialStore, projectId: string, file: OdmI
   const records = readOdmClinicalData(document.value.events, metadata.value, source);
   if (records.problems.length > 0) throw odmInvalid(records.problems);
   const { fields, events, arms } = metadata.value;
-  return writeTrialExport(store, projectId, { fields, events, arms, records: records.value, warnings: records.warnings }, actor, options.reason ?? 'CDISC ODM import');
+  return { fields, events, arms, records: records.value, warnings: records.warnings };
 }
 
 /**

@@ -11,7 +11,7 @@ import { QueryPager } from './QueryPager';
 import { QueryTable } from './QueryTable';
 import { ReportSummary } from './ReportSummary';
 
-const STATUSES: QueryStatus[] = ['open', 'reopened', 'answered', 'closed', 'cancelled'];
+const STATUSES: QueryStatus[] = ['held', 'open', 'reopened', 'answered', 'closed', 'cancelled'];
 const SEVERITIES: QuerySeverity[] = ['error', 'warning', 'info'];
 /** Typing a record id filters after a short pause, not on every keystroke. */
 const RECORD_FILTER_DELAY_MS = 350;

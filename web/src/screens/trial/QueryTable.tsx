@@ -170,7 +170,7 @@ function QueryRow({ projectId, query, showRecord, showEvent, isInteractive, colu
         </td>
         <td>
           <QueryStatusBadge status={query.status} testId="query-status" />
-          {query.heldByTaskRunId ? (
+          {query.status === 'held' ? (
             <div className="muted small" data-testid="query-held">
               {t('queries.held')}
             </div>

@@ -6,7 +6,7 @@ type Tone = 'ok' | 'fail' | 'warn' | 'info' | 'neutral';
 
 const QC_RUN_TONE: Record<QcRunStatus, Tone> = { queued: 'neutral', running: 'info', waiting_review: 'warn', completed: 'ok', failed: 'fail', cancelled: 'neutral' };
 const TASK_RUN_TONE: Record<TaskRunStatus, Tone> = { PENDING: 'neutral', RUNNING: 'info', SUSPENDED: 'warn', COMPLETED: 'ok', FAILED: 'fail' };
-const QUERY_TONE: Record<QueryStatus, Tone> = { open: 'warn', answered: 'info', closed: 'ok', reopened: 'fail', cancelled: 'neutral' };
+const QUERY_TONE: Record<QueryStatus, Tone> = { held: 'neutral', open: 'warn', answered: 'info', closed: 'ok', reopened: 'fail', cancelled: 'neutral' };
 const SEVERITY_TONE: Record<QuerySeverity, Tone> = { error: 'fail', warning: 'warn', info: 'info' };
 const OUTCOME_TONE: Record<string, Tone> = { pass: 'ok', fail: 'fail', error: 'fail', suspended: 'warn', approve: 'ok', reject: 'fail', notified: 'neutral', notify_failed: 'warn' };
 

@@ -6,6 +6,7 @@ import type { MessageKey } from '../../i18n/en';
 import { useT } from '../../i18n/use-t';
 import { routes, type TrialPage } from '../../router';
 import { useReviewQueueStore, waitingCount } from '../../stores/review-queue';
+import { useSessionStore } from '../../stores/session';
 import { useTrialCatalogStore } from '../../stores/trial-catalog';
 import { ProjectPicker } from './ProjectPicker';
 import { QcRunsPage } from './QcRunsPage';
@@ -16,8 +17,10 @@ import { TaskRunPage } from './TaskRunPage';
 import { AssistantPage } from './assistant/AssistantPage';
 import { MemoryPage } from './memory/MemoryPage';
 import { ReportsPage } from './reports/ReportsPage';
+import { ImportPage } from './import/ImportPage';
+import { NewTrialForm } from './import/NewTrialForm';
 
-type Tab = 'runs' | 'queries' | 'review' | 'assistant' | 'memory' | 'reports';
+type Tab = 'runs' | 'queries' | 'review' | 'assistant' | 'memory' | 'reports' | 'import';
 const TABS: Array<{ tab: Tab; label: MessageKey; href: (projectId: string) => string }> = [
   { tab: 'runs', label: 'trial.tab.runs', href: routes.trialRuns },
   { tab: 'queries', label: 'trial.tab.queries', href: routes.trialQueries },
@@ -25,13 +28,14 @@ const TABS: Array<{ tab: Tab; label: MessageKey; href: (projectId: string) => st
   { tab: 'assistant', label: 'trial.tab.assistant', href: routes.trialAssistant },
   { tab: 'memory', label: 'trial.tab.memory', href: routes.trialMemory },
   { tab: 'reports', label: 'trial.tab.reports', href: routes.trialReports },
+  { tab: 'import', label: 'trial.tab.import', href: routes.trialImport },
 ];
 
 /** Detail pages sit under the list they are opened from. */
 function tabOf(page: TrialPage): Tab {
   if (page.kind === 'record' || page.kind === 'queries') return 'queries';
   if (page.kind === 'taskRun' || page.kind === 'review') return 'review';
-  if (page.kind === 'assistant' || page.kind === 'memory' || page.kind === 'reports') return page.kind;
+  if (page.kind === 'assistant' || page.kind === 'memory' || page.kind === 'reports' || page.kind === 'import') return page.kind;
   return 'runs';
 }
 
@@ -41,6 +45,7 @@ export function TrialScreen({ projectId, page }: { projectId: string | null; pag
   const { projects, skills, hasLoaded, isLoading, error, load } = useTrialCatalogStore();
   const reviewCount = useReviewQueueStore((state) => (state.projectId === projectId && state.hasLoaded ? waitingCount(state) : null));
   const firstProjectId = projects[0]?.id;
+  const isAdmin = useSessionStore((state) => state.user?.role === 'admin');
 
   useEffect(() => {
     void load();
@@ -66,6 +71,7 @@ export function TrialScreen({ projectId, page }: { projectId: string | null; pag
           <h1>{t('trial.title')}</h1>
           <p className="muted">{t('trial.intro')}</p>
         </div>
+        {isAdmin ? <NewTrialForm /> : null}
       </div>
 
       {error ? (
@@ -144,5 +150,7 @@ function TrialPageView({ project, page, skills }: { project: TrialProject; page:
       return <MemoryPage projectId={project.id} />;
     case 'reports':
       return <ReportsPage projectId={project.id} />;
+    case 'import':
+      return <ImportPage projectId={project.id} />;
   }
 }
