@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ClinAgentError } from '../../core/errors.js';
-import { openTestDatabase, testEngines } from '../../testing/test-database.js';
-import { createTrialStore, type TrialStore } from '../store/trial-store.js';
+import { testEngines } from '../../testing/test-database.js';
+import { useTrialStore } from '../../testing/trial-store-fixture.js';
 import { jsonTable } from './csv-table.js';
 import { importRedcapCsv } from './import-redcap-csv.js';
 import { parseDictionaryTable } from './parse-dictionary.js';
@@ -27,29 +27,13 @@ async function errorOf(run: () => Promise<unknown>): Promise<ClinAgentError> {
 }
 
 describe.each(testEngines())('REDCap imports at the edges (%s)', (engine) => {
-  let close: () => Promise<void>;
-  let store: TrialStore;
-  let projectSeq = 0;
-  const newProject = async () => {
-    const id = `limits-${++projectSeq}`;
-    await store.ensureProject({ id, name: id }, 'dm.alice');
-    return id;
-  };
+  const { store, newProject } = useTrialStore(engine, 'limits');
   const snapshot = async (projectId: string) => ({
     fields: await store.getDictionary(projectId),
     records: await store.listRecords(projectId),
     audit: await store.listAudit(projectId),
   });
 
-  beforeAll(async () => {
-    const database = await openTestDatabase({ engine });
-    close = () => database.close();
-    store = createTrialStore(database.db);
-  });
-
-  afterAll(async () => {
-    await close?.();
-  });
 
   it('imports a dictionary of 10 000 fields, and a second import of it changes nothing', async () => {
     const projectId = await newProject();

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import iconv from 'iconv-lite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ClinAgentError } from '../../core/errors.js';
 import { packageRoot } from '../../core/paths.js';
-import { openTestDatabase, testEngines } from '../../testing/test-database.js';
-import { createTrialStore, type TrialStore } from '../store/trial-store.js';
+import { testEngines } from '../../testing/test-database.js';
+import { useTrialStore } from '../../testing/trial-store-fixture.js';
 import { importRedcapCsv } from './import-redcap-csv.js';
 
 const readTrialTestFile = (name: string) => readFileSync(path.join(packageRoot(), 'test-data', 'trial', name), 'utf8');
@@ -14,14 +14,7 @@ const eventsCsv = readTrialTestFile('redcap-events.csv');
 const recordsCsv = readTrialTestFile('redcap-records.csv');
 
 describe.each(testEngines())('importRedcapCsv on %s', (engine) => {
-  let close: () => Promise<void>;
-  let store: TrialStore;
-  let projectSeq = 0;
-  const newProject = async () => {
-    const id = `csv-${++projectSeq}`;
-    await store.ensureProject({ id, name: id }, 'dm.alice');
-    return id;
-  };
+  const { store, newProject } = useTrialStore(engine, 'csv');
   /** Everything an import may touch, to prove a refused import touched nothing. */
   const snapshot = async (projectId: string) => ({
     fields: await store.getDictionary(projectId),
@@ -30,15 +23,6 @@ describe.each(testEngines())('importRedcapCsv on %s', (engine) => {
     audit: await store.listAudit(projectId),
   });
 
-  beforeAll(async () => {
-    const database = await openTestDatabase({ engine });
-    close = () => database.close();
-    store = createTrialStore(database.db);
-  });
-
-  afterAll(async () => {
-    await close?.();
-  });
 
   it('imports dictionary, events and records of a REDCap export in one go', async () => {
     const projectId = await newProject();

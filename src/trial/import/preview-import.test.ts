@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ClinAgentError } from '../../core/errors.js';
 import { packageRoot } from '../../core/paths.js';
-import { openTestDatabase, testEngines } from '../../testing/test-database.js';
-import { createTrialStore, type TrialStore } from '../store/trial-store.js';
+import { testEngines } from '../../testing/test-database.js';
+import { useTrialStore } from '../../testing/trial-store-fixture.js';
 import { checkRedcapCsv, importRedcapCsv, type RedcapCsvFiles } from './import-redcap-csv.js';
 import { checkOdm, importOdm } from './odm/import-odm.js';
 import { previewImport } from './preview-import.js';
@@ -22,14 +22,7 @@ async function rejectionOf(promise: Promise<unknown>): Promise<ClinAgentError> {
 }
 
 describe.each(testEngines())('previewImport on %s', (engine) => {
-  let close: () => Promise<void>;
-  let store: TrialStore;
-  let projectSeq = 0;
-  const newProject = async () => {
-    const id = `preview-${++projectSeq}`;
-    await store.ensureProject({ id, name: id }, 'dm.alice');
-    return id;
-  };
+  const { store, newProject } = useTrialStore(engine, 'preview');
   /** Everything an import may touch, to prove a preview touched nothing. */
   const snapshot = async (projectId: string) => ({
     fields: await store.getDictionary(projectId),
@@ -40,15 +33,6 @@ describe.each(testEngines())('previewImport on %s', (engine) => {
   });
   const previewCsv = (projectId: string, files: RedcapCsvFiles) => previewImport(store, projectId, () => checkRedcapCsv(store, projectId, files));
 
-  beforeAll(async () => {
-    const database = await openTestDatabase({ engine });
-    close = () => database.close();
-    store = createTrialStore(database.db);
-  });
-
-  afterAll(async () => {
-    await close?.();
-  });
 
   it('previews a CSV export without writing, with the counts the import that follows reports', async () => {
     const projectId = await newProject();

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ClinAgentError } from '../../../core/errors.js';
 import { packageRoot } from '../../../core/paths.js';
-import { openTestDatabase, testEngines } from '../../../testing/test-database.js';
-import { createTrialStore, type TrialStore } from '../../store/trial-store.js';
+import { testEngines } from '../../../testing/test-database.js';
+import { useTrialStore } from '../../../testing/trial-store-fixture.js';
 import { importRedcapCsv } from '../import-redcap-csv.js';
 import type { ImportWarning } from '../problems.js';
 import { importOdm } from './import-odm.js';
@@ -24,14 +24,7 @@ const problemsOf = (error: ClinAgentError) => (error.details as { problems: Arra
 const comparable = (warnings: ReadonlyArray<ImportWarning>) => warnings.map(({ recordId, event, field, value, min, max }) => ({ recordId, event, field, value, min, max }));
 
 describe.each(testEngines())('importOdm on %s', (engine) => {
-  let close: () => Promise<void>;
-  let store: TrialStore;
-  let projectSeq = 0;
-  const newProject = async () => {
-    const id = `odm-${++projectSeq}`;
-    await store.ensureProject({ id, name: id }, 'dm.alice');
-    return id;
-  };
+  const { store, newProject } = useTrialStore(engine, 'odm');
   const stored = async (projectId: string) => ({
     fields: await store.getDictionary(projectId),
     events: await store.getEvents(projectId),
@@ -39,15 +32,6 @@ describe.each(testEngines())('importOdm on %s', (engine) => {
     records: (await store.listRecords(projectId)).map(({ recordId, eventName, site, data }) => ({ recordId, eventName, site, data })),
   });
 
-  beforeAll(async () => {
-    const database = await openTestDatabase({ engine });
-    close = () => database.close();
-    store = createTrialStore(database.db);
-  });
-
-  afterAll(async () => {
-    await close?.();
-  });
 
   it('imports a REDCap ODM export to the same dictionary, arms, events, records and values as its CSV export', async () => {
     const fromCsv = await newProject();
