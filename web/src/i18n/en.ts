@@ -449,6 +449,8 @@ export const en = {
   'skills.nodes': '{count} steps',
   'skills.schedule': 'Schedule:',
   'skills.manualOnly': 'Runs when started',
+  'skills.invalid': 'Invalid',
+  'skills.invalidHint': 'This skill file has problems, so no QC run can use it. Fix the file in the skills folder and restart the server; the other skills keep working.',
   'skills.nextRun': 'next run {time} ({relative})',
   'skills.notForProject': 'This skill applies to other projects: {projects}.',
   'skills.run': 'Run QC',

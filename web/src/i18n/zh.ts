@@ -446,6 +446,8 @@ export const zh: Messages = {
   'skills.nodes': '{count} 个步骤',
   'skills.schedule': '计划：',
   'skills.manualOnly': '手动启动',
+  'skills.invalid': '无效',
+  'skills.invalidHint': '该技能文件有问题，任何质控运行都不能使用它。请在技能目录中修正文件并重启服务器；其他技能照常工作。',
   'skills.nextRun': '下次运行 {time}（{relative}）',
   'skills.notForProject': '此技能适用于其他项目：{projects}。',
   'skills.run': '运行质控',

@@ -21,6 +21,26 @@ export function SkillList({ projectId, skills }: { projectId: string; skills: Qc
         {skills.map((skill) => {
           const isForProject = !skill.projects || skill.projects.includes(projectId);
           const isStarting = startingSkillId === skill.id;
+          // Listed to admins only: a skill file with problems, which no run can use until it is fixed.
+          if (skill.status === 'invalid') {
+            return (
+              <li key={`${skill.file}:${skill.id}`} className="skill skill-invalid" data-testid={`skill-invalid-${skill.id}`}>
+                <div className="skill-main">
+                  <div className="skill-name">
+                    <strong>{skill.name || skill.id}</strong> <code className="chip">{skill.file}</code> <span className="badge badge-fail">{t('skills.invalid')}</span>
+                  </div>
+                  <p className="muted small">{t('skills.invalidHint')}</p>
+                  <ul className="small skill-problems">
+                    {skill.problems.map((problem) => (
+                      <li key={problem}>
+                        <code>{problem}</code>
+                      </li>
+                    ))}
+                  </ul>
+                </div>
+              </li>
+            );
+          }
           return (
             <li key={skill.id} className="skill" data-testid={`skill-${skill.id}`}>
               <div className="skill-main">
