@@ -37,21 +37,28 @@ export interface StepOutcome<S> {
   detail?: unknown;
 }
 
-export interface ConversationRunsOptions<S extends ConversationRunState> {
+/** What a service built on conversation runs is given (the Protocol Agent's, the consult's), besides its own needs. */
+export interface ConversationRunDeps {
+  db: Db;
+  jobs?: Jobs;
+  trace: TraceStore;
+  logger: Logger;
+  /** Identifies this process in run leases. */
+  workerId: string;
+  leaseMs?: number;
+  /** Where each exchange is logged; `start` opens a conversation's log when it begins. */
+  conversations: Pick<ConversationStore, 'start' | 'append'>;
+  users: { get(id: string): Promise<User | undefined> };
+}
+
+export interface ConversationRunsOptions<S extends ConversationRunState> extends Omit<ConversationRunDeps, 'conversations'> {
   /** `staged:`, `consult:`: the run kind is the prefix and the agent id, so each family has its own store, sweep and queue. */
   kindPrefix: string;
   /** How its runs are named to people ("Conversation", "Consult"). */
   label: string;
   /** The trace kind of each step (`staged_agent`, `consult`). */
   traceKind: string;
-  db: Db;
-  jobs?: Jobs;
-  trace: TraceStore;
-  logger: Logger;
-  workerId: string;
-  leaseMs?: number;
   conversations: Pick<ConversationStore, 'append'>;
-  users: { get(id: string): Promise<User | undefined> };
   /** The audit action of a step worth a line in the audit trail (a stage completed); none by default. */
   auditStep?(step: { type: string; outcome: string }): string | undefined;
   /** Handles one input. A ClinAgentError it throws leaves the run waiting, the input not taken, the error reported. */

@@ -1,15 +1,10 @@
 import type { User } from '../../core/auth/users.js';
-import type { Db } from '../../core/db/connect.js';
 import { ClinAgentError } from '../../core/errors.js';
-import type { Jobs } from '../../core/jobs/boss.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
 import { dataBlock } from '../../core/llm/untrusted-data.js';
-import type { Logger } from '../../core/logger.js';
 import type { ToolRegistry } from '../../core/tools/registry.js';
-import type { TraceStore } from '../../core/trace/store.js';
-import type { ConversationStore } from '../conversations/index.js';
 import type { AgentEventSink } from '../loop/events.js';
-import { createConversationRuns, type ConversationRun } from '../runs/conversation-runs.js';
+import { createConversationRuns, type ConversationRun, type ConversationRunDeps } from '../runs/conversation-runs.js';
 import { applyCardResult, stageCards } from './action-cards.js';
 import type { StagedAgentConfig } from './config.js';
 import type { ConfigStore } from './config-store.js';
@@ -18,19 +13,11 @@ import type { CustomValidator } from './reflexion.js';
 import { completeStage, handleMessage, stageOf, stageProgress } from './stage-steps.js';
 import type { ActionCardPayload, StageCompleteResult, StagedChatResponse, StagedRunState } from './types.js';
 
-export interface StagedAgentServiceDeps {
-  db: Db;
-  jobs?: Jobs;
+export interface StagedAgentServiceDeps extends ConversationRunDeps {
   llm: LlmGateway;
   tools: ToolRegistry;
-  trace: TraceStore;
-  logger: Logger;
-  workerId: string;
-  leaseMs?: number;
   configs: ConfigStore;
   validators: Readonly<Record<string, CustomValidator>>;
-  conversations: Pick<ConversationStore, 'start' | 'append'>;
-  users: { get(id: string): Promise<User | undefined> };
 }
 
 export type StagedRun = ConversationRun;

@@ -2,20 +2,15 @@ import { and, eq } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
 import { runDefinition } from '../../agent/loop/run-definition.js';
 import type { AgentEventSink } from '../../agent/loop/events.js';
-import { createConversationRuns, type ConversationRun } from '../../agent/runs/conversation-runs.js';
+import { createConversationRuns, type ConversationRun, type ConversationRunDeps } from '../../agent/runs/conversation-runs.js';
 import { mergeStageData } from '../../agent/staged/context-paths.js';
 import type { User } from '../../core/auth/users.js';
-import type { Db } from '../../core/db/connect.js';
 import { consultAttachments } from '../../core/db/schema/consult.js';
 import { ClinAgentError } from '../../core/errors.js';
-import type { Jobs } from '../../core/jobs/boss.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
 import { dataBlock } from '../../core/llm/untrusted-data.js';
-import type { Logger } from '../../core/logger.js';
 import { parseStructuredOutput } from '../../core/structured/parse.js';
 import type { ToolRegistry } from '../../core/tools/registry.js';
-import type { TraceStore } from '../../core/trace/store.js';
-import type { ConversationStore } from '../../agent/conversations/index.js';
 import type { ConsultReply, ConsultState } from './consult-state.js';
 import { CONSULT_AGENT_ID, CONSULT_DEFINITION } from './definition.js';
 import { buildDossier, createDossierStore, createDossierTool } from './dossier/index.js';
@@ -24,18 +19,10 @@ import { responseStreamer } from './response-stream.js';
 import { assessRisk } from './risk/index.js';
 import type { MedicalContext, RiskAssessment } from './types.js';
 
-export interface ConsultServiceDeps {
-  db: Db;
-  jobs?: Jobs;
+export interface ConsultServiceDeps extends ConversationRunDeps {
   llm: LlmGateway;
   /** The registry with the consult's shared tools (knowledge, risk, medication). */
   tools: ToolRegistry;
-  trace: TraceStore;
-  logger: Logger;
-  workerId: string;
-  leaseMs?: number;
-  conversations: Pick<ConversationStore, 'start' | 'append'>;
-  users: { get(id: string): Promise<User | undefined> };
   /** The vision model (VISION_MODEL); absent, image turns go on without it. */
   vision?: { gateway: LlmGateway; model: string };
   maxImageBytes: number;
