@@ -33,7 +33,8 @@ import { createLogger, loggerSecrets, type Logger } from './core/logger.js';
 import { createSecretRegistry, type SecretRegistry } from './core/secrets.js';
 import { createToolRegistry, type ToolRegistry } from './core/tools/registry.js';
 import { createTraceStore, type TraceStore } from './core/trace/store.js';
-import { loadSkillCatalog, type SkillCatalog } from './trial/sop/skill-catalog.js';
+import { openSkills } from './trial/skills/open-skills.js';
+import type { StoredSkillCatalog } from './trial/skills/stored-skill-catalog.js';
 import { createEmbedder, createRagStore, type Embedder, type RagStore } from './rag/index.js';
 import { createProjectMemory, type ProjectMemory } from './memory/index.js';
 
@@ -72,7 +73,8 @@ export interface AppContext {
   stagedAgents: StagedAgentService;
   /** Dermatology consults (seed 003): one durable run each, waiting for the patient between messages. */
   consult: ConsultService;
-  skills: SkillCatalog;
+  /** QC skills, versioned in the database (seeded from SKILLS_DIR); activated versions serve without a restart. */
+  skills: StoredSkillCatalog;
   /** False on a PostgreSQL without pgvector: RAG calls then fail with VECTOR_STORE_UNAVAILABLE. */
   hasVectorStore: boolean;
 }
@@ -107,8 +109,6 @@ export async function createContext(config: Config, options: CreateContextOption
   // An agent that cannot run as declared stops start-up, naming its file and field.
   const agents = createAgentRegistry(tools);
   agents.registerAll([...builtinAgentDefinitions(), stagedAgentDefinition(protocolSeed, protocolFile), ...scenarios.list()]);
-  // One invalid skill file is logged and left inactive; it does not stop the other trials' QC.
-  const skills = loadSkillCatalog(config.skillsDir, tools, logger);
   const auditKey = options.database ? undefined : await loadAuditKey(config.audit, { createIfMissing: true });
   const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, auditKey: auditKey?.key }));
   try {
@@ -142,6 +142,8 @@ export async function createContext(config: Config, options: CreateContextOption
     const seeded = await agentConfigs.seed(protocolSeed, protocolFile);
     // debug: one-shot CLI commands print their output on stdout, where an info line at every first start would mix in.
     if (seeded.seeded) logger.debug({ agentId: protocolSeed.agentId, version: seeded.stored.version, fileVersion: protocolSeed.version }, 'staged agent configuration seeded from its file');
+    // One invalid skill file is logged and left inactive; it does not stop the other trials' QC.
+    const skills = await openSkills({ db: database.db, tools, logger, directory: config.skillsDir });
     const stagedAgents = createStagedAgentService({ db: database.db, jobs, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, configs: agentConfigs, validators, conversations, users });
     return {
       config,
@@ -177,6 +179,7 @@ export async function createContext(config: Config, options: CreateContextOption
 /** pg-boss first (it may still be finishing a job that writes), then the trace spans still queued, then the database. */
 export async function closeContext(ctx: AppContext, options: { keepDatabase?: boolean } = {}): Promise<void> {
   await ctx.jobs?.stop();
+  ctx.skills.close();
   await ctx.trace.close();
   if (!options.keepDatabase) await ctx.database.close();
 }

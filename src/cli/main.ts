@@ -7,6 +7,8 @@ Commands:
   serve                         start the HTTP server, the web console and job workers
   worker                        run job workers only (needs DATABASE_URL; run several to scale out)
   migrate                       apply database migrations and exit
+  db copy --to <postgres url>   copy everything from the embedded database (or --from <data dir>) into an empty
+                                PostgreSQL database, then check counts and the audit chain there [--dry-run]
   run <scenarioId> "<input>"    run a scenario once and print the AgentResult as JSON
   ingest <scenarioId> <file>    ingest a .txt, .md or .pdf file into a scenario's documents
   login-link                    print a new one-time admin sign-in link
@@ -29,6 +31,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./serve.js')).serveCommand,
   worker: async () => (await import('./worker.js')).workerCommand,
   migrate: async () => (await import('./migrate.js')).migrateCommand,
+  db: async () => (await import('./db-copy.js')).dbCommand,
   run: async () => (await import('./run.js')).runCommand,
   ingest: async () => (await import('./ingest.js')).ingestCommand,
   'login-link': async () => (await import('./login-link.js')).loginLinkCommand,

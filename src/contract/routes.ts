@@ -61,7 +61,8 @@ import {
   UpdateProfileRequest,
   UserProfile,
 } from './assistant.js';
-import { errorResponses, NoContent, textParams, uuidParams } from './common.js';
+import { ApiErrorBody, errorResponses, NoContent, textParams, uuidParams } from './common.js';
+import { AddProjectMemberRequest, ProjectMember, ProjectMemberList } from './project-members.js';
 import { ConversationDetail, ConversationList, ConversationListQuery } from './conversations.js';
 import { AgentRun, AgentRunAnswerRequest, AgentRunDecisionRequest, AgentRunList, AgentRunListQuery, StartAgentRunRequest } from './agent-runs.js';
 import { jsonSchema, type JsonSchema } from './json-schema.js';
@@ -85,6 +86,9 @@ import {
 import { QcRunList, QcRunProgress, QcSkillList, ReviewTaskRunRequest, StartQcRunRequest, TaskRun, TaskRunFilter, TaskRunList } from './trial-qc.js';
 import { BulkCloseQueriesRequest, BulkCloseQueriesResponse, DataQuery, DataQueryListQuery, DataQueryPage, ReportQuery, TransitionQueryParams, TransitionQueryRequest } from './trial-queries.js';
 import { SampleSizeRequest, SampleSizeResponse } from './tools.js';
+import { ActivateSkillRequest, ActivateSkillResult, SavedSkillDraft, SaveSkillRequest, SkillDetail, SkillValidation, SkillVersionList, SkillVersionView, ValidateSkillRequest } from './trial-skills.js';
+import { ImportRedcapRulesRequest, ImportRedcapRulesResult, SkillDryRunRequest, SkillDryRunResult, SkillImpact, SkillImpactRequest } from './trial-skill-tools.js';
+import { RuleYieldList, RuleYieldQuery } from './trial-rule-yield.js';
 import { IngestProtocolDocumentRequest, IngestProtocolDocumentResponse, ProtocolDocumentList, ProtocolDocumentParams, protocolErrorResponses } from './trial-protocol.js';
 
 /** A response that is not one JSON value (server-sent events): described in words, sent as the route writes it. */
@@ -118,6 +122,9 @@ export const routes = {
   'POST /api/projects': { body: CreateProjectRequest, response: { 201: Project, ...errorResponses } },
   'POST /api/projects/:id/members': { params: textParams('id'), body: AddMemberRequest, response: { 204: NoContent, ...errorResponses } },
   'PATCH /api/projects/:projectId/members/:userId': { params: textParams('projectId', 'userId'), body: SetMemberAccessRequest, response: { 200: MemberAccess, ...errorResponses } },
+  'GET /api/iit/projects/:projectId/members': { params: projectParams, response: { 200: ProjectMemberList, ...errorResponses } },
+  'POST /api/iit/projects/:projectId/members': { params: projectParams, body: AddProjectMemberRequest, response: { 201: ProjectMember, ...errorResponses } },
+  'DELETE /api/iit/projects/:projectId/members/:userId': { params: textParams('projectId', 'userId'), response: { 204: NoContent, ...errorResponses } },
 
   'GET /api/users': { response: { 200: UserList, ...errorResponses } },
   'POST /api/users': { body: CreateUserRequest, response: { 201: CreateUserResponse, ...errorResponses } },
@@ -179,11 +186,21 @@ export const routes = {
   'GET /api/iit/projects/:projectId/audit/verify': { params: projectParams, response: { 200: AuditVerification, ...errorResponses } },
 
   'GET /api/iit/skills': { response: { 200: QcSkillList, ...errorResponses } },
+  'POST /api/iit/skills': { body: SaveSkillRequest, response: { 201: SavedSkillDraft, ...errorResponses } },
+  'POST /api/iit/skills/validate': { body: ValidateSkillRequest, response: { 200: SkillValidation, ...errorResponses } },
+  'GET /api/iit/skills/:skillId': { params: textParams('skillId'), response: { 200: SkillDetail, ...errorResponses } },
+  'GET /api/iit/skills/:skillId/versions': { params: textParams('skillId'), response: { 200: SkillVersionList, ...errorResponses } },
+  'GET /api/iit/skills/:skillId/versions/:version': { params: textParams('skillId', 'version'), response: { 200: SkillVersionView, ...errorResponses } },
+  'PUT /api/iit/skills/:skillId/draft': { params: textParams('skillId'), body: SaveSkillRequest, response: { 200: SavedSkillDraft, ...errorResponses } },
+  'POST /api/iit/skills/:skillId/activate': { params: textParams('skillId'), body: ActivateSkillRequest, response: { 200: ActivateSkillResult, ...errorResponses, 422: ApiErrorBody } },
   'POST /api/iit/projects/:projectId/qc-runs': { params: projectParams, body: StartQcRunRequest, response: { 202: QcRunProgress, ...errorResponses } },
   'GET /api/iit/projects/:projectId/qc-runs': { params: projectParams, response: { 200: QcRunList, ...errorResponses } },
   'GET /api/iit/qc-runs/:id': { params: uuidParams('id'), response: { 200: QcRunProgress, ...errorResponses } },
   'GET /api/iit/projects/:projectId/task-runs': { params: projectParams, querystring: TaskRunFilter, response: { 200: TaskRunList, ...errorResponses } },
   'GET /api/iit/task-runs/:id': { params: uuidParams('id'), response: { 200: TaskRun, ...errorResponses } },
+  'POST /api/iit/projects/:projectId/skills/dry-run': { params: projectParams, body: SkillDryRunRequest, response: { 200: SkillDryRunResult, ...errorResponses, 422: ApiErrorBody } },
+  'POST /api/iit/projects/:projectId/skills/import-redcap-rules': { params: projectParams, body: ImportRedcapRulesRequest, response: { 200: ImportRedcapRulesResult, ...errorResponses, 422: ApiErrorBody } },
+  'POST /api/iit/projects/:projectId/skills/impact': { params: projectParams, body: SkillImpactRequest, response: { 200: SkillImpact, ...errorResponses, 422: ApiErrorBody } },
   'POST /api/iit/task-runs/:id/review': { params: uuidParams('id'), body: ReviewTaskRunRequest, response: { 200: TaskRun, ...errorResponses } },
 
   'GET /api/iit/projects/:projectId/queries': { params: projectParams, querystring: DataQueryListQuery, response: { 200: DataQueryPage, ...errorResponses } },
@@ -211,6 +228,7 @@ export const routes = {
 
   // No response schema: the same route answers JSON (ViolationsReport), CSV or XLSX.
   'GET /api/iit/projects/:projectId/report': { params: projectParams, querystring: ReportQuery },
+  'GET /api/iit/projects/:projectId/rule-yield': { params: projectParams, querystring: RuleYieldQuery, response: { 200: RuleYieldList, ...errorResponses } },
 } satisfies Record<string, RouteContract>;
 
 export type RouteKey = keyof typeof routes;

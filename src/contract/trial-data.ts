@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { MAX_OFFSET, NameText } from './common.js';
 import { DataQuery } from './trial-queries.js';
+import { RecordCrf } from './trial-record.js';
+import { RuleAffectedByDictionary } from './trial-skill-tools.js';
 
 export const TrialSite = z.object({ site: z.string().describe("REDCap data access group; '' when the project has none"), subjects: z.int() });
 export type TrialSite = z.infer<typeof TrialSite>;
@@ -74,6 +76,7 @@ export const ImportPreview = z.object({
   problemCount: z.int(),
   moreProblems: z.int().describe('problems beyond those listed'),
   problems: z.array(ImportProblem).describe('the first 50, as the import would list them'),
+  rulesAffected: z.array(RuleAffectedByDictionary).optional().describe("importable previews: rules of the project's skills reading a field the new dictionary removes or changes"),
 });
 export type ImportPreview = z.infer<typeof ImportPreview>;
 
@@ -120,7 +123,7 @@ export const RecordsQuery = z.strictObject({
   offset: z.int().min(0).max(MAX_OFFSET).default(0),
 });
 
-export const AuditEntityType = z.enum(['record', 'query', 'task_run', 'qc_run', 'project', 'member', 'document', 'user', 'token', 'settings', 'memory', 'memory_report', 'profile', 'agent_run', 'agent_config']);
+export const AuditEntityType = z.enum(['record', 'query', 'task_run', 'qc_run', 'project', 'member', 'document', 'user', 'token', 'settings', 'memory', 'memory_report', 'profile', 'agent_run', 'agent_config', 'skill']);
 export type AuditEntityType = z.infer<typeof AuditEntityType>;
 
 /** One entry of the append-only audit trail: who, when, what, old and new value, why. Open, as it always was. */
@@ -160,6 +163,7 @@ export const TrialRecordView = z.object({
   events: z.array(RecordEvent),
   queries: z.array(DataQuery.loose()),
   audit: z.array(AuditEntry),
+  crf: RecordCrf.nullable().describe('the record as a CRF (forms, visits, values, queries per cell); null when the project has no data dictionary'),
 });
 export type TrialRecordView = z.infer<typeof TrialRecordView>;
 

@@ -10,9 +10,13 @@ export const QcSkill = z.object({
   schedule: z.string().nullable().describe('5-field cron expression in UTC; null: runs only when started'),
   nextRun: z.string().nullable(),
   nodes: z.int(),
-  file: z.string().describe('the skill file in the skills folder (SKILLS_DIR)'),
-  status: z.enum(['active', 'invalid']).describe('invalid: the file has problems and no QC run can use it until it is fixed and the server restarted (listed to admins only)'),
-  problems: z.array(z.string()).describe('what is wrong with an invalid skill file, one `path: reason` line each; empty when active'),
+  file: z.string().describe('the skills/ file the version was seeded from, or database:<id>@<version> for one written in the editor'),
+  status: z.enum(['active', 'draft', 'invalid']).describe('draft: saved but never activated; invalid: a skill file (or stored version) with problems that no QC run can use until a fixed version is activated (listed to admins only)'),
+  problems: z.array(z.string()).describe('what is wrong with an invalid skill, one `path: reason` line each; empty otherwise'),
+  version: z.int().nullable().describe('the active stored version; null for a draft or an invalid file'),
+  draftVersion: z.int().nullable().describe('the newest draft saved after the active version, if any'),
+  updatedAt: z.string().nullable().describe('when the active version was activated (a draft: saved)'),
+  updatedBy: z.string().nullable(),
 });
 export type QcSkill = z.infer<typeof QcSkill>;
 export const QcSkillList = z.object({ skills: z.array(QcSkill) });

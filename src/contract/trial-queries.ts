@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_OFFSET, NameText, Uuid } from './common.js';
+import { RuleYieldRow } from './trial-rule-yield.js';
 
 /**
  * `held`: raised by a run and kept from the site until its review sends it (open) or withdraws it; nobody can
@@ -131,6 +132,7 @@ export const ViolationsReport = z.object({
   bySite: z.array(ReportCount),
   bySeverity: z.array(ReportCount),
   byStatus: z.array(ReportCount),
+  ruleYield: z.array(RuleYieldRow).describe('what each rule\'s queries came to; counts only'),
   rows: z.array(ReportRow),
 });
 export type ViolationsReport = z.infer<typeof ViolationsReport>;

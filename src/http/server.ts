@@ -19,10 +19,17 @@ import { ragRoutes } from './routes/rag.js';
 import { scenarioRoutes } from './routes/scenarios.js';
 import { traceRoutes } from './routes/traces.js';
 import { trialQcRoutes } from './routes/trial-qc.js';
+import { trialSkillRoutes } from './routes/trial-skills.js';
+import { createSkillService } from '../trial/skills/skill-service.js';
 import { trialQueryRoutes } from './routes/trial-queries.js';
+import { trialRuleYieldRoutes } from './routes/trial-rule-yield.js';
+import { createRuleYieldReader } from '../trial/report/rule-yield-reader.js';
 import { trialDataRoutes } from './routes/trial-data.js';
 import { projectMemberRoutes } from './routes/project-members.js';
+import { createProjectMembers } from '../core/auth/project-members.js';
 import { trialProtocolRoutes } from './routes/trial-protocol.js';
+import { trialSkillToolRoutes } from './routes/trial-skill-tools.js';
+import { createSkillTools } from '../trial/skill-tools/skill-tools.js';
 import { createTrialQc } from '../trial/trial-qc.js';
 import { createTrialAssistant } from '../chat/index.js';
 import { assistantRoutes } from './routes/assistant.js';
@@ -89,10 +96,18 @@ export async function buildServer(ctx: AppContext, options: { serveConsole?: boo
   await app.register(traceRoutes, { trace: ctx.trace, users: ctx.users });
   const qc = createTrialQc(ctx);
   await app.register(trialQcRoutes, { qc });
+  await app.register(trialSkillRoutes, { skills: createSkillService({ db: ctx.db, users: ctx.users, tools: ctx.tools, catalog: ctx.skills }) });
   await app.register(trialQueryRoutes, { qc });
+  await app.register(trialRuleYieldRoutes, { reader: createRuleYieldReader({ db: ctx.db, users: ctx.users }) });
   await app.register(trialDataRoutes, { qc });
-  await app.register(projectMemberRoutes, { qc });
+  await app.register(projectMemberRoutes, { qc, members: createProjectMembers(ctx.db) });
   await app.register(trialProtocolRoutes, { qc });
+  // A proposed version is compared with the active one, refreshed first: another process may have activated one.
+  const activeSkills = async () => {
+    await ctx.skills.refresh();
+    return ctx.skills.list();
+  };
+  await app.register(trialSkillToolRoutes, { skillTools: createSkillTools({ db: ctx.db, users: ctx.users, tools: ctx.tools, activeSkills }) });
   await app.register(memoryRoutes, { memory: ctx.memory });
   await app.register(toolRoutes);
   await app.register(protocolAgentRoutes, { staged: ctx.stagedAgents, trace: ctx.trace });

@@ -18,6 +18,7 @@ export async function startServerOn(database: Database, options: { engine?: 'pgl
     async stop(): Promise<void> {
       await app.close();
       await ctx.jobs?.stop();
+      ctx.skills.close();
       await ctx.trace.close();
     },
     /** Stops everything, the database included. */

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { Config } from '../core/config.js';
 import type { Db } from '../core/db/connect.js';
 import { ClinAgentError } from '../core/errors.js';
@@ -12,9 +11,10 @@ import type { Logger } from '../core/logger.js';
 import type { SecretRegistry } from '../core/secrets.js';
 import type { ToolRegistry } from '../core/tools/registry.js';
 import type { TraceStore } from '../core/trace/store.js';
-import type { SkillCatalog } from './sop/skill-catalog.js';
+import { skillAppliesTo, type SkillCatalog } from './sop/skill-catalog.js';
+import { activeSkillSummaries, listSkillSummaries } from './skills/list-skills.js';
 import { getQcProgress, listQcRuns, listTaskRuns, startQcRun } from './qc/qc-runs.js';
-import { newWorkerId, nextCronRun, reviewTaskRun } from './qc/workers.js';
+import { newWorkerId, reviewTaskRun } from './qc/workers.js';
 import { listQueries, transitionQuery } from './queries.js';
 import { pageQueries, type QueryPageRequest } from './queries/query-page.js';
 import { bulkCloseQueries, type BulkCloseInput } from './queries/bulk-close.js';
@@ -35,6 +35,7 @@ import { defaultTokenEnv, getRedcapSettings, setRedcapSettings, storedSettingsPr
 import type { AuditEntityType } from './store/types.js';
 import { setIdentifierAccess } from '../core/auth/identifier-access.js';
 import { identifierMask, maskAuditEntries } from './identifiers.js';
+import { buildRecordCrf } from './record-view/record-crf.js';
 import { verifyAuditChain } from '../core/audit/verify-audit-chain.js';
 import type { RagStore } from '../rag/index.js';
 import { createTrialReadTools } from './assistant/read-tools.js';
@@ -77,7 +78,8 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
     queueReviewNotice: ctx.jobs ? queueReviewNotice(ctx.jobs) : undefined,
     workerId,
     leaseMs: ctx.config.qc.leaseMs,
-    skill: (id) => ctx.skills.get(id),
+    // A run created with a stored skill version keeps it (task_runs.skill_version) when another one is activated.
+    skill: (id: string, version?: number) => ctx.skills.get(id, version),
   };
   const jobs = () => {
     if (!ctx.jobs) throw new ClinAgentError('CONFLICT_STATE', 'This process runs no job queue; start QC from the server (clinagent serve).');
@@ -101,13 +103,11 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
   }
 
   const store = createTrialStore(ctx.db);
+  /** The active skills that run on a project: an import preview names their rules a new dictionary affects. */
+  const projectSkills = (projectId: string) => ctx.skills.list().filter((skill) => skillAppliesTo(skill, projectId));
 
   /** Skills as the API shows them: schedule, next run, size. */
-  const listSkills = () =>
-    ctx.skills.list().map((s) => ({ id: s.id, name: s.name, description: s.description, projects: s.projects ?? null, schedule: s.schedule ?? null, nextRun: s.schedule ? nextCronRun(s.schedule) : null, nodes: Object.keys(s.nodes).length, file: path.basename(s.sourceFile), status: 'active' as const, problems: [] }));
-  /** Skill files left inactive, for admins to fix: what the file could tell, and its problems. */
-  const listInvalidSkills = () =>
-    ctx.skills.invalid().map((s) => ({ id: s.id, name: path.basename(s.sourceFile), description: '', projects: null, schedule: null, nextRun: null, nodes: 0, file: path.basename(s.sourceFile), status: 'invalid' as const, problems: s.problems }));
+  const listSkills = () => activeSkillSummaries(ctx.skills);
 
   /** The violations report as `user` may see it: identifier values masked unless they may see them. */
   async function maskedReport(projectId: string, user: User) {
@@ -162,13 +162,13 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
     previewCsv: async (actor: User, projectId: string, files: RedcapCsvFiles) => {
       await assertWriter(projectId, actor);
       assertCsvFilesSent(files);
-      return previewImport(store, projectId, () => checkRedcapCsv(store, projectId, files));
+      return previewImport(store, projectId, () => checkRedcapCsv(store, projectId, files), projectSkills(projectId));
     },
     /** What importOdm would import, and every problem it would refuse, writing nothing. */
     previewOdm: async (actor: User, projectId: string, file: OdmImportFile) => {
       await assertWriter(projectId, actor);
       assertOdmFileSent(file);
-      return previewImport(store, projectId, () => checkOdm(file));
+      return previewImport(store, projectId, () => checkOdm(file), projectSkills(projectId));
     },
     /** The project's REDCap API settings, and whether the bound token variable is set on this server (never its value). */
     redcapSettings: async (actor: User, projectId: string) => {
@@ -222,11 +222,15 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
       const events = await store.getRecord(projectId, recordId);
       if (!events.length) throw new ClinAgentError('NOT_FOUND', `Record "${recordId}" does not exist in project "${projectId}".`, { recordId });
       const mask = await identifierMask(ctx.db, projectId, actor);
+      const [dictionary, schedule, arms, queries] = await Promise.all([store.getDictionary(projectId), store.getEvents(projectId), store.getArms(projectId), listQueries(ctx.db, { projectId, recordId })]);
+      const rows = events.map(mask.record);
       return {
         recordId,
-        events: events.map(mask.record),
-        queries: (await listQueries(ctx.db, { projectId, recordId })).map(mask.query),
+        events: rows,
+        queries: queries.map(mask.query),
         audit: await maskAuditEntries(ctx.db, mask, await store.listAudit(projectId, { entityType: 'record', entityId: recordId })),
+        // The same masked rows and queries as above, shaped as a case report form (trial/record-view).
+        crf: buildRecordCrf({ dictionary, schedule, arms, rows, queries }),
       };
     },
     audit: async (actor: User, projectId: string, filter: { entityType?: AuditEntityType; entityId?: string } = {}) => {
@@ -256,18 +260,11 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
      * The skills `actor` may know of: those for every project, and those for a project they are in, naming only
      * their projects. Admins see all. Another trial's skill names and project ids are that trial's business.
      */
-    visibleSkills: async (actor: User) => {
-      const all = listSkills();
-      if (actor.role === 'admin') return [...all, ...listInvalidSkills()];
-      const mine = new Set((await ctx.users.listProjects(actor)).map((p) => p.id));
-      return all.flatMap((skill) => {
-        if (skill.projects === null) return [skill];
-        const projects = skill.projects.filter((id) => mine.has(id));
-        return projects.length ? [{ ...skill, projects }] : [];
-      });
-    },
+    visibleSkills: (actor: User) => listSkillSummaries({ db: ctx.db, users: ctx.users, catalog: ctx.skills }, actor),
     startQcRun: async (actor: User, projectId: string, skillId: string, recordIds?: string[]) => {
       await assertWriter(projectId, actor);
+      // A version activated by another process serves this run: checking costs one indexed query (stored-skill-catalog.ts).
+      await ctx.skills.refresh();
       return startQcRun({ db: ctx.db, jobs: jobs() }, { projectId, skill: ctx.skills.get(skillId), recordIds, actor: actor.name });
     },
     qcRun: (actor: User, qcRunId: string) => findQcRun(actor, qcRunId),

@@ -214,9 +214,11 @@ describe('trial QC in the console', () => {
         await audit.first().waitFor({ timeout: UI_TIMEOUT_MS });
         const correction = audit.filter({ hasText: 'Transcription error corrected' });
         expect(await correction.textContent()).toMatch(/sbp\s*126\s*→\s*128/);
-        const flagged = page.getByTestId('record-flagged-value');
+        // The record reads as a CRF: the flagged cell (age at baseline) shows its value and its query.
+        const flagged = page.getByTestId('crf-cell-flagged');
         expect(await flagged.count()).toBe(1);
-        expect(await flagged.textContent()).toBe('90');
+        expect(await flagged.getAttribute('data-field')).toBe('age');
+        expect(await flagged.textContent()).toContain('90');
         expect(await page.getByTestId('query-row').first().textContent()).toContain('90');
         await snap(page, 'en-record');
 
@@ -263,7 +265,7 @@ describe('trial QC in the console', () => {
         expect(await masked.textContent()).toBe('••••');
         expect(await masked.getAttribute('title')).toContain('hidden for your role');
         // The age stays visible; the note appears nowhere on the page, audit trail included.
-        expect(await page.getByTestId('record-events').textContent()).toContain('40');
+        expect(await page.getByTestId('crf').textContent()).toContain('40');
         expect(await page.content()).not.toContain('138-0013-8000');
         await snap(page, 'en-record-masked');
       });

@@ -13,6 +13,10 @@ export type TrialPage =
   | { kind: 'reports' }
   /** Import a REDCap CSV or CDISC ODM export, previewed before anything is written. */
   | { kind: 'import' }
+  /** Who is on the trial, their role, and who sees identifier fields (admins manage; the trial's PI reads). */
+  | { kind: 'members' }
+  /** QC skills: the list, and one skill open in the editor (versions, validate, dry run, activate). */
+  | { kind: 'skills'; skillId: string | null }
   | { kind: 'record'; recordId: string }
   | { kind: 'taskRun'; taskRunId: string };
 
@@ -48,6 +52,9 @@ function parseTrialPage(rest: string[]): TrialPage | null {
   if (rest.length === 1 && kind === 'memory') return { kind: 'memory' };
   if (rest.length === 1 && kind === 'reports') return { kind: 'reports' };
   if (rest.length === 1 && kind === 'import') return { kind: 'import' };
+  if (rest.length === 1 && kind === 'members') return { kind: 'members' };
+  if (rest.length === 1 && kind === 'skills') return { kind: 'skills', skillId: null };
+  if (rest.length === 2 && id && kind === 'skills') return { kind: 'skills', skillId: id };
   if (rest.length === 2 && id && kind === 'records') return { kind: 'record', recordId: id };
   if (rest.length === 2 && id && kind === 'task-runs') return { kind: 'taskRun', taskRunId: id };
   return null;
@@ -115,6 +122,9 @@ export const routes = {
   trialMemory: (projectId: string) => `${trialBase(projectId)}/memory`,
   trialReports: (projectId: string) => `${trialBase(projectId)}/reports`,
   trialImport: (projectId: string) => `${trialBase(projectId)}/import`,
+  trialMembers: (projectId: string) => `${trialBase(projectId)}/members`,
+  trialSkills: (projectId: string) => `${trialBase(projectId)}/skills`,
+  trialSkill: (projectId: string, skillId: string) => `${trialBase(projectId)}/skills/${encodeURIComponent(skillId)}`,
   trace: (traceId: string) => `#/traces/${encodeURIComponent(traceId)}`,
   protocols: () => '#/protocol',
   protocol: (conversationId: string) => `#/protocol/${encodeURIComponent(conversationId)}`,
@@ -136,6 +146,8 @@ export function trialPageIn(projectId: string, page: TrialPage): string {
   if (page.kind === 'memory') return routes.trialMemory(projectId);
   if (page.kind === 'reports') return routes.trialReports(projectId);
   if (page.kind === 'import') return routes.trialImport(projectId);
+  if (page.kind === 'members') return routes.trialMembers(projectId);
+  if (page.kind === 'skills') return routes.trialSkills(projectId);
   return routes.trialRuns(projectId);
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { and, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { appendAuditEntries, type AuditEntityType, type AuditEntryInput } from '../../core/audit/audit-log.js';
-import type { Db } from '../../core/db/connect.js';
+import { queryRows, type Db } from '../../core/db/connect.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
 import type { Jobs } from '../../core/jobs/boss.js';
@@ -15,6 +15,17 @@ import type { RunReviewRequest, RunRow, RunShape, RunStatus, RunStep, RunTable }
  * a run left by a killed worker back to work within about 30 s.
  */
 export const DEFAULT_LEASE_MS = 15_000;
+
+/** Tries of a batch commit the server rolled back as a deadlock victim (commitSteps). */
+const DEADLOCK_ATTEMPTS = 5;
+
+/** PostgreSQL's deadlock_detected, as node-postgres reports it (drizzle wraps it as the cause). */
+function isDeadlock(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === '40P01') return true;
+  }
+  return false;
+}
 
 /** What one committed step does to the run row. */
 export interface RunUpdate {
@@ -37,6 +48,19 @@ export type Decision = (
    */
   shownDataHash?: string;
 };
+
+/** A queue whose jobs each list runs to advance together (payload field `key` holds their ids). */
+export interface BatchQueue {
+  queue: QueueDef<never>;
+  key: string;
+}
+
+/** One executed node of one run, as commitSteps saves it with others. */
+export interface StepCommit<Row, Extra = object> {
+  run: Row;
+  step: RunStep;
+  update: RunUpdate & Extra;
+}
 
 /** What happened to a run, for the audit hook to name. */
 export type RunAuditEvent =
@@ -66,6 +90,11 @@ export interface RunStoreHooks<Row, Extra, DecisionExtra> {
    * row is locked. Returns audit entries, which the store writes last (the audit chain's lock comes last).
    */
   onCommit?(tx: Db, run: Row, step: RunStep, update: RunUpdate & Extra): Promise<AuditEntryInput[]>;
+  /**
+   * The same writes for the steps of many runs committed together (commitSteps), in as few statements as the
+   * user can manage; absent: onCommit runs for each step in turn.
+   */
+  onCommitMany?(tx: Db, steps: ReadonlyArray<StepCommit<Row, Extra>>): Promise<AuditEntryInput[]>;
   /** What a decision does besides moving the run on (a trial settles the queries its review held back). */
   onDecision?(tx: Db, run: Row, decision: Decision & DecisionExtra): Promise<AuditEntryInput[]>;
   /**
@@ -73,6 +102,8 @@ export interface RunStoreHooks<Row, Extra, DecisionExtra> {
    * versions). Its hash is saved when the run suspends; a decision made when it no longer matches is refused.
    */
   reviewFingerprint?(tx: Db, run: Row): Promise<string>;
+  /** reviewFingerprint of many runs at once (by run id), for commitSteps; absent: one call per run. */
+  reviewFingerprints?(tx: Db, runs: readonly Row[]): Promise<Map<string, string>>;
   /** Names the reviewed data in the refusal ("record S2"). */
   describeReviewedData?(run: Row): string;
   /**
@@ -109,9 +140,13 @@ export type RunStore<Row, Extra = object, DecisionExtra = object> = {
   keepLease(db: Db, id: string, owner: string, leaseMs?: number): { stop(): void };
   releaseLease(db: Db, id: string, owner: string): Promise<void>;
   commitStep(db: Db, run: Row, owner: string, step: RunStep, update: RunUpdate & Extra, leaseMs?: number): Promise<Row | undefined>;
+  acquireLeases(db: Db, ids: readonly string[], owner: string, leaseMs?: number, now?: Date): Promise<Row[]>;
+  keepLeases(db: Db, ids: () => readonly string[], owner: string, leaseMs?: number): { stop(): void };
+  releaseLeases(db: Db, ids: readonly string[], owner: string): Promise<void>;
+  commitSteps(db: Db, steps: ReadonlyArray<StepCommit<Row, Extra>>, owner: string, leaseMs?: number): Promise<Row[]>;
   decide(db: Db, id: string, decision: Decision & DecisionExtra): Promise<Row>;
   cancel(db: Db, id: string, actor: string, reason?: string): Promise<Row>;
-  sweepOrphans<Q extends Record<K, string>, K extends keyof Q & string>(db: Db, options: { jobs: Jobs; queue: QueueDef<Q>; key: K; staleMs: number; now?: Date; limit?: number }): Promise<Orphan[]>;
+  sweepOrphans<Q extends Record<K, string>, K extends keyof Q & string>(db: Db, options: { jobs: Jobs; queue: QueueDef<Q>; key: K; batch?: BatchQueue; staleMs: number; now?: Date; limit?: number }): Promise<Orphan[]>;
 };
 
 export function createRunStore<T extends RunTable, Extra = object, DecisionExtra = object>(table: T, hooks: RunStoreHooks<T['$inferSelect'], Extra, DecisionExtra>) {
@@ -226,6 +261,124 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
       await appendAuditEntries(tx, audit);
       return result;
     });
+  }
+
+  /** acquireLease for many runs in one statement: the runs of `ids` this owner now holds. */
+  async function acquireLeases(db: Db, ids: readonly string[], owner: string, leaseMs = DEFAULT_LEASE_MS, now = new Date()): Promise<Row[]> {
+    const valid = ids.filter(isUuid);
+    if (!valid.length) return [];
+    const rows = await db
+      .update(t)
+      .set({ status: 'RUNNING', leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs), updatedAt: now })
+      .where(and(inArray(t.id, valid), hooks.scope, or(eq(t.status, 'PENDING'), and(eq(t.status, 'RUNNING'), or(isNull(t.leaseUntil), lt(t.leaseUntil, now))))))
+      .returning();
+    return rows.map(asRow);
+  }
+
+  /** keepLease for the runs `ids()` names at each renewal (a batch's runs still at work). */
+  function keepLeases(db: Db, ids: () => readonly string[], owner: string, leaseMs = DEFAULT_LEASE_MS): { stop(): void } {
+    const renew = async () => {
+      const current = ids();
+      if (!current.length) return;
+      const now = new Date();
+      await db.update(t).set({ leaseUntil: new Date(now.getTime() + leaseMs), updatedAt: now }).where(and(inArray(t.id, [...current]), eq(t.status, 'RUNNING'), eq(t.leaseOwner, owner)));
+    };
+    const timer = setInterval(() => void renew().catch(() => undefined), Math.max(250, Math.floor(leaseMs / 3)));
+    timer.unref();
+    return { stop: () => clearInterval(timer) };
+  }
+
+  async function releaseLeases(db: Db, ids: readonly string[], owner: string): Promise<void> {
+    if (!ids.length) return;
+    await db.update(t).set({ leaseOwner: null, leaseUntil: null, updatedAt: new Date() }).where(and(inArray(t.id, [...ids]), eq(t.leaseOwner, owner)));
+  }
+
+  /**
+   * commitStep for the steps of many runs, in one transaction of a fixed number of statements: the run rows in one
+   * UPDATE, the user's writes (onCommitMany), the review hashes of the runs that suspend, then every audit entry.
+   * As with commitStep, only steps of runs `owner` still holds at that node are saved; the rows saved are returned.
+   * A crash before the commit saves none of them, and each run continues from its last saved node.
+   */
+  async function commitSteps(db: Db, steps: ReadonlyArray<StepCommit<Row, Extra>>, owner: string, leaseMs = DEFAULT_LEASE_MS): Promise<Row[]> {
+    if (!steps.length) return [];
+    if (hooks.columns) throw new ClinAgentError('INTERNAL', `${hooks.label}s keep columns of their own with each step; commit them one by one (commitStep).`, {});
+    // Two batches writing the same rows (two QC runs over one trial at once) can deadlock on PostgreSQL; the one
+    // the server rolls back has written nothing, so its commit is simply tried again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await commitStepsOnce(db, steps, owner, leaseMs);
+      } catch (error) {
+        if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(error)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80 * attempt));
+      }
+    }
+  }
+
+  async function commitStepsOnce(db: Db, steps: ReadonlyArray<StepCommit<Row, Extra>>, owner: string, leaseMs: number): Promise<Row[]> {
+    return db.transaction(async (txn) => {
+      const tx = txn as unknown as Db;
+      const now = new Date();
+      const leaseUntil = new Date(now.getTime() + leaseMs).toISOString();
+      const values = steps.map(({ run, step, update }) => {
+        const terminal = isTerminalStatus(update.status);
+        return {
+          id: core(run).id, node: step.node, status: update.status, current_node: update.nextNode, step: [step], on_approve: update.onApprove ?? null, on_reject: update.onReject ?? null,
+          review_request: update.reviewRequest ?? null, error: update.error ?? null, releases: terminal || update.status === 'SUSPENDED', terminal,
+        };
+      });
+      const column = (c: { name: string }) => sql.identifier(c.name);
+      // One statement for every run row, from a JSON list of their values; the WHERE is commitStep's, per row.
+      const updated = await queryRows<Record<string, unknown>>(tx, sql`
+        UPDATE ${table} SET
+          ${column(t.status)} = v.status, ${column(t.currentNode)} = v.current_node, ${column(t.steps)} = ${t.steps} || v.step,
+          ${column(t.onApprove)} = v.on_approve, ${column(t.onReject)} = v.on_reject, ${column(t.reviewRequest)} = v.review_request, ${column(t.error)} = v.error,
+          ${column(t.leaseOwner)} = CASE WHEN v.releases THEN NULL ELSE ${owner} END,
+          ${column(t.leaseUntil)} = CASE WHEN v.releases THEN NULL ELSE ${leaseUntil}::timestamptz END,
+          ${column(t.recoveredAt)} = NULL, ${column(t.updatedAt)} = ${now.toISOString()}::timestamptz,
+          ${column(t.completedAt)} = CASE WHEN v.terminal THEN ${now.toISOString()}::timestamptz ELSE NULL END
+        FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(id uuid, node text, status text, current_node text, step jsonb, on_approve text, on_reject text, review_request jsonb, error text, releases boolean, terminal boolean)
+        WHERE ${t.id} = v.id AND ${t.status} = 'RUNNING' AND ${t.leaseOwner} = ${owner} AND ${t.currentNode} = v.node ${hooks.scope ? sql`AND ${hooks.scope}` : sql``}
+        RETURNING ${table}.*`);
+      if (!updated.length) return [];
+      const rows = new Map(updated.map((raw) => fromDriverRow(raw)).map((row) => [core(row).id, row]));
+      const savedIds = new Set(rows.keys());
+      const saved = steps.filter(({ run }) => savedIds.has(core(run).id)).map((s) => ({ ...s, run: rows.get(core(s.run).id)! }));
+      const audit: AuditEntryInput[] = [];
+      if (hooks.onCommitMany) audit.push(...(await hooks.onCommitMany(tx, saved)));
+      else if (hooks.onCommit) for (const s of saved) audit.push(...(await hooks.onCommit(tx, s.run, s.step, s.update)));
+      await saveReviewHashes(tx, saved.filter((s) => s.update.status === 'SUSPENDED'));
+      for (const { run, step, update } of saved) {
+        audit.push(...auditOf(run, { type: 'step', step, status: update.status }, { oldValue: { status: 'RUNNING', node: step.node }, newValue: { status: update.status, node: update.nextNode } }));
+      }
+      await appendAuditEntries(tx, audit);
+      return saved.map((s) => s.run);
+    });
+  }
+
+  /** A row as the database returned it (column names, driver values) as Drizzle's select would give it. */
+  function fromDriverRow(raw: Record<string, unknown>): Row {
+    const row: Record<string, unknown> = {};
+    for (const [key, column] of Object.entries(getTableColumns(table))) {
+      const value = raw[column.name];
+      row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+    }
+    return row as Row;
+  }
+
+  /** The review hash of each run that suspends in commitSteps, taken after the steps' own writes, as commitStep does. */
+  async function saveReviewHashes(tx: Db, suspended: Array<StepCommit<Row, Extra>>): Promise<void> {
+    if (!suspended.length || (!hooks.reviewFingerprint && !hooks.reviewFingerprints)) return;
+    const runs = suspended.map((s) => s.run);
+    const fingerprints = hooks.reviewFingerprints ? await hooks.reviewFingerprints(tx, runs) : new Map(await Promise.all(runs.map(async (run) => [core(run).id, await hooks.reviewFingerprint!(tx, run)] as const)));
+    const hashes = runs.map((run) => ({ id: core(run).id, hash: createHash('sha256').update(fingerprints.get(core(run).id) ?? '').digest('hex') }));
+    await tx.execute(sql`
+      UPDATE ${table} SET ${sql.identifier(t.reviewRequest.name)} = coalesce(${t.reviewRequest}, '{}'::jsonb) || jsonb_build_object('dataHash', v.hash)
+      FROM jsonb_to_recordset(${JSON.stringify(hashes)}::jsonb) AS v(id uuid, hash text) WHERE ${t.id} = v.id`);
+    const byId = new Map(hashes.map((h) => [h.id, h.hash]));
+    for (const run of runs) {
+      const row = core(run);
+      row.reviewRequest = { ...(row.reviewRequest ?? {}), dataHash: byId.get(row.id) } as RunRow['reviewRequest'];
+    }
   }
 
   /**
@@ -360,9 +513,16 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
    * One pass of the orphan sweep: finds runs nobody is advancing, notes the ones whose worker died, and queues
    * a job for each on `queue` (payload `{ [key]: runId }`).
    */
-  async function sweepOrphans<Q extends Record<K, string>, K extends keyof Q & string>(db: Db, options: { jobs: Jobs; queue: QueueDef<Q>; key: K; staleMs: number; now?: Date; limit?: number }): Promise<Orphan[]> {
+  async function sweepOrphans<Q extends Record<K, string>, K extends keyof Q & string>(db: Db, options: { jobs: Jobs; queue: QueueDef<Q>; key: K; batch?: BatchQueue; staleMs: number; now?: Date; limit?: number }): Promise<Orphan[]> {
     const { jobs, queue, key } = options;
-    const orphans = await findOrphans(db, t, { ...options, scope: hooks.scope, isQueued: (ids) => jobs.isQueued(queue, key, ids) });
+    const isQueued = async (ids: string[]) => {
+      const queued = await jobs.isQueued(queue, key, ids);
+      if (!options.batch) return queued;
+      const rest = ids.filter((id) => !queued.has(id));
+      for (const id of await jobs.isQueuedInList(options.batch.queue, options.batch.key, rest)) queued.add(id);
+      return queued;
+    };
+    const orphans = await findOrphans(db, t, { ...options, scope: hooks.scope, isQueued });
     // Runs whose worker died mid-step: the console says they are resuming, rather than sitting at 197/200.
     await markRecovered(db, t, orphans.filter((o) => o.abandoned).map((o) => o.id), recoveredAudit);
     // The singleton key keeps a slow sweep from queueing the same run twice within a minute.
@@ -378,6 +538,10 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
     keepLease,
     releaseLease,
     commitStep,
+    acquireLeases,
+    keepLeases,
+    releaseLeases,
+    commitSteps,
     decide,
     cancel,
     sweepOrphans,

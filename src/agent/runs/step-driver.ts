@@ -6,7 +6,7 @@ import type { Jobs } from '../../core/jobs/boss.js';
 import type { QueueDef } from '../../core/jobs/queues.js';
 import type { Logger } from '../../core/logger.js';
 import type { RunStatus, RunStep } from './run-shape.js';
-import { DEFAULT_LEASE_MS, type Decision, type RunStore, type RunUpdate } from './run-store.js';
+import { DEFAULT_LEASE_MS, type Decision, type RunStore, type BatchQueue, type RunUpdate, type StepCommit } from './run-store.js';
 
 /** A bound on nodes per advance, so a graph with a loop that keeps failing cannot spin forever. */
 export const DEFAULT_MAX_NODES_PER_ADVANCE = 100;
@@ -46,6 +46,18 @@ export interface NodeHandlers<Row, Extra, Session> {
   endOf?(run: Row, nodeId: string): { status: RunStatus; error?: string };
 }
 
+/**
+ * How a batch of runs advances together (advanceMany): the same nodes, with a session for the whole batch and a say
+ * in which nodes run in the batch. A node left out (one that calls a model, say) hands its run back to be advanced
+ * on its own.
+ */
+export interface BatchNodeHandlers<Row, Extra, Session> extends Pick<NodeHandlers<Row, Extra, Session>, 'execute' | 'onSuspended' | 'isEndNode' | 'endOf'> {
+  begin(runs: Row[]): Promise<Session>;
+  /** Whether this node of this run executes in the batch. */
+  inBatch(run: Row, nodeId: string, session: Session): boolean;
+  finish?(session: Session, runs: Row[], error?: unknown): Promise<void>;
+}
+
 export interface StepDriverOptions<Row, Extra, DecisionExtra, K extends string> {
   store: RunStore<Row, Extra, DecisionExtra>;
   db: Db;
@@ -57,6 +69,8 @@ export interface StepDriverOptions<Row, Extra, DecisionExtra, K extends string> 
   /** The queue whose job advances one run, with the payload key naming it (`taskRunId`, `runId`). */
   queue: QueueDef<Record<K, string>>;
   key: K;
+  /** Where batches of runs wait (advanceMany's jobs), so the orphan sweep does not take a run waiting in one for lost. */
+  batchQueue?: BatchQueue;
   /** Needed to queue continuations (decide) and to sweep orphans. */
   jobs?: Jobs;
   /** How runs are named in logs ("task run"). */
@@ -142,6 +156,66 @@ export function createStepDriver<Row extends DrivenRow, Extra = object, Decision
     }
   }
 
+  /**
+   * Advances many runs together, node by node: every run of the batch executes its current node, then all those
+   * steps commit in one transaction (store.commitSteps), and the runs still running go on to their next node. So
+   * each step is saved before its run's next node starts, as with `advance`, in a fixed number of statements per
+   * node whatever the batch's size. Runs at a node the handlers keep out of the batch are given back and queued
+   * one by one. Returns the runs that ended or suspended, as saved, and the ids handed back.
+   */
+  async function advanceMany<Session>(runIds: readonly string[], handlers: BatchNodeHandlers<Row, Extra, Session>): Promise<{ runs: Row[]; handedBack: string[] }> {
+    const owner = `${options.workerId ?? newRunWorkerId()}#${randomBytes(4).toString('hex')}`;
+    const leased = await store.acquireLeases(db, runIds, owner, leaseMs);
+    if (!leased.length) return { runs: [], handedBack: [] };
+    const isEnd = handlers.isEndNode ?? defaultIsEndNode;
+    let active: Row[] = leased;
+    const heartbeat = store.keepLeases(db, () => active.map((run) => run.id), owner, leaseMs);
+    const ended: Row[] = [];
+    const handedBack: string[] = [];
+    let session: Session | undefined;
+    let hasBegun = false;
+    try {
+      session = await handlers.begin(leased);
+      hasBegun = true;
+      for (let round = 0; active.length; round++) {
+        const steps: Array<StepCommit<Row, Extra>> = [];
+        for (const run of active) {
+          const at = new Date().toISOString();
+          const nodeId = run.currentNode;
+          if (round >= maxNodes) {
+            steps.push({ run, step: { node: nodeId, type: 'limit', at, outcome: 'error' }, update: { nextNode: 'end_error', status: 'FAILED', error: `more than ${maxNodes} nodes in one pass: the graph loops` } as RunUpdate & Extra });
+          } else if (isEnd(nodeId)) {
+            const end = handlers.endOf?.(run, nodeId) ?? (nodeId === 'end_error' ? { status: 'FAILED' as const, error: 'the run ended in end_error' } : { status: 'COMPLETED' as const });
+            steps.push({ run, step: { node: nodeId, type: 'end', at, outcome: end.status === 'FAILED' ? 'error' : 'pass' }, update: { nextNode: nodeId, status: end.status, error: end.error } as RunUpdate & Extra });
+          } else if (!handlers.inBatch(run, nodeId, session)) {
+            handedBack.push(run.id);
+          } else {
+            const result = await handlers.execute(run, nodeId, session);
+            steps.push({ run, step: { node: nodeId, at, ...result.step }, update: result.update });
+          }
+        }
+        const saved = await store.commitSteps(db, steps, owner, leaseMs);
+        if (saved.length < steps.length) logger?.warn({ lost: steps.length - saved.length }, `lost the lease on ${steps.length - saved.length} ${label}s of a batch; leaving them to their new owners`);
+        for (const run of saved) if (run.status === 'SUSPENDED') await handlers.onSuspended?.(run);
+        ended.push(...saved.filter((run) => run.status !== 'RUNNING'));
+        active = saved.filter((run) => run.status === 'RUNNING');
+      }
+      if (handedBack.length) {
+        await store.releaseLeases(db, handedBack, owner);
+        if (options.jobs) await options.jobs.sendMany(options.queue, handedBack.map(continuation));
+      }
+      await handlers.finish?.(session, ended);
+      return { runs: ended, handedBack };
+    } catch (error) {
+      // Given back at once, so the job's retry can take the batch again instead of waiting for the leases to lapse.
+      await store.releaseLeases(db, [...active.map((run) => run.id), ...handedBack], owner).catch(() => undefined);
+      if (hasBegun) await handlers.finish?.(session as Session, ended, error);
+      throw error;
+    } finally {
+      heartbeat.stop();
+    }
+  }
+
   function continuation(runId: string): Record<K, string> {
     return { [options.key]: runId } as Record<K, string>;
   }
@@ -170,7 +244,7 @@ export function createStepDriver<Row extends DrivenRow, Extra = object, Decision
 
   /** One pass of the orphan sweep on this driver's queue. */
   async function sweep(staleMs: number): Promise<number> {
-    const orphans = await store.sweepOrphans(db, { jobs: requireJobs('sweep'), queue: options.queue, key: options.key, staleMs });
+    const orphans = await store.sweepOrphans(db, { jobs: requireJobs('sweep'), queue: options.queue, key: options.key, batch: options.batchQueue, staleMs });
     if (orphans.length) logger?.info({ count: orphans.length, queue: options.queue.name }, `re-enqueued ${label}s nobody was advancing`);
     return orphans.length;
   }
@@ -195,7 +269,7 @@ export function createStepDriver<Row extends DrivenRow, Extra = object, Decision
     return options.jobs;
   }
 
-  return { advance, decide, enqueue, sweep, startSweep, store };
+  return { advance, advanceMany, decide, enqueue, sweep, startSweep, store };
 }
 
 export type StepDriver<Row extends DrivenRow, Extra = object, DecisionExtra = object, K extends string = string> = ReturnType<typeof createStepDriver<Row, Extra, DecisionExtra, K>>;

@@ -1,6 +1,7 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '../../core/db/connect.js';
 import { agentConfigs } from '../../core/db/schema/agent-configs.js';
+import { addNextVersion } from '../../core/definitions/index.js';
 import { ClinAgentError } from '../../core/errors.js';
 import type { StagedAgentConfig } from './config.js';
 
@@ -44,16 +45,19 @@ export function createConfigStore(deps: ConfigStoreDeps) {
    * key and is retried on the new newest, so both edits are kept in order and neither is lost.
    */
   async function add(agentId: string, config: StagedAgentConfig, meta: { source: 'seed' | 'admin'; seedVersion: number; createdBy: string; note?: string }): Promise<StoredConfig> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const version = ((await latest(agentId))?.version ?? 0) + 1;
-      const [row] = await db
-        .insert(agentConfigs)
-        .values({ agentId, version, config: config as unknown as Record<string, unknown>, source: meta.source, seedVersion: meta.seedVersion, createdBy: meta.createdBy, note: meta.note ?? '' })
-        .onConflictDoNothing()
-        .returning();
-      if (row) return toStored(row);
-    }
-    throw new ClinAgentError('CONFLICT_STATE', `The configuration of "${agentId}" is being changed by others at the same time; reload it and try again.`, { agentId });
+    const row = await addNextVersion(
+      async () => (await latest(agentId))?.version,
+      async (version) => {
+        const [inserted] = await db
+          .insert(agentConfigs)
+          .values({ agentId, version, config: config as unknown as Record<string, unknown>, source: meta.source, seedVersion: meta.seedVersion, createdBy: meta.createdBy, note: meta.note ?? '' })
+          .onConflictDoNothing()
+          .returning();
+        return inserted;
+      },
+      () => new ClinAgentError('CONFLICT_STATE', `The configuration of "${agentId}" is being changed by others at the same time; reload it and try again.`, { agentId }),
+    );
+    return toStored(row);
   }
 
   return {

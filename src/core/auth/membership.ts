@@ -18,8 +18,11 @@ export interface MembershipCheck {
 export interface MembershipStore extends MembershipCheck {
   /** The projects the user was added to (admins' implicit membership of every project not included). */
   projectIds(userId: string): Promise<string[]>;
-  /** Adds a user to a project with its audit entry; adding a member twice changes and records nothing. */
-  addMember(projectId: string, userId: string, actor?: string): Promise<void>;
+  /**
+   * Adds a user to a project with its audit entry; adding a member twice changes and records nothing. True when
+   * the user was added, false when they already were a member.
+   */
+  addMember(projectId: string, userId: string, actor?: string): Promise<boolean>;
 }
 
 export function createMembershipStore(db: Db): MembershipStore {
@@ -34,10 +37,11 @@ export function createMembershipStore(db: Db): MembershipStore {
       if (!project) throw new ClinAgentError('NOT_FOUND', `Project "${projectId}" does not exist. Check the id (GET /api/projects).`, { projectId });
       const member = await findUser(db, userId);
       if (!member) throw userNotFound(userId);
-      await db.transaction(async (txRaw) => {
+      return db.transaction(async (txRaw) => {
         const tx = txRaw as unknown as Db;
         const added = await tx.insert(projectMembers).values({ projectId, userId }).onConflictDoNothing().returning({ userId: projectMembers.userId });
         if (added.length) await appendAudit(tx, { projectId, entityType: 'member', entityId: userId, action: 'member.add', actor, newValue: { userId, userName: member.name, role: member.role } });
+        return added.length > 0;
       });
     },
 

@@ -35,14 +35,26 @@ export function loadDefinitionFile<S extends z.ZodType, T extends Definition>(fi
     const problem = `cannot be read as ${isJson ? 'JSON' : 'YAML'}: ${errorMessage(error)}`;
     throw new ClinAgentError(kind.code, `${file}: ${problem}`, { file, problems: [problem] });
   }
+  const built = buildDefinition(raw, file, spec);
+  if (built.problems) throw invalidFile(kind, file, built.problems, built.id);
+  return built.definition;
+}
+
+/** A definition checked whole, or every problem with it (`path: reason` lines) and the id it declares, if any. */
+export type BuiltDefinition<T> = { definition: T; problems?: undefined; id: string } | { definition?: undefined; problems: string[]; id?: string };
+
+/**
+ * Checks a definition already read (from a file, a database row or a request body) the way a file is checked:
+ * its schema, then `build`. `source` is what `build` records as the definition's `sourceFile`.
+ */
+export function buildDefinition<S extends z.ZodType, T extends Definition>(raw: unknown, source: string, spec: DefinitionSpec<S, T>): BuiltDefinition<T> {
   // The id as written, so a folder that keeps its good files can still name a bad one by it.
   const id = raw !== null && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : undefined;
   const parsed = spec.schema.safeParse(raw);
-  if (!parsed.success) throw invalidFile(kind, file, formatIssues(parsed.error.issues), id);
+  if (!parsed.success) return { problems: formatIssues(parsed.error.issues), id };
   const problems: string[] = [];
-  const definition = spec.build(file, parsed.data, problems);
-  if (problems.length) throw invalidFile(kind, file, problems, id);
-  return definition;
+  const definition = spec.build(source, parsed.data, problems);
+  return problems.length ? { problems, id } : { definition, id: definition.id };
 }
 
 /** A file of a folder that did not load: its problems as `path: reason` lines, and one message naming the file. */

@@ -1,10 +1,55 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { ProjectMembers } from '../../core/auth/project-members.js';
 import type { TrialQc } from '../../trial/trial-qc.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
 
-/** Per-project rights of a member that an admin grants: for now, seeing identifier fields unmasked. */
-export const projectMemberRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, { qc }) => {
+/**
+ * Who is on a trial and what they may see: the members panel's routes. Adding and removing members is for admins
+ * (the library checks it; a PI may list them); a member's identifier access an admin grants.
+ */
+export const projectMemberRoutes: FastifyPluginAsync<{ qc: TrialQc; members: ProjectMembers }> = async (app, { qc, members }) => {
+  app.get<{ Params: { projectId: string } }>(
+    '/api/iit/projects/:projectId/members',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: "The trial's members with their role and whether they see identifier fields (admins, and the trial's PI)",
+        ...routeSchema('GET /api/iit/projects/:projectId/members'),
+      },
+    },
+    async (request) => ({ members: await members.list(requireUser(request), request.params.projectId) }),
+  );
+
+  app.post<{ Params: { projectId: string }; Body: { userId: string; role?: string } }>(
+    '/api/iit/projects/:projectId/members',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['projects'],
+        summary: 'Add a user to the trial (admin; audited). 404 unknown user, 409 already a member or a role other than the user\'s (roles apply in every trial).',
+        ...routeSchema('POST /api/iit/projects/:projectId/members'),
+      },
+    },
+    async (request, reply) => reply.status(201).send(await members.add(requireUser(request), request.params.projectId, request.body)),
+  );
+
+  app.delete<{ Params: { projectId: string; userId: string } }>(
+    '/api/iit/projects/:projectId/members/:userId',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['projects'],
+        summary: 'Remove a member from the trial (admin; audited): their access, identifier grant included, ends at once',
+        ...routeSchema('DELETE /api/iit/projects/:projectId/members/:userId'),
+      },
+    },
+    async (request, reply) => {
+      await members.remove(requireUser(request), request.params.projectId, request.params.userId);
+      return reply.status(204).send();
+    },
+  );
+
   app.patch<{ Params: { projectId: string; userId: string }; Body: { canViewIdentifiers: boolean } }>(
     '/api/projects/:projectId/members/:userId',
     {

@@ -1,4 +1,6 @@
 import { ClinAgentError } from '../../core/errors.js';
+import type { Skill } from '../sop/load-skills.js';
+import { rulesAffectedByDictionary, type RuleAffected } from '../skill-tools/dictionary-impact.js';
 import type { TrialStore } from '../store/trial-store.js';
 import type { ImportProblem } from './problems.js';
 import { listedWarnings, type TrialExport, type TrialImportSummary } from './write-trial-export.js';
@@ -24,6 +26,8 @@ export interface ImportPreview {
   problemCount: number;
   moreProblems: number;
   problems: ImportProblem[];
+  /** Importable previews only: rules of the project's skills reading a field the new dictionary removes or changes. */
+  rulesAffected?: RuleAffected[];
 }
 
 /**
@@ -31,9 +35,9 @@ export interface ImportPreview {
  * what the import would do, writing nothing: no records, no definitions, no audit entries. New, changed and
  * unchanged rows and definitions are decided by the store's own comparisons, so the counts are the ones the
  * import then reports. Errors other than IMPORT_INVALID (an undecodable file, a DOCTYPE) are thrown as the
- * import throws them.
+ * import throws them. `skills` are those applying to the project, whose rules the new dictionary may affect.
  */
-export async function previewImport(store: TrialStore, projectId: string, check: () => TrialExport | Promise<TrialExport>): Promise<ImportPreview> {
+export async function previewImport(store: TrialStore, projectId: string, check: () => TrialExport | Promise<TrialExport>, skills: readonly Skill[] = []): Promise<ImportPreview> {
   let data: TrialExport;
   try {
     data = await check();
@@ -41,12 +45,13 @@ export async function previewImport(store: TrialStore, projectId: string, check:
     if (ClinAgentError.isInstance(error) && error.code === 'IMPORT_INVALID') return refusedPreview(error);
     throw error;
   }
-  const [records, changes, storedEvents, storedArms] = await Promise.all([
+  const [records, changes, storedEvents, storedArms, storedFields] = await Promise.all([
     store.compareRecords(projectId, data.records),
     store.definitionChanges(projectId, data),
     // As the import does: without an events or arms file, the stored ones stay.
     data.events ?? store.getEvents(projectId),
     data.arms ?? store.getArms(projectId),
+    store.getDictionary(projectId),
   ]);
   const counts: ImportPreviewCounts = {
     fields: data.fields.length,
@@ -60,7 +65,7 @@ export async function previewImport(store: TrialStore, projectId: string, check:
     ...changes,
     ...listedWarnings(data.warnings),
   };
-  return { importable: true, counts, problemCount: 0, moreProblems: 0, problems: [] };
+  return { importable: true, counts, problemCount: 0, moreProblems: 0, problems: [], rulesAffected: rulesAffectedByDictionary(skills, storedFields, data.fields) };
 }
 
 /** The problems as IMPORT_INVALID lists them, so the preview and the import show the same list. */

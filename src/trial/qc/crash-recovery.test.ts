@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../core/db/connect.js';
 import { runMigrations } from '../../core/db/migrate.js';
@@ -170,9 +170,11 @@ describe.runIf(process.env.TEST_DATABASE_URL)('QC batch survives a killed worker
     first.child.kill('SIGKILL');
     await once(first.child, 'exit');
 
-    const stranded = await db.select().from(taskRuns).where(and(eq(taskRuns.qcRunId, started.id), eq(taskRuns.status, 'RUNNING')));
+    // Runs under the dead worker's lease; a RUNNING run without one was handed back by its batch at the soft rule
+    // and waits for its own job (advanceTaskRuns), which the next worker takes like any other.
+    const stranded = await db.select().from(taskRuns).where(and(eq(taskRuns.qcRunId, started.id), eq(taskRuns.status, 'RUNNING'), isNotNull(taskRuns.leaseOwner)));
     expect(stranded.length, 'runs left mid-node by the killed worker').toBeGreaterThan(0);
-    expect(stranded.every((r) => r.leaseOwner !== null && r.leaseUntil !== null)).toBe(true);
+    expect(stranded.every((r) => r.leaseUntil !== null)).toBe(true);
     const afterKill = (await getQcProgress(db, started.id))!;
     expect(afterKill.done).toBeLessThan(RECORDS);
 

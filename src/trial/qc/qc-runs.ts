@@ -8,7 +8,19 @@ import type { Jobs } from '../../core/jobs/boss.js';
 import type { Skill } from '../sop/load-skills.js';
 import { createTaskRuns } from '../sop/task-runs.js';
 import { appendAudit } from '../store/audit.js';
-import { advanceTaskRunQueue } from './queues.js';
+import { advanceTaskRunBatchQueue } from './queues.js';
+
+/**
+ * Task runs per batch job: large enough that a job's fixed cost (fetch, lease, commit per node) is spread thin, small
+ * enough that 10 000 records make 40 jobs for several workers to share and a retried job redoes little.
+ */
+export const TASK_RUNS_PER_JOB = 250;
+
+function chunk<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
 
 export type QcRun = typeof qcRuns.$inferSelect;
 
@@ -69,12 +81,13 @@ export async function startQcRun(
 
   const { run, taskRunIds } = await db.transaction(async (tx) => {
     const [created] = await tx.insert(qcRuns).values({ projectId, skillId: skill.id, status: 'running', total: recordIds.length, trigger: input.trigger ?? 'manual', createdBy: input.actor }).returning();
-    const runs = await createTaskRuns(tx as unknown as Db, { projectId, skillId: skill.id, startNode: skill.startNode, qcRunId: created!.id, recordIds, actor: input.actor });
+    const runs = await createTaskRuns(tx as unknown as Db, { projectId, skillId: skill.id, skillVersion: skill.version, startNode: skill.startNode, qcRunId: created!.id, recordIds, actor: input.actor });
     await appendAudit(tx as unknown as Db, { projectId, entityType: 'qc_run', entityId: created!.id, action: 'started', actor: input.actor, newValue: { status: 'running', skillId: skill.id, total: recordIds.length, trigger: input.trigger ?? 'manual' } });
     return { run: created!, taskRunIds: runs.map((r) => r.id) };
   });
-  // Sent after commit; a crash in between leaves PENDING runs that the orphan sweep re-enqueues.
-  await jobs.sendMany(advanceTaskRunQueue, taskRunIds.map((taskRunId) => ({ taskRunId })));
+  // Sent after commit; a crash in between leaves PENDING runs that the orphan sweep re-enqueues. Batches, so a
+  // worker advances many runs per job and per statement (advanceTaskRuns); several workers share the batches.
+  await jobs.sendMany(advanceTaskRunBatchQueue, chunk(taskRunIds, TASK_RUNS_PER_JOB).map((ids) => ({ taskRunIds: ids })));
   return (await getQcProgress(db, run.id))!;
 }
 

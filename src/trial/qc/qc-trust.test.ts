@@ -195,7 +195,7 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     qc = createTrialQc(ctx, 'trust-worker');
     dm = (await ctx.users.create({ name: 'dm', role: 'coordinator' })).user;
     for (const projectId of ['p1', 'flat', 'proto']) await ctx.users.addMember(projectId, dm.id);
-    workers = await registerQcWorkers({ ...qc.sop, jobs: ctx.jobs!, skills: ctx.skills.list() }, { concurrency: 4, sweepIntervalMs: 500, staleMs: 1000 });
+    workers = await registerQcWorkers({ ...qc.sop, jobs: ctx.jobs! }, { concurrency: 4, sweepIntervalMs: 500, staleMs: 1000 });
   }, 120_000);
 
   afterAll(async () => {

@@ -1,15 +1,12 @@
 import { newRunWorkerId } from '../../agent/runs/step-driver.js';
 import cronParser from 'cron-parser';
 import type { Db } from '../../core/db/connect.js';
-import { trialRecords } from '../../core/db/schema/trial.js';
-import { errorMessage } from '../../core/errors.js';
 import type { Jobs } from '../../core/jobs/boss.js';
-import { advanceTaskRun, taskRunDecision, taskRunDriver, type SopDeps } from '../sop/engine.js';
-import type { Skill } from '../sop/load-skills.js';
+import { advanceTaskRun, advanceTaskRuns, taskRunDecision, taskRunDriver, type SopDeps } from '../sop/engine.js';
 import type { TaskRun } from '../sop/task-runs.js';
 import { registerReviewNoticeWorker } from './review-notices.js';
-import { advanceTaskRunQueue, cronQueue } from './queues.js';
-import { completeQcRunIfDone, startQcRun } from './qc-runs.js';
+import { advanceTaskRunBatchQueue, advanceTaskRunQueue } from './queues.js';
+import { completeQcRunIfDone } from './qc-runs.js';
 
 export interface QcWorkerOptions {
   /** Task runs advanced at once by this process. */
@@ -38,10 +35,10 @@ export const DEFAULT_STALE_MS = 10_000;
 export const newWorkerId = newRunWorkerId;
 
 /**
- * The QC workers of one process: advance task runs with bounded concurrency, re-enqueue orphaned runs, and
- * run scheduled skills. Safe to run in several processes at once: leases decide who advances a run.
+ * The QC workers of one process: advance task runs (in batches, and one by one) with bounded concurrency, and
+ * re-enqueue orphaned runs. Scheduled skills are registered by registerSkillSchedules (src/trial/skills). Safe to run in several processes at once: leases decide who advances a run.
  */
-export async function registerQcWorkers(deps: SopDeps & { jobs: Jobs; skills: Skill[] }, options: QcWorkerOptions = {}): Promise<{ sweep(): Promise<number>; stop(): void }> {
+export async function registerQcWorkers(deps: SopDeps & { jobs: Jobs }, options: QcWorkerOptions = {}): Promise<{ sweep(): Promise<number>; stop(): void }> {
   const { jobs } = deps;
   const concurrency = options.concurrency ?? 4;
   for (let i = 0; i < concurrency; i++) {
@@ -49,6 +46,11 @@ export async function registerQcWorkers(deps: SopDeps & { jobs: Jobs; skills: Sk
       const run = await advanceTaskRun(deps, taskRunId);
       if (run?.qcRunId && run.status !== 'RUNNING') await completeQcRunIfDone(deps.db, run.qcRunId);
     }, { batchSize: JOBS_PER_FETCH, pollingIntervalSeconds: 0.5 });
+    // One batch job per fetch: a fetched job waits for those before it, and its runs would look orphaned meanwhile.
+    await jobs.work(advanceTaskRunBatchQueue, async ({ taskRunIds }) => {
+      const { runs } = await advanceTaskRuns(deps, taskRunIds);
+      for (const qcRunId of new Set(runs.map((run) => run.qcRunId).filter((id): id is string => id !== null))) await completeQcRunIfDone(deps.db, qcRunId);
+    }, { batchSize: 1, pollingIntervalSeconds: 0.5, eager: true });
   }
 
   await registerReviewNoticeWorker({ db: deps.db, jobs, notifier: deps.notifier, logger: deps.logger });
@@ -56,20 +58,6 @@ export async function registerQcWorkers(deps: SopDeps & { jobs: Jobs; skills: Sk
   // Marks runs whose worker died as recovering, and queues one advance job for each run nobody advances.
   const sweeper = await taskRunDriver(deps).startSweep({ intervalMs: options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS, staleMs: options.staleMs ?? DEFAULT_STALE_MS });
 
-  for (const skill of deps.skills.filter((s) => s.schedule)) {
-    const queue = cronQueue(skill.id);
-    await jobs.work(queue, async ({ skillId }) => {
-      const projects = skill.projects ?? (await projectsWithRecords(deps.db));
-      for (const projectId of projects) {
-        try {
-          await startQcRun(deps, { projectId, skill: deps.skill(skillId), actor: 'cron', trigger: 'cron' });
-        } catch (error) {
-          deps.logger.error({ skillId, projectId, err: errorMessage(error) }, 'scheduled QC run could not start');
-        }
-      }
-    });
-    await jobs.schedule(queue, skill.schedule!, { skillId: skill.id });
-  }
   return sweeper;
 }
 
@@ -81,8 +69,4 @@ export async function reviewTaskRun(deps: { db: Db; jobs: Jobs }, taskRunId: str
 /** When a cron expression fires next (UTC), for the console. */
 export function nextCronRun(expression: string, from = new Date()): string {
   return cronParser.parseExpression(expression, { currentDate: from, tz: 'UTC' }).next().toDate().toISOString();
-}
-
-async function projectsWithRecords(db: Db): Promise<string[]> {
-  return (await db.selectDistinct({ projectId: trialRecords.projectId }).from(trialRecords)).map((r) => r.projectId);
 }

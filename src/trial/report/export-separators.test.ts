@@ -23,7 +23,7 @@ function reportOf(values: Record<string, string | number>): ViolationsReport {
   const rows: ReportRow[] = Object.entries(values).map(([field, value]) => ({
     recordId: 'S001', eventName: 'v1', site: 'site_01', field, ruleId: `check-${field}`, severity: 'error', status: 'open', message: `check ${field}`, value, createdAt: '2026-01-05T10:00:00.000Z',
   }));
-  return { projectId: 'csv-trial', generatedAt: '2026-01-05T10:00:00.000Z', total: rows.length, byField: [], byRule: [], bySite: [], bySeverity: [], byStatus: [], rows };
+  return { projectId: 'csv-trial', generatedAt: '2026-01-05T10:00:00.000Z', total: rows.length, byField: [], byRule: [], bySite: [], bySeverity: [], byStatus: [], ruleYield: [], rows };
 }
 
 describe('report export in locales whose list separator is ";"', () => {

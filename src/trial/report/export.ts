@@ -1,5 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import ExcelJS from 'exceljs';
+import { addRuleYieldSheet } from './rule-yield-sheet.js';
 import type { ViolationsReport } from './violations-report.js';
 
 const COLUMNS: Array<[keyof ViolationsReport['rows'][number], string]> = [
@@ -31,7 +32,8 @@ export function reportToCsv(report: ViolationsReport): string {
 }
 
 /**
- * An XLSX workbook: the violations, then one summary sheet with the counts by field, rule, site and severity.
+ * An XLSX workbook: the violations, then one summary sheet with the counts by field, rule, site and severity, then
+ * the rule yield.
  * exceljs writes a JavaScript string as a text cell (a shared string), never as a formula, so text such as
  * `=HYPERLINK(...)` is shown, not run, and keeps its exact value; numbers stay numeric cells.
  */
@@ -51,5 +53,6 @@ export async function reportToXlsx(report: ViolationsReport): Promise<Buffer> {
     summary.addRow([title, 'Count']).font = { bold: true };
     for (const { key, count } of counts) summary.addRow([key, count]);
   }
+  addRuleYieldSheet(workbook, report.ruleYield);
   return Buffer.from(await workbook.xlsx.writeBuffer());
 }

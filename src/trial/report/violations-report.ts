@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../../core/db/connect.js';
 import { pendingActions } from '../../core/db/schema/trial.js';
 import { shownStatus } from '../queries.js';
+import { computeRuleYield, type RuleYield } from './rule-yield.js';
 
 export interface ReportRow {
   recordId: string;
@@ -26,12 +27,17 @@ export interface ViolationsReport {
   bySite: Array<{ key: string; count: number }>;
   bySeverity: Array<{ key: string; count: number }>;
   byStatus: Array<{ key: string; count: number }>;
+  /** What each rule's queries came to (rule-yield.ts): counts only, so nothing in it needs masking. */
+  ruleYield: RuleYield[];
   rows: ReportRow[];
 }
 
 /** Violations (data queries) of a project, with counts by field, rule, site, severity and status. */
 export async function buildViolationsReport(db: Db, projectId: string): Promise<ViolationsReport> {
-  const queries = await db.select().from(pendingActions).where(eq(pendingActions.projectId, projectId)).orderBy(pendingActions.recordId, pendingActions.field);
+  const [queries, ruleYield] = await Promise.all([
+    db.select().from(pendingActions).where(eq(pendingActions.projectId, projectId)).orderBy(pendingActions.recordId, pendingActions.field),
+    computeRuleYield(db, projectId),
+  ]);
   const rows: ReportRow[] = queries.map((q) => ({
     recordId: q.recordId,
     eventName: q.eventName,
@@ -59,6 +65,7 @@ export async function buildViolationsReport(db: Db, projectId: string): Promise<
     bySite: countBy((r) => r.site || '(no site)'),
     bySeverity: countBy((r) => r.severity),
     byStatus: countBy((r) => r.status),
+    ruleYield,
     rows,
   };
 }

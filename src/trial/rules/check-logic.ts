@@ -23,12 +23,30 @@ interface Walk {
   engine: RuleEngine;
   knownFields?: ReadonlySet<string>;
   problems: LogicProblem[];
+  /** Every field name the expression reads, whole (`event.field`), with where it is read. */
+  references?: FieldReference[];
+}
+
+/** A field name an expression reads (`var`, `val`, `exists`, `missing`, `missing_some`), whole, and where. */
+export interface FieldReference {
+  path: string;
+  name: string;
 }
 
 export function checkLogic(logic: unknown, engine: RuleEngine, knownFields?: ReadonlySet<string>, root = 'logic'): LogicProblem[] {
   const walk: Walk = { engine, knownFields, problems: [] };
   visit(walk, logic, root, false);
   return walk.problems;
+}
+
+/**
+ * The field names an expression reads, as written (`v2_arm_1.sbp`), each with its path; names computed at run time
+ * and names inside an iterator (which name an item's fields) are left out, as checkLogic leaves them unchecked.
+ */
+export function logicFieldReferences(logic: unknown, engine: RuleEngine, root = 'logic'): FieldReference[] {
+  const walk: Walk = { engine, problems: [], references: [] };
+  visit(walk, logic, root, false);
+  return walk.references!;
 }
 
 function visit(walk: Walk, node: unknown, path: string, isRescoped: boolean): void {
@@ -56,6 +74,7 @@ function visit(walk: Walk, node: unknown, path: string, isRescoped: boolean): vo
   }
   if (operator === 'preserve') return; // its argument is data, never evaluated
   if (FIELD_OPERATORS.has(operator) && walk.knownFields && !isRescoped) checkFields(walk, operator, args, argsPath);
+  if (FIELD_OPERATORS.has(operator) && walk.references && !isRescoped) walk.references.push(...fieldNames(operator, args).map(({ name }) => ({ path: argsPath, name })));
 
   const clinical = walk.engine.clinicalOperators.get(operator);
   if (clinical) {
@@ -74,32 +93,36 @@ function visit(walk: Walk, node: unknown, path: string, isRescoped: boolean): vo
 
 /** Reports field names (first path segment) that are not in knownFields; computed names cannot be checked. */
 function checkFields(walk: Walk, operator: string, args: unknown, path: string): void {
-  for (const name of fieldNames(operator, args)) {
-    if (!walk.knownFields!.has(name)) walk.problems.push({ path, kind: 'variable', message: `unknown variable "${name}"` });
+  for (const { first } of fieldNames(operator, args)) {
+    if (!walk.knownFields!.has(first)) walk.problems.push({ path, kind: 'variable', message: `unknown variable "${first}"` });
   }
 }
 
-function fieldNames(operator: string, args: unknown): string[] {
+/** Each name read: whole (`v2_arm_1.sbp`, or `val`'s segments joined by dots) and its first segment. */
+function fieldNames(operator: string, args: unknown): Array<{ name: string; first: string }> {
   const list = Array.isArray(args) ? args : [args];
+  const dotted = (name: string) => ({ name, first: firstSegment(name) });
   switch (operator) {
     case 'var': {
       const key = list[0];
-      if (typeof key === 'number') return [String(key)];
+      if (typeof key === 'number') return [{ name: String(key), first: String(key) }];
       if (typeof key !== 'string' || key === '' || key.startsWith('../')) return [];
       const first = splitPath(key)[0];
-      return first === undefined || first === '' ? [] : [first];
+      return first === undefined || first === '' ? [] : [{ name: key, first }];
     }
     case 'val':
     case 'exists': {
-      // {"val": "a"} or {"val": ["a", "b"]}; a leading [n] climbs scopes and is not a field.
+      // {"val": "a"} or {"val": ["a", "b"]} (segments, not a dotted path); a leading [n] climbs scopes and is not a field.
       const first = list[0];
-      return typeof first === 'string' || typeof first === 'number' ? [String(first)] : [];
+      if (typeof first !== 'string' && typeof first !== 'number') return [];
+      const segments = list.every((part) => typeof part === 'string' || typeof part === 'number') ? list.map(String) : [String(first)];
+      return [{ name: segments.join('.'), first: String(first) }];
     }
     case 'missing':
-      return list.filter((name): name is string => typeof name === 'string' && name !== '').map(firstSegment);
+      return list.filter((name): name is string => typeof name === 'string' && name !== '').map(dotted);
     case 'missing_some': {
       const names = list[1];
-      return Array.isArray(names) ? names.filter((name): name is string => typeof name === 'string' && name !== '').map(firstSegment) : [];
+      return Array.isArray(names) ? names.filter((name): name is string => typeof name === 'string' && name !== '').map(dotted) : [];
     }
     default:
       return [];

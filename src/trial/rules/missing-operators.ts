@@ -6,10 +6,25 @@
  */
 export function specMissing(args: unknown, context: unknown): unknown[] {
   const keys = Array.isArray(args) && args.length === 1 && Array.isArray(args[0]) ? (args[0] as unknown[]) : Array.isArray(args) ? args : [args];
-  return keys.filter((key) => {
-    const value = lookup(context, key);
-    return value === undefined || value === null || value === '';
-  });
+  return missingOfKeys(keys)(context);
+}
+
+/**
+ * The same check for a key list known when the rule is compiled (`{"missing": ["age", "sex"]}`, the usual
+ * required-field rule): the keys are read once, so each evaluation only looks values up.
+ */
+export function missingOfKeys(keys: readonly unknown[]): (context: unknown) => unknown[] {
+  // A plain field name (no dot) is read directly; only a path is split, and only once, here.
+  const plain = keys.map((key) => (typeof key === 'string' && key !== '' && !key.includes('.') ? key : undefined));
+  return (context) => {
+    const missing: unknown[] = [];
+    for (let i = 0; i < keys.length; i++) {
+      const name = plain[i];
+      const value = name === undefined ? lookup(context, keys[i]) : context === null || context === undefined ? undefined : (context as Record<string, unknown>)[name];
+      if (value === undefined || value === null || value === '') missing.push(keys[i]);
+    }
+    return missing;
+  };
 }
 
 export function specMissingSome(args: unknown, context: unknown): unknown[] {
@@ -21,6 +36,7 @@ export function specMissingSome(args: unknown, context: unknown): unknown[] {
 
 function lookup(context: unknown, key: unknown): unknown {
   if (key === null || key === undefined || key === '') return context;
+  if (typeof key === 'string' && !key.includes('.')) return context === null || context === undefined ? undefined : (context as Record<string, unknown>)[key];
   let value: unknown = context;
   for (const part of String(key).split('.')) {
     if (value === null || value === undefined) return undefined;

@@ -1,9 +1,9 @@
-import { LogicEngine } from 'json-logic-engine';
+import { Constants, LogicEngine } from 'json-logic-engine';
 import type { ClinicalOperator } from './clinical-operator.js';
 import { dateAfter, dateBefore, dateDiffDays, dateOnOrAfter, dateOnOrBefore, isDate } from './date-operators.js';
 import { createMatchesOperator } from './matches-operator.js';
 import { createMatchingBudget } from './matching-budget.js';
-import { specMissing, specMissingSome } from './missing-operators.js';
+import { missingOfKeys, specMissing, specMissingSome } from './missing-operators.js';
 import { isNumber } from './number-operators.js';
 import { inWindow } from './visit-window-operator.js';
 
@@ -38,7 +38,13 @@ export function createRuleEngine(): RuleEngine {
     logic.addMethod(operator.name, (args: unknown[]) => operator.evaluate(args), { deterministic: true });
   }
   // Replaced on purpose: see missing-operators.ts for why json-logic-engine's own versions are wrong for QC.
-  logic.addMethod('missing', (args: unknown, context: unknown) => specMissing(args, context), { deterministic: false, optimizeUnary: false } as never);
+  // A literal key list (the usual required-field rule) compiles to a check over those keys, called directly by the
+  // generated code; anything else (keys computed by an expression) goes through the general method.
+  logic.addMethod('missing', {
+    method: (args: unknown, context: unknown) => specMissing(args, context),
+    compile: (keys: unknown, buildState: { compile(strings: TemplateStringsArray, ...items: unknown[]): unknown }) =>
+      Array.isArray(keys) && keys.every((key) => typeof key === 'string') ? buildState.compile`${Object.assign(missingOfKeys(keys), { [Constants.Sync]: true })}(context)` : false,
+  } as never, { deterministic: false, optimizeUnary: false } as never);
   logic.addMethod('missing_some', (args: unknown, context: unknown) => specMissingSome(args, context), { deterministic: false, optimizeUnary: false } as never);
   return {
     logic,
@@ -48,10 +54,22 @@ export function createRuleEngine(): RuleEngine {
       // build may evaluate all-literal operations at once (deterministic), so it starts with a full budget too.
       budget.reset();
       const evaluate = logic.build(expression) as CompiledLogic;
+      // Only `matches` spends the budget; other rules are called bare, which halves the cost of a cheap rule.
+      if (!needsBudget(expression)) return evaluate;
       return (data) => {
         budget.reset();
         return evaluate(data);
       };
     },
   };
+}
+
+/** Operators whose evaluation spends the matching budget; a rule using one is evaluated alone with a fresh budget. */
+const BUDGETED_OPERATORS = new Set(['matches']);
+
+function needsBudget(expression: unknown): boolean {
+  if (Array.isArray(expression)) return expression.some(needsBudget);
+  if (expression === null || typeof expression !== 'object') return false;
+  for (const [key, value] of Object.entries(expression)) if (BUDGETED_OPERATORS.has(key) || needsBudget(value)) return true;
+  return false;
 }

@@ -15,7 +15,8 @@ export interface RunnableRule {
  */
 export function runRules(rules: readonly RunnableRule[], data: Record<string, unknown>): Violation[] {
   const violations: Violation[] = [];
-  evaluateRulesFrom(rules, data, 0, violations, () => false);
+  // Its own loop rather than evaluateRulesFrom with a pause that never comes: a call per rule less, on the hot path.
+  for (let i = 0; i < rules.length; i++) evaluateRule(rules[i]!, data, violations);
   return violations;
 }
 
@@ -51,16 +52,25 @@ export async function runRulesInSlices(rules: readonly RunnableRule[], data: Rec
 function evaluateRulesFrom(rules: readonly RunnableRule[], data: Record<string, unknown>, from: number, violations: Violation[], isPauseDue: () => boolean): number {
   for (let i = from; i < rules.length; i++) {
     if (i > from && isPauseDue()) return i;
-    const { rule, evaluate } = rules[i]!;
-    try {
-      if (isTruthy(evaluate(data))) continue;
-    } catch (error) {
-      violations.push({ ruleId: rule.id, field: rule.field, message: `Rule ${JSON.stringify(rule.id)} could not be evaluated: ${describeThrown(error)}`, severity: 'error', value: fieldValue(data, rule.field) });
-      continue;
-    }
-    violations.push({ ruleId: rule.id, field: rule.field, message: rule.message, severity: rule.severity ?? 'error', value: fieldValue(data, rule.field) });
+    evaluateRule(rules[i]!, data, violations);
   }
   return rules.length;
+}
+
+/** One rule on one record: its violation (or the error it threw, as an error violation) is added to `violations`. */
+function evaluateRule(runnable: RunnableRule, data: Record<string, unknown>, violations: Violation[]): void {
+  let value: unknown;
+  try {
+    value = runnable.evaluate(data);
+  } catch (error) {
+    const { rule } = runnable;
+    violations.push({ ruleId: rule.id, field: rule.field, message: `Rule ${JSON.stringify(rule.id)} could not be evaluated: ${describeThrown(error)}`, severity: 'error', value: fieldValue(data, rule.field) });
+    return;
+  }
+  // `true` first: most rules pass most records, and it skips the array check of JSON Logic truthiness.
+  if (value === true || isTruthy(value)) return;
+  const { rule } = runnable;
+  violations.push({ ruleId: rule.id, field: rule.field, message: rule.message, severity: rule.severity ?? 'error', value: fieldValue(data, rule.field) });
 }
 
 /** JSON Logic truthiness (jsonlogic.com/truthy.html): an empty array is false, "0" and {} are true. */

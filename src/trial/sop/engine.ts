@@ -7,12 +7,12 @@ import type { TraceRun, TraceStore } from '../../core/trace/store.js';
 import type { Jobs } from '../../core/jobs/boss.js';
 import type { RunReviewRequest } from '../../agent/runs/run-shape.js';
 import { createStepDriver, isRetryableRunError, type NodeResult } from '../../agent/runs/step-driver.js';
-import { advanceTaskRunQueue } from '../qc/queues.js';
+import { advanceTaskRunBatchQueue, advanceTaskRunQueue } from '../qc/queues.js';
 import type { ReviewRequest } from '../../core/db/schema/trial.js';
 import { fieldValue } from '../rules/run-rules.js';
 import { isNeedsHumanReview, runWithRetry } from '../soft/index.js';
 import type { Finding } from './findings.js';
-import { eventOf, loadRecordContext, type RecordContext } from './record-context.js';
+import { eventOf, loadRecordContext, loadRecordContexts, type RecordContext } from './record-context.js';
 import type { Skill } from './load-skills.js';
 import type { ReviewNotifier } from './notify.js';
 import type { SopNode } from './skill-schema.js';
@@ -30,7 +30,8 @@ export interface SopDeps {
   /** Identifies this process in run leases. */
   workerId: string;
   leaseMs?: number;
-  skill(id: string): Skill;
+  /** The skill a run runs: the version it was created with, else the active one (stored skills, src/trial/skills). */
+  skill(id: string, version?: number): Skill;
 }
 
 type NodeOutcome =
@@ -44,7 +45,10 @@ const asRunRequest = (request: ReviewRequest): RunReviewRequest => ({ ...request
 
 /** The step driver over task runs for these deps: lease, heartbeat, checkpoints, end nodes and the node cap. */
 export function taskRunDriver(deps: { db: Db; logger?: Logger; workerId?: string; leaseMs?: number; jobs?: Jobs }) {
-  return createStepDriver({ store: taskRunStore, db: deps.db, logger: deps.logger, workerId: deps.workerId, leaseMs: deps.leaseMs, queue: advanceTaskRunQueue, key: 'taskRunId', jobs: deps.jobs, label: 'task run' });
+  return createStepDriver({
+    store: taskRunStore, db: deps.db, logger: deps.logger, workerId: deps.workerId, leaseMs: deps.leaseMs, queue: advanceTaskRunQueue, key: 'taskRunId', jobs: deps.jobs, label: 'task run',
+    batchQueue: { queue: advanceTaskRunBatchQueue as never, key: 'taskRunIds' },
+  });
 }
 
 /**
@@ -55,11 +59,11 @@ export function taskRunDriver(deps: { db: Db; logger?: Logger; workerId?: string
 export async function advanceTaskRun(deps: SopDeps, taskRunId: string): Promise<TaskRun | undefined> {
   return taskRunDriver(deps).advance<{ skill: Skill; trace: TraceRun }>(taskRunId, {
     async begin(run) {
-      const skill = deps.skill(run.skillId);
+      const skill = skillOf(deps, run);
       const trace = await deps.trace.start({ kind: 'sop', name: `${skill.id}:${run.recordId}`, projectId: run.projectId, input: { taskRunId, from: run.currentNode } });
       return { skill, trace };
     },
-    execute: (run, nodeId, { skill, trace }) => executeNode(deps, skill, trace, run, nodeId),
+    execute: (run, nodeId, { skill, trace }) => executeNode(deps, skill, trace, run, nodeId, () => loadRecordContext(deps.db, run.projectId, run.recordId)),
     onSuspended: (run) => queueNotice(deps, run.id),
     endOf: (_run, nodeId) => (nodeId === 'end_error' ? { status: 'FAILED', error: 'the SOP ended in end_error' } : { status: 'COMPLETED' }),
     async finish({ trace }, run, error) {
@@ -69,8 +73,48 @@ export async function advanceTaskRun(deps: SopDeps, taskRunId: string): Promise<
   });
 }
 
+/**
+ * Advances a batch of task runs together on the step driver's advanceMany: their records are read in one go and each
+ * node's steps commit together, set-wise (batch-findings.ts). Hard rules, reviews and ends run in the batch; a
+ * soft rule (a model call per record) hands its run back to be advanced on its own, as is a run whose record is gone.
+ */
+export async function advanceTaskRuns(deps: SopDeps, taskRunIds: readonly string[]): Promise<{ runs: TaskRun[]; handedBack: string[] }> {
+  type Session = { records: Map<string, RecordContext>; skills: Map<string, Skill>; trace: TraceRun };
+  return taskRunDriver(deps).advanceMany<Session>(taskRunIds, {
+    async begin(runs) {
+      const skills = new Map<string, Skill>();
+      for (const run of runs) if (!skills.has(skillKey(run))) skills.set(skillKey(run), skillOf(deps, run));
+      const records = new Map<string, RecordContext>();
+      for (const [projectId, ids] of groupRecords(runs)) for (const [recordId, record] of await loadRecordContexts(deps.db, projectId, ids)) records.set(`${projectId}\u0000${recordId}`, record);
+      const trace = await deps.trace.start({ kind: 'sop', name: `${[...new Set(runs.map((run) => run.skillId))].join(',')}: batch of ${runs.length} records`, projectId: runs[0]!.projectId, input: { taskRunIds: runs.map((run) => run.id) } });
+      return { records, skills, trace };
+    },
+    inBatch: (run, nodeId, { records, skills }) => records.has(`${run.projectId}\u0000${run.recordId}`) && skills.get(skillKey(run))?.nodes[nodeId]?.type !== 'soft_instruction',
+    execute: (run, nodeId, { records, skills, trace }) => executeNode(deps, skills.get(skillKey(run))!, trace, run, nodeId, async () => records.get(`${run.projectId}\u0000${run.recordId}`)!),
+    onSuspended: (run) => queueNotice(deps, run.id),
+    endOf: (_run, nodeId) => (nodeId === 'end_error' ? { status: 'FAILED', error: 'the SOP ended in end_error' } : { status: 'COMPLETED' }),
+    async finish({ trace }, runs, error) {
+      if (error) await trace.finish({ status: 'failed', error: errorMessage(error) });
+      else await trace.finish({ status: 'success', output: { ended: runs.length, failed: runs.filter((run) => run.status === 'FAILED').length, suspended: runs.filter((run) => run.status === 'SUSPENDED').length } });
+    },
+  });
+}
+
+/** A run keeps the skill version it was created with, so a version activated meanwhile applies to new runs only. */
+function skillOf(deps: Pick<SopDeps, 'skill'>, run: TaskRun): Skill {
+  return deps.skill(run.skillId, run.skillVersion ?? undefined);
+}
+
+const skillKey = (run: TaskRun) => `${run.skillId}\u0000${run.skillVersion ?? ''}`;
+
+function groupRecords(runs: readonly TaskRun[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const run of runs) out.set(run.projectId, [...(out.get(run.projectId) ?? []), run.recordId]);
+  return out;
+}
+
 /** One node of a skill: its checks, or a suspension for a person; a failing check goes down `on_error`. */
-async function executeNode(deps: SopDeps, skill: Skill, trace: TraceRun, run: TaskRun, nodeId: string): Promise<SopNodeResult> {
+async function executeNode(deps: SopDeps, skill: Skill, trace: TraceRun, run: TaskRun, nodeId: string, loadRecord: () => Promise<RecordContext>): Promise<SopNodeResult> {
   const node = skill.nodes[nodeId];
   if (!node) {
     return { step: { type: 'unknown', outcome: 'error' }, update: { nextNode: 'end_error', status: 'FAILED', error: `node "${nodeId}" is not in skill ${skill.id} (was the skill file changed while the run was suspended?)` } };
@@ -79,7 +123,7 @@ async function executeNode(deps: SopDeps, skill: Skill, trace: TraceRun, run: Ta
     const reviewRequest: ReviewRequest = { kind: 'review_node', node: nodeId, description: node.description, onRejectQueries: node.on_reject_queries };
     return { step: { type: node.type, outcome: 'suspended', next: 'review' }, update: { nextNode: nodeId, status: 'SUSPENDED', onApprove: node.on_approve, onReject: node.on_reject, reviewRequest: asRunRequest(reviewRequest) } };
   }
-  const record = await loadRecordContext(deps.db, run.projectId, run.recordId);
+  const record = await loadRecord();
   let outcome: NodeOutcome;
   try {
     outcome = node.type === 'hard_rule' ? await checkHardRules(skill, nodeId, record) : await checkSoftRule(deps, trace, nodeId, node, record);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { z } from 'zod';
-import { loadDefinitionFile, loadDefinitionFiles, readDefinitionFolder, type DefinitionKind, type DefinitionSpec } from '../../core/definitions/index.js';
+import { buildDefinition, loadDefinitionFile, loadDefinitionFiles, readDefinitionFolder, type BuiltDefinition, type DefinitionKind, type DefinitionSpec } from '../../core/definitions/index.js';
 import { errorMessage } from '../../core/errors.js';
 import { compileRules, type CompiledRules } from '../rules/index.js';
 import { graphProblems } from './skill-graph.js';
@@ -16,7 +16,10 @@ export interface Skill {
   nodes: Record<string, SopNode>;
   /** Hard rules of each hard_rule node, compiled once at load time. */
   compiled: Record<string, CompiledRules>;
+  /** The seed file it came from, or `database:<id>@<version>` for a version written through the API. */
   sourceFile: string;
+  /** The stored version (skill_versions) this is; absent for a skill read straight from a file. */
+  version?: number;
 }
 
 export const SKILL_KIND: DefinitionKind = {
@@ -36,6 +39,14 @@ const skillSpec: DefinitionSpec<typeof skillFileSchema, Skill> = { kind: SKILL_K
  */
 export function loadSkill(filePath: string): Skill {
   return loadDefinitionFile(filePath, skillSpec);
+}
+
+/**
+ * A skill definition already read (a stored version, a request body) checked exactly as a file is: schema, graph,
+ * rules. `source` becomes its `sourceFile`.
+ */
+export function buildSkillDefinition(raw: unknown, source: string): BuiltDefinition<Skill> {
+  return buildDefinition(raw, source, skillSpec);
 }
 
 /** Every .yaml/.yml file in `directory`; one invalid file fails the load, listing all invalid files. */

@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../core/db/connect.js';
 import { trialEvents, trialFields, trialRecords } from '../../core/db/schema/trial.js';
 import { ClinAgentError } from '../../core/errors.js';
@@ -31,18 +31,39 @@ export interface RecordContext {
  * data: it can neither replace the object's prototype nor hide behind an inherited property.
  */
 export async function loadRecordContext(db: Db, projectId: string, recordId: string): Promise<RecordContext> {
-  const rows = await db.select().from(trialRecords).where(and(eq(trialRecords.projectId, projectId), eq(trialRecords.recordId, recordId)));
-  if (!rows.length) {
+  const [context] = (await loadRecordContexts(db, projectId, [recordId])).values();
+  if (!context) {
     throw new ClinAgentError('NOT_FOUND', `Record "${recordId}" does not exist in project "${projectId}". Check the record id, or import the data first.`, { projectId, recordId });
   }
+  return context;
+}
+
+/**
+ * Several records of one project as loadRecordContext builds each, in three queries whatever their number (a QC
+ * batch reads its records this way). Records that do not exist are absent from the map.
+ */
+export async function loadRecordContexts(db: Db, projectId: string, recordIds: readonly string[]): Promise<Map<string, RecordContext>> {
+  const out = new Map<string, RecordContext>();
+  if (!recordIds.length) return out;
+  const rows = await db.select().from(trialRecords).where(and(eq(trialRecords.projectId, projectId), recordIds.length === 1 ? eq(trialRecords.recordId, recordIds[0]!) : inArray(trialRecords.recordId, [...recordIds])));
+  if (!rows.length) return out;
   const order = (await db.select({ eventName: trialEvents.eventName }).from(trialEvents).where(eq(trialEvents.projectId, projectId)).orderBy(asc(trialEvents.ordinal))).map((e) => e.eventName);
   const identifiers = new Set(
     (await db.select({ name: trialFields.fieldName }).from(trialFields).where(and(eq(trialFields.projectId, projectId), eq(trialFields.identifier, true)))).map((f) => f.name),
   );
-  const rank = (event: string) => {
-    const i = order.indexOf(event);
-    return i === -1 ? Number.MAX_SAFE_INTEGER : i;
-  };
+  const byRecord = new Map<string, Array<typeof rows[number]>>();
+  for (const row of rows) {
+    const list = byRecord.get(row.recordId);
+    if (list) list.push(row);
+    else byRecord.set(row.recordId, [row]);
+  }
+  const rankOf = new Map(order.map((event, i) => [event, i]));
+  for (const [recordId, recordRows] of byRecord) out.set(recordId, buildContext(recordId, recordRows, rankOf, identifiers));
+  return out;
+}
+
+function buildContext(recordId: string, rows: Array<{ eventName: string; site: string | null; version: number; data: Data }>, rankOf: ReadonlyMap<string, number>, identifiers: ReadonlySet<string>): RecordContext {
+  const rank = (event: string) => rankOf.get(event) ?? Number.MAX_SAFE_INTEGER;
   rows.sort((a, b) => rank(a.eventName) - rank(b.eventName) || a.eventName.localeCompare(b.eventName));
   // A subject belongs to one site (its REDCap data access group); an export may carry it on some rows only.
   const site = rows.find((row) => row.site)?.site ?? '';

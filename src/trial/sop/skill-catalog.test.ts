@@ -40,7 +40,7 @@ describe('the skill catalog', () => {
     const error = errorOf(() => catalog.get('ranges'));
 
     expect(error).toMatchObject({ code: 'SKILL_INVALID', status: 422, details: { skillId: 'ranges', file: '/skills/ranges.yaml', problems: ['nodes.hard.rules: unknown operator "between"'] } });
-    expect(error.message).toBe('Skill "ranges" is inactive: its file /skills/ranges.yaml is invalid:\n- nodes.hard.rules: unknown operator "between"\nFix the file and restart the server, or choose another skill (GET /api/iit/skills).');
+    expect(error.message).toBe('Skill "ranges" is inactive: its file /skills/ranges.yaml is invalid:\n- nodes.hard.rules: unknown operator "between"\nFix it in the skill editor and activate the fixed version (POST /api/iit/skills/ranges/activate), or fix the file and restart the server, or choose another skill (GET /api/iit/skills).');
     expect(catalog.list()).toEqual([]);
     expect(errorOf(() => catalog.get('other')).code).toBe('NOT_FOUND');
   });

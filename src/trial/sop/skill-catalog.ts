@@ -9,8 +9,15 @@ import { readSkillFolder, SKILL_KIND, type InvalidSkill, type Skill } from './lo
  * SKILL_INVALID naming the problems for a skill whose file is invalid; `list()` holds only skills that can run.
  */
 export interface SkillCatalog extends DefinitionCatalog<Skill> {
-  /** Skill files left inactive, with every problem; admins see them in GET /api/iit/skills. */
+  /** Skill files (and stored versions) left inactive, with every problem; admins see them in GET /api/iit/skills. */
   invalid(): InvalidSkill[];
+  /**
+   * The active skill; with `version`, that stored version (the one a task run was created with, so a run in flight
+   * keeps its rules when another version is activated). A catalog of files has one version of each skill.
+   */
+  get(id: string, version?: number): Skill;
+  /** Brings a database-backed catalog up to date (src/trial/skills); true when what it serves changed. */
+  refresh(): Promise<boolean>;
 }
 
 /**
@@ -21,7 +28,7 @@ export function createSkillCatalog(skills: Skill[], tools: ToolRegistry, invalid
   const usable: Skill[] = [];
   const inactive = [...invalid];
   for (const skill of skills) {
-    const problems = unknownTools(skill, tools);
+    const problems = checkSkillTools(skill, tools);
     if (problems.length) inactive.push({ id: skill.id, sourceFile: skill.sourceFile, problems });
     else usable.push(skill);
   }
@@ -29,6 +36,7 @@ export function createSkillCatalog(skills: Skill[], tools: ToolRegistry, invalid
   return {
     ...catalog,
     invalid: () => inactive.map((skill) => ({ ...skill, problems: [...skill.problems] })),
+    refresh: async () => false,
     get(id) {
       const bad = catalog.has(id) ? undefined : inactive.find((skill) => skill.id === id);
       if (bad) throw inactiveSkill(bad);
@@ -41,13 +49,18 @@ export function createSkillCatalog(skills: Skill[], tools: ToolRegistry, invalid
 export function loadSkillCatalog(directory: string, tools: ToolRegistry, logger: Pick<Logger, 'error'>): SkillCatalog {
   const folder = readSkillFolder(directory);
   const catalog = createSkillCatalog(folder.skills, tools, folder.invalid);
-  for (const skill of catalog.invalid()) {
+  reportInvalidSkills(catalog.invalid(), logger);
+  return catalog;
+}
+
+/** Each inactive skill as one error line naming its file and every problem. */
+export function reportInvalidSkills(invalid: readonly InvalidSkill[], logger: Pick<Logger, 'error'>): void {
+  for (const skill of invalid) {
     logger.error(
       { file: skill.sourceFile, skillId: skill.id, problems: skill.problems },
-      `skill file ${skill.sourceFile} is invalid; skill "${skill.id}" stays inactive until the file is fixed and the server restarted, the other skills serve:\n- ${skill.problems.join('\n- ')}`,
+      `skill file ${skill.sourceFile} is invalid; skill "${skill.id}" stays inactive until the file is fixed and the server restarted (or a valid version is activated: POST /api/iit/skills/:skillId/activate), the other skills serve:\n- ${skill.problems.join('\n- ')}`,
     );
   }
-  return catalog;
 }
 
 /** A skill without `projects` serves every project; one with a list serves those only. */
@@ -55,7 +68,8 @@ export function skillAppliesTo(skill: { projects?: readonly string[] | null }, p
   return !skill.projects || skill.projects.includes(projectId);
 }
 
-function unknownTools(skill: Skill, tools: ToolRegistry): string[] {
+/** Soft-rule tools the registry lacks, one `path: reason` line each. */
+export function checkSkillTools(skill: Pick<Skill, 'nodes'>, tools: ToolRegistry): string[] {
   return Object.entries(skill.nodes).flatMap(([id, node]) =>
     node.type === 'soft_instruction' ? node.tools.filter((t) => !tools.get(t)).map((t) => `nodes.${id}.tools: "${t}" is not a registered tool`) : [],
   );
@@ -64,7 +78,7 @@ function unknownTools(skill: Skill, tools: ToolRegistry): string[] {
 function inactiveSkill(skill: InvalidSkill): ClinAgentError {
   return new ClinAgentError(
     'SKILL_INVALID',
-    `Skill "${skill.id}" is inactive: its file ${skill.sourceFile} is invalid:\n- ${skill.problems.join('\n- ')}\nFix the file and restart the server, or choose another skill (GET /api/iit/skills).`,
+    `Skill "${skill.id}" is inactive: its file ${skill.sourceFile} is invalid:\n- ${skill.problems.join('\n- ')}\nFix it in the skill editor and activate the fixed version (POST /api/iit/skills/${skill.id}/activate), or fix the file and restart the server, or choose another skill (GET /api/iit/skills).`,
     { skillId: skill.id, file: skill.sourceFile, problems: skill.problems },
   );
 }

@@ -90,7 +90,7 @@ describe.each(testEngines())('SOP runs on %s', (engine) => {
       staff[name] = (await ctx.users.create({ name, role: 'coordinator' })).user;
       await ctx.users.addMember('p1', staff[name].id);
     }
-    workers = await registerQcWorkers({ ...qc.sop, jobs: ctx.jobs!, skills: ctx.skills.list() }, { concurrency: 2, sweepIntervalMs: 500, staleMs: 1000 });
+    workers = await registerQcWorkers({ ...qc.sop, jobs: ctx.jobs! }, { concurrency: 2, sweepIntervalMs: 500, staleMs: 1000 });
   });
 
   afterAll(async () => {

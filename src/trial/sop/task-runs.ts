@@ -1,9 +1,12 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
-import type { Db } from '../../core/db/connect.js';
+import { and, asc, eq, inArray, or } from 'drizzle-orm';
+import { queryRows, sql, type Db } from '../../core/db/connect.js';
 import { ACTIVE_QUERY_STATUSES, pendingActions, taskRuns, trialRecords, type ReviewRequest, type TaskRunStatus } from '../../core/db/schema/trial.js';
 import type { Jobs } from '../../core/jobs/boss.js';
 import type { QueueDef } from '../../core/jobs/queues.js';
-import { createRunStore } from '../../agent/runs/run-store.js';
+import { createRunStore, type RunUpdate } from '../../agent/runs/run-store.js';
+import type { RunStep } from '../../agent/runs/run-shape.js';
+import type { AuditEntryInput } from '../../core/audit/audit-log.js';
+import { commitBatchWrites } from './batch-findings.js';
 import { appendAuditEntries } from '../store/audit.js';
 import { stableJson } from '../store/stable-json.js';
 import { completeQcRunIfDone } from '../qc/qc-runs.js';
@@ -29,18 +32,9 @@ export const taskRunStore = createRunStore<typeof taskRuns, TaskRunStepWrites, {
   audit: { entityType: 'task_run', projectId: (run) => run.projectId, actor: (run) => `sop:${run.skillId}` },
   // Findings become queries through findings.ts, so a node executed again (after a crash, a retry, or in another
   // run) never raises a query twice.
-  async onCommit(tx, run, step, update) {
-    const terminal = update.status === 'COMPLETED' || update.status === 'FAILED';
-    const scope = { projectId: run.projectId, recordId: run.recordId, site: update.site ?? '', taskRunId: run.id, qcRunId: run.qcRunId, nodeId: step.node, actor: `sop:${run.skillId}` };
-    const audit = await raiseFindings(tx, scope, update.findings ?? []);
-    const stale = update.checked ? await closeNoLongerFiring(tx, { ...scope, skillId: run.skillId }, update.checked, update.findings ?? []) : { audit: [], reviewsToWithdraw: [] };
-    audit.push(...stale.audit);
-    // A run that ends without a review holding its queries back lets them go to the site.
-    if (terminal) audit.push(...(await settleHeldQueries(tx, { projectId: run.projectId, taskRunId: run.id, outcome: 'release', actor: scope.actor, reason: `task run ${run.id} ended` })));
-    // Last: ending a review writes its audit entry at once, so every query row lock is taken before.
-    await withdrawReviews(tx, stale.reviewsToWithdraw, `its findings no longer fire: ${scope.qcRunId ? `QC run ${scope.qcRunId}, ` : ''}task run ${run.id} checked record ${run.recordId} again`);
-    return audit;
-  },
+  onCommit: commitRunWrites,
+  // A batch (advanceTaskRuns) writes the findings of all its runs set-wise; see batch-findings.ts.
+  onCommitMany: (tx, steps) => commitBatchWrites(tx, steps, commitRunWrites),
   async onDecision(tx, run, decision) {
     const reviewer = decision.actor;
     const comment = decision.comment ?? '';
@@ -63,25 +57,68 @@ export const taskRunStore = createRunStore<typeof taskRuns, TaskRunStepWrites, {
    * the queries the run holds back for the review. Versions and ids, never values: the hash is shown to every
    * member, and a hash over a phone number would let one who sees it masked test guesses against it.
    */
-  async reviewFingerprint(tx, run) {
-    const versions = await tx
-      .select({ eventName: trialRecords.eventName, version: trialRecords.version })
-      .from(trialRecords)
-      .where(and(eq(trialRecords.projectId, run.projectId), eq(trialRecords.recordId, run.recordId)))
-      .orderBy(asc(trialRecords.eventName));
-    const held = await tx
-      .select({ id: pendingActions.id, status: pendingActions.status })
-      .from(pendingActions)
-      .where(and(eq(pendingActions.heldByTaskRunId, run.id), inArray(pendingActions.status, [...ACTIVE_QUERY_STATUSES])))
-      .orderBy(asc(pendingActions.id));
-    return stableJson({ versions: versions.map((v) => [v.eventName, v.version]), held: held.map((q) => [q.id, q.status]) });
-  },
+  reviewFingerprint: async (tx, run) => (await reviewFingerprints(tx, [run])).get(run.id)!,
+  reviewFingerprints,
   describeReviewedData: (run) => `record ${run.recordId}`,
   // The record changed under the review: the whole SOP runs again on it, from its first node, so every finding
   // the reviewer would act on is one of the current data (a finding that no longer fires is withdrawn when the
   // run lets its queries go; see settleHeldQueries).
   redoFrom: (run) => (run.steps[0]?.node as string | undefined) ?? run.currentNode,
 });
+
+/**
+ * The writes of one step of a run: findings become queries through findings.ts, so a node executed again (after a
+ * crash, a retry, or in another run) never raises a query twice.
+ */
+async function commitRunWrites(tx: Db, run: TaskRun, step: RunStep, update: RunUpdate & TaskRunStepWrites): Promise<AuditEntryInput[]> {
+  const terminal = update.status === 'COMPLETED' || update.status === 'FAILED';
+  const scope = { projectId: run.projectId, recordId: run.recordId, site: update.site ?? '', taskRunId: run.id, qcRunId: run.qcRunId, nodeId: step.node, actor: `sop:${run.skillId}` };
+  const audit = await raiseFindings(tx, scope, update.findings ?? []);
+  const stale = update.checked ? await closeNoLongerFiring(tx, { ...scope, skillId: run.skillId }, update.checked, update.findings ?? []) : { audit: [], reviewsToWithdraw: [] };
+  audit.push(...stale.audit);
+  // A run that ends without a review holding its queries back lets them go to the site.
+  if (terminal) audit.push(...(await settleHeldQueries(tx, { projectId: run.projectId, taskRunId: run.id, outcome: 'release', actor: scope.actor, reason: `task run ${run.id} ended` })));
+  // Last: ending a review writes its audit entry at once, so every query row lock is taken before.
+  await withdrawReviews(tx, stale.reviewsToWithdraw, `its findings no longer fire: ${scope.qcRunId ? `QC run ${scope.qcRunId}, ` : ''}task run ${run.id} checked record ${run.recordId} again`);
+  return audit;
+}
+
+/**
+ * What a reviewer decides on, per run: the record (each event's version, bumped by every import that changes it)
+ * and the queries the run holds back for the review. Versions and ids, never values: the hash is shown to every
+ * member, and a hash over a phone number would let one who sees it masked test guesses against it. Two queries
+ * whatever the number of runs.
+ */
+async function reviewFingerprints(tx: Db, runs: readonly TaskRun[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (!runs.length) return out;
+  const versions = await tx
+    .select({ projectId: trialRecords.projectId, recordId: trialRecords.recordId, eventName: trialRecords.eventName, version: trialRecords.version })
+    .from(trialRecords)
+    .where(or(...[...groupBy(runs, (run) => run.projectId)].map(([projectId, list]) => and(eq(trialRecords.projectId, projectId), inArray(trialRecords.recordId, [...new Set(list.map((run) => run.recordId))])))))
+    .orderBy(asc(trialRecords.eventName));
+  const held = await tx
+    .select({ id: pendingActions.id, status: pendingActions.status, heldBy: pendingActions.heldByTaskRunId })
+    .from(pendingActions)
+    .where(and(inArray(pendingActions.heldByTaskRunId, runs.map((run) => run.id)), inArray(pendingActions.status, [...ACTIVE_QUERY_STATUSES])))
+    .orderBy(asc(pendingActions.id));
+  for (const run of runs) {
+    const mine = versions.filter((v) => v.projectId === run.projectId && v.recordId === run.recordId);
+    out.set(run.id, stableJson({ versions: mine.map((v) => [v.eventName, v.version]), held: held.filter((q) => q.heldBy === run.id).map((q) => [q.id, q.status]) }));
+  }
+  return out;
+}
+
+function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
+  const out = new Map<K, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+}
 
 /**
  * Ends reviews that are about nothing any more, without a notice (nobody needs to look), and completes their
@@ -99,14 +136,20 @@ export const getTaskRun = (db: Db, id: string): Promise<TaskRun | undefined> => 
 /** Creates runs for records; for a batch, an existing (batch, record) run is kept, never duplicated. */
 export async function createTaskRuns(
   db: Db,
-  input: { projectId: string; skillId: string; startNode: string; qcRunId?: string; recordIds: string[]; actor: string },
+  input: { projectId: string; skillId: string; skillVersion?: number; startNode: string; qcRunId?: string; recordIds: string[]; actor: string },
 ): Promise<TaskRun[]> {
   if (!input.recordIds.length) return [];
-  const rows = await db
-    .insert(taskRuns)
-    .values(input.recordIds.map((recordId) => ({ projectId: input.projectId, qcRunId: input.qcRunId ?? null, skillId: input.skillId, recordId, status: 'PENDING' as TaskRunStatus, currentNode: input.startNode })))
-    .onConflictDoNothing()
-    .returning();
+  // The record ids travel as one JSON parameter: bound one by one, 10 000 runs of seven columns would pass
+  // PostgreSQL's 65 535 parameters, and binding them cost more than the insert.
+  const created = await queryRows<{ id: string }>(db, sql`
+    INSERT INTO ${taskRuns} (project_id, qc_run_id, skill_id, skill_version, record_id, status, current_node)
+    SELECT ${input.projectId}, ${input.qcRunId ?? null}::uuid, ${input.skillId}, ${input.skillVersion ?? null}::integer, r.record_id, ${'PENDING' satisfies TaskRunStatus}, ${input.startNode}
+    FROM jsonb_array_elements_text(${JSON.stringify(input.recordIds)}::jsonb) WITH ORDINALITY AS r(record_id, n)
+    ORDER BY r.n
+    ON CONFLICT DO NOTHING
+    RETURNING id`);
+  const order = new Map(created.map((r, i) => [r.id, i]));
+  const rows = created.length ? (await db.select().from(taskRuns).where(inArray(taskRuns.id, created.map((r) => r.id)))).sort((a, b) => order.get(a.id)! - order.get(b.id)!) : [];
   await appendAuditEntries(db, rows.map((row) => ({ projectId: input.projectId, entityType: 'task_run' as const, entityId: row.id, action: 'created', actor: input.actor, newValue: { skillId: row.skillId, recordId: row.recordId, qcRunId: row.qcRunId } })));
   return rows;
 }

@@ -3,6 +3,9 @@ import { createAccountApi } from './account-api';
 import { createAssistantApi } from './assistant-api';
 import type { PostEventStream } from './event-stream';
 import { createConversationsApi } from './conversations-api';
+import { createMembersApi } from './members-api';
+import { createRuleYieldApi } from './rule-yield-api';
+import { createSkillsApi } from './skills-api';
 import { createTrialApi } from './trial-api';
 import type {
   AgentResult,
@@ -27,6 +30,9 @@ export function createClinAgentApi(http: HttpClient, postEventStream: PostEventS
     openApi: () => http.get<OpenApiDocument>('/api/openapi.json'),
     trial: createTrialApi(http),
     account: createAccountApi(http),
+    members: createMembersApi(http),
+    ruleYield: createRuleYieldApi(http),
+    skills: createSkillsApi(http),
     conversations: createConversationsApi(http),
     assistant: createAssistantApi(http, postEventStream),
   };

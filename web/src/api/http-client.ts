@@ -15,6 +15,8 @@ export interface HttpClient {
   post<T>(path: string, body: unknown): Promise<T>;
   patch<T>(path: string, body: unknown): Promise<T>;
   put<T>(path: string, body: unknown): Promise<T>;
+  /** A DELETE; the routes answer 204 without a body. */
+  delete(path: string): Promise<void>;
   /** A file download. It needs the bearer token, so a plain link cannot fetch it; the caller saves the blob. */
   getFile(path: string): Promise<DownloadedFile>;
 }
@@ -34,7 +36,7 @@ export function filenameFromDisposition(header: string | null): string | null {
   return plain?.[1]?.trim() || null;
 }
 
-type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT';
+type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /** A thin fetch wrapper: bearer header, JSON in and out, and one error type for every failure. */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
@@ -77,6 +79,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     post: (path, body) => request('POST', path, body),
     patch: (path, body) => request('PATCH', path, body),
     put: (path, body) => request('PUT', path, body),
+    async delete(path) {
+      await send('DELETE', path, 'application/json');
+    },
     async getFile(path) {
       const response = await send('GET', path, '*/*');
       return { blob: await response.blob(), filename: filenameFromDisposition(response.headers.get('content-disposition')) };

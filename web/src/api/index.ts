@@ -37,6 +37,7 @@ export const streamAgent = createAgentStream(postEventStream);
 
 export { ApiError } from './api-error';
 export type * from './types';
+export type { LowYieldThresholds, RuleYieldList, RuleYieldRow } from './rule-yield-api';
 export type { RunProgressEvent } from './event-stream';
 export type * from './assistant-api';
 export type * from './protocol-api';

@@ -6,6 +6,11 @@ import type { DataQueryFilter, DataQueryListQuery } from '../../../src/contract/
  */
 export type {
   AuditEntityType,
+  CrfChoice,
+  CrfEvent,
+  CrfField,
+  CrfForm,
+  CrfValue,
   AuditEntry,
   BulkCloseQueriesResponse,
   DataQuery,
@@ -21,6 +26,7 @@ export type {
   QueryStatus,
   QuerySortColumn,
   QueryTransition,
+  RecordCrf,
   RecordEvent,
   RecordValue,
   ReportCount,

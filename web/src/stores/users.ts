@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { api, type ManagedUser, type Role } from '../api';
+import { api, type CreateUserResponse, type ManagedUser, type Role } from '../api';
 
 export const ROLES: readonly Role[] = ['admin', 'pi', 'coordinator', 'viewer'];
 
@@ -12,13 +12,20 @@ interface UsersState {
   saving: Record<string, boolean>;
   /** The last refused change (a 409 for the last admin says why), shown on that user's row. */
   changeError: { userId: string; error: unknown } | null;
+  /** The user just created with their first token, shown once until dismissed (the server never shows it again). */
+  created: CreateUserResponse | null;
+  isCreating: boolean;
+  createError: unknown;
   load(): Promise<void>;
+  /** Creates a user; true when created (the form then clears). */
+  create(name: string, role: Role): Promise<boolean>;
+  dismissCreated(): void;
   setRole(userId: string, role: Role): Promise<void>;
   setActive(userId: string, isActive: boolean): Promise<void>;
   dismissError(): void;
 }
 
-/** The admin users page: list users, change roles, deactivate and reactivate. */
+/** The admin users page: list and create users, change roles, deactivate and reactivate. */
 export const useUsersStore = create<UsersState>()((set, get) => {
   async function change(userId: string, call: () => Promise<ManagedUser>): Promise<void> {
     if (get().saving[userId]) return;
@@ -40,6 +47,9 @@ export const useUsersStore = create<UsersState>()((set, get) => {
     error: null,
     saving: {},
     changeError: null,
+    created: null,
+    isCreating: false,
+    createError: null,
 
     async load() {
       set({ isLoading: true, error: null });
@@ -55,5 +65,23 @@ export const useUsersStore = create<UsersState>()((set, get) => {
     setRole: (userId, role) => change(userId, () => api.account.setRole(userId, role)),
     setActive: (userId, isActive) => change(userId, () => (isActive ? api.account.reactivate(userId) : api.account.deactivate(userId))),
     dismissError: () => set({ changeError: null }),
+
+    async create(name, role) {
+      if (get().isCreating) return false;
+      set({ isCreating: true, createError: null, created: null });
+      try {
+        const created = await api.account.createUser(name, role);
+        // Listed at once with the fields the list shows; the next load brings the server's own row.
+        const listed: ManagedUser = { ...created.user, createdAt: new Date().toISOString(), deactivatedAt: null };
+        set((state) => ({ created, users: [...state.users, listed] }));
+        return true;
+      } catch (error) {
+        set({ createError: error });
+        return false;
+      } finally {
+        set({ isCreating: false });
+      }
+    },
+    dismissCreated: () => set({ created: null }),
   };
 });

@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
  * What an audit entry is about. Trial entities carry their project id; platform entities (users, tokens)
  * carry PLATFORM_AUDIT_SCOPE as project id, so one trail and one chain mechanism serve both.
  */
-export type AuditEntityType = 'record' | 'query' | 'task_run' | 'qc_run' | 'project' | 'member' | 'document' | 'user' | 'token' | 'settings' | 'memory' | 'memory_report' | 'profile' | 'agent_run' | 'agent_config';
+export type AuditEntityType = 'record' | 'query' | 'task_run' | 'qc_run' | 'project' | 'member' | 'document' | 'user' | 'token' | 'settings' | 'memory' | 'memory_report' | 'profile' | 'agent_run' | 'agent_config' | 'skill';
 
 /** The project id of audit entries that belong to no project (user and token management). */
 export const PLATFORM_AUDIT_SCOPE = '@platform';

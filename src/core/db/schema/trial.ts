@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, customType, index, integer, json, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { projects } from './auth.js';
 import { runColumns } from './run-columns.js';
 
@@ -108,11 +108,48 @@ export const taskRuns = pgTable(
     skillId: text('skill_id').notNull(),
     recordId: text('record_id').notNull(),
     eventName: text('event_name').notNull().default(''),
+    /** The skill version the run was created with (skill_versions): a run in flight keeps it when another is activated. */
+    skillVersion: integer('skill_version'),
   },
   (t) => [
     // A batch checks each record once, however often its job is retried.
     uniqueIndex('task_runs_batch_record_uq').on(t.qcRunId, t.recordId, t.eventName),
     index('task_runs_status_idx').on(t.projectId, t.status),
+  ],
+);
+
+export type SkillVersionStatus = 'draft' | 'active' | 'retired';
+
+/**
+ * QC skills (SOP flowcharts), one row per version, edited from the API and the console without a restart. A version
+ * is a draft until it is activated; activating one retires the skill's previous active version, so at most one is
+ * active (skill_versions_active_uq). Rows are never deleted: a task run pins the version it was created with.
+ * The shipped YAML files seed versions once per file content (`seed_hash`).
+ */
+export const skillVersions = pgTable(
+  'skill_versions',
+  {
+    skillId: text('skill_id').notNull(),
+    version: integer('version').notNull(),
+    // json, not jsonb: the definition keeps its author's key order (nodes in flowchart order, rules as written).
+    definition: json('definition').$type<Record<string, unknown>>().notNull(),
+    /** The YAML the author wrote, comments included, so the editor shows it back as written. */
+    sourceYaml: text('source_yaml').notNull(),
+    status: text('status').$type<SkillVersionStatus>().notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    comment: text('comment').notNull().default(''),
+    activatedBy: text('activated_by'),
+    activatedAt: timestamp('activated_at', { withTimezone: true }),
+    /** sha256 of the seed file this version came from; null for versions written through the API. */
+    seedHash: text('seed_hash'),
+    seedFile: text('seed_file'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.skillId, t.version] }),
+    uniqueIndex('skill_versions_active_uq').on(t.skillId).where(sql`${t.status} = 'active'`),
+    // One version per seed file content, however many processes seed at once.
+    uniqueIndex('skill_versions_seed_uq').on(t.skillId, t.seedHash).where(sql`${t.seedHash} is not null`),
   ],
 );
 

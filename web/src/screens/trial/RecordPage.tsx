@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Spinner } from '../../components/Spinner';
 import { useT } from '../../i18n/use-t';
@@ -8,11 +8,14 @@ import { AuditTrail } from './AuditTrail';
 import { siteLabel } from './labels';
 import { QueryTable } from './QueryTable';
 import { RecordEventsTable } from './RecordEventsTable';
+import { CrfView } from './record/CrfView';
 
 export function RecordPage({ projectId, recordId }: { projectId: string; recordId: string }) {
   const t = useT();
   const entry = useTrialRecordStore((state) => state.entries[recordKey(projectId, recordId)]);
   const load = useTrialRecordStore((state) => state.load);
+  // The CRF reads as the site entered the data; the raw rows (as stored, one column per stored row) stay a click away.
+  const [isRaw, setRaw] = useState(false);
 
   useEffect(() => {
     void load(projectId, recordId);
@@ -44,12 +47,21 @@ export function RecordPage({ projectId, recordId }: { projectId: string; recordI
   if (entry.status === 'error') return <section className="section">{head}<ErrorAlert error={entry.error} /></section>;
 
   const { record } = entry;
+  // Data without a dictionary (an old import) has no CRF: the raw rows are all there is.
+  const showsCrf = Boolean(record.crf) && !isRaw;
   return (
     <div className="section">
       {head}
       <section className="panel section" aria-labelledby="record-events-title">
-        <h3 id="record-events-title" className="panel-heading">{t('record.events')}</h3>
-        <RecordEventsTable events={record.events} queries={record.queries} />
+        <div className="section-head">
+          <h3 id="record-events-title" className="panel-heading">{showsCrf ? t('crf.title') : t('record.events')}</h3>
+          {record.crf ? (
+            <button type="button" className="button button-small" data-testid="record-view-toggle" aria-pressed={isRaw} onClick={() => setRaw(!isRaw)}>
+              {isRaw ? t('crf.showCrf') : t('crf.showRaw')}
+            </button>
+          ) : null}
+        </div>
+        {showsCrf && record.crf ? <CrfView crf={record.crf} queries={record.queries} /> : <RecordEventsTable events={record.events} queries={record.queries} />}
       </section>
       <section className="panel section" aria-labelledby="record-queries-title">
         <h3 id="record-queries-title" className="panel-heading">{t('record.queries', { count: record.queries.length })}</h3>

@@ -21,6 +21,8 @@ export function SkillList({ projectId, skills }: { projectId: string; skills: Qc
         {skills.map((skill) => {
           const isForProject = !skill.projects || skill.projects.includes(projectId);
           const isStarting = startingSkillId === skill.id;
+          // A skill never activated cannot run; the Skills tab lists and edits it.
+          if (skill.status === 'draft') return null;
           // Listed to admins only: a skill file with problems, which no run can use until it is fixed.
           if (skill.status === 'invalid') {
             return (

@@ -19,8 +19,10 @@ import { MemoryPage } from './memory/MemoryPage';
 import { ReportsPage } from './reports/ReportsPage';
 import { ImportPage } from './import/ImportPage';
 import { NewTrialForm } from './import/NewTrialForm';
+import { ProjectMembersPage } from '../users/ProjectMembersPage';
+import { SkillsPage } from './skills/SkillsPage';
 
-type Tab = 'runs' | 'queries' | 'review' | 'assistant' | 'memory' | 'reports' | 'import';
+type Tab = 'runs' | 'queries' | 'review' | 'assistant' | 'memory' | 'reports' | 'import' | 'members' | 'skills';
 const TABS: Array<{ tab: Tab; label: MessageKey; href: (projectId: string) => string }> = [
   { tab: 'runs', label: 'trial.tab.runs', href: routes.trialRuns },
   { tab: 'queries', label: 'trial.tab.queries', href: routes.trialQueries },
@@ -29,13 +31,17 @@ const TABS: Array<{ tab: Tab; label: MessageKey; href: (projectId: string) => st
   { tab: 'memory', label: 'trial.tab.memory', href: routes.trialMemory },
   { tab: 'reports', label: 'trial.tab.reports', href: routes.trialReports },
   { tab: 'import', label: 'trial.tab.import', href: routes.trialImport },
+  { tab: 'members', label: 'trial.tab.members', href: routes.trialMembers },
+  { tab: 'skills', label: 'trial.tab.skills', href: routes.trialSkills },
 ];
+/** The members list is for admins and PIs (the server answers 403 to others), so only they see its tab. */
+const ROLES_SEEING_MEMBERS = new Set(['admin', 'pi']);
 
 /** Detail pages sit under the list they are opened from. */
 function tabOf(page: TrialPage): Tab {
   if (page.kind === 'record' || page.kind === 'queries') return 'queries';
   if (page.kind === 'taskRun' || page.kind === 'review') return 'review';
-  if (page.kind === 'assistant' || page.kind === 'memory' || page.kind === 'reports' || page.kind === 'import') return page.kind;
+  if (page.kind === 'assistant' || page.kind === 'memory' || page.kind === 'reports' || page.kind === 'import' || page.kind === 'members' || page.kind === 'skills') return page.kind;
   return 'runs';
 }
 
@@ -46,6 +52,7 @@ export function TrialScreen({ projectId, page }: { projectId: string | null; pag
   const reviewCount = useReviewQueueStore((state) => (state.projectId === projectId && state.hasLoaded ? waitingCount(state) : null));
   const firstProjectId = projects[0]?.id;
   const isAdmin = useSessionStore((state) => state.user?.role === 'admin');
+  const seesMembers = useSessionStore((state) => ROLES_SEEING_MEMBERS.has(state.user?.role ?? ''));
 
   useEffect(() => {
     void load();
@@ -108,7 +115,7 @@ export function TrialScreen({ projectId, page }: { projectId: string | null; pag
             </span>
           </div>
           <nav className="tabs" aria-label={t('trial.title')}>
-            {TABS.map(({ tab, label, href }) => (
+            {TABS.filter(({ tab }) => tab !== 'members' || seesMembers).map(({ tab, label, href }) => (
               <a
                 key={tab}
                 href={href(project.id)}
@@ -152,5 +159,9 @@ function TrialPageView({ project, page, skills }: { project: TrialProject; page:
       return <ReportsPage projectId={project.id} />;
     case 'import':
       return <ImportPage projectId={project.id} />;
+    case 'members':
+      return <ProjectMembersPage projectId={project.id} />;
+    case 'skills':
+      return <SkillsPage projectId={project.id} skillId={page.skillId} />;
   }
 }

@@ -7,8 +7,10 @@ import { useT } from '../../i18n/use-t';
 import { useSessionStore } from '../../stores/session';
 import { ROLES, useUsersStore } from '../../stores/users';
 import { TokenTable } from '../account/TokenTable';
+import { CreateUserForm } from './CreateUserForm';
+import './users.css';
 
-/** Admins: every user with their role and state; change a role, deactivate or reactivate, revoke any token. */
+/** Admins: every user with their role and state; create a user, change a role, deactivate or reactivate, revoke any token. */
 export function UsersPage() {
   const t = useT();
   const me = useSessionStore((state) => state.user);
@@ -39,6 +41,7 @@ export function UsersPage() {
           </button>
         </div>
       </div>
+      <CreateUserForm />
       <section className="panel section">
         {error ? <ErrorAlert error={error} /> : null}
         {!hasLoaded && isLoading ? <Spinner label={t('common.loading')} /> : null}

@@ -6,6 +6,7 @@ import { useFormat } from '../../../i18n/use-format';
 import { useT } from '../../../i18n/use-t';
 import { useMemoryReportsStore } from '../../../stores/memory-reports';
 import { useSessionStore } from '../../../stores/session';
+import { RuleYieldTable } from './RuleYieldTable';
 import { aWeekAgo, mondayOf, weekStartOf } from './week';
 
 function ReportRow({ report, canWrite, isRegenerating, onRegenerate }: { report: MemoryReport; canWrite: boolean; isRegenerating: boolean; onRegenerate(weekStart: string): void }) {
@@ -42,7 +43,7 @@ function ReportRow({ report, canWrite, isRegenerating, onRegenerate }: { report:
   );
 }
 
-/** Weekly reports (and yearly roll-ups) distilled from the project's conversations; writers can rewrite a week. */
+/** Weekly reports (and yearly roll-ups) distilled from the project's conversations, writers can rewrite a week; then rule yield. */
 export function ReportsPage({ projectId }: { projectId: string }) {
   const t = useT();
   const canWrite = useSessionStore((state) => Boolean(state.user) && state.user?.role !== 'viewer');
@@ -61,63 +62,66 @@ export function ReportsPage({ projectId }: { projectId: string }) {
   }
 
   return (
-    <section className="panel section" aria-labelledby="reports-title" data-testid="reports-page">
-      <div className="section-head">
-        <div>
-          <h2 id="reports-title">{t('reports.title')}</h2>
-          <p className="muted small">{t('reports.intro')}</p>
-        </div>
-        <button type="button" className="button button-small" onClick={() => void load(projectId)} disabled={isLoading}>
-          {t('common.refresh')}
-        </button>
-      </div>
-
-      {canWrite ? (
-        <form className="filter-bar" onSubmit={generate}>
-          <label className="filter">
-            {t('reports.generateWeek')}
-            <input type="date" data-testid="report-week-date" value={date} onChange={(event) => setDate(event.target.value)} />
-          </label>
-          {weekStart ? <span className="muted small">{t('reports.weekOf', { date: weekStart })}</span> : null}
-          <button type="submit" className="button button-small" data-testid="report-generate" disabled={!weekStart || Boolean(weekStart && regenerating[weekStart])}>
-            {weekStart && regenerating[weekStart] ? t('reports.regenerating') : t('reports.generate')}
+    <>
+      <section className="panel section" aria-labelledby="reports-title" data-testid="reports-page">
+        <div className="section-head">
+          <div>
+            <h2 id="reports-title">{t('reports.title')}</h2>
+            <p className="muted small">{t('reports.intro')}</p>
+          </div>
+          <button type="button" className="button button-small" onClick={() => void load(projectId)} disabled={isLoading}>
+            {t('common.refresh')}
           </button>
-        </form>
-      ) : null}
-
-      {error ? <ErrorAlert error={error} /> : null}
-      {regenerateError ? <ErrorAlert error={regenerateError.error} title={t('reports.regenerateFailed')} testId="report-regenerate-error" /> : null}
-      {!isCurrent || (!hasLoaded && isLoading) ? <Spinner label={t('common.loading')} /> : null}
-      {isCurrent && hasLoaded && !error && reports.length === 0 ? <p className="empty">{t('reports.empty')}</p> : null}
-      {isCurrent && reports.length > 0 ? (
-        <div className="table-scroll">
-          <table className="table reports-table">
-            <thead>
-              <tr>
-                <th>{t('reports.col.period')}</th>
-                <th>{t('reports.col.summary')}</th>
-                <th className="num">{t('reports.col.tokens')}</th>
-                <th>{t('reports.col.generated')}</th>
-                {canWrite ? <th /> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {reports.map((report) => {
-                const start = report.kind === 'week' ? weekStartOf(report.periodStart) : null;
-                return (
-                  <ReportRow
-                    key={report.id}
-                    report={report}
-                    canWrite={canWrite}
-                    isRegenerating={Boolean(start && regenerating[start])}
-                    onRegenerate={(week) => void regenerate(projectId, week)}
-                  />
-                );
-              })}
-            </tbody>
-          </table>
         </div>
-      ) : null}
-    </section>
+
+        {canWrite ? (
+          <form className="filter-bar" onSubmit={generate}>
+            <label className="filter">
+              {t('reports.generateWeek')}
+              <input type="date" data-testid="report-week-date" value={date} onChange={(event) => setDate(event.target.value)} />
+            </label>
+            {weekStart ? <span className="muted small">{t('reports.weekOf', { date: weekStart })}</span> : null}
+            <button type="submit" className="button button-small" data-testid="report-generate" disabled={!weekStart || Boolean(weekStart && regenerating[weekStart])}>
+              {weekStart && regenerating[weekStart] ? t('reports.regenerating') : t('reports.generate')}
+            </button>
+          </form>
+        ) : null}
+
+        {error ? <ErrorAlert error={error} /> : null}
+        {regenerateError ? <ErrorAlert error={regenerateError.error} title={t('reports.regenerateFailed')} testId="report-regenerate-error" /> : null}
+        {!isCurrent || (!hasLoaded && isLoading) ? <Spinner label={t('common.loading')} /> : null}
+        {isCurrent && hasLoaded && !error && reports.length === 0 ? <p className="empty">{t('reports.empty')}</p> : null}
+        {isCurrent && reports.length > 0 ? (
+          <div className="table-scroll">
+            <table className="table reports-table">
+              <thead>
+                <tr>
+                  <th>{t('reports.col.period')}</th>
+                  <th>{t('reports.col.summary')}</th>
+                  <th className="num">{t('reports.col.tokens')}</th>
+                  <th>{t('reports.col.generated')}</th>
+                  {canWrite ? <th /> : null}
+                </tr>
+              </thead>
+              <tbody>
+                {reports.map((report) => {
+                  const start = report.kind === 'week' ? weekStartOf(report.periodStart) : null;
+                  return (
+                    <ReportRow
+                      key={report.id}
+                      report={report}
+                      canWrite={canWrite}
+                      isRegenerating={Boolean(start && regenerating[start])}
+                      onRegenerate={(week) => void regenerate(projectId, week)}
+                    />
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        ) : null}
+      </section>
+      <RuleYieldTable projectId={projectId} />
+    </>
   );
 }

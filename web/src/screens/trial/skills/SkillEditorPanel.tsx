@@ -1,0 +1,92 @@
+import { useEffect, useState } from 'react';
+import { ErrorAlert } from '../../../components/ErrorAlert';
+import { Spinner } from '../../../components/Spinner';
+import { useT } from '../../../i18n/use-t';
+import { routes } from '../../../router';
+import { useTrialCatalogStore } from '../../../stores/trial-catalog';
+import { newSkillTemplate } from './replace-word';
+import { useSkillEditorStore } from './skill-editor-store';
+import { SkillDryRun } from './SkillDryRun';
+import { SkillProblems } from './SkillProblems';
+import { SkillTextEditor } from './SkillTextEditor';
+import { SkillVersions } from './SkillVersions';
+
+/**
+ * One skill in the editor (or a new one when `skillId` is null): Validate against this trial's dictionary, Save
+ * draft, Activate, Dry run, and its versions. `canEdit` only hides controls; the server decides who may change what.
+ */
+export function SkillEditorPanel({ projectId, skillId, canEdit }: { projectId: string; skillId: string | null; canEdit: boolean }) {
+  const t = useT();
+  const [comment, setComment] = useState('');
+  const store = useSkillEditorStore();
+  const { text, savedText, viewing, validation, busy, error, outcome, versions } = store;
+
+  useEffect(() => {
+    void useSkillEditorStore.getState().open(skillId, newSkillTemplate(projectId));
+  }, [skillId, projectId]);
+
+  const save = async () => {
+    const savedId = await store.save(comment);
+    if (savedId && savedId !== skillId) window.location.assign(routes.trialSkill(projectId, savedId));
+    if (savedId) void useTrialCatalogStore.getState().load();
+  };
+  const activate = async () => {
+    if (await store.activate(comment)) void useTrialCatalogStore.getState().load();
+  };
+
+  if (busy === 'load' && !text && !viewing) return <Spinner label={t('common.loading')} />;
+
+  return (
+    <section>
+      {error ? <ErrorAlert error={error} testId="skill-error" /> : null}
+      {outcome ? (
+        <p className="alert alert-ok" role="status" data-testid="skill-outcome">
+          {outcome.kind === 'saved' ? t('skillEditor.saved', { version: outcome.version }) : t('skillEditor.activated', { version: outcome.version })}
+        </p>
+      ) : null}
+      {viewing ? (
+        <div className="panel" data-testid="skill-version-view">
+          <p>
+            <strong>{t('skillEditor.version.viewing', { version: viewing.version, status: t(`skillEditor.version.status.${viewing.status}`) })}</strong>
+          </p>
+          <pre className="skill-yaml-view">{viewing.yaml}</pre>
+          <div className="skill-actions">
+            <button type="button" className="button" onClick={() => store.closeView(false)}>
+              {t('skillEditor.version.back')}
+            </button>
+            {canEdit ? (
+              <button type="button" className="button" onClick={() => store.closeView(true)}>
+                {t('skillEditor.version.copy')}
+              </button>
+            ) : null}
+          </div>
+        </div>
+      ) : (
+        <>
+          {!canEdit ? <p className="muted small">{t('skillEditor.readOnly')}</p> : null}
+          <SkillTextEditor text={text} onChange={store.setText} readOnly={!canEdit} />
+          <div className="skill-actions">
+            <button type="button" className="button" data-testid="skill-validate" disabled={busy !== null} onClick={() => void store.validate(projectId)}>
+              {t('skillEditor.validate')}
+            </button>
+            {canEdit ? (
+              <>
+                <input className="input" value={comment} placeholder={t('skillEditor.comment')} aria-label={t('skillEditor.comment')} onChange={(event) => setComment(event.target.value)} />
+                <button type="button" className="button" data-testid="skill-save" disabled={busy !== null || text === savedText} onClick={() => void save()}>
+                  {t('skillEditor.save')}
+                </button>
+                <button type="button" className="button button-primary" data-testid="skill-activate" disabled={busy !== null || !store.skillId || text !== savedText} onClick={() => void activate()}>
+                  {t('skillEditor.activate')}
+                </button>
+              </>
+            ) : null}
+            {text !== savedText && store.skillId ? <span className="muted small">{t('skillEditor.unsaved')}</span> : null}
+          </div>
+          {validation ? <SkillProblems validation={validation} onSuggestion={store.applySuggestion} /> : null}
+          <SkillDryRun projectId={projectId} />
+        </>
+      )}
+      <SkillVersions versions={versions} onView={(version) => void store.view(version)} />
+    </section>
+  );
+}

@@ -1,0 +1,121 @@
+import { create } from 'zustand';
+import { api } from '../../../api';
+import type { SkillDetail, SkillDryRunResult, SkillValidation, SkillVersionSummary, SkillVersionView } from '../../../api/skills-api';
+import { replaceWord } from './replace-word';
+
+export type EditorBusy = 'load' | 'validate' | 'save' | 'activate' | 'dryRun' | null;
+export type EditorOutcome = { kind: 'saved' | 'activated'; version: number } | null;
+
+interface SkillEditorState {
+  /** null: a new skill, not saved yet. */
+  skillId: string | null;
+  detail: SkillDetail | null;
+  versions: SkillVersionSummary[];
+  text: string;
+  /** What the server holds for the text in the editor, to show unsaved changes. */
+  savedText: string;
+  /** An earlier version shown read-only instead of the editor. */
+  viewing: SkillVersionView | null;
+  validation: SkillValidation | null;
+  dryRun: SkillDryRunResult | null;
+  dryRunError: unknown;
+  busy: EditorBusy;
+  error: unknown;
+  outcome: EditorOutcome;
+  open(skillId: string | null, template: string): Promise<void>;
+  setText(text: string): void;
+  validate(projectId: string): Promise<void>;
+  /** Saves a draft; the skill id it was saved under (a new skill's comes from its YAML). */
+  save(comment: string): Promise<string | null>;
+  activate(comment: string): Promise<boolean>;
+  runDry(projectId: string, recordId: string): Promise<void>;
+  view(version: number): Promise<void>;
+  closeView(copy: boolean): void;
+  applySuggestion(word: string, suggestion: string): void;
+}
+
+const CLEAR = { validation: null, dryRun: null, dryRunError: null, error: null, outcome: null } as const;
+
+/** One skill in the editor: its text, versions, and what the last validate, save, activate or dry run said. */
+export const useSkillEditorStore = create<SkillEditorState>()((set, get) => {
+  async function act<T>(busy: Exclude<EditorBusy, null>, call: () => Promise<T>): Promise<T | undefined> {
+    if (get().busy) return undefined;
+    set({ busy, error: null, outcome: null });
+    try {
+      return await call();
+    } catch (error) {
+      set({ error });
+      return undefined;
+    } finally {
+      set({ busy: null });
+    }
+  }
+
+  async function reload(skillId: string): Promise<void> {
+    const [detail, versions] = await Promise.all([api.skills.get(skillId), api.skills.versions(skillId)]);
+    const shown = detail.draft ?? detail.active;
+    set({ detail, versions, text: shown?.yaml ?? '', savedText: shown?.yaml ?? '' });
+  }
+
+  return {
+    skillId: null, detail: null, versions: [], text: '', savedText: '', viewing: null, busy: null, ...CLEAR,
+
+    async open(skillId, template) {
+      set({ skillId, detail: null, versions: [], viewing: null, busy: null, ...CLEAR, text: skillId ? '' : template, savedText: '' });
+      if (skillId) await act('load', () => reload(skillId));
+    },
+    setText: (text) => set({ text }),
+    async validate(projectId) {
+      const validation = await act('validate', () => api.skills.validate(get().text, projectId));
+      if (validation) set({ validation });
+    },
+    async save(comment) {
+      const { skillId, text } = get();
+      const saved = await act('save', () => (skillId ? api.skills.saveDraft(skillId, text, comment) : api.skills.create(text, comment)));
+      if (!saved) return null;
+      set({ skillId: saved.skillId, validation: saved.validation, outcome: { kind: 'saved', version: saved.version } });
+      await act('load', () => reload(saved.skillId));
+      set({ validation: saved.validation, outcome: { kind: 'saved', version: saved.version } });
+      return saved.skillId;
+    },
+    async activate(comment) {
+      const { skillId } = get();
+      if (!skillId) return false;
+      const result = await act('activate', () => api.skills.activate(skillId, undefined, comment));
+      if (!result) return false;
+      await act('load', () => reload(skillId));
+      set({ outcome: { kind: 'activated', version: result.activated.version } });
+      return true;
+    },
+    async runDry(projectId, recordId) {
+      if (get().busy) return;
+      set({ busy: 'dryRun', dryRun: null, dryRunError: null });
+      try {
+        set({ dryRun: await api.skills.dryRun(projectId, get().text, recordId.trim() || undefined) });
+      } catch (dryRunError) {
+        // Shown as it comes, a 404 included: the dry-run route may not be on this server yet.
+        set({ dryRunError });
+      } finally {
+        set({ busy: null });
+      }
+    },
+    async view(version) {
+      const { skillId } = get();
+      if (!skillId) return;
+      const viewing = await act('load', () => api.skills.version(skillId, version));
+      if (viewing) set({ viewing });
+    },
+    closeView(copy) {
+      const { viewing } = get();
+      set({ viewing: null, ...(copy && viewing ? { text: viewing.yaml } : {}) });
+    },
+    applySuggestion(word, suggestion) {
+      const { text, validation } = get();
+      set({
+        text: replaceWord(text, word, suggestion),
+        // The problem is fixed in the text; the others stay listed until the next validation.
+        validation: validation ? { ...validation, problems: validation.problems.filter((p) => !(p.word === word && p.suggestion === suggestion)) } : null,
+      });
+    },
+  };
+});

@@ -1,0 +1,220 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import type { ManagedUser, ProjectMember, Role } from '../../api';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { Spinner } from '../../components/Spinner';
+import { useFormat } from '../../i18n/use-format';
+import { useT } from '../../i18n/use-t';
+import { routes } from '../../router';
+import { useProjectMembersStore } from '../../stores/project-members';
+import { useSessionStore } from '../../stores/session';
+import { ROLES, useUsersStore } from '../../stores/users';
+import './users.css';
+
+/**
+ * A trial's Members tab: who may open this trial's data, with what role, and who sees identifier fields. It sits
+ * on the trial because that is where a PI looks for "who is on my study"; admins add, remove and grant here, the
+ * trial's PI reads. Creating a user is on the Users page, which this links to.
+ */
+export function ProjectMembersPage({ projectId }: { projectId: string }) {
+  const t = useT();
+  const isAdmin = useSessionStore((state) => state.user?.role === 'admin');
+  const { members, hasLoaded, isLoading, error, changeError, load, dismissError } = useProjectMembersStore();
+  const shown = useProjectMembersStore((state) => state.projectId === projectId);
+
+  useEffect(() => {
+    void load(projectId);
+  }, [load, projectId]);
+
+  return (
+    <section className="section" aria-labelledby="members-title">
+      <div className="section-head">
+        <div>
+          <h2 id="members-title">{t('members.title')}</h2>
+          <p className="muted small">{t('members.intro')}</p>
+        </div>
+        <button type="button" className="button button-small" onClick={() => void load(projectId)} disabled={isLoading}>
+          {t('common.refresh')}
+        </button>
+      </div>
+      {isAdmin ? <AddMemberForm projectId={projectId} members={shown ? members : []} /> : null}
+      {changeError ? (
+        <ErrorAlert
+          error={changeError}
+          title={t('members.changeFailed')}
+          testId="member-change-error"
+          action={
+            <button type="button" className="button button-small button-ghost" onClick={dismissError}>
+              {t('common.dismiss')}
+            </button>
+          }
+        />
+      ) : null}
+      {error ? <ErrorAlert error={error} /> : null}
+      {!hasLoaded && isLoading ? <Spinner label={t('common.loading')} /> : null}
+      {shown && hasLoaded ? (
+        members.length === 0 ? (
+          <p className="empty panel" data-testid="members-empty">{t('members.empty')}</p>
+        ) : (
+          <div className="table-scroll panel">
+            <table className="table" data-testid="members-table">
+              <thead>
+                <tr>
+                  <th>{t('users.name')}</th>
+                  <th>{t('users.role')}</th>
+                  <th>{t('members.identifiers')}</th>
+                  <th>{t('members.added')}</th>
+                  {isAdmin ? <th /> : null}
+                </tr>
+              </thead>
+              <tbody>
+                {members.map((member) => (
+                  <MemberRow key={member.userId} projectId={projectId} member={member} isAdmin={isAdmin} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )
+      ) : null}
+    </section>
+  );
+}
+
+function MemberRow({ projectId, member, isAdmin }: { projectId: string; member: ProjectMember; isAdmin: boolean }) {
+  const t = useT();
+  const format = useFormat();
+  const isSaving = useProjectMembersStore((state) => Boolean(state.saving[member.userId]));
+  const { remove, setIdentifierAccess } = useProjectMembersStore();
+  // Admins and PIs see identifiers by their role; the per-trial grant only matters for coordinators and viewers.
+  const isByRole = member.role === 'admin' || member.role === 'pi';
+
+  return (
+    <tr data-testid="member-row" data-user-name={member.name} data-sees-identifiers={member.seesIdentifiers ? 'true' : 'false'}>
+      <td>
+        {member.name}
+        {member.deactivatedAt ? <span className="muted small"> {t('members.deactivated')}</span> : null}
+      </td>
+      <td>{t(`users.role.${member.role}`)}</td>
+      <td>
+        {isByRole ? (
+          <span className="muted small">{t('members.identifiersByRole')}</span>
+        ) : (
+          <label className="small">
+            <input
+              type="checkbox"
+              data-testid="member-identifiers-toggle"
+              checked={member.canViewIdentifiers}
+              disabled={!isAdmin || isSaving}
+              onChange={(event) => void setIdentifierAccess(projectId, member.userId, event.target.checked)}
+            />{' '}
+            {member.canViewIdentifiers ? t('members.identifiersShown') : t('members.identifiersMasked')}
+          </label>
+        )}
+      </td>
+      <td className="nowrap">{format.dateTime(member.addedAt)}</td>
+      {isAdmin ? (
+        <td className="nowrap">
+          <button
+            type="button"
+            className="button button-small button-danger"
+            data-testid="member-remove"
+            disabled={isSaving}
+            onClick={() => {
+              if (window.confirm(t('members.removeConfirm', { name: member.name }))) void remove(projectId, member.userId);
+            }}
+          >
+            {t('members.remove')}
+          </button>
+        </td>
+      ) : null}
+    </tr>
+  );
+}
+
+/**
+ * Adds a user to the trial. Roles are platform-wide (a user has one role in every trial), so picking a role other
+ * than the user's changes it everywhere: the form says so before it does it, then adds the member.
+ */
+function AddMemberForm({ projectId, members }: { projectId: string; members: ProjectMember[] }) {
+  const t = useT();
+  const { users, hasLoaded, load: loadUsers, setRole } = useUsersStore();
+  const add = useProjectMembersStore((state) => state.add);
+  const [userId, setUserId] = useState('');
+  const [role, setRoleChoice] = useState<Role | ''>('');
+  const [isSaving, setSaving] = useState(false);
+
+  useEffect(() => {
+    if (!hasLoaded) void loadUsers();
+  }, [hasLoaded, loadUsers]);
+
+  const memberIds = new Set(members.map((member) => member.userId));
+  const candidates = users.filter((user) => !memberIds.has(user.id) && user.deactivatedAt === null);
+  const chosen: ManagedUser | undefined = candidates.find((user) => user.id === userId);
+  const roleToSet = chosen && role && role !== chosen.role ? role : null;
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!chosen) return;
+    setSaving(true);
+    try {
+      if (roleToSet) {
+        await setRole(chosen.id, roleToSet);
+        const refused = useUsersStore.getState().changeError;
+        if (refused?.userId === chosen.id) {
+          useProjectMembersStore.setState({ changeError: refused.error });
+          return;
+        }
+      }
+      if (await add(projectId, chosen.id)) {
+        setUserId('');
+        setRoleChoice('');
+      }
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <form className="inline-form member-add-form panel" onSubmit={(event) => void submit(event)} data-testid="member-add-form">
+      <label>
+        <span className="inline-form-label">{t('members.addUser')}</span>{' '}
+        <select
+          value={userId}
+          onChange={(event) => {
+            setUserId(event.target.value);
+            setRoleChoice(candidates.find((user) => user.id === event.target.value)?.role ?? '');
+          }}
+          data-testid="member-add-user"
+        >
+          <option value="">{t('members.pickUser')}</option>
+          {candidates.map((user) => (
+            <option key={user.id} value={user.id}>
+              {user.name} ({t(`users.role.${user.role}`)})
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        <span className="inline-form-label">{t('users.role')}</span>{' '}
+        <select value={role} onChange={(event) => setRoleChoice(event.target.value as Role)} disabled={!chosen} data-testid="member-add-role">
+          {chosen ? null : <option value="">—</option>}
+          {ROLES.map((option) => (
+            <option key={option} value={option}>
+              {t(`users.role.${option}`)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" className="button button-primary" disabled={!chosen || isSaving} data-testid="member-add">
+        {roleToSet ? t('members.addWithRole', { role: t(`users.role.${roleToSet}`) }) : t('members.add')}
+      </button>
+      {roleToSet && chosen ? (
+        <p className="muted small" data-testid="member-role-warning">
+          {t('members.roleEverywhere', { name: chosen.name, from: t(`users.role.${chosen.role}`), to: t(`users.role.${roleToSet}`) })}
+        </p>
+      ) : null}
+      <p className="muted small">
+        {t('members.newUserHint')} <a href={routes.users()}>{t('members.toUsers')}</a>
+      </p>
+    </form>
+  );
+}

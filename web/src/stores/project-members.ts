@@ -1,0 +1,90 @@
+import { create } from 'zustand';
+import { api, type ProjectMember } from '../api';
+
+interface ProjectMembersState {
+  /** The project the list belongs to; another project's list is never shown under this one. */
+  projectId: string | null;
+  members: ProjectMember[];
+  hasLoaded: boolean;
+  isLoading: boolean;
+  error: unknown;
+  /** User ids with a change in flight. */
+  saving: Record<string, boolean>;
+  /** The last refused change (409 already a member, 404 unknown user), shown above the list. */
+  changeError: unknown;
+  load(projectId: string): Promise<void>;
+  add(projectId: string, userId: string): Promise<boolean>;
+  remove(projectId: string, userId: string): Promise<void>;
+  setIdentifierAccess(projectId: string, userId: string, canViewIdentifiers: boolean): Promise<void>;
+  dismissError(): void;
+}
+
+/** A trial's members: who they are, their role, and whether they see identifier fields. */
+export const useProjectMembersStore = create<ProjectMembersState>()((set, get) => {
+  async function change(userId: string, call: () => Promise<void>): Promise<boolean> {
+    if (get().saving[userId]) return false;
+    set((state) => ({ saving: { ...state.saving, [userId]: true }, changeError: null }));
+    try {
+      await call();
+      return true;
+    } catch (error) {
+      set({ changeError: error });
+      return false;
+    } finally {
+      set((state) => ({ saving: { ...state.saving, [userId]: false } }));
+    }
+  }
+  const forProject = (projectId: string) => get().projectId === projectId;
+
+  return {
+    projectId: null,
+    members: [],
+    hasLoaded: false,
+    isLoading: false,
+    error: null,
+    saving: {},
+    changeError: null,
+
+    async load(projectId) {
+      if (!forProject(projectId)) set({ projectId, members: [], hasLoaded: false, changeError: null });
+      set({ isLoading: true, error: null });
+      try {
+        const members = await api.members.list(projectId);
+        if (forProject(projectId)) set({ members, hasLoaded: true });
+      } catch (error) {
+        if (forProject(projectId)) set({ error });
+      } finally {
+        if (forProject(projectId)) set({ isLoading: false });
+      }
+    },
+
+    add: (projectId, userId) =>
+      change(userId, async () => {
+        const member = await api.members.add(projectId, userId);
+        if (forProject(projectId)) set((state) => ({ members: [...state.members, member].sort((a, b) => a.name.localeCompare(b.name)) }));
+      }),
+
+    remove: async (projectId, userId) => {
+      await change(userId, async () => {
+        await api.members.remove(projectId, userId);
+        if (forProject(projectId)) set((state) => ({ members: state.members.filter((member) => member.userId !== userId) }));
+      });
+    },
+
+    setIdentifierAccess: async (projectId, userId, canViewIdentifiers) => {
+      await change(userId, async () => {
+        const access = await api.members.setIdentifierAccess(projectId, userId, canViewIdentifiers);
+        if (!forProject(projectId)) return;
+        set((state) => ({
+          members: state.members.map((member) =>
+            member.userId === userId
+              ? { ...member, canViewIdentifiers: access.canViewIdentifiers, seesIdentifiers: member.role === 'admin' || member.role === 'pi' || access.canViewIdentifiers }
+              : member,
+          ),
+        }));
+      });
+    },
+
+    dismissError: () => set({ changeError: null }),
+  };
+});
