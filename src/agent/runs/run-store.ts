@@ -16,6 +16,8 @@ import type { RunReviewRequest, RunRow, RunShape, RunStatus, RunStep, RunTable }
  */
 export const DEFAULT_LEASE_MS = 15_000;
 
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** Tries of a batch commit the server rolled back as a deadlock victim (commitSteps). */
 const DEADLOCK_ATTEMPTS = 5;
 
@@ -344,12 +346,16 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
       const savedIds = new Set(rows.keys());
       const saved = steps.filter(({ run }) => savedIds.has(core(run).id)).map((s) => ({ ...s, run: rows.get(core(s.run).id)! }));
       const audit: AuditEntryInput[] = [];
+      // Turns of the event loop between the statements of a batch: on the embedded database each runs on this thread.
+      await yieldToEventLoop();
       if (hooks.onCommitMany) audit.push(...(await hooks.onCommitMany(tx, saved)));
       else if (hooks.onCommit) for (const s of saved) audit.push(...(await hooks.onCommit(tx, s.run, s.step, s.update)));
+      await yieldToEventLoop();
       await saveReviewHashes(tx, saved.filter((s) => s.update.status === 'SUSPENDED'));
       for (const { run, step, update } of saved) {
         audit.push(...auditOf(run, { type: 'step', step, status: update.status }, { oldValue: { status: 'RUNNING', node: step.node }, newValue: { status: update.status, node: update.nextNode } }));
       }
+      await yieldToEventLoop();
       await appendAuditEntries(tx, audit);
       return saved.map((s) => s.run);
     });

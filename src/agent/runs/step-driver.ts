@@ -90,6 +90,14 @@ export function newRunWorkerId(): string {
 export const defaultIsEndNode = (nodeId: string): boolean => nodeId.startsWith('end');
 
 /**
+ * A batch lets the event loop turn between its phases and every so many runs. On the embedded database every query
+ * runs on this thread and resolves without a turn of the loop, so a batch awaited end to end would hold the HTTP
+ * server (a health check, a reviewer's click) for the whole batch.
+ */
+const RUNS_BETWEEN_TURNS = 25;
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
  * The one step driver for durable runs (task runs, agent runs): advances a run from its saved node through the
  * user's node handler until it ends, suspends for a person or hits the node cap. Every node's result is committed
  * before the next node starts, so a run found at node N after a crash continues at N, never earlier, and a worker
@@ -175,11 +183,13 @@ export function createStepDriver<Row extends DrivenRow, Extra = object, Decision
     let session: Session | undefined;
     let hasBegun = false;
     try {
+      await yieldToEventLoop();
       session = await handlers.begin(leased);
       hasBegun = true;
       for (let round = 0; active.length; round++) {
         const steps: Array<StepCommit<Row, Extra>> = [];
-        for (const run of active) {
+        for (const [index, run] of active.entries()) {
+          if (index % RUNS_BETWEEN_TURNS === 0) await yieldToEventLoop();
           const at = new Date().toISOString();
           const nodeId = run.currentNode;
           if (round >= maxNodes) {
@@ -194,6 +204,7 @@ export function createStepDriver<Row extends DrivenRow, Extra = object, Decision
             steps.push({ run, step: { node: nodeId, at, ...result.step }, update: result.update });
           }
         }
+        await yieldToEventLoop();
         const saved = await store.commitSteps(db, steps, owner, leaseMs);
         if (saved.length < steps.length) logger?.warn({ lost: steps.length - saved.length }, `lost the lease on ${steps.length - saved.length} ${label}s of a batch; leaving them to their new owners`);
         for (const run of saved) if (run.status === 'SUSPENDED') await handlers.onSuspended?.(run);

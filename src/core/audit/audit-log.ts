@@ -43,8 +43,11 @@ export async function appendAudit(db: Db, entry: AuditEntryInput): Promise<void>
   await appendAuditEntries(db, [entry]);
 }
 
-/** Entries per statement: one JSON parameter each, so this only bounds the size of one statement's text. */
-const ENTRIES_PER_INSERT = 5000;
+/**
+ * Entries per statement (one JSON parameter each). Bounded so one statement stays short: on the embedded database
+ * it runs on the server's thread, which gets a turn between statements.
+ */
+const ENTRIES_PER_INSERT = 1000;
 
 /**
  * Several entries in as few statements as possible (a QC batch writes thousands). The entries travel as one JSON
@@ -54,6 +57,7 @@ const ENTRIES_PER_INSERT = 5000;
 export async function appendAuditEntries(db: Db, entries: ReadonlyArray<AuditEntryInput>): Promise<void> {
   entries.forEach(assertComplete);
   for (let start = 0; start < entries.length; start += ENTRIES_PER_INSERT) {
+    if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const batch = entries.slice(start, start + ENTRIES_PER_INSERT).map((entry) => ({
       project_id: entry.projectId,
       entity_type: entry.entityType,

@@ -4,16 +4,17 @@ import type {
   SavedSkillDraft,
   SkillDetail,
   SkillDryRunResult,
+  SkillImpact,
   SkillValidation,
   SkillVersionList,
   SkillVersionView,
 } from '../../../src/contract/index.js';
 
-export type { ActivateSkillResult, SavedSkillDraft, SkillDetail, SkillDryRunResult, SkillProblem, SkillValidation, SkillVersionSummary, SkillVersionView } from '../../../src/contract/index.js';
+export type { ActivateSkillResult, SavedSkillDraft, SkillDetail, SkillDryRunResult, SkillImpact, SkillProblem, SkillValidation, SkillVersionSummary, SkillVersionView } from '../../../src/contract/index.js';
 
 const segment = encodeURIComponent;
 
-/** QC skills stored with versions: read, draft, validate, activate, and the dry run of a skill on a trial's records. */
+/** QC skills stored with versions: read, draft, validate, activate, and the dry run and amendment impact of a skill on a trial's records. */
 export function createSkillsApi(http: HttpClient) {
   return {
     get: (skillId: string) => http.get<SkillDetail>(`/api/iit/skills/${segment(skillId)}`),
@@ -26,5 +27,7 @@ export function createSkillsApi(http: HttpClient) {
       http.post<ActivateSkillResult>(`/api/iit/skills/${segment(skillId)}/activate`, { ...(version ? { version } : {}), ...(comment ? { comment } : {}) }),
     dryRun: (projectId: string, yaml: string, recordId?: string) =>
       http.post<SkillDryRunResult>(`/api/iit/projects/${segment(projectId)}/skills/dry-run`, { yaml, ...(recordId ? { recordId } : {}) }),
+    /** What activating `yaml` instead of the active version would change on this trial; writes nothing. */
+    impact: (projectId: string, yaml: string) => http.post<SkillImpact>(`/api/iit/projects/${segment(projectId)}/skills/impact`, { yaml }),
   };
 }

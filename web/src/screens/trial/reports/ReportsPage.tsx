@@ -7,7 +7,7 @@ import { useT } from '../../../i18n/use-t';
 import { useMemoryReportsStore } from '../../../stores/memory-reports';
 import { useSessionStore } from '../../../stores/session';
 import { RuleYieldTable } from './RuleYieldTable';
-import { aWeekAgo, mondayOf, weekStartOf } from './week';
+import { aWeekAgo, mondayOf, thisWeekStart, weekStartOf } from './week';
 
 function ReportRow({ report, canWrite, isRegenerating, onRegenerate }: { report: MemoryReport; canWrite: boolean; isRegenerating: boolean; onRegenerate(weekStart: string): void }) {
   const t = useT();
@@ -18,6 +18,13 @@ function ReportRow({ report, canWrite, isRegenerating, onRegenerate }: { report:
       <td className="nowrap">
         <strong>{report.label}</strong> <span className={`badge ${report.kind === 'week' ? 'badge-info' : 'badge-neutral'}`}>{t(`reports.kind.${report.kind}`)}</span>
         {weekStart ? <div className="muted small">{t('reports.weekOf', { date: weekStart })}</div> : null}
+        {report.partial ? (
+          <div>
+            <span className="badge badge-warn" data-testid="report-partial">
+              {t('reports.partial', { date: format.dateTime(report.periodEnd) })}
+            </span>
+          </div>
+        ) : null}
       </td>
       <td className="report-summary" data-testid="report-summary">
         {report.summary}
@@ -51,6 +58,7 @@ export function ReportsPage({ projectId }: { projectId: string }) {
   const isCurrent = useMemoryReportsStore((state) => state.projectId === projectId);
   const [date, setDate] = useState(aWeekAgo);
   const weekStart = mondayOf(date);
+  const currentWeek = thisWeekStart();
 
   useEffect(() => {
     void load(projectId);
@@ -83,6 +91,16 @@ export function ReportsPage({ projectId }: { projectId: string }) {
             {weekStart ? <span className="muted small">{t('reports.weekOf', { date: weekStart })}</span> : null}
             <button type="submit" className="button button-small" data-testid="report-generate" disabled={!weekStart || Boolean(weekStart && regenerating[weekStart])}>
               {weekStart && regenerating[weekStart] ? t('reports.regenerating') : t('reports.generate')}
+            </button>
+            <button
+              type="button"
+              className="button button-small"
+              data-testid="report-this-week"
+              title={t('reports.thisWeekHint')}
+              disabled={Boolean(regenerating[currentWeek])}
+              onClick={() => void regenerate(projectId, currentWeek)}
+            >
+              {regenerating[currentWeek] ? t('reports.regenerating') : t('reports.thisWeek')}
             </button>
           </form>
         ) : null}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aWeekAgo, localDate, mondayOf, weekStartOf } from './week';
+import { aWeekAgo, localDate, mondayOf, thisWeekStart, weekStartOf } from './week';
 
 describe('mondayOf', () => {
   it('finds the Monday of the ISO week, across month and year ends', () => {
@@ -25,5 +25,14 @@ describe('localDate', () => {
   it('formats the local calendar date, and a week before it for the picker', () => {
     expect(localDate(new Date(2026, 0, 5, 23, 30))).toBe('2026-01-05');
     expect(aWeekAgo(new Date(2026, 0, 5, 23, 30))).toBe('2025-12-29');
+  });
+});
+
+describe('thisWeekStart', () => {
+  it('is the Monday of the running ISO week in UTC, as the server counts it', () => {
+    expect(thisWeekStart(new Date('2026-11-26T12:00:00Z'))).toBe('2026-11-23');
+    expect(thisWeekStart(new Date('2026-11-23T00:00:00Z'))).toBe('2026-11-23');
+    // Monday 01:00 in Beijing is still Sunday in UTC: the server's running week began the Monday before.
+    expect(thisWeekStart(new Date('2026-11-22T17:00:00Z'))).toBe('2026-11-16');
   });
 });

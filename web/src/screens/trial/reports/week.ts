@@ -28,3 +28,13 @@ export function aWeekAgo(now: Date = new Date()): string {
   at.setDate(at.getDate() - 7);
   return localDate(at);
 }
+
+/**
+ * The Monday of the running week as the server counts weeks (ISO weeks in UTC): a report regenerated for it is of
+ * the week so far. The browser's own calendar could already be in next week (east of UTC on a Monday morning),
+ * which the server refuses as a week not yet started.
+ */
+export function thisWeekStart(now: Date = new Date()): string {
+  const monday = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - ((now.getUTCDay() + 6) % 7)));
+  return monday.toISOString().slice(0, 10);
+}

@@ -7,13 +7,16 @@ import { useTrialCatalogStore } from '../../../stores/trial-catalog';
 import { newSkillTemplate } from './replace-word';
 import { useSkillEditorStore } from './skill-editor-store';
 import { SkillDryRun } from './SkillDryRun';
+import { SkillImpact } from './SkillImpact';
+import { useSkillImpactStore } from './skill-impact-store';
 import { SkillProblems } from './SkillProblems';
 import { SkillTextEditor } from './SkillTextEditor';
 import { SkillVersions } from './SkillVersions';
 
 /**
  * One skill in the editor (or a new one when `skillId` is null): Validate against this trial's dictionary, Save
- * draft, Activate, Dry run, and its versions. `canEdit` only hides controls; the server decides who may change what.
+ * draft, Activate, Dry run, Impact (and the re-run it offers once activated), and its versions. `canEdit` only
+ * hides controls; the server decides who may change what.
  */
 export function SkillEditorPanel({ projectId, skillId, canEdit }: { projectId: string; skillId: string | null; canEdit: boolean }) {
   const t = useT();
@@ -22,6 +25,9 @@ export function SkillEditorPanel({ projectId, skillId, canEdit }: { projectId: s
   const { text, savedText, viewing, validation, busy, error, outcome, versions } = store;
 
   useEffect(() => {
+    // An impact of this skill stays (a new skill's first save moves the page to its own address); another's goes.
+    const impact = useSkillImpactStore.getState();
+    if (impact.last?.impact.skillId !== skillId) impact.reset();
     void useSkillEditorStore.getState().open(skillId, newSkillTemplate(projectId));
   }, [skillId, projectId]);
 
@@ -31,7 +37,11 @@ export function SkillEditorPanel({ projectId, skillId, canEdit }: { projectId: s
     if (savedId) void useTrialCatalogStore.getState().load();
   };
   const activate = async () => {
-    if (await store.activate(comment)) void useTrialCatalogStore.getState().load();
+    // The text activated is the saved text (Activate needs no unsaved changes); the last impact applies only to it.
+    const activatedText = text;
+    if (!(await store.activate(comment))) return;
+    void useTrialCatalogStore.getState().load();
+    if (store.skillId) useSkillImpactStore.getState().activated(store.skillId, activatedText);
   };
 
   if (busy === 'load' && !text && !viewing) return <Spinner label={t('common.loading')} />;
@@ -40,7 +50,7 @@ export function SkillEditorPanel({ projectId, skillId, canEdit }: { projectId: s
     <section>
       {error ? <ErrorAlert error={error} testId="skill-error" /> : null}
       {outcome ? (
-        <p className="alert alert-ok" role="status" data-testid="skill-outcome">
+        <p className="alert alert-success" role="status" data-testid="skill-outcome">
           {outcome.kind === 'saved' ? t('skillEditor.saved', { version: outcome.version }) : t('skillEditor.activated', { version: outcome.version })}
         </p>
       ) : null}
@@ -84,6 +94,7 @@ export function SkillEditorPanel({ projectId, skillId, canEdit }: { projectId: s
           </div>
           {validation ? <SkillProblems validation={validation} onSuggestion={store.applySuggestion} /> : null}
           <SkillDryRun projectId={projectId} />
+          {canEdit ? <SkillImpact projectId={projectId} /> : null}
         </>
       )}
       <SkillVersions versions={versions} onView={(version) => void store.view(version)} />
