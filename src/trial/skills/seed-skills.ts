@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { Db } from '../../core/db/connect.js';
+import { sql, type Db } from '../../core/db/connect.js';
 import type { Logger } from '../../core/logger.js';
 import { readSkillFolder, type InvalidSkill } from '../sop/load-skills.js';
 import { auditSkillChange, definitionProjects } from './skill-audit.js';
@@ -25,7 +25,11 @@ export async function seedSkills(db: Db, directory: string, logger: Pick<Logger,
     const actor = `seed:${file}`;
     const version = await db.transaction(async (txRaw) => {
       const tx = txRaw as unknown as Db;
+      // Several processes start at once on one database (a server and its workers): one seeds a skill at a time,
+      // and the others find it seeded once they get the lock.
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(720417012, hashtext(${skill.id}))`);
       const store = createSkillStore(tx);
+      if (await store.isSeeded(skill.id, seedHash)) return undefined;
       // The file as its author wrote it (key order, no defaults filled in); it passed every check above.
       const definition = parseYaml(text) as Record<string, unknown>;
       const draft = await store.addDraft(skill.id, { definition, sourceYaml: text, createdBy: actor, comment: `seeded from ${file}`, seedHash, seedFile: file });

@@ -83,6 +83,18 @@ describe.each(testEngines())('skills stored with versions, on %s', (engine) => {
     ]);
   });
 
+  it('seeds a file once when several processes start at the same moment', async () => {
+    const concurrent = mkdtempSync(path.join(tmpdir(), 'clinagent-seed-race-'));
+    try {
+      writeFileSync(path.join(concurrent, 'race.yaml'), skillYaml('race', 70));
+      const results = await Promise.all(Array.from({ length: 4 }, () => seedSkills(db, concurrent, silent)));
+      expect(results.flatMap((r) => r.seeded)).toEqual([{ skillId: 'race', version: 1 }]);
+      expect((await createSkillStore(db).versions('race')).map((v) => [v.version, v.status])).toEqual([[1, 'active']]);
+    } finally {
+      rmSync(concurrent, { recursive: true, force: true });
+    }
+  });
+
   it('keeps a version activated in the database while its file is unchanged', async () => {
     const store = createSkillStore(db);
     const draft = await store.addDraft('ages', { definition: { ...((await store.get('ages', 2))!.definition), name: 'Edited' }, sourceYaml: 'edited', createdBy: 'dm' });
