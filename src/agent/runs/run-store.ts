@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 import { and, eq, getTableColumns, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { appendAuditEntries, type AuditEntityType, type AuditEntryInput } from '../../core/audit/audit-log.js';
@@ -16,7 +17,6 @@ import type { RunReviewRequest, RunRow, RunShape, RunStatus, RunStep, RunTable }
  */
 export const DEFAULT_LEASE_MS = 15_000;
 
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Tries of a batch commit the server rolled back as a deadlock victim (commitSteps). */
 const DEADLOCK_ATTEMPTS = 5;

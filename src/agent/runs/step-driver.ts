@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Db } from '../../core/db/connect.js';
@@ -95,7 +96,7 @@ export const defaultIsEndNode = (nodeId: string): boolean => nodeId.startsWith('
  * server (a health check, a reviewer's click) for the whole batch.
  */
 const RUNS_BETWEEN_TURNS = 25;
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 
 /**
  * The one step driver for durable runs (task runs, agent runs): advances a run from its saved node through the

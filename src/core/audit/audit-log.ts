@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/connect.js';
 import { auditLog } from '../db/schema/audit.js';
@@ -57,7 +58,7 @@ const ENTRIES_PER_INSERT = 1000;
 export async function appendAuditEntries(db: Db, entries: ReadonlyArray<AuditEntryInput>): Promise<void> {
   entries.forEach(assertComplete);
   for (let start = 0; start < entries.length; start += ENTRIES_PER_INSERT) {
-    if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (start > 0) await yieldToEventLoop();
     const batch = entries.slice(start, start + ENTRIES_PER_INSERT).map((entry) => ({
       project_id: entry.projectId,
       entity_type: entry.entityType,

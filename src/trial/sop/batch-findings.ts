@@ -5,6 +5,7 @@ import { ACTIVE_QUERY_STATUSES, pendingActions, taskRuns } from '../../core/db/s
 import type { RunStep } from '../../agent/runs/run-shape.js';
 import type { RunUpdate, StepCommit } from '../../agent/runs/run-store.js';
 import type { Finding } from './findings.js';
+import { recordIdsByProject } from './record-context.js';
 import type { TaskRun, TaskRunStepWrites } from './task-runs.js';
 
 type Step = StepCommit<TaskRun, TaskRunStepWrites>;
@@ -89,7 +90,7 @@ const recordKey = (projectId: string, recordId: string) => `${projectId}\u0000${
 /** Every query of the batch's records, live or not, with the skill that last saw it fire: one query per project. */
 async function queriesOfRecords(tx: Db, steps: readonly Step[]): Promise<Map<string, KnownQuery[]>> {
   const out = new Map<string, KnownQuery[]>();
-  for (const [projectId, recordIds] of recordsByProject(steps)) {
+  for (const [projectId, recordIds] of recordIdsByProject(steps.map((s) => s.run))) {
     const rows = await tx
       .select({
         id: pendingActions.id, recordId: pendingActions.recordId, eventName: pendingActions.eventName, ruleId: pendingActions.ruleId, field: pendingActions.field,
@@ -111,7 +112,7 @@ async function queriesOfRecords(tx: Db, steps: readonly Step[]): Promise<Map<str
 /** Records with a review waiting on a soft rule the model could not judge (which a passing check may end). */
 async function softReviewsOfRecords(tx: Db, steps: readonly Step[]): Promise<Set<string>> {
   const out = new Set<string>();
-  for (const [projectId, recordIds] of recordsByProject(steps)) {
+  for (const [projectId, recordIds] of recordIdsByProject(steps.map((s) => s.run))) {
     const rows = await tx
       .select({ recordId: taskRuns.recordId, skillId: taskRuns.skillId })
       .from(taskRuns)
@@ -213,16 +214,6 @@ async function releaseHeldQueries(tx: Db, ending: readonly Step[]): Promise<Audi
     ...withdrawn.map(({ id }) => ({ ...entry(id), action: 'status:cancelled', newValue: { status: 'cancelled' }, reason: `task run ${heldBy.get(id)} ended; withdrawn before it reached the site: the finding no longer fires on the current data` })),
     ...released.map(({ id }) => ({ ...entry(id), action: 'released', reason: `task run ${heldBy.get(id)} ended` })),
   ];
-}
-
-function recordsByProject(steps: readonly Step[]): Map<string, string[]> {
-  const out = new Map<string, Set<string>>();
-  for (const { run } of steps) {
-    const set = out.get(run.projectId) ?? new Set<string>();
-    set.add(run.recordId);
-    out.set(run.projectId, set);
-  }
-  return new Map([...out].map(([projectId, ids]) => [projectId, [...ids]]));
 }
 
 function keyOf({ step, finding }: { step: Step; finding: Finding }): string {

@@ -12,7 +12,7 @@ import type { ReviewRequest } from '../../core/db/schema/trial.js';
 import { fieldValue } from '../rules/run-rules.js';
 import { isNeedsHumanReview, runWithRetry } from '../soft/index.js';
 import type { Finding } from './findings.js';
-import { eventOf, loadRecordContext, loadRecordContexts, type RecordContext } from './record-context.js';
+import { eventOf, loadRecordContext, loadRecordContexts, recordIdsByProject, type RecordContext } from './record-context.js';
 import type { Skill } from './load-skills.js';
 import type { ReviewNotifier } from './notify.js';
 import type { SopNode } from './skill-schema.js';
@@ -85,7 +85,7 @@ export async function advanceTaskRuns(deps: SopDeps, taskRunIds: readonly string
       const skills = new Map<string, Skill>();
       for (const run of runs) if (!skills.has(skillKey(run))) skills.set(skillKey(run), skillOf(deps, run));
       const records = new Map<string, RecordContext>();
-      for (const [projectId, ids] of groupRecords(runs)) for (const [recordId, record] of await loadRecordContexts(deps.db, projectId, ids)) records.set(`${projectId}\u0000${recordId}`, record);
+      for (const [projectId, ids] of recordIdsByProject(runs)) for (const [recordId, record] of await loadRecordContexts(deps.db, projectId, ids)) records.set(`${projectId}\u0000${recordId}`, record);
       const trace = await deps.trace.start({ kind: 'sop', name: `${[...new Set(runs.map((run) => run.skillId))].join(',')}: batch of ${runs.length} records`, projectId: runs[0]!.projectId, input: { taskRunIds: runs.map((run) => run.id) } });
       return { records, skills, trace };
     },
@@ -106,12 +106,6 @@ function skillOf(deps: Pick<SopDeps, 'skill'>, run: TaskRun): Skill {
 }
 
 const skillKey = (run: TaskRun) => `${run.skillId}\u0000${run.skillVersion ?? ''}`;
-
-function groupRecords(runs: readonly TaskRun[]): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const run of runs) out.set(run.projectId, [...(out.get(run.projectId) ?? []), run.recordId]);
-  return out;
-}
 
 /** One node of a skill: its checks, or a suspension for a person; a failing check goes down `on_error`. */
 async function executeNode(deps: SopDeps, skill: Skill, trace: TraceRun, run: TaskRun, nodeId: string, loadRecord: () => Promise<RecordContext>): Promise<SopNodeResult> {

@@ -62,6 +62,17 @@ export async function loadRecordContexts(db: Db, projectId: string, recordIds: r
   return out;
 }
 
+/** The distinct record ids of runs (or anything naming a record), per project, as loadRecordContexts takes them. */
+export function recordIdsByProject(items: Iterable<{ projectId: string; recordId: string }>): Map<string, string[]> {
+  const out = new Map<string, Set<string>>();
+  for (const { projectId, recordId } of items) {
+    const ids = out.get(projectId) ?? new Set<string>();
+    ids.add(recordId);
+    out.set(projectId, ids);
+  }
+  return new Map([...out].map(([projectId, ids]) => [projectId, [...ids]]));
+}
+
 function buildContext(recordId: string, rows: Array<{ eventName: string; site: string | null; version: number; data: Data }>, rankOf: ReadonlyMap<string, number>, identifiers: ReadonlySet<string>): RecordContext {
   const rank = (event: string) => rankOf.get(event) ?? Number.MAX_SAFE_INTEGER;
   rows.sort((a, b) => rank(a.eventName) - rank(b.eventName) || a.eventName.localeCompare(b.eventName));

@@ -11,7 +11,7 @@ import { appendAuditEntries } from '../store/audit.js';
 import { stableJson } from '../store/stable-json.js';
 import { completeQcRunIfDone } from '../qc/qc-runs.js';
 import { closeNoLongerFiring, raiseFindings, settleHeldQueries, type CheckedRules, type Finding } from './findings.js';
-import { eventOf, loadRecordContext } from './record-context.js';
+import { eventOf, loadRecordContext, recordIdsByProject } from './record-context.js';
 
 export type TaskRun = typeof taskRuns.$inferSelect;
 
@@ -95,7 +95,7 @@ async function reviewFingerprints(tx: Db, runs: readonly TaskRun[]): Promise<Map
   const versions = await tx
     .select({ projectId: trialRecords.projectId, recordId: trialRecords.recordId, eventName: trialRecords.eventName, version: trialRecords.version })
     .from(trialRecords)
-    .where(or(...[...groupBy(runs, (run) => run.projectId)].map(([projectId, list]) => and(eq(trialRecords.projectId, projectId), inArray(trialRecords.recordId, [...new Set(list.map((run) => run.recordId))])))))
+    .where(or(...[...recordIdsByProject(runs)].map(([projectId, recordIds]) => and(eq(trialRecords.projectId, projectId), inArray(trialRecords.recordId, recordIds)))))
     .orderBy(asc(trialRecords.eventName));
   const held = await tx
     .select({ id: pendingActions.id, status: pendingActions.status, heldBy: pendingActions.heldByTaskRunId })
@@ -105,17 +105,6 @@ async function reviewFingerprints(tx: Db, runs: readonly TaskRun[]): Promise<Map
   for (const run of runs) {
     const mine = versions.filter((v) => v.projectId === run.projectId && v.recordId === run.recordId);
     out.set(run.id, stableJson({ versions: mine.map((v) => [v.eventName, v.version]), held: held.filter((q) => q.heldBy === run.id).map((q) => [q.id, q.status]) }));
-  }
-  return out;
-}
-
-function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
-  const out = new Map<K, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const list = out.get(k);
-    if (list) list.push(item);
-    else out.set(k, [item]);
   }
   return out;
 }
