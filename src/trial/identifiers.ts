@@ -126,6 +126,18 @@ export async function maskAuditEntries(db: Db, mask: IdentifierMask, entries: Au
 }
 
 /**
+ * `message` with the text of each of `values` replaced by MASKED_TEXT. Findings pass through this with the values
+ * of the record's identifier fields before they are stored: a rule attached to one field can read an identifier
+ * in another (`date_before: [birth_date, ...]` on `age`) and its error quotes what it read, which read-time
+ * masking, going by the finding's own field, would not know to hide.
+ */
+export function withoutIdentifierValues(message: string, values: readonly unknown[]): string {
+  let out = message;
+  for (const value of values) out = withoutValueText(out, value);
+  return out;
+}
+
+/**
  * A message that quotes the masked value (an operator error such as `date_before: got "1990-02-01"`) with the
  * value's text replaced. Values of one or two characters are left: replacing every "1" would garble the message
  * while hiding nothing an identifier is made of.

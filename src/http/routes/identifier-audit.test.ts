@@ -32,6 +32,7 @@ nodes:
     rules:
       - { id: phone-format, field: phone, logic: { matches: [{ var: phone }, "^1[3-9][0-9]{9}$"] }, message: "Phone must be 11 digits" }
       - { id: born-before-2010, field: birth_date, logic: { date_before: [{ var: birth_date }, "2010-01-01"] }, message: "Subject must be born before 2010" }
+      - { id: adult-at-enrolment, field: age, logic: { date_before: [{ var: birth_date }, "2008-01-01"] }, message: "Subject must be an adult at enrolment" }
     on_pass: end_ok
     on_fail: end_found
 `;
@@ -114,12 +115,27 @@ describe.each(testEngines())('identifier values in the audit trail on %s', (engi
       expect(leaks(response.body), url).toEqual([]);
     }
     const trail = (await get(`/api/iit/projects/${PROJECT}/audit?entityType=query`, role)).json().entries as Array<{ action: string; newValue: { value?: unknown }; maskedFields?: string[] }>;
-    const withValues = trail.filter((e) => ['opened', 'fired_again', 'status:reopened'].includes(e.action));
+    // The age rule's entries carry the age, which is not an identifier.
+    const withValues = trail.filter((e) => ['opened', 'fired_again', 'status:reopened'].includes(e.action) && e.newValue.value !== 40);
     expect(withValues.length).toBeGreaterThanOrEqual(4);
     for (const entry of withValues) expect(entry).toMatchObject({ newValue: { value: null }, maskedFields: [expect.stringMatching(/^(phone|birth_date)$/)] });
     // The operator's error on the birth date quoted the value in the query's message; it is cut out, the rest kept.
     const queries = (await get(`/api/iit/projects/${PROJECT}/queries`, role)).json().queries as Array<{ ruleId: string; message: string; masked: boolean }>;
     expect(queries.find((q) => q.ruleId === 'born-before-2010')).toMatchObject({ masked: true, message: expect.stringMatching(/not an ISO date.*••••/) });
+    // A rule attached to a field that is not an identifier (age) read one (the birth date): its error is not masked
+    // by its field, so the value was cut out when the finding was made.
+    expect(queries.find((q) => q.ruleId === 'adult-at-enrolment')).toMatchObject({ masked: false, message: expect.stringMatching(/not an ISO date.*••••/) });
+  });
+
+  it('keeps identifier values out of the messages everyone reads, the PI included, and out of a dry run', async () => {
+    const queries = (await get(`/api/iit/projects/${PROJECT}/queries`, 'pi')).json().queries as Array<{ ruleId: string; message: string; value: unknown }>;
+    expect(queries.find((q) => q.ruleId === 'adult-at-enrolment')).toMatchObject({ message: expect.stringContaining('••••'), value: 40 });
+    const stored = await ctx.db.execute(sql`SELECT message FROM pending_actions WHERE project_id = ${PROJECT}`);
+    expect(leaks(JSON.stringify(stored))).toEqual([]);
+    const dryRun = await app.inject({ method: 'POST', url: `/api/iit/projects/${PROJECT}/skills/dry-run`, headers: headers.pi, payload: { yaml: SKILL } });
+    expect(dryRun.statusCode, dryRun.body).toBe(200);
+    expect(dryRun.body).toContain('adult-at-enrolment');
+    expect(leaks(dryRun.body.replaceAll(/"value":"[^"]*"/g, ''))).toEqual([]);
   });
 
   it('shows the PI the values (PIs see identifiers)', async () => {

@@ -1,3 +1,4 @@
+import { withoutIdentifierValues } from '../identifiers.js';
 import type { Severity } from '../rules/index.js';
 import type { Skill } from '../sop/load-skills.js';
 import { eventOf, type RecordContext } from '../sop/record-context.js';
@@ -29,7 +30,7 @@ export async function hardRuleFindings(skill: Skill, record: RecordContext): Pro
   const findings: SkillFinding[] = [];
   for (const [node, compiled] of Object.entries(skill.compiled)) {
     for (const violation of await compiled.runInSlices(record.data)) {
-      findings.push({ recordId: record.recordId, eventName: eventOf(record, violation.field), node, ...violation });
+      findings.push({ recordId: record.recordId, eventName: eventOf(record, violation.field), node, ...violation, message: withoutIdentifierValues(violation.message, record.identifierValues) });
     }
   }
   return findings;

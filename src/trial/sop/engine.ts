@@ -9,6 +9,7 @@ import type { RunReviewRequest } from '../../agent/runs/run-shape.js';
 import { createStepDriver, isRetryableRunError, type NodeResult } from '../../agent/runs/step-driver.js';
 import { advanceTaskRunBatchQueue, advanceTaskRunQueue } from '../qc/queues.js';
 import type { ReviewRequest } from '../../core/db/schema/trial.js';
+import { withoutIdentifierValues } from '../identifiers.js';
 import { fieldValue } from '../rules/run-rules.js';
 import { isNeedsHumanReview, runWithRetry } from '../soft/index.js';
 import type { Finding } from './findings.js';
@@ -145,7 +146,7 @@ async function checkHardRules(skill: Skill, nodeId: string, record: RecordContex
   return {
     kind: 'checked',
     passed: violations.length === 0,
-    findings: violations.map((v) => ({ ...v, eventName: eventOf(record, v.field) })),
+    findings: violations.map((v) => ({ ...v, message: withoutIdentifierValues(v.message, record.identifierValues), eventName: eventOf(record, v.field) })),
     ruleIds: compiled.rules.map((r) => r.id),
     detail: { violations: violations.length, versions: record.versions },
   };

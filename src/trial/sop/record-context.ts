@@ -20,6 +20,12 @@ export interface RecordContext {
   versions: Record<string, number>;
   /** Events of the record in schedule order; empty for a project without events. */
   events: string[];
+  /**
+   * The values of the record's identifier fields, at every event. A rule's error can quote any value it read
+   * (`argument 1 "1990/02/01" is not an ISO date`), and the message is stored for every reader, so findings have
+   * these cut out of their messages (withoutIdentifierValues).
+   */
+  identifierValues: unknown[];
 }
 
 /**
@@ -83,7 +89,8 @@ function buildContext(recordId: string, rows: Array<{ eventName: string; site: s
   if (!longitudinal) {
     versions[''] = rows[0]!.version;
     const fields = copy(rows[0]!.data);
-    return { recordId, site, data: assign(copy(fields), { record_id: recordId, site }), modelView: assign(withoutIdentifiers(fields, identifiers), { record_id: recordId, site }), versions, events: [] };
+    const identifierValues = valuesOfIdentifiers(rows, identifiers);
+    return { recordId, site, data: assign(copy(fields), { record_id: recordId, site }), modelView: assign(withoutIdentifiers(fields, identifiers), { record_id: recordId, site }), versions, events: [], identifierValues };
   }
   const data: Data = assign(copy(rows[0]!.data), { record_id: recordId, site });
   const modelEvents = bare<Data>();
@@ -92,7 +99,19 @@ function buildContext(recordId: string, rows: Array<{ eventName: string; site: s
     modelEvents[row.eventName] = withoutIdentifiers(row.data, identifiers);
     versions[row.eventName] = row.version;
   }
-  return { recordId, site, data, modelView: assign(bare<unknown>(), { record_id: recordId, site, events: modelEvents }), versions, events: rows.map((r) => r.eventName) };
+  return { recordId, site, data, modelView: assign(bare<unknown>(), { record_id: recordId, site, events: modelEvents }), versions, events: rows.map((r) => r.eventName), identifierValues: valuesOfIdentifiers(rows, identifiers) };
+}
+
+function valuesOfIdentifiers(rows: ReadonlyArray<{ data: Data }>, identifiers: ReadonlySet<string>): unknown[] {
+  if (!identifiers.size) return [];
+  const values: unknown[] = [];
+  for (const row of rows) {
+    for (const key of Object.keys(row.data)) {
+      const value = row.data[key];
+      if (value !== null && value !== '' && identifiers.has(baseFieldName(key))) values.push(value);
+    }
+  }
+  return values;
 }
 
 /**

@@ -5,10 +5,13 @@ import { dataQualityRule } from './test-helpers.js';
 const a = { var: 'a' };
 const b = { var: 'b' };
 const abs = (logic: unknown) => ({ pipe: [logic, { if: [{ '<': [{ var: '' }, 0] }, { '-': [{ var: '' }] }, { var: '' }] }] });
+const blank = (path: string) => ({ '!!': { missing: [path] } });
+/** A comparison with datediff of two fields: false (REDCap's NaN) while either date is blank. */
+const unlessBlank = (paths: [string, string], comparison: unknown) => ({ if: [{ or: paths.map(blank) }, false, comparison] });
 
 describe('compileRedcapLogic: datediff', () => {
   it('datediff([a],[b],"d") > 30: whole days with date_diff_days, unsigned by default', () => {
-    expect(compileRedcapLogic('datediff([a],[b],"d") > 30')).toEqual({ '>': [abs({ date_diff_days: [a, b] }), 30] });
+    expect(compileRedcapLogic('datediff([a],[b],"d") > 30')).toEqual(unlessBlank(['a', 'b'], { '>': [abs({ date_diff_days: [a, b] }), 30] }));
     const rule = dataQualityRule('datediff([a],[b],"d") > 30');
     expect(rule.fires({ a: '2024-01-01', b: '2024-02-01' })).toBe(true); // 31 days
     expect(rule.fires({ a: '2024-02-01', b: '2024-01-01' })).toBe(true); // -31, unsigned
@@ -16,7 +19,7 @@ describe('compileRedcapLogic: datediff', () => {
   });
 
   it('signed with true (after the format or in its place): date2 − date1 can be negative', () => {
-    const signed = { '<': [{ date_diff_days: [{ var: 'enr_arm_1.enr_date' }, { var: 'v1_arm_1.visit_date' }] }, 0] };
+    const signed = unlessBlank(['enr_arm_1.enr_date', 'v1_arm_1.visit_date'], { '<': [{ date_diff_days: [{ var: 'enr_arm_1.enr_date' }, { var: 'v1_arm_1.visit_date' }] }, 0] });
     expect(compileRedcapLogic('datediff([enr_arm_1][enr_date], [v1_arm_1][visit_date], "d", "ymd", true) < 0')).toEqual(signed);
     expect(compileRedcapLogic("datediff([enr_arm_1][enr_date], [v1_arm_1][visit_date], 'd', true) < 0")).toEqual(signed);
     const rule = dataQualityRule('datediff([enr_arm_1][enr_date], [v1_arm_1][visit_date], "d", "Y-M-D", true) < 0');
@@ -25,22 +28,36 @@ describe('compileRedcapLogic: datediff', () => {
   });
 
   it('"y" and "M" divide days by 365.2425 and 30.44, as REDCap does', () => {
-    expect(compileRedcapLogic('datediff([dob], [consent_date], "y") < 18')).toEqual({
-      '<': [{ '/': [abs({ date_diff_days: [{ var: 'dob' }, { var: 'consent_date' }] }), 365.2425] }, 18],
-    });
+    expect(compileRedcapLogic('datediff([dob], [consent_date], "y") < 18')).toEqual(
+      unlessBlank(['dob', 'consent_date'], { '<': [{ '/': [abs({ date_diff_days: [{ var: 'dob' }, { var: 'consent_date' }] }), 365.2425] }, 18] }),
+    );
     const minor = dataQualityRule('datediff([dob], [consent_date], "y") < 18');
     expect(minor.fires({ dob: '2007-06-01', consent_date: '2025-05-31' })).toBe(true);
     expect(minor.fires({ dob: '2007-05-01', consent_date: '2025-06-01' })).toBe(false);
-    expect(compileRedcapLogic("datediff([a], [b], 'M', true) > 6")).toEqual({ '>': [{ '/': [{ date_diff_days: [a, b] }, 30.44] }, 6] });
+    expect(compileRedcapLogic("datediff([a], [b], 'M', true) > 6")).toEqual(unlessBlank(['a', 'b'], { '>': [{ '/': [{ date_diff_days: [a, b] }, 30.44] }, 6] }));
     const late = dataQualityRule("datediff([a], [b], 'M', true) > 6");
     expect(late.fires({ a: '2024-01-01', b: '2024-07-15' })).toBe(true);
     expect(late.fires({ a: '2024-01-01', b: '2024-06-15' })).toBe(false);
   });
 
-  it('a missing date is an error violation, unless the rule guards it as REDCap rules do', () => {
-    expect(dataQualityRule('datediff([a],[b],"d") > 30').messages({ a: '2024-01-01', b: null })).toEqual([
-      expect.stringContaining('date_diff_days: argument 2 is missing'),
-    ]);
+  it("a blank date gives REDCap's NaN: no comparison with it flags the record but <>, in arithmetic too", () => {
+    for (const record of [{ a: '2024-01-01', b: null }, { a: '', b: '2024-03-01' }, { a: '2024-01-01' }, {}]) {
+      expect(dataQualityRule('datediff([a],[b],"d") > 30').messages(record)).toEqual([]);
+      expect(dataQualityRule('datediff([a],[b],"d") < 30').fires(record)).toBe(false);
+      expect(dataQualityRule('datediff([a],[b],"d") = 0').fires(record)).toBe(false);
+      expect(dataQualityRule('datediff([a],[b],"d") <> 0').fires(record)).toBe(true);
+      expect(dataQualityRule('round(datediff([a],[b],"d") / 7) >= 4').fires(record)).toBe(false);
+      expect(dataQualityRule('abs(-datediff([a],[b],"d", true)) > 1').fires(record)).toBe(false);
+      expect(dataQualityRule('30 < datediff([a],[b],"d") or [c] = 1').fires({ ...record, c: 1 })).toBe(true);
+      expect(dataQualityRule('not(datediff([a],[b],"d") > 30)').fires(record)).toBe(true);
+      expect(dataQualityRule('sum(datediff([a],[b],"d"), 5) = 5').fires(record)).toBe(true); // sum skips the blank
+    }
+    // With both dates the same logic computes as before.
+    expect(dataQualityRule('datediff([a],[b],"d") > 30').fires({ a: '2024-01-01', b: '2024-03-01' })).toBe(true);
+    expect(dataQualityRule('round(datediff([a],[b],"d") / 7) >= 4').fires({ a: '2024-01-01', b: '2024-03-01' })).toBe(true);
+    expect(dataQualityRule('sum(datediff([a],[b],"d"), 5) = 65').fires({ a: '2024-01-01', b: '2024-03-01' })).toBe(true);
+    // A date that is filled but not a date is a data problem to show, not a blank.
+    expect(dataQualityRule('datediff([a],[b],"d") > 30').messages({ a: '2024-01-01', b: 'soon' })).toEqual([expect.stringContaining('date_diff_days: argument 2')]);
     expect(dataQualityRule("[b] <> '' and datediff([a],[b],\"d\") > 30").fires({ a: '2024-01-01', b: null })).toBe(false);
   });
 

@@ -1,7 +1,7 @@
 import { isNumeric } from '../number-operators.js';
 import type { ComparisonOperator, Node } from './ast.js';
 import { compileCall } from './functions.js';
-import { asCondition, asNumber, asText, isBlank, type JsonLogic, type Operand } from './json-logic.js';
+import { asCondition, asNumber, asText, eitherNaN, isBlank, settled, type JsonLogic, type Operand } from './json-logic.js';
 
 const JSON_COMPARISON: Readonly<Record<ComparisonOperator, string>> = { '=': '===', '<>': '!==', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
 
@@ -18,14 +18,18 @@ export function compileNode(node: Node): Operand {
       return { logic: { var: node.path }, kind: 'unknown', path: node.path };
     case 'compare':
       return { logic: compileComparison(node.operator, compileNode(node.left), compileNode(node.right)), kind: 'boolean' };
-    case 'arithmetic':
-      return { logic: { [node.operator]: [compileNode(node.left).logic, compileNode(node.right).logic] }, kind: 'number' };
-    case 'negate':
-      return { logic: { '-': [compileNode(node.operand).logic] }, kind: 'number' };
+    case 'arithmetic': {
+      const [left, right] = [compileNode(node.left), compileNode(node.right)];
+      return withNaN({ logic: { [node.operator]: [left.logic, right.logic] }, kind: 'number' }, eitherNaN(left, right));
+    }
+    case 'negate': {
+      const operand = compileNode(node.operand);
+      return withNaN({ logic: { '-': [operand.logic] }, kind: 'number' }, operand.nanWhen);
+    }
     case 'logical':
-      return { logic: { [node.operator]: node.operands.map((part) => asCondition(compileNode(part))) }, kind: 'boolean' };
+      return { logic: { [node.operator]: node.operands.map((part) => asCondition(settled(compileNode(part)))) }, kind: 'boolean' };
     case 'not':
-      return { logic: { '!': asCondition(compileNode(node.operand)) }, kind: 'boolean' };
+      return { logic: { '!': asCondition(settled(compileNode(node.operand))) }, kind: 'boolean' };
     case 'call':
       return compileCall(node, compileNode);
   }
@@ -37,6 +41,12 @@ export function compileNode(node: Node): Operand {
  * decided on each record with `is_number`.
  */
 export function compileComparison(operator: ComparisonOperator, leftSide: Operand, rightSide: Operand): JsonLogic {
+  // NaN (datediff of a blank date) equals nothing and is neither less nor greater: only `<>` holds.
+  const nanWhen = eitherNaN(leftSide, rightSide);
+  if (nanWhen !== undefined) {
+    const compared = compileComparison(operator, { ...leftSide, nanWhen: undefined }, { ...rightSide, nanWhen: undefined });
+    return { if: [nanWhen, operator === '<>', compared] };
+  }
   const op = JSON_COMPARISON[operator];
   const [left, right] = [asComparable(leftSide), asComparable(rightSide)];
   if ((operator === '=' || operator === '<>') && (left.logic === '' || right.logic === '')) {
@@ -69,4 +79,8 @@ function isSimple(operand: Operand): boolean {
 
 function isLiteral(operand: Operand): boolean {
   return operand.logic === null || typeof operand.logic !== 'object';
+}
+
+function withNaN(operand: Operand, nanWhen: JsonLogic | undefined): Operand {
+  return nanWhen === undefined ? operand : { ...operand, nanWhen };
 }

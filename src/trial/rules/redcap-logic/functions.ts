@@ -1,5 +1,5 @@
 import type { Node } from './ast.js';
-import { absolute, asCondition, asNumber, asText, isBlank, type JsonLogic, type Operand } from './json-logic.js';
+import { absolute, asCondition, asNumber, asText, eitherNaN, isBlank, settled, type JsonLogic, type Operand } from './json-logic.js';
 import { syntaxError } from './syntax-error.js';
 
 type Call = Extract<Node, { type: 'call' }>;
@@ -21,8 +21,8 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
   },
   round: compileRound,
   abs: (call, compile) => {
-    const [value] = argumentsOf(call, compile, 1, 1, 'abs(number)');
-    return { logic: absolute(asNumber(value!)), kind: 'number' };
+    const [value] = argumentsOf(call, compile, 1, 1, 'abs(number)', { keepNaN: true });
+    return { logic: absolute(asNumber(value!)), kind: 'number', nanWhen: value!.nanWhen };
   },
   isnumber: (call, compile) => {
     const [value] = argumentsOf(call, compile, 1, 1, 'isnumber([field])');
@@ -64,6 +64,8 @@ const DATE_FORMATS = new Set(['ymd', 'mdy', 'dmy']);
  * datediff(date1, date2, unit[, format][, signed]): date2 − date1, as an absolute value unless signed is true.
  * Days are whole calendar days (the engine's date_diff_days); months and years are days / 30.44 and
  * / 365.2425 as in REDCap. The format names how REDCap shows the dates; stored values are always Y-M-D.
+ * A blank date gives REDCap's NaN (`nanWhen`), so `datediff([a],[b],"d") > 30` does not flag a record without
+ * both dates, as in REDCap; a date that is filled but not a date is still an error finding, for a person to see.
  */
 function compileDatediff(call: Call, compile: Compile): Operand {
   const usage = 'datediff([date1], [date2], "d"|"M"|"y"[, "ymd"][, true])';
@@ -91,12 +93,14 @@ function compileDatediff(call: Call, compile: Compile): Operand {
   const days: JsonLogic = { date_diff_days: [args[0]!.logic, args[1]!.logic] };
   const magnitude = signed ? days : absolute(days);
   const perUnit = DAYS_PER_UNIT[unit]!;
-  return { logic: perUnit === 1 ? magnitude : { '/': [magnitude, perUnit] }, kind: 'number' };
+  const blankDates = args.slice(0, 2).filter((date) => typeof date.logic === 'object' && date.logic !== null);
+  const nanWhen = eitherNaN(...blankDates.map((date): Operand => ({ ...date, nanWhen: isBlank(date) })));
+  return { logic: perUnit === 1 ? magnitude : { '/': [magnitude, perUnit] }, kind: 'number', ...(nanWhen === undefined ? {} : { nanWhen }) };
 }
 
 /** round(number[, decimals]): half away from zero, as REDCap (PHP) rounds; JSON Logic has no rounding. */
 function compileRound(call: Call, compile: Compile): Operand {
-  const [value, places] = argumentsOf(call, compile, 1, 2, 'round(number, decimals)');
+  const [value, places] = argumentsOf(call, compile, 1, 2, 'round(number, decimals)', { keepNaN: true });
   const decimals = places === undefined ? 0 : places.logic;
   if (typeof decimals !== 'number' || !Number.isInteger(decimals) || decimals < 0 || decimals > 10) {
     throw syntaxError(`round at character ${call.position}: decimals must be a whole number from 0 to 10, got ${JSON.stringify(decimals)}`, call.position, { function: 'round' });
@@ -107,7 +111,7 @@ function compileRound(call: Call, compile: Compile): Operand {
   const magnitude: JsonLogic = { '+': [absolute({ var: '' }), 0.5] };
   const whole: JsonLogic = { pipe: [magnitude, { '-': [{ var: '' }, { '%': [{ var: '' }, 1] }] }] };
   const rounded: JsonLogic = { pipe: [scaled, { if: [{ '<': [{ var: '' }, 0] }, { '-': [whole] }, whole] }] };
-  return { logic: scale === 1 ? rounded : { '/': [rounded, scale] }, kind: 'number' };
+  return { logic: scale === 1 ? rounded : { '/': [rounded, scale] }, kind: 'number', ...(value!.nanWhen === undefined ? {} : { nanWhen: value!.nanWhen }) };
 }
 
 /** Folds the numeric arguments (blank and non-numeric ones skipped, as REDCap does) with `step`. */
@@ -141,10 +145,12 @@ function escapeRegExp(text: string): string {
   return escaped;
 }
 
-function argumentsOf(call: Call, compile: Compile, min: number, max: number, usage: string): Operand[] {
+/** The compiled arguments; REDCap's NaN is settled to blank unless the function computes with it (keepNaN). */
+function argumentsOf(call: Call, compile: Compile, min: number, max: number, usage: string, options: { keepNaN?: boolean } = {}): Operand[] {
   if (call.args.length < min || call.args.length > max) {
     const expected = min === max ? `${min}` : max === Number.POSITIVE_INFINITY ? `at least ${min}` : `${min} to ${max}`;
     throw syntaxError(`${call.name} at character ${call.position} takes ${expected} arguments, got ${call.args.length}; write ${usage}`, call.position, { function: call.name });
   }
-  return call.args.map(compile);
+  const operands = call.args.map(compile);
+  return options.keepNaN ? operands : operands.map(settled);
 }

@@ -1,6 +1,6 @@
 import { ClinAgentError } from '../../../core/errors.js';
 import { compileNode } from './compile-node.js';
-import type { JsonLogic } from './json-logic.js';
+import { settled, type JsonLogic } from './json-logic.js';
 import { parseRedcapLogic } from './parser.js';
 
 export type { JsonLogic } from './json-logic.js';
@@ -19,5 +19,5 @@ export function compileRedcapLogic(logic: string): JsonLogic {
   if (typeof logic !== 'string') {
     throw new ClinAgentError('VALIDATION_FAILED', `REDCap logic must be text such as "[age] < 18", got ${logic === null ? 'null' : typeof logic}.`, {});
   }
-  return compileNode(parseRedcapLogic(logic)).logic;
+  return settled(compileNode(parseRedcapLogic(logic))).logic;
 }

@@ -13,6 +13,24 @@ export interface Operand {
   kind: Kind;
   /** Set for a field reference: the record path, for `missing` and the blank default. */
   path?: string;
+  /**
+   * When this holds, the value is REDCap's NaN (datediff of a blank date), which JSON Logic cannot carry: the
+   * logic must not be evaluated then. Arithmetic passes it on, a comparison with it is false (`<>` true), and
+   * anything else takes it as blank (settled).
+   */
+  nanWhen?: JsonLogic;
+}
+
+/** Either condition, for operands combined by arithmetic. */
+export function eitherNaN(...operands: Operand[]): JsonLogic | undefined {
+  const conditions = operands.flatMap((operand) => (operand.nanWhen === undefined ? [] : [operand.nanWhen]));
+  return conditions.length === 0 ? undefined : conditions.length === 1 ? conditions[0] : { or: conditions };
+}
+
+/** The operand with REDCap's NaN given as blank (null), for a context that does not compare or compute with it. */
+export function settled(operand: Operand): Operand {
+  if (operand.nanWhen === undefined) return operand;
+  return { logic: { if: [operand.nanWhen, null, operand.logic] }, kind: 'unknown' };
 }
 
 /** The value as a number; a numeric literal or a numeric result stays as it is. */
