@@ -13,5 +13,9 @@ for (const file of report.testResults) {
   const relative = path.relative(process.cwd(), file.name);
   const failedTests = file.assertionResults.filter((test) => test.status === 'failed');
   for (const test of failedTests) console.log(`  failed: ${relative} > ${test.fullName}\n${firstLines(test.failureMessages.join('\n'))}`);
+  // A test with `retry` that passed keeps the errors of its failed attempts: shown, so a flaky test stays visible.
+  for (const test of file.assertionResults.filter((t) => t.status === 'passed' && t.failureMessages?.length)) {
+    console.log(`  passed on a retry: ${relative} > ${test.fullName}\n${firstLines(test.failureMessages[0])}`);
+  }
   if (file.status === 'failed' && failedTests.length === 0) console.log(`  failed: ${relative} (the file itself)\n${firstLines(file.message)}`);
 }

@@ -104,7 +104,8 @@ describe('multipart upload limits', () => {
     expect(ctx.config.uploads).toEqual({ maxFileBytes: 50 * MB, maxTotalBytes: 100 * MB });
   });
 
-  it('streams a 40 MB upload sent slowly while GET /api/health answers promptly', async () => {
+  // Retried for the same reason as the QC health check (hostile-rules.test.ts): wall-clock time on a shared machine.
+  it('streams a 40 MB upload sent slowly while GET /api/health answers promptly', { retry: 2, timeout: 60_000 }, async () => {
     const healthTimes: number[] = [];
     const answer = await slowUpload(port, {
       auth,
@@ -126,7 +127,7 @@ describe('multipart upload limits', () => {
     // Under the limit, the whole file reached the route: it answers about the missing dictionary, not the size.
     expect(answer.status).toBe(400);
     expect(answer.body.message).toContain('Send the REDCap data dictionary CSV as "dictionary"');
-  }, 60_000);
+  });
 
   it('answers 413 as soon as a streamed file passes 50 MB, without reading the rest', async () => {
     const answer = await slowUpload(port, { auth, field: 'records', fileBytes: 200 * MB, pauseMs: 0, chunked: true });

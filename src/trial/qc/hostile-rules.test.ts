@@ -96,7 +96,10 @@ describe.each(testEngines())('QC over hostile patterns and values, on %s', (engi
     if (skillsDir) rmSync(skillsDir, { recursive: true, force: true });
   });
 
-  it('answers the health check within a second while QC works through them, and names the rule of each over-limit case', async () => {
+  // Retried: the bound is wall-clock time on a shared 2-core machine, where the suite's other worker process (and
+  // PostgreSQL, and a browser) can take the cores for a moment (1.1 s was seen twice under such load, never alone).
+  // The stall this guards against held the server 35-43 s on every attempt, so a retry cannot hide it.
+  it('answers the health check within a second while QC works through them, and names the rule of each over-limit case', { retry: 2, timeout: 90_000 }, async () => {
     // A client polls the health check every 20 ms over a real socket, from before QC starts until it ends. It
     // lives in this process, so each wait is counted from when the request was due: a stall that delays the
     // sending counts too, as it would for a client elsewhere.
@@ -137,5 +140,5 @@ describe.each(testEngines())('QC over hostile patterns and values, on %s', (engi
       expect(of(id, 'code-format')).toMatchObject({ message: 'Code has the wrong format' });
       expect(of(id, 'code-site-pattern')).toMatchObject({ message: "Code does not follow the site's pattern" });
     }
-  }, 90_000);
+  });
 });

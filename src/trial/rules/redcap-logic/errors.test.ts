@@ -68,7 +68,8 @@ describe('compileRedcapLogic: errors name the function or the position', () => {
     const started = performance.now();
     const compiled = compileRedcapLogic(logic) as { or: unknown[] };
     expect(compiled.or).toHaveLength(1000);
-    expect(performance.now() - started).toBeLessThan(500);
+    // Milliseconds when linear; the bound only has to tell that from a blow-up, on a busy CI machine too.
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it('refuses a value that is not text', () => {
