@@ -1,7 +1,7 @@
 import { isNumeric } from '../number-operators.js';
 import type { ComparisonOperator, Node } from './ast.js';
 import { compileCall } from './functions.js';
-import { asCondition, asNumber, asText, eitherNaN, isBlank, settled, type JsonLogic, type Operand } from './json-logic.js';
+import { asCondition, asNumber, asText, eitherNaN, isBlank, settled, withNaN, type JsonLogic, type Operand } from './json-logic.js';
 
 const JSON_COMPARISON: Readonly<Record<ComparisonOperator, string>> = { '=': '===', '<>': '!==', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
 
@@ -79,8 +79,4 @@ function isSimple(operand: Operand): boolean {
 
 function isLiteral(operand: Operand): boolean {
   return operand.logic === null || typeof operand.logic !== 'object';
-}
-
-function withNaN(operand: Operand, nanWhen: JsonLogic | undefined): Operand {
-  return nanWhen === undefined ? operand : { ...operand, nanWhen };
 }

@@ -1,5 +1,5 @@
 import type { Node } from './ast.js';
-import { absolute, asCondition, asNumber, asText, eitherNaN, isBlank, settled, type JsonLogic, type Operand } from './json-logic.js';
+import { absolute, anyOf, asCondition, asNumber, asText, isBlank, settled, withNaN, type JsonLogic, type Operand } from './json-logic.js';
 import { syntaxError } from './syntax-error.js';
 
 type Call = Extract<Node, { type: 'call' }>;
@@ -22,7 +22,7 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
   round: compileRound,
   abs: (call, compile) => {
     const [value] = argumentsOf(call, compile, 1, 1, 'abs(number)', { keepNaN: true });
-    return { logic: absolute(asNumber(value!)), kind: 'number', nanWhen: value!.nanWhen };
+    return withNaN({ logic: absolute(asNumber(value!)), kind: 'number' }, value!.nanWhen);
   },
   isnumber: (call, compile) => {
     const [value] = argumentsOf(call, compile, 1, 1, 'isnumber([field])');
@@ -93,9 +93,9 @@ function compileDatediff(call: Call, compile: Compile): Operand {
   const days: JsonLogic = { date_diff_days: [args[0]!.logic, args[1]!.logic] };
   const magnitude = signed ? days : absolute(days);
   const perUnit = DAYS_PER_UNIT[unit]!;
-  const blankDates = args.slice(0, 2).filter((date) => typeof date.logic === 'object' && date.logic !== null);
-  const nanWhen = eitherNaN(...blankDates.map((date): Operand => ({ ...date, nanWhen: isBlank(date) })));
-  return { logic: perUnit === 1 ? magnitude : { '/': [magnitude, perUnit] }, kind: 'number', ...(nanWhen === undefined ? {} : { nanWhen }) };
+  // A literal date is never blank; a field (or a computed date) may be.
+  const blankDates = args.slice(0, 2).filter((date) => typeof date.logic === 'object' && date.logic !== null).map(isBlank);
+  return withNaN({ logic: perUnit === 1 ? magnitude : { '/': [magnitude, perUnit] }, kind: 'number' }, anyOf(blankDates));
 }
 
 /** round(number[, decimals]): half away from zero, as REDCap (PHP) rounds; JSON Logic has no rounding. */
@@ -111,7 +111,7 @@ function compileRound(call: Call, compile: Compile): Operand {
   const magnitude: JsonLogic = { '+': [absolute({ var: '' }), 0.5] };
   const whole: JsonLogic = { pipe: [magnitude, { '-': [{ var: '' }, { '%': [{ var: '' }, 1] }] }] };
   const rounded: JsonLogic = { pipe: [scaled, { if: [{ '<': [{ var: '' }, 0] }, { '-': [whole] }, whole] }] };
-  return { logic: scale === 1 ? rounded : { '/': [rounded, scale] }, kind: 'number', ...(value!.nanWhen === undefined ? {} : { nanWhen: value!.nanWhen }) };
+  return withNaN({ logic: scale === 1 ? rounded : { '/': [rounded, scale] }, kind: 'number' }, value!.nanWhen);
 }
 
 /** Folds the numeric arguments (blank and non-numeric ones skipped, as REDCap does) with `step`. */

@@ -21,10 +21,18 @@ export interface Operand {
   nanWhen?: JsonLogic;
 }
 
-/** Either condition, for operands combined by arithmetic. */
+/** When any of the operands is NaN, for operands combined by arithmetic or compared. */
 export function eitherNaN(...operands: Operand[]): JsonLogic | undefined {
-  const conditions = operands.flatMap((operand) => (operand.nanWhen === undefined ? [] : [operand.nanWhen]));
+  return anyOf(operands.flatMap((operand) => (operand.nanWhen === undefined ? [] : [operand.nanWhen])));
+}
+
+/** `conditions` joined by `or`; undefined for none. */
+export function anyOf(conditions: JsonLogic[]): JsonLogic | undefined {
   return conditions.length === 0 ? undefined : conditions.length === 1 ? conditions[0] : { or: conditions };
+}
+
+export function withNaN(operand: Operand, nanWhen: JsonLogic | undefined): Operand {
+  return nanWhen === undefined ? operand : { ...operand, nanWhen };
 }
 
 /** The operand with REDCap's NaN given as blank (null), for a context that does not compare or compute with it. */
