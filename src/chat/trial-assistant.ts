@@ -181,8 +181,12 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
     }
   }
 
+  /** What the member may do here goes by their role in this project (membership was checked when the message came). */
+  const roleIn = async (projectId: string, actor: User) => (await deps.users.roleIn(projectId, actor)) ?? actor.role;
+
   async function startQc({ actor, projectId, intent, language }: PartInput): Promise<ChatPart> {
-    if (!WRITER_ROLES.has(actor.role)) return { intent, answer: forbiddenAnswer('qc', actor.role, language), ok: false, ending: 'forbidden' };
+    const role = await roleIn(projectId, actor);
+    if (!WRITER_ROLES.has(role)) return { intent, answer: forbiddenAnswer('qc', role, language), ok: false, ending: 'forbidden' };
     const skills = projectSkills(projectId);
     const skill = skills.find((s) => s.id === intent.skillId) ?? skills[0];
     if (!skill) throw new ClinAgentError('CONFLICT_STATE', `No QC skill applies to project "${projectId}". An admin adds one under skills/.`, { projectId });
@@ -191,7 +195,8 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
   }
 
   async function remember({ actor, projectId, intent, language, source }: PartInput): Promise<ChatPart> {
-    if (!WRITER_ROLES.has(actor.role)) return { intent, answer: forbiddenAnswer('memory', actor.role, language), ok: false, ending: 'forbidden' };
+    const role = await roleIn(projectId, actor);
+    if (!WRITER_ROLES.has(role)) return { intent, answer: forbiddenAnswer('memory', role, language), ok: false, ending: 'forbidden' };
     const fact = intent.fact ?? { section: 'preferences' as const, text: intent.text };
     try {
       const written = await deps.memory.hot.addFacts(actor, projectId, [{ ...fact, source: { kind: 'turn', ref: source } }], 'chat');

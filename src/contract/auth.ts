@@ -5,6 +5,10 @@ import { IdText, NameText } from './common.js';
 export const ROLES = ['admin', 'pi', 'coordinator', 'viewer'] as const;
 export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
+/** A member's role in one trial (admin is platform-wide only); the same list as core/db/schema/auth.ts PROJECT_ROLES. */
+export const PROJECT_ROLES = ['pi', 'coordinator', 'viewer'] as const;
+export const ProjectRole = z.enum(PROJECT_ROLES);
+export type ProjectRole = z.infer<typeof ProjectRole>;
 
 export const User = z.object({ id: z.string(), name: z.string(), role: Role });
 export type User = z.infer<typeof User>;
@@ -72,6 +76,18 @@ export type CreateProjectRequest = z.infer<typeof CreateProjectRequest>;
 export const AddMemberRequest = z.strictObject({ userId: IdText });
 
 /** PATCH /api/projects/:projectId/members/:userId */
-export const SetMemberAccessRequest = z.strictObject({ canViewIdentifiers: z.boolean() });
-export const MemberAccess = z.object({ projectId: z.string(), userId: z.string(), canViewIdentifiers: z.boolean() });
+export const SetMemberAccessRequest = z
+  .strictObject({
+    canViewIdentifiers: z.boolean().optional(),
+    // Checked by the library, not the schema, so a wrong role is answered with the roles a trial takes.
+    role: z.string().max(40).nullable().optional().describe(`the member's role in this trial: ${PROJECT_ROLES.join(', ')}; null lets their platform role apply again`),
+  })
+  .refine((body) => body.canViewIdentifiers !== undefined || body.role !== undefined, { message: 'send canViewIdentifiers (true or false), role, or both' });
+export const MemberAccess = z.object({
+  projectId: z.string(),
+  userId: z.string(),
+  canViewIdentifiers: z.boolean(),
+  role: Role.describe('the role the member has in this trial'),
+  projectRole: ProjectRole.nullable().describe('the role set for this trial only; null: their platform role applies'),
+});
 export type MemberAccess = z.infer<typeof MemberAccess>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Role } from './auth.js';
 import { MAX_OFFSET, NameText } from './common.js';
 import { DataQuery } from './trial-queries.js';
 import { RecordCrf } from './trial-record.js';
@@ -8,7 +9,14 @@ export const TrialSite = z.object({ site: z.string().describe("REDCap data acces
 export type TrialSite = z.infer<typeof TrialSite>;
 
 /** A trial project with its counts (GET /api/iit/projects). Open: more counts may come. */
-export const TrialProject = z.looseObject({ id: z.string(), name: z.string(), rows: z.int(), subjects: z.int(), sites: z.array(TrialSite) });
+export const TrialProject = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  rows: z.int(),
+  subjects: z.int(),
+  sites: z.array(TrialSite),
+  role: Role.describe('your role in this trial: the one an admin set for it, else your platform role'),
+});
 export type TrialProject = z.infer<typeof TrialProject>;
 export const TrialProjectList = z.object({ projects: z.array(TrialProject) });
 

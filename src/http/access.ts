@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Authentication, TokenAuthenticator } from '../core/auth/authenticate.js';
-import type { User } from '../core/auth/users.js';
+import type { MembershipCheck } from '../core/auth/membership.js';
+import { WRITER_ROLES, type User } from '../core/auth/users.js';
 import { assertWriterRole } from '../core/auth/project-access.js';
 import { ClinAgentError } from '../core/errors.js';
 
@@ -29,7 +30,7 @@ export function requireUser(request: FastifyRequest): User {
   return request.user;
 }
 
-export function accessHook(users: TokenAuthenticator) {
+export function accessHook(users: TokenAuthenticator & Pick<MembershipCheck, 'roleIn' | 'writesInSomeProject'>) {
   return async function checkAccess(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     // API routes default to `read`, so a route that forgets to declare access still needs a token. The
     // console's static files and the not-found handler carry no data and stay public.
@@ -46,11 +47,23 @@ export function accessHook(users: TokenAuthenticator) {
     const { user } = auth;
     request.user = user;
     request.tokenId = auth.tokenId;
-    if (access === 'write') assertWriterRole(user);
+    if (access === 'write' && !WRITER_ROLES.has(user.role) && !(await writesInTrialOf(users, request, user))) assertWriterRole(user);
     if (access === 'admin' && user.role !== 'admin') {
       throw new ClinAgentError('FORBIDDEN', `Only admins may do this; your role is "${user.role}". Ask an admin.`, { role: user.role, needs: ['admin'] });
     }
   };
+}
+
+/**
+ * A platform viewer may be a coordinator or PI in some trials (project_members.role). A trial route lets them by
+ * their role in the route's project, or, for one naming a run or a skill, by a writer role in any trial: the library
+ * then checks the role in the project the run or skill belongs to (assertProjectWriter, assertCanEditSkill). The
+ * platform's own agents (runs, protocol, consult) go by the platform role.
+ */
+async function writesInTrialOf(users: Pick<MembershipCheck, 'roleIn' | 'writesInSomeProject'>, request: FastifyRequest, user: User): Promise<boolean> {
+  if (!request.routeOptions.url?.startsWith('/api/iit/')) return false;
+  const { projectId } = (request.params ?? {}) as { projectId?: unknown };
+  return typeof projectId === 'string' ? WRITER_ROLES.has((await users.roleIn(projectId, user)) ?? user.role) : users.writesInSomeProject(user);
 }
 
 const NEW_TOKEN = 'Get a new one: open a new sign-in link (an admin prints one with `clinagent login-link`) or ask an admin to issue a token (POST /api/users/:id/tokens).';

@@ -99,7 +99,7 @@ describe('trial QC checks who is asking', () => {
       await expect(write(), name).rejects.toMatchObject({ code: 'NOT_FOUND', status: 404 });
     }
     for (const [name, write] of Object.entries(writes(as.viewer))) {
-      await expect(write(), name).rejects.toMatchObject({ code: 'FORBIDDEN', status: 403, message: expect.stringContaining('Your role "viewer" can only read'), details: { role: 'viewer' } });
+      await expect(write(), name).rejects.toMatchObject({ code: 'FORBIDDEN', status: 403, message: expect.stringContaining('Your role "viewer" can only read in project'), details: { role: 'viewer' } });
     }
     const [query] = await listQueries(ctx.db, { projectId: PROJECT, recordId: 'S001' });
     expect(query).toMatchObject({ id: queryId, status: 'open' });

@@ -1,7 +1,7 @@
 import type { Config } from '../core/config.js';
 import type { Db } from '../core/db/connect.js';
 import { ClinAgentError } from '../core/errors.js';
-import { assertProjectReader, assertProjectWriter } from '../core/auth/project-access.js';
+import { assertProjectReader, assertProjectRole, assertProjectWriter } from '../core/auth/project-access.js';
 import type { MembershipCheck } from '../core/auth/membership.js';
 import type { ProjectDirectory } from '../core/auth/projects.js';
 import type { User } from '../core/auth/users.js';
@@ -96,9 +96,9 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
    * caller (HTTP, CLI, a future tool) gets the same answer.
    */
   async function assertPiOrAdmin(projectId: string, user: User, what: string): Promise<void> {
-    await assertMember(projectId, user);
-    if (user.role !== 'admin' && user.role !== 'pi') {
-      throw new ClinAgentError('FORBIDDEN', `Only the project's PI or an admin may ${what}; your role is "${user.role}". Ask the PI of project "${projectId}", or upload a REDCap CSV export instead (POST /api/iit/projects/${projectId}/imports).`, { role: user.role, needs: ['pi', 'admin'] });
+    const role = await assertProjectRole(ctx.users, user, projectId);
+    if (role !== 'admin' && role !== 'pi') {
+      throw new ClinAgentError('FORBIDDEN', `Only the project's PI or an admin may ${what}; your role in project "${projectId}" is "${role}". Ask the PI of project "${projectId}", or upload a REDCap CSV export instead (POST /api/iit/projects/${projectId}/imports).`, { role, needs: ['pi', 'admin'] });
     }
   }
 
@@ -143,9 +143,11 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
   return {
     /** For the job workers, which act for the system (a run someone started, or cron), not for a user. */
     sop,
-    /** Projects the user can see, with how many subjects and record rows each holds. */
+    /** Projects the user can see, with how many subjects and record rows each holds, and the user's role in each. */
     projects: async (actor: User) =>
-      Promise.all((await ctx.users.listProjects(actor)).map(async (p) => ({ ...p, ...(await store.countRecords(p.id)), sites: await store.listSites(p.id) }))),
+      Promise.all(
+        (await ctx.users.listProjects(actor)).map(async (p) => ({ ...p, ...(await store.countRecords(p.id)), sites: await store.listSites(p.id), role: (await ctx.users.roleIn(p.id, actor)) ?? actor.role })),
+      ),
     /** Files may be text or uploaded bytes (decoded from UTF-8 or GBK/GB18030, or refused). */
     importCsv: async (actor: User, projectId: string, files: RedcapCsvFiles) => {
       await assertWriter(projectId, actor);

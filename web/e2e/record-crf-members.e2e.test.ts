@@ -91,6 +91,17 @@ describe('the record page as a CRF, and trial members from the console', () => {
           expect(await cell(crcPage, 'dob', 'screening_arm_1').getByTestId('record-masked-value').count()).toBe(0);
         });
 
+        // A role for this trial only: the coordinator may only read here, at once, and is one again when handed back.
+        const rememberAs = () =>
+          fetch(`${server.url}/api/iit/projects/${PROJECT_ID}/memory/facts`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ facts: [{ section: 'state', text: 'Visit 2 moved.' }] }) });
+        await row.getByTestId('member-role').selectOption('viewer');
+        await adminPage.waitForFunction(() => document.querySelector('[data-testid="member-row"][data-user-name="e2e-crc"]')?.getAttribute('data-role') === 'viewer', undefined, { timeout: UI_TIMEOUT_MS });
+        expect(await row.textContent()).toContain('Platform role (Coordinator)');
+        expect((await rememberAs()).status).toBe(403);
+        await row.getByTestId('member-role').selectOption('');
+        await adminPage.waitForFunction(() => document.querySelector('[data-testid="member-row"][data-user-name="e2e-crc"]')?.getAttribute('data-role') === 'coordinator', undefined, { timeout: UI_TIMEOUT_MS });
+        expect((await rememberAs()).status).toBe(200);
+
         adminPage.once('dialog', (dialog) => void dialog.accept());
         await row.getByTestId('member-remove').click();
         await row.waitFor({ state: 'detached', timeout: UI_TIMEOUT_MS });

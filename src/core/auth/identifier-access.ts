@@ -15,14 +15,16 @@ import type { User } from './users.js';
  */
 export const ROLES_SEEING_IDENTIFIERS: ReadonlySet<Role> = new Set(['admin', 'pi']);
 
+/** By the user's role in this project (a PI of one trial may be a coordinator in another), or the admin's grant. */
 export async function canViewIdentifiers(db: Db, projectId: string, user: Pick<User, 'id' | 'role'>): Promise<boolean> {
-  if (ROLES_SEEING_IDENTIFIERS.has(user.role)) return true;
+  if (user.role === 'admin') return true;
   if (!isUuid(user.id)) return false;
   const [row] = await db
-    .select({ canViewIdentifiers: projectMembers.canViewIdentifiers })
+    .select({ canViewIdentifiers: projectMembers.canViewIdentifiers, role: projectMembers.role })
     .from(projectMembers)
     .where(and(eq(projectMembers.projectId, projectId), eq(projectMembers.userId, user.id)));
-  return row?.canViewIdentifiers ?? false;
+  if (!row) return false;
+  return ROLES_SEEING_IDENTIFIERS.has(row.role ?? user.role) || row.canViewIdentifiers;
 }
 
 export interface IdentifierAccess {

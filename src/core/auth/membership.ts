@@ -1,7 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { appendAudit } from '../audit/audit-log.js';
 import type { Db } from '../db/connect.js';
-import { projectMembers, projects } from '../db/schema/auth.js';
+import { projectMembers, projects, type ProjectRole, type Role } from '../db/schema/auth.js';
 import { ClinAgentError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { findUser, userNotFound } from './user-rows.js';
@@ -13,6 +13,13 @@ import type { User } from './users.js';
  */
 export interface MembershipCheck {
   isMember(projectId: string, user: User): Promise<boolean>;
+  /**
+   * The user's role in the project: admin for admins, else the role an admin set for this project, else their
+   * platform role; null when they are not a member. What a member may do in a project goes by this role.
+   */
+  roleIn(projectId: string, user: User): Promise<Role | null>;
+  /** Whether the user has a writer role (coordinator, PI) in at least one project, whatever their platform role. */
+  writesInSomeProject(user: User): Promise<boolean>;
 }
 
 export interface MembershipStore extends MembershipCheck {
@@ -22,7 +29,7 @@ export interface MembershipStore extends MembershipCheck {
    * Adds a user to a project with its audit entry; adding a member twice changes and records nothing. True when
    * the user was added, false when they already were a member.
    */
-  addMember(projectId: string, userId: string, actor?: string): Promise<boolean>;
+  addMember(projectId: string, userId: string, actor?: string, role?: ProjectRole | null): Promise<boolean>;
 }
 
 export function createMembershipStore(db: Db): MembershipStore {
@@ -32,15 +39,15 @@ export function createMembershipStore(db: Db): MembershipStore {
       return (await db.select({ id: projectMembers.projectId }).from(projectMembers).where(eq(projectMembers.userId, userId))).map((r) => r.id);
     },
 
-    async addMember(projectId, userId, actor = 'system') {
+    async addMember(projectId, userId, actor = 'system', role = null) {
       const [project] = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId));
       if (!project) throw new ClinAgentError('NOT_FOUND', `Project "${projectId}" does not exist. Check the id (GET /api/projects).`, { projectId });
       const member = await findUser(db, userId);
       if (!member) throw userNotFound(userId);
       return db.transaction(async (txRaw) => {
         const tx = txRaw as unknown as Db;
-        const added = await tx.insert(projectMembers).values({ projectId, userId }).onConflictDoNothing().returning({ userId: projectMembers.userId });
-        if (added.length) await appendAudit(tx, { projectId, entityType: 'member', entityId: userId, action: 'member.add', actor, newValue: { userId, userName: member.name, role: member.role } });
+        const added = await tx.insert(projectMembers).values({ projectId, userId, role }).onConflictDoNothing().returning({ userId: projectMembers.userId });
+        if (added.length) await appendAudit(tx, { projectId, entityType: 'member', entityId: userId, action: 'member.add', actor, newValue: { userId, userName: member.name, role: role ?? member.role, projectRole: role } });
         return added.length > 0;
       });
     },
@@ -53,5 +60,28 @@ export function createMembershipStore(db: Db): MembershipStore {
         .where(and(eq(projectMembers.projectId, projectId), eq(projectMembers.userId, user.id)));
       return Boolean(row);
     },
+
+    roleIn: (projectId, user) => roleInProject(db, projectId, user),
+
+    async writesInSomeProject(user) {
+      if (!isUuid(user.id)) return false;
+      const [row] = await db
+        .select({ projectId: projectMembers.projectId })
+        .from(projectMembers)
+        .where(and(eq(projectMembers.userId, user.id), inArray(projectMembers.role, ['pi', 'coordinator'])))
+        .limit(1);
+      return Boolean(row);
+    },
   };
+}
+
+/** MembershipCheck.roleIn, for callers that hold only the database (identifier access). */
+export async function roleInProject(db: Db, projectId: string, user: Pick<User, 'id' | 'role'>): Promise<Role | null> {
+  if (user.role === 'admin') return 'admin';
+  if (!isUuid(user.id)) return null;
+  const [row] = await db
+    .select({ role: projectMembers.role })
+    .from(projectMembers)
+    .where(and(eq(projectMembers.projectId, projectId), eq(projectMembers.userId, user.id)));
+  return row ? (row.role ?? user.role) : null;
 }

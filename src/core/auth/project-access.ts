@@ -1,5 +1,6 @@
 import { ClinAgentError } from '../errors.js';
 import type { MembershipCheck } from './membership.js';
+import type { Role } from '../db/schema/auth.js';
 import { WRITER_ROLES, type User } from './users.js';
 
 /*
@@ -15,10 +16,24 @@ export async function assertProjectReader(users: MembershipCheck, actor: User, p
   }
 }
 
-/** A member who may change the project's data: any role but viewer. Non-members get NOT_FOUND, as for a read. */
+/**
+ * A member who may change the project's data: any role in the project but viewer (a member's role may differ per
+ * project: MembershipCheck.roleIn). Non-members get NOT_FOUND, as for a read.
+ */
 export async function assertProjectWriter(users: MembershipCheck, actor: User, projectId: string): Promise<void> {
-  await assertProjectReader(users, actor, projectId);
-  assertWriterRole(actor);
+  const role = await assertProjectRole(users, actor, projectId);
+  if (!WRITER_ROLES.has(role)) {
+    throw new ClinAgentError('FORBIDDEN', `Your role "${role}" can only read in project "${projectId}". Ask an admin for the coordinator or PI role in this project to make changes.`, { role, projectId, needs: [...WRITER_ROLES] });
+  }
+}
+
+/** The actor's role in the project (admin, the member's project role, or their platform role); NOT_FOUND for a non-member. */
+export async function assertProjectRole(users: MembershipCheck, actor: User, projectId: string): Promise<Role> {
+  const role = await users.roleIn(projectId, actor);
+  if (!role) {
+    throw new ClinAgentError('NOT_FOUND', `Project "${projectId}" does not exist or you are not a member. Ask a trial admin to add you.`, { projectId });
+  }
+  return role;
 }
 
 /** Viewers read only; the same answer whether a route or the library refuses the change. */

@@ -70,7 +70,7 @@ describe('the audit trail through the HTTP API', () => {
 
     expect(await trail('audit-trial')).toEqual([
       expect.objectContaining({ entityType: 'project', entityId: 'audit-trial', action: 'project.create', actor: 'dm-admin', newValue: { name: 'Audit trial' } }),
-      expect.objectContaining({ entityType: 'member', entityId: coordinatorId, action: 'member.add', actor: 'dm-admin', newValue: { userId: coordinatorId, userName: 'crc-wang', role: 'coordinator' } }),
+      expect.objectContaining({ entityType: 'member', entityId: coordinatorId, action: 'member.add', actor: 'dm-admin', newValue: { userId: coordinatorId, userName: 'crc-wang', role: 'coordinator', projectRole: null } }),
     ]);
   });
 

@@ -158,7 +158,7 @@ describe('identifier fields by role', () => {
 
     const response = await grant(grantedId, true);
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json()).toEqual({ projectId: PROJECT, userId: grantedId, canViewIdentifiers: true });
+    expect(response.json()).toEqual({ projectId: PROJECT, userId: grantedId, canViewIdentifiers: true, role: 'coordinator', projectRole: null });
     expect((await records(granted))[0]).toMatchObject({ data: { patient_name: NAME, phone: NEW_PHONE }, maskedFields: [] });
     expect((await queries(granted))['name-present']).toEqual({ value: NAME, masked: false });
     expect(await csv(granted)).toContain(NEW_PHONE);

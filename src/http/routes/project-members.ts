@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ProjectMembers } from '../../core/auth/project-members.js';
 import type { TrialQc } from '../../trial/trial-qc.js';
+import { ClinAgentError } from '../../core/errors.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
 
@@ -50,16 +51,28 @@ export const projectMemberRoutes: FastifyPluginAsync<{ qc: TrialQc; members: Pro
     },
   );
 
-  app.patch<{ Params: { projectId: string; userId: string }; Body: { canViewIdentifiers: boolean } }>(
+  app.patch<{ Params: { projectId: string; userId: string }; Body: { canViewIdentifiers?: boolean; role?: string | null } }>(
     '/api/projects/:projectId/members/:userId',
     {
       config: { access: 'admin' },
       schema: {
         tags: ['projects'],
-        summary: 'Let a coordinator or viewer of this project see identifier fields (names, phone, address, birth date) unmasked, or take it back (admin; audited). Admins and PIs always see them.',
+        summary:
+          "Set a member's role in this trial (pi, coordinator, viewer; null: their platform role), and let a coordinator or viewer see identifier fields (names, phone, address, birth date) unmasked or take it back (admin; each change audited). Admins and PIs always see them.",
         ...routeSchema('PATCH /api/projects/:projectId/members/:userId'),
       },
     },
-    async (request) => qc.setIdentifierAccess(requireUser(request), request.params.projectId, request.params.userId, request.body.canViewIdentifiers),
+    async (request) => {
+      const actor = requireUser(request);
+      const { projectId, userId } = request.params;
+      const { role, canViewIdentifiers } = request.body;
+      if (role === undefined && canViewIdentifiers === undefined) {
+        throw new ClinAgentError('VALIDATION_FAILED', 'Send "role" (pi, coordinator or viewer in this trial; null for the platform role), "canViewIdentifiers" (true or false), or both.', { fields: ['role', 'canViewIdentifiers'] });
+      }
+      if (role !== undefined) await members.setRole(actor, projectId, userId, role);
+      if (canViewIdentifiers !== undefined) await qc.setIdentifierAccess(actor, projectId, userId, canViewIdentifiers);
+      const member = await members.get(actor, projectId, userId);
+      return { projectId, userId, canViewIdentifiers: member.canViewIdentifiers, role: member.role, projectRole: member.projectRole };
+    },
   );
 };

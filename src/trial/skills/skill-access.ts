@@ -1,6 +1,6 @@
 import { assertWriterRole } from '../../core/auth/project-access.js';
 import type { MembershipCheck } from '../../core/auth/membership.js';
-import type { User } from '../../core/auth/users.js';
+import { WRITER_ROLES, type User } from '../../core/auth/users.js';
 import { ClinAgentError } from '../../core/errors.js';
 
 /*
@@ -26,13 +26,23 @@ export function unknownSkill(skillId: string): ClinAgentError {
 export async function assertCanEditSkill(users: MembershipCheck, actor: User, skillId: string, change: { scope?: readonly string[] | null; projects: readonly string[] | null }): Promise<void> {
   if (actor.role === 'admin') return;
   if (change.scope !== undefined && !(await canReadSkill(users, actor, change.scope))) throw unknownSkill(skillId);
-  assertWriterRole(actor);
+  // A viewer platform-wide may be a coordinator in a trial (MembershipCheck.roleIn): the role that counts is the one
+  // in each project the skill names, checked below.
   if (change.scope === null || change.projects === null) {
     throw new ClinAgentError('FORBIDDEN', `Skill "${skillId}" applies to every project; only admins change such skills. Ask an admin, or write a skill for your trial with "projects: [<your project id>]".`, { skillId, needs: ['admin'] });
   }
+  if (!change.projects.length) assertWriterRole(actor);
   const outside: string[] = [];
-  for (const projectId of change.projects) if (!(await users.isMember(projectId, actor))) outside.push(projectId);
+  const readOnly: string[] = [];
+  for (const projectId of change.projects) {
+    const role = await users.roleIn(projectId, actor);
+    if (!role) outside.push(projectId);
+    else if (!WRITER_ROLES.has(role)) readOnly.push(projectId);
+  }
   if (outside.length) {
     throw new ClinAgentError('FORBIDDEN', `You may write skills only for projects you are a member of; ${outside.map((p) => `"${p}"`).join(', ')} ${outside.length > 1 ? 'are' : 'is'} not one of yours. Remove ${outside.length > 1 ? 'them' : 'it'} from "projects", or ask an admin.`, { skillId, field: 'projects' });
+  }
+  if (readOnly.length) {
+    throw new ClinAgentError('FORBIDDEN', `Your role in ${readOnly.map((p) => `"${p}"`).join(', ')} is viewer, which can only read; a skill for ${readOnly.length > 1 ? 'them' : 'it'} needs the coordinator or PI role there. Ask an admin.`, { skillId, field: 'projects', needs: [...WRITER_ROLES] });
   }
 }

@@ -15,6 +15,7 @@ export type {
   Me,
   MemberAccess,
   ProjectMember,
+  ProjectRole,
   Reference,
   Role,
   Scenario,

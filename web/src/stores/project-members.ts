@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { api, type ProjectMember } from '../api';
+import { api, type MemberAccess, type ProjectMember, type ProjectRole } from '../api';
 
 interface ProjectMembersState {
   /** The project the list belongs to; another project's list is never shown under this one. */
@@ -13,7 +13,10 @@ interface ProjectMembersState {
   /** The last refused change (409 already a member, 404 unknown user), shown above the list. */
   changeError: unknown;
   load(projectId: string): Promise<void>;
-  add(projectId: string, userId: string): Promise<boolean>;
+  /** `role`: the member's role in this trial; omitted, their platform role applies. */
+  add(projectId: string, userId: string, role?: ProjectRole): Promise<boolean>;
+  /** null: the member's platform role applies again. */
+  setRole(projectId: string, userId: string, role: ProjectRole | null): Promise<void>;
   remove(projectId: string, userId: string): Promise<void>;
   setIdentifierAccess(projectId: string, userId: string, canViewIdentifiers: boolean): Promise<void>;
   dismissError(): void;
@@ -35,6 +38,14 @@ export const useProjectMembersStore = create<ProjectMembersState>()((set, get) =
     }
   }
   const forProject = (projectId: string) => get().projectId === projectId;
+  /** A member's role and grant as the server answered a change of either. */
+  function applyAccess(projectId: string, access: MemberAccess): void {
+    if (!forProject(projectId)) return;
+    const seesIdentifiers = access.role === 'admin' || access.role === 'pi' || access.canViewIdentifiers;
+    set((state) => ({
+      members: state.members.map((member) => (member.userId === access.userId ? { ...member, role: access.role, projectRole: access.projectRole, canViewIdentifiers: access.canViewIdentifiers, seesIdentifiers } : member)),
+    }));
+  }
 
   return {
     projectId: null,
@@ -58,9 +69,9 @@ export const useProjectMembersStore = create<ProjectMembersState>()((set, get) =
       }
     },
 
-    add: (projectId, userId) =>
+    add: (projectId, userId, role) =>
       change(userId, async () => {
-        const member = await api.members.add(projectId, userId);
+        const member = await api.members.add(projectId, userId, role);
         if (forProject(projectId)) set((state) => ({ members: [...state.members, member].sort((a, b) => a.name.localeCompare(b.name)) }));
       }),
 
@@ -72,17 +83,11 @@ export const useProjectMembersStore = create<ProjectMembersState>()((set, get) =
     },
 
     setIdentifierAccess: async (projectId, userId, canViewIdentifiers) => {
-      await change(userId, async () => {
-        const access = await api.members.setIdentifierAccess(projectId, userId, canViewIdentifiers);
-        if (!forProject(projectId)) return;
-        set((state) => ({
-          members: state.members.map((member) =>
-            member.userId === userId
-              ? { ...member, canViewIdentifiers: access.canViewIdentifiers, seesIdentifiers: member.role === 'admin' || member.role === 'pi' || access.canViewIdentifiers }
-              : member,
-          ),
-        }));
-      });
+      await change(userId, async () => applyAccess(projectId, await api.members.setIdentifierAccess(projectId, userId, canViewIdentifiers)));
+    },
+
+    setRole: async (projectId, userId, role) => {
+      await change(userId, async () => applyAccess(projectId, await api.members.setRole(projectId, userId, role)));
     },
 
     dismissError: () => set({ changeError: null }),

@@ -1,8 +1,12 @@
-import { boolean, index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, check, index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 /** Platform roles, from most to least privileged. Admins manage users; viewers only read. */
 export const ROLES = ['admin', 'pi', 'coordinator', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
+/** A role a member can have in one project (project_members.role): admin is platform-wide only. */
+export const PROJECT_ROLES = ['pi', 'coordinator', 'viewer'] as const;
+export type ProjectRole = (typeof PROJECT_ROLES)[number];
 
 export const users = pgTable('users', {
   id: uuid('id').primaryKey().defaultRandom(),
@@ -60,8 +64,13 @@ export const projectMembers = pgTable(
     addedAt: timestamp('added_at', { withTimezone: true }).notNull().defaultNow(),
     /** Coordinators and viewers see identifier fields masked unless an admin grants them this. */
     canViewIdentifiers: boolean('can_view_identifiers').notNull().default(false),
+    /**
+     * The member's role in this project; null: their platform role (users.role). Admin is platform-wide only: an
+     * admin belongs to every project with every right, so it is never a project role.
+     */
+    role: text('role').$type<ProjectRole>(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.userId] })],
+  (t) => [primaryKey({ columns: [t.projectId, t.userId] }), check('project_members_role_check', sql`${t.role} IS NULL OR ${t.role} IN ('pi', 'coordinator', 'viewer')`)],
 );
 
 /**

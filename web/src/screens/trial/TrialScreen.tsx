@@ -6,6 +6,7 @@ import type { MessageKey } from '../../i18n/en';
 import { useT } from '../../i18n/use-t';
 import { routes, type TrialPage } from '../../router';
 import { useReviewQueueStore, waitingCount } from '../../stores/review-queue';
+import { useRoleIn } from '../../stores/project-role';
 import { useSessionStore } from '../../stores/session';
 import { useTrialCatalogStore } from '../../stores/trial-catalog';
 import { ProjectPicker } from './ProjectPicker';
@@ -52,7 +53,7 @@ export function TrialScreen({ projectId, page }: { projectId: string | null; pag
   const reviewCount = useReviewQueueStore((state) => (state.projectId === projectId && state.hasLoaded ? waitingCount(state) : null));
   const firstProjectId = projects[0]?.id;
   const isAdmin = useSessionStore((state) => state.user?.role === 'admin');
-  const seesMembers = useSessionStore((state) => ROLES_SEEING_MEMBERS.has(state.user?.role ?? ''));
+  const seesMembers = ROLES_SEEING_MEMBERS.has(useRoleIn(projectId) ?? '');
 
   useEffect(() => {
     void load();

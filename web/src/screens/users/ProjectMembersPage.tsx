@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import type { ManagedUser, ProjectMember, Role } from '../../api';
+import type { ManagedUser, ProjectMember, ProjectRole } from '../../api';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Spinner } from '../../components/Spinner';
 import { useFormat } from '../../i18n/use-format';
@@ -7,7 +7,10 @@ import { useT } from '../../i18n/use-t';
 import { routes } from '../../router';
 import { useProjectMembersStore } from '../../stores/project-members';
 import { useSessionStore } from '../../stores/session';
-import { ROLES, useUsersStore } from '../../stores/users';
+import { useUsersStore } from '../../stores/users';
+
+/** The roles a member can have in one trial (admin is platform-wide), as the API takes them. */
+const PROJECT_ROLES: readonly ProjectRole[] = ['pi', 'coordinator', 'viewer'];
 import './users.css';
 
 /**
@@ -83,17 +86,39 @@ function MemberRow({ projectId, member, isAdmin }: { projectId: string; member: 
   const t = useT();
   const format = useFormat();
   const isSaving = useProjectMembersStore((state) => Boolean(state.saving[member.userId]));
-  const { remove, setIdentifierAccess } = useProjectMembersStore();
+  const { remove, setIdentifierAccess, setRole } = useProjectMembersStore();
   // Admins and PIs see identifiers by their role; the per-trial grant only matters for coordinators and viewers.
   const isByRole = member.role === 'admin' || member.role === 'pi';
 
   return (
-    <tr data-testid="member-row" data-user-name={member.name} data-sees-identifiers={member.seesIdentifiers ? 'true' : 'false'}>
+    <tr data-testid="member-row" data-user-name={member.name} data-role={member.role} data-sees-identifiers={member.seesIdentifiers ? 'true' : 'false'}>
       <td>
         {member.name}
         {member.deactivatedAt ? <span className="muted small"> {t('members.deactivated')}</span> : null}
       </td>
-      <td>{t(`users.role.${member.role}`)}</td>
+      <td>
+        {isAdmin && member.platformRole !== 'admin' ? (
+          <select
+            value={member.projectRole ?? ''}
+            disabled={isSaving}
+            onChange={(event) => void setRole(projectId, member.userId, (event.target.value || null) as ProjectRole | null)}
+            data-testid="member-role"
+            aria-label={t('members.roleInTrial', { name: member.name })}
+          >
+            <option value="">{t('members.platformRole', { role: t(`users.role.${member.platformRole}`) })}</option>
+            {PROJECT_ROLES.map((option) => (
+              <option key={option} value={option}>
+                {t(`users.role.${option}`)}
+              </option>
+            ))}
+          </select>
+        ) : (
+          <>
+            {t(`users.role.${member.role}`)}
+            {member.projectRole ? <span className="muted small"> {t('members.inThisTrial')}</span> : null}
+          </>
+        )}
+      </td>
       <td>
         {isByRole ? (
           <span className="muted small">{t('members.identifiersByRole')}</span>
@@ -131,15 +156,15 @@ function MemberRow({ projectId, member, isAdmin }: { projectId: string; member: 
 }
 
 /**
- * Adds a user to the trial. Roles are platform-wide (a user has one role in every trial), so picking a role other
- * than the user's changes it everywhere: the form says so before it does it, then adds the member.
+ * Adds a user to the trial, with their platform role or a role for this trial only (a coordinator elsewhere who only
+ * reads here, a viewer who coordinates this one).
  */
 function AddMemberForm({ projectId, members }: { projectId: string; members: ProjectMember[] }) {
   const t = useT();
-  const { users, hasLoaded, load: loadUsers, setRole } = useUsersStore();
+  const { users, hasLoaded, load: loadUsers } = useUsersStore();
   const add = useProjectMembersStore((state) => state.add);
   const [userId, setUserId] = useState('');
-  const [role, setRoleChoice] = useState<Role | ''>('');
+  const [role, setRoleChoice] = useState<ProjectRole | ''>('');
   const [isSaving, setSaving] = useState(false);
 
   useEffect(() => {
@@ -149,22 +174,15 @@ function AddMemberForm({ projectId, members }: { projectId: string; members: Pro
   const memberIds = new Set(members.map((member) => member.userId));
   const candidates = users.filter((user) => !memberIds.has(user.id) && user.deactivatedAt === null);
   const chosen: ManagedUser | undefined = candidates.find((user) => user.id === userId);
-  const roleToSet = chosen && role && role !== chosen.role ? role : null;
+  // An admin has every right in every trial: no trial role to pick.
+  const mayPickRole = chosen !== undefined && chosen.role !== 'admin';
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     if (!chosen) return;
     setSaving(true);
     try {
-      if (roleToSet) {
-        await setRole(chosen.id, roleToSet);
-        const refused = useUsersStore.getState().changeError;
-        if (refused?.userId === chosen.id) {
-          useProjectMembersStore.setState({ changeError: refused.error });
-          return;
-        }
-      }
-      if (await add(projectId, chosen.id)) {
+      if (await add(projectId, chosen.id, mayPickRole && role ? role : undefined)) {
         setUserId('');
         setRoleChoice('');
       }
@@ -181,7 +199,7 @@ function AddMemberForm({ projectId, members }: { projectId: string; members: Pro
           value={userId}
           onChange={(event) => {
             setUserId(event.target.value);
-            setRoleChoice(candidates.find((user) => user.id === event.target.value)?.role ?? '');
+            setRoleChoice('');
           }}
           data-testid="member-add-user"
         >
@@ -194,24 +212,21 @@ function AddMemberForm({ projectId, members }: { projectId: string; members: Pro
         </select>
       </label>
       <label>
-        <span className="inline-form-label">{t('users.role')}</span>{' '}
-        <select value={role} onChange={(event) => setRoleChoice(event.target.value as Role)} disabled={!chosen} data-testid="member-add-role">
-          {chosen ? null : <option value="">—</option>}
-          {ROLES.map((option) => (
-            <option key={option} value={option}>
-              {t(`users.role.${option}`)}
-            </option>
-          ))}
+        <span className="inline-form-label">{t('members.roleHere')}</span>{' '}
+        <select value={role} onChange={(event) => setRoleChoice(event.target.value as ProjectRole | '')} disabled={!mayPickRole} data-testid="member-add-role">
+          <option value="">{chosen ? t('members.platformRole', { role: t(`users.role.${chosen.role}`) }) : '—'}</option>
+          {mayPickRole
+            ? PROJECT_ROLES.map((option) => (
+                <option key={option} value={option}>
+                  {t(`users.role.${option}`)}
+                </option>
+              ))
+            : null}
         </select>
       </label>
       <button type="submit" className="button button-primary" disabled={!chosen || isSaving} data-testid="member-add">
-        {roleToSet ? t('members.addWithRole', { role: t(`users.role.${roleToSet}`) }) : t('members.add')}
+        {t('members.add')}
       </button>
-      {roleToSet && chosen ? (
-        <p className="muted small" data-testid="member-role-warning">
-          {t('members.roleEverywhere', { name: chosen.name, from: t(`users.role.${chosen.role}`), to: t(`users.role.${roleToSet}`) })}
-        </p>
-      ) : null}
       <p className="muted small">
         {t('members.newUserHint')} <a href={routes.users()}>{t('members.toUsers')}</a>
       </p>

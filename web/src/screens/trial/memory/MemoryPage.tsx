@@ -5,7 +5,7 @@ import { Spinner } from '../../../components/Spinner';
 import { useFormat } from '../../../i18n/use-format';
 import { useT } from '../../../i18n/use-t';
 import { useHotMemoryStore, type MemoryWriteState } from '../../../stores/hot-memory';
-import { useSessionStore } from '../../../stores/session';
+import { useRoleIn, WRITER_ROLES } from '../../../stores/project-role';
 import { EMPTY_MEMORY_TEMPLATE, usedPercent } from './line-source';
 import { MemoryLineItem, MemoryLines } from './MemoryLines';
 import { MemoryVersions } from './MemoryVersions';
@@ -109,7 +109,7 @@ function WriteOutcome({ write, action, onReload }: { write: MemoryWriteState; ac
  */
 export function MemoryPage({ projectId }: { projectId: string }) {
   const t = useT();
-  const canWrite = useSessionStore((state) => Boolean(state.user) && state.user?.role !== 'viewer');
+  const canWrite = WRITER_ROLES.has(useRoleIn(projectId) ?? 'viewer');
   const { memory, isLoading, error, versions, versionsLoaded, versionsError, write, load, save, rollback, clearWrite } = useHotMemoryStore();
   const isCurrent = useHotMemoryStore((state) => state.projectId === projectId);
   const [mode, setMode] = useState<Mode>('lines');

@@ -5,7 +5,7 @@ import { Spinner } from '../../../components/Spinner';
 import { useFormat } from '../../../i18n/use-format';
 import { useT } from '../../../i18n/use-t';
 import { useMemoryReportsStore } from '../../../stores/memory-reports';
-import { useSessionStore } from '../../../stores/session';
+import { useRoleIn, WRITER_ROLES } from '../../../stores/project-role';
 import { RuleYieldTable } from './RuleYieldTable';
 import { aWeekAgo, mondayOf, thisWeekStart, weekStartOf } from './week';
 
@@ -53,7 +53,7 @@ function ReportRow({ report, canWrite, isRegenerating, onRegenerate }: { report:
 /** Weekly reports (and yearly roll-ups) distilled from the project's conversations, writers can rewrite a week; then rule yield. */
 export function ReportsPage({ projectId }: { projectId: string }) {
   const t = useT();
-  const canWrite = useSessionStore((state) => Boolean(state.user) && state.user?.role !== 'viewer');
+  const canWrite = WRITER_ROLES.has(useRoleIn(projectId) ?? 'viewer');
   const { reports, hasLoaded, isLoading, error, regenerating, regenerateError, load, regenerate } = useMemoryReportsStore();
   const isCurrent = useMemoryReportsStore((state) => state.projectId === projectId);
   const [date, setDate] = useState(aWeekAgo);

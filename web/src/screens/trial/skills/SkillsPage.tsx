@@ -1,18 +1,17 @@
 import type { QcSkill } from '../../../api';
 import { useT } from '../../../i18n/use-t';
 import { routes } from '../../../router';
-import { useSessionStore } from '../../../stores/session';
+import { useRoleIn, WRITER_ROLES } from '../../../stores/project-role';
 import { useTrialCatalogStore } from '../../../stores/trial-catalog';
 import { SkillEditorPanel } from './SkillEditorPanel';
 import './skills.css';
 
 /** Roles that may change a trial's data; viewers read. Admins change every skill, the others their trials' ones. */
-const WRITER_ROLES = new Set(['admin', 'pi', 'coordinator']);
 
 /** The Skills tab: the skills of this trial (active, draft, invalid) and the one open in the editor. */
 export function SkillsPage({ projectId, skillId }: { projectId: string; skillId: string | null }) {
   const t = useT();
-  const role = useSessionStore((state) => state.user?.role ?? 'viewer');
+  const role = useRoleIn(projectId) ?? 'viewer';
   const skills = useTrialCatalogStore((state) => state.skills).filter((s) => s.status === 'invalid' || !s.projects || s.projects.includes(projectId));
   const isWriter = WRITER_ROLES.has(role);
   const open = skillId ? skills.find((s) => s.id === skillId) : undefined;
