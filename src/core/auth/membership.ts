@@ -52,14 +52,7 @@ export function createMembershipStore(db: Db): MembershipStore {
       });
     },
 
-    async isMember(projectId, user) {
-      if (user.role === 'admin') return true;
-      const [row] = await db
-        .select({ projectId: projectMembers.projectId })
-        .from(projectMembers)
-        .where(and(eq(projectMembers.projectId, projectId), eq(projectMembers.userId, user.id)));
-      return Boolean(row);
-    },
+    isMember: async (projectId, user) => (await roleInProject(db, projectId, user)) !== null,
 
     roleIn: (projectId, user) => roleInProject(db, projectId, user),
 
@@ -75,8 +68,7 @@ export function createMembershipStore(db: Db): MembershipStore {
   };
 }
 
-/** MembershipCheck.roleIn, for callers that hold only the database (identifier access). */
-export async function roleInProject(db: Db, projectId: string, user: Pick<User, 'id' | 'role'>): Promise<Role | null> {
+async function roleInProject(db: Db, projectId: string, user: Pick<User, 'id' | 'role'>): Promise<Role | null> {
   if (user.role === 'admin') return 'admin';
   if (!isUuid(user.id)) return null;
   const [row] = await db

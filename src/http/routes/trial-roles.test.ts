@@ -103,6 +103,32 @@ describe.each(testEngines())('roles per trial on %s', (engine) => {
     expect((await app.inject({ method: 'GET', url: `/api/iit/projects/${A}/members`, headers: auth.paula })).statusCode).toBe(403);
   });
 
+  it('refuses every change route of a trial to a coordinator who is a viewer there, and writes nothing to it', async () => {
+    const trail = async () => (await app.inject({ method: 'GET', url: `/api/iit/projects/${B}/audit`, headers: auth.admin })).json<{ entries: AuditEntry[] }>().entries.length;
+    const before = await trail();
+    // A body each route accepts, so the refusal comes from the role check and not from validation.
+    const bodies: Record<string, object> = {
+      'PUT /api/iit/projects/:projectId/memory': { content: '## Current state\n- changed by a viewer' },
+      'POST /api/iit/projects/:projectId/memory/rollback': { version: 1 },
+      'POST /api/iit/projects/:projectId/memory/facts': { facts: [{ section: 'state', text: 'Written by a viewer.' }] },
+      'POST /api/iit/projects/:projectId/reports/regenerate': { weekStart: '2026-11-16' },
+      'POST /api/iit/projects/:projectId/queries/bulk-close': { queryIds: ['00000000-0000-4000-8000-000000000000'], reason: 'no change needed' },
+      'POST /api/iit/projects/:projectId/queries/:id/transition': { to: 'closed', comment: 'closed by a viewer' },
+      'POST /api/iit/projects/:projectId/qc-runs': { skillId: 'roles-victor-a' },
+      'POST /api/iit/projects/:projectId/skills/import-redcap-rules': { rules: [{ name: 'Adult', logic: '[age] < 18' }], skillId: 'roles-imported', name: 'Imported' },
+    };
+    const routes = app.routeTable.filter((route) => route.method !== 'GET' && route.method !== 'HEAD' && route.url.includes(':projectId') && route.access !== 'self');
+    expect(routes.length).toBeGreaterThan(15);
+    for (const route of routes) {
+      const url = route.url.replace(':projectId', B).replace(/:(\w+)/g, '00000000-0000-4000-8000-000000000000');
+      const response = await app.inject({ method: route.method as 'POST', url, headers: auth.alice, payload: bodies[`${route.method} ${route.url}`] ?? {} });
+      if (bodies[`${route.method} ${route.url}`]) expect(response.statusCode, `${route.method} ${url}: ${response.body.slice(0, 200)}`).toBe(403);
+      expect(response.statusCode, `${route.method} ${url}: ${response.body.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
+      expect(response.statusCode, `${route.method} ${url}: ${response.body.slice(0, 200)}`).toBeLessThan(500);
+    }
+    expect(await trail()).toBe(before);
+  });
+
   it("changes a member's trial role or hands them back to their platform role, audited, taking effect at once", async () => {
     const changed = await setRole(B, ids.alice, 'coordinator');
     expect(changed.statusCode, changed.body).toBe(200);
