@@ -92,6 +92,12 @@ describe.each(testEngines())('roles per trial on %s', (engine) => {
     expect(victorB.statusCode, victorB.body).toBe(403);
     expect(victorB.json().message).toContain('is viewer, which can only read');
     expect((await create('alice', 'roles-alice-b', B)).statusCode).toBe(403);
+    // A skill of both trials, made by an admin: alice, a viewer in B, may neither change it nor take it away from B.
+    const shared = (projects: string) => `${hardRuleSkillYaml('roles-shared', ['{ id: age-set, field: age, logic: { "!!": [{ var: age }] }, message: "Age is missing" }'])}projects: [${projects}]\n`;
+    expect((await app.inject({ method: 'POST', url: '/api/iit/skills', headers: auth.admin, payload: { yaml: shared(`${A}, ${B}`) } })).statusCode).toBe(201);
+    const takeAway = await app.inject({ method: 'PUT', url: '/api/iit/skills/roles-shared/draft', headers: auth.alice, payload: { yaml: shared(A) } });
+    expect(takeAway.statusCode, takeAway.body).toBe(403);
+    expect(takeAway.json().message).toContain(`"${B}" is viewer`);
   });
 
   it('shows identifier values by the role in the trial: a PI who coordinates another trial sees them masked there', async () => {

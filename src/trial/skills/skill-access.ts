@@ -34,7 +34,9 @@ export async function assertCanEditSkill(users: MembershipCheck, actor: User, sk
   if (!change.projects.length) assertWriterRole(actor);
   const outside: string[] = [];
   const readOnly: string[] = [];
-  for (const projectId of change.projects) {
+  // The trials the skill runs on now count as much as those it will run on: a viewer of one of them may not change
+  // its rules, nor take the skill away from it.
+  for (const projectId of new Set([...(change.scope ?? []), ...change.projects])) {
     const role = await users.roleIn(projectId, actor);
     if (!role) outside.push(projectId);
     else if (!WRITER_ROLES.has(role)) readOnly.push(projectId);
