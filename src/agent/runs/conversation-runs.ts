@@ -61,12 +61,52 @@ export interface ConversationRunsOptions<S extends ConversationRunState> extends
   conversations: Pick<ConversationStore, 'append'>;
   /** The audit action of a step worth a line in the audit trail (a stage completed); none by default. */
   auditStep?(step: { type: string; outcome: string }): string | undefined;
-  /** Handles one input. A ClinAgentError it throws leaves the run waiting, the input not taken, the error reported. */
+  /**
+   * Handles one input. Whatever it throws ends the step: the run waits again for input, the input not taken, and the
+   * request that brought it gets the error (a fault that is not a ClinAgentError as a plain INTERNAL one).
+   */
   step(run: ConversationRun, input: { review: RunReview; state: S; trace: TraceRun; onEvent?: AgentEventSink; signal?: AbortSignal }): Promise<StepOutcome<S>>;
+  /**
+   * The service's own answer in place of a step that threw (the model down, a fault), so the input is taken after
+   * all (the consult's risk advice needs no model). Given the state with the failed step's tokens already counted;
+   * undefined leaves the run waiting with the error reported. Never called for a cancelled step.
+   */
+  recover?(run: ConversationRun, failure: { review: RunReview; state: S; error: unknown; trace: TraceRun }): StepOutcome<S> | undefined;
+  /** Counts in the state the tokens of a step that threw (cancelled ones too); a step that ends counts its own. */
+  chargeTokens?(state: S, tokens: number): S;
   /** What the step said, logged in the conversation after it is saved: the person's text and the reply. */
   exchangeOf?(state: S): { asked: string; answered: string; traceId?: string } | undefined;
   /** The trace input of a step (the stage it is at). */
   traceInput?(run: ConversationRun, state: S): Record<string, unknown>;
+}
+
+/**
+ * How a step's trace ends: a stopped stream (the person closed it) is `cancelled`, as on every other stream; a
+ * failure keeps what failed for the operator, even when the service answered the person in its place.
+ */
+function traceOutcome(error: unknown): { status: 'success' | 'failed' | 'cancelled'; error?: string } {
+  if (error === undefined) return { status: 'success' };
+  if (ClinAgentError.isInstance(error) && error.code === 'CANCELLED') return { status: 'cancelled', error: error.message };
+  return { status: 'failed', error: errorMessage(error) };
+}
+
+/**
+ * The step's trace, counting the tokens of every model call as the gateway records it: a step that throws returns
+ * no progress, and its calls must still count against the budget.
+ */
+function countingTokens(trace: TraceRun): { trace: TraceRun; tokens(): number } {
+  let tokens = 0;
+  const counted: TraceRun = {
+    traceId: trace.traceId,
+    finish: (outcome) => trace.finish(outcome),
+    span: (kind, name, input, fn, describe) =>
+      trace.span(kind, name, input, fn, (result) => {
+        const outcome = describe ? describe(result) : { output: result };
+        tokens += (outcome.usage?.promptTokens ?? 0) + (outcome.usage?.completionTokens ?? 0);
+        return outcome;
+      }),
+  };
+  return { trace: counted, tokens: () => tokens };
 }
 
 /** How long a request waits for a step another worker took over (a recovering run) before telling the user to reload. */
@@ -102,7 +142,12 @@ export function createConversationRuns<S extends ConversationRunState>(options: 
   });
   const driver = createStepDriver({ store, db, logger: options.logger, workerId: options.workerId, leaseMs: options.leaseMs, queue, key: 'runId', jobs: options.jobs, label: options.label.toLowerCase() });
 
-  async function step(run: ConversationRun, trace: TraceRun, onEvent?: AgentEventSink, signal?: AbortSignal) {
+  /** What went wrong in a step that threw, for its trace; the step itself ends normally so nothing retries it. */
+  interface StepFailure {
+    error: unknown;
+  }
+
+  async function step(run: ConversationRun, trace: TraceRun, failures: StepFailure[], onEvent?: AgentEventSink, signal?: AbortSignal) {
     const saved = stateOf(run);
     const review = run.review as RunReview | null;
     const waitAgain = (state: S, type: string, outcome: string, detail?: unknown) => ({
@@ -113,24 +158,35 @@ export function createConversationRuns<S extends ConversationRunState>(options: 
       },
     });
     if (!review) return waitAgain(saved, 'input', 'nothing_to_do');
+    const counted = countingTokens(trace);
     try {
       onEvent?.({ type: 'run_started', traceId: trace.traceId, conversationId: run.conversationId ?? undefined, runId: run.id });
-      const done = await options.step(run, { review, state: { ...saved, lastError: undefined }, trace, onEvent, signal });
+      const done = await options.step(run, { review, state: { ...saved, lastError: undefined }, trace: counted.trace, onEvent, signal });
       return waitAgain({ ...done.state, lastError: undefined }, done.type, done.outcome, done.detail);
     } catch (error) {
-      // A model that is down must not end the conversation: it waits again, the input not taken, and the request
-      // that brought it gets the error.
-      if (!ClinAgentError.isInstance(error)) throw error;
-      return waitAgain({ ...saved, lastError: { code: error.code, message: error.message } }, review.decision === 'approve' ? 'confirm' : 'message', 'error', { code: error.code });
+      // Whatever failed, the step ends here and the conversation waits for input again. A step thrown back to the
+      // driver left the run RUNNING for the orphan sweep and pg-boss to retry, calling the model each time while
+      // every later message was refused as "still being answered" (issue 31).
+      failures.push({ error });
+      const isCancelled = ClinAgentError.isInstance(error) && error.code === 'CANCELLED';
+      const charged = options.chargeTokens ? options.chargeTokens({ ...saved, lastError: undefined }, counted.tokens()) : { ...saved, lastError: undefined };
+      const recovered = isCancelled ? undefined : options.recover?.(run, { review, state: charged, error, trace });
+      if (recovered) return waitAgain({ ...recovered.state, lastError: undefined }, recovered.type, recovered.outcome, recovered.detail);
+      if (!isCancelled) options.logger.error({ runId: run.id, traceId: trace.traceId, err: errorMessage(error) }, `${options.label}: a message could not be answered`);
+      const reported = ClinAgentError.isInstance(error)
+        ? { code: error.code, message: error.message }
+        : { code: 'INTERNAL', message: `This message could not be answered because of a fault on our side (trace ${trace.traceId}). Send it again; if it fails again, report the trace id.` };
+      return waitAgain({ ...charged, lastError: reported }, review.decision === 'approve' ? 'confirm' : 'message', 'error', { code: reported.code });
     }
   }
 
   async function advance(runId: string, onEvent?: AgentEventSink, signal?: AbortSignal): Promise<ConversationRun | undefined> {
+    const failures: StepFailure[] = [];
     return driver.advance<TraceRun>(runId, {
       begin: (run) => options.trace.start({ kind: options.traceKind, name: agentIdOf(run), userId: run.userId ?? undefined, projectId: run.projectId ?? undefined, input: { conversationId: run.conversationId, ...options.traceInput?.(run, stateOf(run)) } }),
-      execute: (run, _node, trace) => step(run, trace, onEvent, signal),
+      execute: (run, _node, trace) => step(run, trace, failures, onEvent, signal),
       async finish(trace, run, error) {
-        await trace.finish(error ? { status: 'failed', error: errorMessage(error) } : { status: run && stateOf(run).lastError ? 'failed' : 'success' });
+        await trace.finish(traceOutcome(error ?? failures.at(-1)?.error));
         if (!error && run && !stateOf(run).lastError) await logExchange(run);
       },
     });
