@@ -194,12 +194,16 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
     return { intent, answer: qcStartedAnswer({ id: run.id, skill: skill.name, records: run.total }, language), ok: true, ending: 'started', qcRunId: run.id };
   }
 
-  async function remember({ actor, projectId, intent, language, source }: PartInput): Promise<ChatPart> {
+  async function remember({ actor, projectId, intent, language, source, trace }: PartInput): Promise<ChatPart> {
     const role = await roleIn(projectId, actor);
     if (!WRITER_ROLES.has(role)) return { intent, answer: forbiddenAnswer('memory', role, language), ok: false, ending: 'forbidden' };
     const fact = intent.fact ?? { section: 'preferences' as const, text: intent.text };
     try {
-      const written = await deps.memory.hot.addFacts(actor, projectId, [{ ...fact, source: { kind: 'turn', ref: source } }], 'chat');
+      // The fact is the router model's reading of the message; hot memory stores it only as the person's own words
+      // in this turn (src/memory/hot/own-words.ts) and refuses anything else. The step puts the proposed line and
+      // the outcome, stored or refused with its reason, in the admins' trace.
+      const newFact = { ...fact, source: { kind: 'turn' as const, ref: source } };
+      const written = await trace.span('step', 'memory.remember', newFact, () => deps.memory.hot.addFacts(actor, projectId, [newFact], 'chat'), (result) => ({ output: { changed: result.changed, version: result.memory.version } }));
       return { intent, answer: rememberedAnswer(fact.text, written.changed, language), ok: true, ending: 'remembered' };
     } catch (error) {
       if (ClinAgentError.isInstance(error) && error.code === 'MEMORY_OVER_CAP') return { intent, answer: memoryFullAnswer(error.message, language), ok: false, ending: 'failed' };

@@ -33,7 +33,7 @@ function recordingHotMemory(projectsToDistill: string[]) {
     promptBlock: notHere,
     async distill(projectId) {
       distilled.push(projectId);
-      return { changed: true, facts: 1, turns: 2, feedback: 0 };
+      return { changed: true, facts: 1, turns: 2, feedback: 0, refused: 0 };
     },
     async prune(projectId) {
       pruned.push(projectId);

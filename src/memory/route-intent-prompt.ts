@@ -29,7 +29,7 @@ For each intent give:
 - "text": the part of the message this intent is about, copied in the user's words.
 - "recordIds" (qc_task only): the records named, as written (e.g. ["P003", "S-012"]; "record 12" -> "12"); [] when none is named (all records).
 - "skillId" (qc_task only): the id of the offered skill the message names, when it names one; leave it out otherwise.
-- "fact" (memory_instruction only): {"section": "preferences" | "state" | "prohibitions", "text": the fact rewritten as one short line in the user's language}. preferences: how to answer or report; state: where the project stands; prohibitions: what never to do.
+- "fact" (memory_instruction only): {"section": "preferences" | "state" | "prohibitions", "text": the fact as one short line in the user's own words: copied or shortened from the message, never translated, rephrased or added to (a line with words the user did not write is refused)}. preferences: how to answer or report; state: where the project stands; prohibitions: what never to do.
 
 Answer with one JSON object only, no prose: {"intents": [{"type": "...", "text": "...", ...}]}`;
 

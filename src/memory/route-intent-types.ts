@@ -16,7 +16,7 @@ export interface Intent {
   /** qc_task: records named in the message ("P003", "record 12"), and the skill id when one of the offered skills is named. */
   recordIds?: string[];
   skillId?: string;
-  /** memory_instruction: the fact to remember, rewritten as one short line, and where it belongs. */
+  /** memory_instruction: the fact to remember as one short line in the user's own words (hot memory refuses any other), and where it belongs. */
   fact?: { section: MemoryFactSection; text: string };
 }
 

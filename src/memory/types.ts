@@ -91,7 +91,7 @@ export interface HotMemoryService {
   /** For prompt assembly after the caller checked access: the memory as one declared data block (`<hot_memory>`), escaped. */
   promptBlock(projectId: string): Promise<string>;
   /** Jobs: distil the conversation log (and unread feedback) since the last distillation into new facts. */
-  distill(projectId: string): Promise<{ changed: boolean; facts: number; turns: number; feedback: number }>;
+  distill(projectId: string): Promise<{ changed: boolean; facts: number; turns: number; feedback: number; refused: number }>;
   /** Jobs: when over the cap, ask the model to condense; notify (overflow) if it still does not fit. */
   prune(projectId: string, options?: { pendingLines?: HotMemoryLine[]; path?: MemoryWritePath }): Promise<{ pruned: boolean; fits: boolean; tokens: number }>;
   /** Projects with conversation turns newer than their last distillation. */

@@ -7,8 +7,10 @@ import { completeOnce } from '../../agent/loop/index.js';
 import type { HotMemoryLine, MemoryDeps, MemoryLineSource } from '../types.js';
 import { advanceDistilledThrough, selectMemory } from './memory-queries.js';
 import { markFeedbackDistilled, selectLastTurnId, selectTurnsToDistill, selectUnreadFeedback, type FeedbackToDistill, type TurnToDistill } from './distill-queries.js';
+import { assertComplete, nothingStored } from '../model-output.js';
 import { looksLikeIdentifier } from './identifiers.js';
 import { cleanText, isSection, makeLine } from './lines.js';
+import { checkOwnWords } from './own-words.js';
 import { buildDistillMessages, DISTILL_OUTPUT, type LabelledText } from './prompts.js';
 import { pruneHotMemory, type PruneResult } from './prune.js';
 import { writeHotMemory } from './write-hot-memory.js';
@@ -22,12 +24,32 @@ const TURN_MAX_TOKENS = 1000;
 const TURN_ROWS_PER_RUN = 500;
 const FEEDBACK_PER_RUN = 50;
 const FEEDBACK_ANSWER_TOKENS = 150;
+/**
+ * What the model may write: new facts of a day, each a short line; well above a busy day's answer, far below what
+ * would crowd the memory. An answer that reaches it was cut off and is refused (assertComplete), never repaired.
+ */
+const DISTILL_REPLY_MAX_TOKENS = 2000;
 
 export interface DistillResult {
   changed: boolean;
+  /** Facts kept for the memory (duplicates of lines already there included). */
   facts: number;
   turns: number;
   feedback: number;
+  /** Proposed facts refused: not the words of a person in the turn or feedback they cite (own-words.ts). */
+  refused: number;
+}
+
+/** Where a label the model cites points, and the person's own words there (none for an assistant answer). */
+interface Cited {
+  source: MemoryLineSource;
+  said?: string;
+}
+
+interface RefusedFact {
+  text: string;
+  cites: string;
+  reason: string;
 }
 
 /**
@@ -45,37 +67,50 @@ export async function distillHotMemory(deps: MemoryDeps, projectId: string): Pro
   if (!turns.length && !feedback.length) {
     // Only tool turns (or none) since the last run: nothing for the model, but they need not be looked at again.
     if (throughTurnId > watermark) await deps.db.transaction(async (tx) => advanceDistilledThrough(tx as unknown as Db, projectId, throughTurnId));
-    return { changed: false, facts: 0, turns: 0, feedback: 0 };
+    return { changed: false, facts: 0, turns: 0, feedback: 0, refused: 0 };
   }
 
   // Admin-only: the prompt holds users' own conversations, which the project's other members may not read.
   const trace = await deps.trace.start({ kind: 'job', name: 'memory.distill', projectId, adminOnly: true, input: { afterTurnId: watermark, throughTurnId, turns: turns.length, feedback: feedback.length } });
   try {
-    const labels = new Map<string, MemoryLineSource>();
+    const labels = new Map<string, Cited>();
     // Conversations numbered by first appearance: the model sees which turns belong together without long ids.
     const conversationNumbers = new Map([...new Set(turns.map((t) => t.conversationId))].map((id, i) => [id, i + 1]));
     const turnTexts: LabelledText[] = turns.map((turn, i) => {
-      labels.set(`T${i + 1}`, { kind: 'turn', ref: `${turn.conversationId}#${turn.seq}` });
+      // An assistant turn is the model's own text: a fact must come from what a person said, never from it.
+      labels.set(`T${i + 1}`, { source: { kind: 'turn', ref: `${turn.conversationId}#${turn.seq}` }, said: turn.role === 'user' ? turn.content : undefined });
       return { label: `T${i + 1}`, text: turnText(turn, conversationNumbers.get(turn.conversationId)!) };
     });
     const feedbackTexts: LabelledText[] = feedback.map((item, i) => {
-      labels.set(`F${i + 1}`, { kind: 'feedback', ref: item.id });
+      labels.set(`F${i + 1}`, { source: { kind: 'feedback', ref: item.id }, said: item.comment.trim() || undefined });
       return { label: `F${i + 1}`, text: feedbackText(item) };
     });
-    const response = await completeOnce({ llm: deps.llm, trace, messages: buildDistillMessages({ memory: memory?.content ?? '', turns: turnTexts, feedback: feedbackTexts }), jsonMode: true, temperature: 0 });
-    const facts = readFacts(deps, projectId, response.content, labels);
+    const { facts, refused } = await askForFacts(deps, trace, projectId, { memory: memory?.content ?? '', turns: turnTexts, feedback: feedbackTexts }, labels);
     const outcome = facts.length ? await writeFacts(deps, projectId, facts, trace, { turns: turns.length, feedback: feedback.length }) : { changed: false };
     await deps.db.transaction(async (txRaw) => {
       const tx = txRaw as unknown as Db;
       await advanceDistilledThrough(tx, projectId, throughTurnId);
       await markFeedbackDistilled(tx, feedback, new Date());
     });
-    const result = { changed: outcome.changed, facts: facts.length, turns: turns.length, feedback: feedback.length };
-    await trace.finish({ status: 'success', output: { ...result, ...('prune' in outcome ? { prune: outcome.prune } : {}) } });
+    const result = { changed: outcome.changed, facts: facts.length, turns: turns.length, feedback: feedback.length, refused: refused.length };
+    // The trace is admin-only and already holds the conversation: the refused lines are shown there with why.
+    await trace.finish({ status: 'success', output: { ...result, ...(refused.length ? { refusedFacts: refused } : {}), ...('prune' in outcome ? { prune: outcome.prune } : {}) } });
     return result;
   } catch (error) {
     await trace.finish({ status: 'failed', error: errorMessage(error) });
     throw error;
+  }
+}
+
+const NOTHING_STORED = 'Nothing was stored: the hot memory stays as it was, and the same conversation turns are read again on the next try.';
+
+async function askForFacts(deps: MemoryDeps, trace: TraceScope, projectId: string, prompt: Parameters<typeof buildDistillMessages>[0], labels: ReadonlyMap<string, Cited>) {
+  try {
+    const response = await completeOnce({ llm: deps.llm, trace, messages: buildDistillMessages(prompt), jsonMode: true, temperature: 0, maxTokens: DISTILL_REPLY_MAX_TOKENS });
+    assertComplete(response, `distillation answer for project "${projectId}"`, { projectId });
+    return readFacts(deps, projectId, response.content, labels);
+  } catch (error) {
+    throw nothingStored(error, NOTHING_STORED);
   }
 }
 
@@ -105,16 +140,17 @@ function feedbackText(item: FeedbackToDistill): string {
   return `Thumbs ${item.rating} on the answer "${answer}".${comment}`;
 }
 
-function readFacts(deps: MemoryDeps, projectId: string, content: string, labels: ReadonlyMap<string, MemoryLineSource>): HotMemoryLine[] {
+function readFacts(deps: MemoryDeps, projectId: string, content: string, labels: ReadonlyMap<string, Cited>): { facts: HotMemoryLine[]; refused: RefusedFact[] } {
   const parsed = parseStructuredOutput(content, DISTILL_OUTPUT);
   if (!parsed.success || !Array.isArray(parsed.data.facts)) {
-    throw new ClinAgentError('LLM_BAD_RESPONSE', `The model's distillation answer for project "${projectId}" could not be read (${parsed.error || '"facts" is not an array'}); the conversation log will be read again on the next try.`, {
+    throw new ClinAgentError('LLM_BAD_RESPONSE', `The model's distillation answer for project "${projectId}" could not be read (${parsed.error || '"facts" is not an array'}).`, {
       projectId,
       parsedAs: parsed.parsedAs,
     });
   }
   const now = new Date().toISOString();
   const facts: HotMemoryLine[] = [];
+  const refused: RefusedFact[] = [];
   let identifiers = 0;
   for (const item of parsed.data.facts as Array<Record<string, unknown>>) {
     if (!isSection(item?.section) || typeof item.text !== 'string' || !cleanText(item.text)) continue;
@@ -122,12 +158,23 @@ function readFacts(deps: MemoryDeps, projectId: string, content: string, labels:
       identifiers++;
       continue;
     }
-    const source = typeof item.source === 'string' ? labels.get(item.source.replace(/^\[|\]$/g, '').trim().toUpperCase()) : undefined;
-    facts.push(makeLine(item.section, item.text, source ?? { kind: 'user', ref: DISTILLER }, DISTILLER, now));
+    const label = typeof item.source === 'string' ? item.source.replace(/^\[|\]$/g, '').trim().toUpperCase() : '';
+    const cited = labels.get(label);
+    const verdict = !cited
+      ? { ok: false as const, reason: 'it cites no turn or feedback of this run' }
+      : cited.said === undefined
+        ? { ok: false as const, reason: cited.source.kind === 'turn' ? "it cites the assistant's answer, not what a person said" : 'it cites a rating without a comment' }
+        : checkOwnWords(item.text, cited.said);
+    if (!verdict.ok) {
+      refused.push({ text: cleanText(item.text), cites: label, reason: verdict.reason });
+      continue;
+    }
+    facts.push(makeLine(item.section, item.text, cited!.source, DISTILLER, now));
   }
   // Counted, never quoted: the point is that the text stays out of logs as well.
   if (identifiers) deps.logger.warn({ projectId, dropped: identifiers }, 'distilled facts that looked like personal identifiers were dropped');
-  return facts;
+  if (refused.length) deps.logger.warn({ projectId, refused: refused.length }, 'distilled facts that were not a person\'s own words were refused; the trace lists them');
+  return { facts, refused };
 }
 
 async function writeFacts(deps: MemoryDeps, projectId: string, facts: HotMemoryLine[], trace: TraceScope, read: { turns: number; feedback: number }): Promise<{ changed: boolean; prune?: PruneResult }> {

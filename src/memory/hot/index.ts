@@ -5,9 +5,11 @@ import type { HotMemoryLine, HotMemoryService, MemoryDeps, NewFact } from '../ty
 import { assertMemoryReader, assertMemoryWriter } from './access.js';
 import { distillHotMemory } from './distill.js';
 import { selectProjectsToDistill } from './distill-queries.js';
+import { selectOwnUserTurn } from './cited-turn-queries.js';
 import { cleanText, isSection, isSource, makeLine } from './lines.js';
 import { parseHotMemoryMarkdown } from './markdown.js';
 import { selectMemory, selectVersion, selectVersionRange, selectVersions } from './memory-queries.js';
+import { checkOwnWords } from './own-words.js';
 import { pruneHotMemory } from './prune.js';
 import { toVersionView, toView } from './view.js';
 import { writeHotMemory } from './write-hot-memory.js';
@@ -69,6 +71,7 @@ export function createHotMemory(deps: MemoryDeps): HotMemoryService {
       await assertMemoryWriter(deps, actor, projectId);
       if (path !== 'chat' && path !== 'api') throw new ClinAgentError('VALIDATION_FAILED', `path: must be "chat" or "api", got ${JSON.stringify(path)}.`, { field: 'path' });
       const lines = factLines(actor, facts);
+      if (path === 'chat') await assertOwnWords(deps, actor, projectId, lines);
       return writeHotMemory(deps, { projectId, actor: actor.name, path, change: (current) => [...current, ...lines], reason: path === 'chat' ? 'remembered from the chat' : 'added through the API' });
     },
 
@@ -113,6 +116,31 @@ function factLines(actor: User, facts: unknown): HotMemoryLine[] {
   });
   if (problems.length) throw new ClinAgentError('VALIDATION_FAILED', `The facts cannot be remembered:\n- ${problems.join('\n- ')}`, { problems });
   return lines;
+}
+
+/**
+ * A fact from the chat is the model's reading of the person's message, so it is stored only when it is that
+ * person's own words in the turn it cites (own-words.ts); anything else is refused whole, nothing stored. The
+ * message names why without quoting the line: it reaches logs, and the trace already holds the text.
+ */
+async function assertOwnWords(deps: MemoryDeps, actor: User, projectId: string, lines: readonly HotMemoryLine[]): Promise<void> {
+  const problems: string[] = [];
+  for (const [i, line] of lines.entries()) {
+    const said = line.source.kind === 'turn' ? await selectOwnUserTurn(deps.db, { projectId, userId: actor.id, ref: line.source.ref }) : undefined;
+    if (said === undefined) {
+      problems.push(`facts.${i}.source: must be your own message in this project's chat ({kind: "turn", ref: "<conversation id>#<seq>"})`);
+      continue;
+    }
+    const verdict = checkOwnWords(line.text, said);
+    if (!verdict.ok) problems.push(`facts.${i}.text: not your own words from that message: ${verdict.reason}`);
+  }
+  if (problems.length) {
+    throw new ClinAgentError(
+      'VALIDATION_FAILED',
+      `Nothing was remembered: a line remembered from the chat must be your own words from your message.\n- ${problems.join('\n- ')}\nSay what to remember in your own words (e.g. "记住：以后汇报只要结论"), or a writer adds it in the memory editor.`,
+      { field: 'facts', problems },
+    );
+  }
 }
 
 function reasonText(reason: unknown, fallback: string): string {

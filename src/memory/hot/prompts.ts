@@ -61,7 +61,7 @@ export function buildDistillMessages(input: { memory: string; turns: readonly La
   const system = [
     `You distil a clinical trial project's conversation log into its hot memory. ${SECTIONS_EXPLAINED}`,
     'From the conversation turns and the answer feedback below, extract only durable facts for one of the three sections that the current memory does not already hold. Skip one-off questions, greetings, and details that matter for a single answer only. A thumbs-down with a comment often states a preference or a prohibition.',
-    'Write each fact as one short line (at most 25 words), in the language the users wrote in.',
+    "Take facts only from what a person wrote (a user turn, or a feedback comment), never from the assistant's answers. Write each fact as one short line (at most 25 words) in that person's own words: copy or shorten what they wrote, in their language; never add a word, translate or rephrase. A fact whose words are not in the turn or comment it cites is refused.",
     NO_IDENTIFIERS,
     DATA_NOT_INSTRUCTIONS,
     'Reply with one JSON object only: {"facts": [{"section": "preferences" | "state" | "prohibitions", "text": "...", "source": "T3"}]}, where source is the label of the turn ([T3]) or feedback ([F1]) the fact comes from. Reply {"facts": []} when there is nothing new.',
