@@ -16,7 +16,7 @@ export interface AgentResult {
   latencyMs: number;
   /** `cancelled`: the caller stopped it (closed the stream, pressed Stop). */
   status: 'success' | 'failed' | 'cancelled';
-  /** Why the run failed; on a successful run, the structured-output parse error if there was one. */
+  /** Why the run failed; always '' when `status` is success (an answer that does not parse is a failure). */
   error: string;
   /** The trace that records this run (GET /api/traces/:id). */
   traceId: string;

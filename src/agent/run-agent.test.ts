@@ -131,14 +131,17 @@ describe('runAgent against the scripted model', () => {
   it('stops offering tools after max_tool_rounds so a looping model must answer', async () => {
     const loaded = loadScenario(path.join(process.cwd(), 'scenarios', 'data-completeness.yaml'));
     const scenario = { ...loaded, stop: { ...loaded.stop, maxToolRounds: 1 } };
-    model.push({ toolCalls: [{ name: 'calculate_rate', arguments: { numerator: 1, denominator: 2 } }] }, { toolCalls: [{ name: 'calculate_rate', arguments: { numerator: 1, denominator: 2 } }] });
+    const report = { summary: 'Half complete.', completion_rate: 0.5, issues: [], action_items: [] };
+    // The call in the round without tools is taken as the answer: with no text it is no report, so it is asked for again.
+    model.push({ toolCalls: [{ name: 'calculate_rate', arguments: { numerator: 1, denominator: 2 } }] }, { toolCalls: [{ name: 'calculate_rate', arguments: { numerator: 1, denominator: 2 } }] }, { reply: JSON.stringify(report) });
     const before = model.requests.length;
     const result = await runAgent(scenario, 'rate?', { context: deps });
     const calls = model.requests.slice(before);
-    expect(calls).toHaveLength(2);
+    expect(calls).toHaveLength(3);
     expect(calls[1]!.body.tools).toBeUndefined();
+    expect(calls[2]!.body.tools).toBeUndefined();
     expect(result.toolCalls).toHaveLength(1);
-    expect(result.status).toBe('success');
+    expect(result).toMatchObject({ status: 'success', error: '', structuredOutput: { completion_rate: 0.5 } });
   });
 
   it('turns a throwing tool or bad arguments into failed tool calls and carries on', async () => {
@@ -154,20 +157,33 @@ describe('runAgent against the scripted model', () => {
     expect(result.toolCalls[1]!.error).toContain('required_fields:');
   });
 
-  it('keeps a successful status with the parse error and raw output when the answer is malformed JSON', async () => {
-    const raw = 'Here is my answer: {"answer": "three times", "citations": [';
-    model.push({ reply: raw });
-    const broken = await runAgent(ragScenario('alpha-broken'), 'How often is blood pressure measured?', { context: deps });
-    expect(broken.status).toBe('success');
-    expect(broken.rawOutput).toBe(raw);
+  it('asks again for an answer that is not valid JSON for the output type, and fails, never succeeds with an error, when it stays invalid', async () => {
+    const before = model.requests.length;
+    model.push({ reply: 'Here is my answer: {"answer": "three times", "citations": [' }, { reply: '{"answer": "Three times [1].", "citations": ["[1]"], "confidence": "high"}' });
+    const corrected = await runAgent(ragScenario('alpha-cut'), 'How often is blood pressure measured?', { context: deps });
+    expect(corrected).toMatchObject({ status: 'success', error: '', answer: 'Three times [1].', structuredOutput: { confidence: 'high' } });
+    expect((model.requests[before + 1]!.body.messages as Array<{ content: string }>).at(-1)!.content).toMatch(/cut off before it closes[\s\S]*Reply with the corrected JSON object only/);
 
-    model.push({ reply: 'I cannot answer in JSON today.' });
+    model.push({ reply: 'I cannot answer in JSON today.' }, { reply: 'Still no JSON.' }, { reply: 'No.' });
     const prose = await runAgent(ragScenario('alpha-prose'), 'How often is blood pressure measured?', { context: deps });
-    expect(prose.status).toBe('success');
-    expect(prose.error).toMatch(/No JSON object found/);
-    expect(prose.rawOutput).toBe('I cannot answer in JSON today.');
-    expect(prose.answer).toBe('I cannot answer in JSON today.');
-    expect(prose.structuredOutput).toEqual({});
+    expect(prose).toMatchObject({ status: 'failed', answer: '', structuredOutput: {}, rawOutput: 'No.' });
+    expect(prose.error).toMatch(/no usable answer .* after 3 tries .*No JSON object found/);
+    expect((await ctx.trace.get(prose.traceId, ALL_TRACES))?.status).toBe('failed');
+  });
+
+  it('fails a text answer cut off by the token limit instead of returning the cut-off text as a success', async () => {
+    const textScenario = loadScenario(writeScenario(dir, 'plain.yaml', 'id: plain\nname: plain\nsystem_prompt: Answer briefly.\n'));
+    const before = model.requests.length;
+    model.push({ reply: 'Half an ans', finishReason: 'length' }, { reply: 'Half an ans', finishReason: 'length' });
+    const cut = await runAgent(textScenario, 'Explain the visit schedule.', { context: deps });
+    expect(cut).toMatchObject({ status: 'failed', answer: '' });
+    expect(cut.error).toMatch(/cut off by its output token limit/);
+    expect(cut.error).toContain('model.max_tokens');
+    // A prose scenario is asked for its whole answer again, not for JSON.
+    expect((model.requests[before + 1]!.body.messages as Array<{ content: string }>).at(-1)!.content).toMatch(/cut off at the output token limit[\s\S]*Reply with your whole answer again/);
+
+    model.push({ reply: 'Half an ans', finishReason: 'length' }, { reply: 'Visits are at weeks 0, 4 and 12.' });
+    expect(await runAgent(textScenario, 'Explain the visit schedule.', { context: deps })).toMatchObject({ status: 'success', answer: 'Visits are at weeks 0, 4 and 12.', error: '' });
   });
 
   it('returns a failed result naming the variables to set when no LLM is configured, and still records the trace', async () => {

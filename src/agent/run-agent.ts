@@ -11,7 +11,8 @@ import { ClinAgentError } from '../core/errors.js';
 import type { RagStore } from '../rag/index.js';
 import { buildMessages, fitReferences, toolResultContent } from './messages.js';
 import { decisionAnswer, waitingPrompt } from './loop/decision-text.js';
-import { runDefinition, type AgentEventSink, type StopReason } from './loop/index.js';
+import { correctionMessage, runDefinition, textCorrectionMessage, type AgentEventSink, type LoopOutcome } from './loop/index.js';
+import { resolveOutputType } from '../core/structured/output-types.js';
 import { emptyResult, recordFailure, type AgentResult } from './result.js';
 import type { Scenario } from './scenarios/load.js';
 
@@ -80,6 +81,7 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
     const [system, ...rest] = buildMessages(scenario, input, result.references);
     const opened = await openConversation(scenario, input, options, trace, result);
     const history = opened.history;
+    const answersInJson = scenario.decision.mode === 'json' || Boolean(resolveOutputType(scenario.output).schema);
     firstWrite = opened.logged;
     options.onEvent?.({ type: 'run_started', traceId: trace.traceId, ...(result.conversationId ? { conversationId: result.conversationId } : {}) });
     const log = options.conversation && result.conversationId ? conversationLog(options.conversation, result.conversationId, trace.traceId, () => firstWrite()) : undefined;
@@ -92,15 +94,24 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
       registry: tools,
       messages: [system!, ...history, ...rest],
       onMessages: log,
-      // The scenario's output type is parsed below, where a malformed answer keeps the run successful.
-      // What the person reads: a JSON decision's text (the loop has parsed it), or the model's text as written.
-      accept: ({ content, decision }) => ({ ok: true, value: decision ? decisionAnswer(content, decision.data) : content }),
+      // An answer that is not valid for the scenario's output type (not JSON, cut off) goes back to the model with
+      // what is wrong; the definition's limits bound how often. What the person reads: a JSON decision's text (the
+      // loop has parsed it), or the model's text as written.
+      accept: ({ content, decision }) => {
+        const parsed = parseStructuredOutput(content, scenario.output);
+        if (!parsed.success) return { ok: false, problems: [`(root): ${parsed.error}`], truncated: parsed.truncated };
+        return { ok: true, value: decision ? decisionAnswer(content, decision.data) : content };
+      },
+      correction: (problems) => (answersInJson ? correctionMessage(problems, scenario.answerShape) : textCorrectionMessage(problems)),
       observations: { result: toolResultContent, failure: (_call, error) => toolResultContent({ success: false, result: null, error }) },
       onEvent: opened.startsWith ? (event) => { options.onEvent?.(event); opened.startsWith!(event); } : options.onEvent,
       signal: options.signal,
     });
     result.toolCalls = outcome.toolCalls;
-    if (outcome.kind === 'stopped') throw stoppedError(scenario, outcome.reason);
+    if (outcome.kind === 'stopped') {
+      result.rawOutput = outcome.lastContent;
+      throw stoppedError(scenario, outcome);
+    }
     // A turn that waits for a person (decision.wait_on) asks them in its answer; their reply is the next turn.
     if (outcome.kind === 'waiting') options.onEvent?.({ type: 'waiting', awaiting: outcome.awaiting, prompt: waitingPrompt(outcome.content, outcome.decision) });
     const final = { content: outcome.content, modelName: outcome.kind === 'final' ? outcome.response.modelName : '' };
@@ -108,13 +119,13 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
     await log?.([{ role: 'assistant', content: final.content }]);
     result.rawOutput = final.content;
     result.modelName = final.modelName || result.modelName;
-    // step 6: structured output; a parse failure keeps the run successful (seed 004 section 12)
+    // step 6: structured output; a final answer was accepted only once it parsed, a question to the person is kept as asked
     const parsed = parseStructuredOutput(final.content, scenario.output);
-    result.structuredOutput = parsed.data;
+    result.structuredOutput = parsed.success ? parsed.data : {};
     const answerField = scenario.output.answerField;
-    const fieldAnswer = answerField ? parsed.data[answerField] : undefined;
+    const fieldAnswer = answerField ? result.structuredOutput[answerField] : undefined;
     result.answer = typeof fieldAnswer === 'string' && fieldAnswer.trim() ? fieldAnswer : (outcome.kind === 'waiting' ? waitingPrompt(outcome.content, outcome.decision) : outcome.value);
-    result.error = parsed.success ? '' : parsed.error;
+    result.error = '';
     result.status = 'success'; // step 8
   } catch (error) {
     // step 9
@@ -133,9 +144,20 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
   return result;
 }
 
-/** A limit of the scenario's `stop:` block ended the turn before an answer: say which, and where it is set. */
-function stoppedError(scenario: Scenario, reason: StopReason): ClinAgentError {
-  return new ClinAgentError('LLM_BAD_RESPONSE', `The run stopped without an answer: the limit "${reason}" of scenario ${scenario.id} was reached (stop: in ${scenario.sourceFile}). Ask a narrower question, or raise the limit.`, { reason });
+/**
+ * The turn ended without a usable answer: say why in words the asker can act on, and where the limit is set. An
+ * answer cut off by the token limit or not valid for the output type is never passed off as the result.
+ */
+function stoppedError(scenario: Scenario, outcome: Extract<LoopOutcome<string>, { kind: 'stopped' }>): ClinAgentError {
+  const { reason, lastFailure } = outcome;
+  const details = { reason, scenarioId: scenario.id };
+  if (reason === 'truncated') {
+    return new ClinAgentError('LLM_BAD_RESPONSE', `The model's answer was cut off by its output token limit before it was complete, so it was not used. Ask a narrower question, or raise model.max_tokens of scenario ${scenario.id} (${scenario.sourceFile}).`, details);
+  }
+  if (lastFailure?.kind === 'answer') {
+    return new ClinAgentError('LLM_BAD_RESPONSE', `The model gave no usable answer for scenario ${scenario.id} after ${outcome.progress.corrections} tries (output type "${scenario.output.name}"): ${lastFailure.problems.join('; ')}`, details);
+  }
+  return new ClinAgentError('LLM_BAD_RESPONSE', `The run stopped without an answer: the limit "${reason}" of scenario ${scenario.id} was reached (stop: in ${scenario.sourceFile}). Ask a narrower question, or raise the limit.`, details);
 }
 
 /**

@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 /**
  * An OpenAI-compatible chat server on loopback that answers from a script. Tests and the live-less e2e run
  * use it so the real gateway, `openai` client, retries and parser all run over real HTTP; only the model's
- * words are scripted.
+ * words are scripted. A reply's `finishReason` ('length': cut off by max_tokens) replaces 'stop' in either mode.
  */
 export type ScriptedStep =
-  | { reply: string; model?: string; usage?: { prompt_tokens: number; completion_tokens: number }; delayMs?: number; reasoningContent?: string; stream?: StreamOptions }
+  | { reply: string; model?: string; usage?: { prompt_tokens: number; completion_tokens: number }; delayMs?: number; reasoningContent?: string; stream?: StreamOptions; finishReason?: string }
   | { toolCalls: Array<{ name: string; arguments: unknown; id?: string }>; content?: string; usage?: { prompt_tokens: number; completion_tokens: number }; stream?: StreamOptions }
   | { status: number; body?: unknown; headers?: Record<string, string> }
   | { stallMs: number }
@@ -130,7 +130,7 @@ export async function startScriptedModel(steps: ScriptedStep[] = [], options: Sc
       send(res, 200, completion(id, model, message, 'tool_calls', step.usage));
       return;
     }
-    const answerBody = completion(id, step.model ?? model, { role: 'assistant', content: step.reply, ...(step.reasoningContent === undefined ? {} : { reasoning_content: step.reasoningContent }) }, 'stop', step.usage);
+    const answerBody = completion(id, step.model ?? model, { role: 'assistant', content: step.reply, ...(step.reasoningContent === undefined ? {} : { reasoning_content: step.reasoningContent }) }, step.finishReason ?? 'stop', step.usage);
     if (!step.delayMs) {
       send(res, 200, answerBody);
       return;
@@ -244,7 +244,7 @@ function streamChunks(step: Extract<ScriptedStep, { reply: string } | { toolCall
     const pieces = options.pieces ?? cut(step.reply, size);
     if (pieces.join('') !== step.reply) throw new Error('scripted model: stream.pieces must join to the reply');
     for (const piece of pieces) chunks.push(delta({ content: piece }));
-    chunks.push(delta({}, 'stop'));
+    chunks.push(delta({}, step.finishReason ?? 'stop'));
     return chunks;
   }
   for (const piece of cut(step.content ?? '', size)) chunks.push(delta({ content: piece }));

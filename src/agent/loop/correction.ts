@@ -9,3 +9,8 @@ export function correctionMessage(problems: readonly string[], shape?: string): 
   const ask = shape ? `Reply with the corrected JSON object only: ${shape}.` : 'Reply with the corrected JSON object only.';
   return { role: 'user', content: `Your answer could not be used:\n${problems.join('\n')}\n${ask}` };
 }
+
+/** The same for an agent that answers in prose: the problems, then a request for the whole answer again. */
+export function textCorrectionMessage(problems: readonly string[]): ChatMessage {
+  return { role: 'user', content: `Your answer could not be used:\n${problems.join('\n')}\nReply with your whole answer again.` };
+}

@@ -18,14 +18,14 @@ export interface DecisionMode {
 export type Decision =
   | { kind: 'use_tool'; tool: string; arguments: string; data: Record<string, unknown> }
   | { kind: 'final'; action: string; data: Record<string, unknown> }
-  | { kind: 'invalid'; problems: string[] };
+  | { kind: 'invalid'; problems: string[]; truncated?: boolean };
 
 export function readDecision(content: string, mode: DecisionMode): Decision {
   const parsed = parseStructuredOutput(content, {
     name: 'agent_decision',
     schema: { type: 'object', properties: { action: { type: 'string', enum: [...mode.actions] } }, required: ['action'] },
   });
-  if (!parsed.success) return { kind: 'invalid', problems: [`(root): ${parsed.error}; answer with one JSON object whose "action" is one of ${mode.actions.join(', ')}`] };
+  if (!parsed.success) return { kind: 'invalid', problems: [`(root): ${parsed.error}; answer with one JSON object whose "action" is one of ${mode.actions.join(', ')}`], truncated: parsed.truncated };
   const action = parsed.data.action;
   if (typeof action !== 'string' || !mode.actions.includes(action)) {
     return { kind: 'invalid', problems: [`action: must be one of ${mode.actions.join(', ')}, got ${JSON.stringify(action ?? null)}`] };

@@ -8,7 +8,7 @@ import type { AgentDefinition, StopSettings } from '../definitions/agent-definit
 import { correctionMessage } from './correction.js';
 import type { AgentEventSink } from './events.js';
 import { runLoop, type LoopConfig, type LoopOutcome, type LoopTools, type Observations } from './run-loop.js';
-import { attemptLimit, errorBreaker, reasoningBudget, roundLimit, tokenBudget, type StopCondition } from './stop-conditions.js';
+import { attemptLimit, correctionLimit, errorBreaker, reasoningBudget, roundLimit, tokenBudget, truncationLimit, type StopCondition } from './stop-conditions.js';
 
 export interface RunDefinitionOptions<I, T> {
   llm: LlmGateway;
@@ -101,8 +101,17 @@ function stopConditions(stop: StopSettings): StopCondition[] {
   if (stop.tokenBudget !== undefined) conditions.push(tokenBudget(stop.tokenBudget));
   if (stop.maxRounds !== undefined) conditions.push(roundLimit(stop.maxRounds));
   if (stop.attempts !== undefined) conditions.push(attemptLimit(stop.attempts));
+  // Whatever a definition sets, a model that keeps answering unusably must not loop for ever: without a round
+  // or attempt limit its unusable answers are bounded anyway, and answers cut off by the token limit always are.
+  if (stop.attempts === undefined && stop.maxRounds === undefined) conditions.push(correctionLimit(DEFAULT_CORRECTIONS));
+  conditions.push(truncationLimit(MAX_TRUNCATED_ANSWERS));
   return conditions;
 }
+
+/** Unusable answers a turn without its own limits may send back: seed 000's three retries. */
+const DEFAULT_CORRECTIONS = 3;
+/** Answers cut off in one turn: the second shows asking for a shorter one did not help. */
+const MAX_TRUNCATED_ANSWERS = 2;
 
 /** Tool output can echo records ("ignore your instructions"): it goes back as a declared data block. */
 const DEFAULT_OBSERVATIONS: Observations = {

@@ -8,7 +8,8 @@ import { buildTestContext } from '../../testing/test-context.js';
 import { loadScenario } from '../scenarios/load.js';
 import { runAgent } from '../run-agent.js';
 import path from 'node:path';
-import { attemptLimit, errorBreaker, roundLimit, runLoop, tokenBudget, type LoopConfig } from './index.js';
+import { SOFT_RULE_DEFINITION } from '../../trial/soft/definition.js';
+import { attemptLimit, errorBreaker, roundLimit, runDefinition, runLoop, tokenBudget, type LoopConfig } from './index.js';
 
 /**
  * A test agent on the one loop, configured the way the consultation agent (seed 003) will be: JSON decisions
@@ -184,6 +185,39 @@ describe('the one agent loop', () => {
     model.push({ status: 400, body: { error: { message: 'bad request' } } });
     const thrown = await consult().catch((error: unknown) => error);
     expect(ClinAgentError.isInstance(thrown)).toBe(true);
+  });
+
+  it('never takes an answer cut off by the token limit: it asks again, counts an attempt, and the stop says truncated', async () => {
+    const before = model.requests.length;
+    // Valid JSON with a complete action, but finish_reason "length": the text is a prefix of what the model meant.
+    model.push({ reply: '{"action": "respond", "message": "Che"}', finishReason: 'length' }, { reply: '{"action": "respond", "message": "Chest X-ray first."}' });
+    const { outcome, trace } = await consult({ stopWhen: [attemptLimit(3)] });
+    expect(outcome).toMatchObject({ kind: 'final', value: { message: 'Chest X-ray first.' }, progress: { corrections: 1, truncatedAnswers: 1 } });
+    expect((model.requests[before + 1]!.body.messages as Array<{ content: string }>).at(-1)!.content).toMatch(/cut off at the output token limit/);
+    expect(trace.spans.filter((s) => s.kind === 'step')[0]).toMatchObject({ status: 'failed', output: { outcome: 'truncated' } });
+
+    // Streamed the same way, and cut off twice: stopped, never final, and the stop says why.
+    model.push({ reply: '{"action": "respond", "message": "Half an ans', finishReason: 'length' }, { reply: 'Half an ans', finishReason: 'length' });
+    const { outcome: stopped } = await consult({ stopWhen: [attemptLimit(2)], onEvent: () => undefined });
+    expect(stopped).toMatchObject({ kind: 'stopped', reason: 'truncated', lastFailure: { kind: 'answer', truncated: true }, progress: { corrections: 2, truncatedAnswers: 2 } });
+  });
+
+  it('refuses JSON that only repair could close, even when the endpoint says it stopped normally', async () => {
+    model.push({ reply: '{"action": "respond", "message": "Che' }, { reply: '{"action": "respond", "message": "Chest X-ray first."}' });
+    const { outcome } = await consult({ stopWhen: [attemptLimit(3)] });
+    expect(outcome).toMatchObject({ kind: 'final', value: { message: 'Chest X-ray first.' }, progress: { corrections: 1, truncatedAnswers: 1 } });
+  });
+
+  it('bounds a turn whose definition sets no limits: unusable answers stop after three, cut-off answers after two', async () => {
+    const definition = { ...SOFT_RULE_DEFINITION, id: 'unbounded', stop: {}, tools: [] };
+    model.push({ reply: 'not json' }, { reply: 'still not json' }, { reply: 'nope' });
+    const trace = await ctx.trace.start({ kind: 'test', name: 'unbounded' });
+    const unusable = await runDefinition(definition, { llm: ctx.llm, trace, input: { instruction: 'x', context: {}, tools: [] }, accept: () => ({ ok: false, problems: ['(root): not an answer'] }) });
+    expect(unusable).toMatchObject({ kind: 'stopped', reason: 'retries_exhausted', progress: { rounds: 3 } });
+    model.push({ reply: 'Half', finishReason: 'length' }, { reply: 'Half an', finishReason: 'length' });
+    const cut = await runDefinition(definition, { llm: ctx.llm, trace, input: { instruction: 'x', context: {}, tools: [] }, accept: ({ content }) => ({ ok: true, value: content }) });
+    expect(cut).toMatchObject({ kind: 'stopped', reason: 'truncated', progress: { rounds: 2 } });
+    await trace.finish({ status: 'success' });
   });
 
   it('stops at the round limit when the model keeps using tools', async () => {

@@ -38,7 +38,8 @@ export interface LoopTools {
   scope?: string;
 }
 
-export type Acceptance<T> = { ok: true; value: T } | { ok: false; problems: string[] };
+/** `truncated`: the answer was rejected because it was cut off (JSON that ends open), so the stop can say so. */
+export type Acceptance<T> = { ok: true; value: T } | { ok: false; problems: string[]; truncated?: boolean };
 
 /** The answer `accept` judges: the model's text and, in JSON decision mode, the decision it holds. */
 export interface LoopAnswer {
@@ -108,12 +109,12 @@ export interface Waiting {
 }
 
 /** Why the last unsuccessful round failed: a tool call's error, the problems of an unusable answer, or a failed model call. */
-export type LastFailure = { kind: 'tool'; error: string } | { kind: 'answer'; problems: string[] } | { kind: 'model'; error: string };
+export type LastFailure = { kind: 'tool'; error: string } | { kind: 'answer'; problems: string[]; truncated?: boolean } | { kind: 'model'; error: string };
 
 /** Round outcome: what one model call led to. The outer loop is a switch on it. */
 type RoundResult<T> =
   | { next: 'tools'; failed: boolean; error?: string }
-  | { next: 'correct'; problems: string[] }
+  | { next: 'correct'; problems: string[]; truncated?: boolean }
   | { next: 'model_failed'; error: string }
   | ({ next: 'wait' } & Waiting)
   | { next: 'final'; value: T; content: string; response: ChatResponse };
@@ -121,14 +122,16 @@ type RoundResult<T> =
 export async function runLoop<T>(config: LoopConfig<T>): Promise<LoopOutcome<T>> {
   const messages = [...config.messages];
   const toolCalls: ToolCallResult[] = [];
-  const progress: LoopProgress = { rounds: 0, toolRounds: 0, failedToolRounds: 0, failedToolCallsInARow: 0, corrections: 0, failedModelCalls: 0, promptTokens: 0, completionTokens: 0 };
+  const progress: LoopProgress = { rounds: 0, toolRounds: 0, failedToolRounds: 0, failedToolCallsInARow: 0, corrections: 0, truncatedAnswers: 0, failedModelCalls: 0, promptTokens: 0, completionTokens: 0 };
   const specs = config.tools ? config.tools.registry.specs(config.tools.allowed) : [];
   let lastContent = '';
   let lastFailure: LastFailure | undefined;
 
   for (;;) {
     throwIfCancelled(config.signal);
-    const reason = config.stopWhen?.map((stop) => stop(progress)).find(Boolean);
+    const limit = config.stopWhen?.map((stop) => stop(progress)).find(Boolean);
+    // Whichever limit fired, an answer cut off just before is what the caller can act on (a higher max tokens).
+    const reason = limit && lastFailure?.kind === 'answer' && lastFailure.truncated ? 'truncated' : limit;
     if (reason) return { kind: 'stopped', reason, lastContent, lastFailure, messages, toolCalls, progress };
 
     const round = progress.rounds + 1;
@@ -160,7 +163,8 @@ export async function runLoop<T>(config: LoopConfig<T>): Promise<LoopOutcome<T>>
         break;
       case 'correct':
         progress.corrections++;
-        lastFailure = { kind: 'answer', problems: result.problems };
+        if (result.truncated) progress.truncatedAnswers++;
+        lastFailure = { kind: 'answer', problems: result.problems, ...(result.truncated ? { truncated: true } : {}) };
         break;
     }
     lastContent = lastAssistantText(messages);
@@ -203,6 +207,10 @@ async function runRound<T>(config: LoopConfig<T>, state: RoundState): Promise<Ro
   progress.completionTokens += response.usage.completionTokens || countTokens(response.content);
   config.onEvent?.({ type: 'round_finished', round, promptTokens: response.usage.promptTokens, completionTokens: response.usage.completionTokens, toolCalls: config.decisions ? 0 : response.toolCalls.length });
 
+  // Cut off by the token limit: the text (or a tool call's arguments) is a prefix of what the model meant, even
+  // when it happens to parse. It is never taken as the answer nor run as a call; the model is asked again.
+  if (response.finishReason === 'length') return correct(config, messages, response.content, [TRUNCATED_PROBLEM], true);
+
   // Native function calling.
   if (response.toolCalls.length && !config.decisions) {
     if (!state.offerTools && config.tools?.whenWithheld !== 'refuse') return accept(config, response);
@@ -230,7 +238,7 @@ async function runRound<T>(config: LoopConfig<T>, state: RoundState): Promise<Ro
       messages.push({ role: 'user', content: outcome.success ? config.observations.result(outcome) : config.observations.failure(call, outcome.error) });
       return { next: 'tools', failed: !outcome.success, error: outcome.success ? undefined : outcome.error };
     }
-    if (decision.kind === 'invalid') return correct(config, messages, response.content, decision.problems);
+    if (decision.kind === 'invalid') return correct(config, messages, response.content, decision.problems, decision.truncated);
     const awaiting = config.decisions.waitOn?.[decision.action];
     if (awaiting) {
       messages.push({ role: 'assistant', content: response.content });
@@ -243,14 +251,16 @@ async function runRound<T>(config: LoopConfig<T>, state: RoundState): Promise<Ro
   function accept(cfg: LoopConfig<T>, res: ChatResponse, decision?: LoopAnswer['decision']): RoundResult<T> {
     const verdict = cfg.accept(decision ? { content: res.content, decision } : { content: res.content });
     if (verdict.ok) return { next: 'final', value: verdict.value, content: res.content, response: res };
-    return correct(cfg, messages, res.content, verdict.problems);
+    return correct(cfg, messages, res.content, verdict.problems, verdict.truncated);
   }
 }
 
-function correct<T>(config: LoopConfig<T>, messages: ChatMessage[], content: string, problems: string[]): RoundResult<T> {
+const TRUNCATED_PROBLEM = '(root): the answer was cut off at the output token limit (finish_reason "length") before it was complete; answer again, shorter, so that the whole answer fits';
+
+function correct<T>(config: LoopConfig<T>, messages: ChatMessage[], content: string, problems: string[], truncated = false): RoundResult<T> {
   messages.push({ role: 'assistant', content });
   if (config.correction) messages.push(config.correction(problems));
-  return { next: 'correct', problems };
+  return { next: 'correct', problems, ...(truncated ? { truncated } : {}) };
 }
 
 /** Runs one call through the registry, or refuses it without running when it is not allowed. */
@@ -283,7 +293,7 @@ function throwIfCancelled(signal: AbortSignal | undefined): void {
 /** What the step span records: the thought (the model's text), the actions it took and what it observed. */
 function describeRound(result: RoundResult<unknown>, messages: ChatMessage[]): unknown {
   if (result.next === 'final') return { thought: result.content, reasoning: result.response.reasoning || undefined, outcome: 'answer' };
-  if (result.next === 'correct') return { outcome: 'correction', problems: result.problems };
+  if (result.next === 'correct') return { outcome: result.truncated ? 'truncated' : 'correction', problems: result.problems };
   if (result.next === 'model_failed') return { outcome: 'model_failed', error: result.error };
   if (result.next === 'wait') return { thought: result.content, outcome: 'waiting', awaiting: result.awaiting, action: result.action };
   const start = messages.map((m) => m.role).lastIndexOf('assistant');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { reasoningBudget, tokenBudget, type LoopProgress } from './stop-conditions.js';
 
-const after = (rounds: number, promptTokens: number, completionTokens: number): LoopProgress => ({ rounds, promptTokens, completionTokens, toolRounds: rounds, failedToolRounds: 0, failedToolCallsInARow: 0, corrections: 0, failedModelCalls: 0 });
+const after = (rounds: number, promptTokens: number, completionTokens: number): LoopProgress => ({ rounds, promptTokens, completionTokens, toolRounds: rounds, failedToolRounds: 0, failedToolCallsInARow: 0, corrections: 0, truncatedAnswers: 0, failedModelCalls: 0 });
 
 describe('token limits', () => {
   it('tokenBudget counts every prompt in full, the context sent again each round included', () => {

@@ -13,15 +13,18 @@ export interface LoopProgress {
   failedToolRounds: number;
   /** Failed or refused tool calls since the last one that succeeded. */
   failedToolCallsInARow: number;
-  /** Answers sent back by the validate hook (unparseable, a field missing). */
+  /** Answers sent back by the validate hook (unparseable, a field missing), truncated answers included. */
   corrections: number;
+  /** Answers cut off before they were complete (finish_reason "length", or JSON that ends open). */
+  truncatedAnswers: number;
   /** Model calls that failed (unreachable, timed out), counted only when the loop treats them as attempts. */
   failedModelCalls: number;
   promptTokens: number;
   completionTokens: number;
 }
 
-export type StopReason = 'max_rounds' | 'token_budget' | 'error_breaker' | 'retries_exhausted';
+/** `truncated`: the loop stopped right after an answer that was cut off, whichever limit fired. */
+export type StopReason = 'max_rounds' | 'token_budget' | 'error_breaker' | 'retries_exhausted' | 'truncated';
 
 export type StopCondition = (progress: Readonly<LoopProgress>) => StopReason | undefined;
 
@@ -36,6 +39,12 @@ export const errorBreaker = (n: number): StopCondition => (p) => (p.failedToolCa
 
 /** Seed 000's soft-rule budget: unusable answers, rounds with a failed tool call and failed model calls count alike. */
 export const attemptLimit = (n: number): StopCondition => (p) => (p.corrections + p.failedToolRounds + p.failedModelCalls >= n ? 'retries_exhausted' : undefined);
+
+/** Stop after `n` unusable answers, whatever else the agent counts: a model that cannot answer in shape is asked again only so often. */
+export const correctionLimit = (n: number): StopCondition => (p) => (p.corrections >= n ? 'retries_exhausted' : undefined);
+
+/** Stop after `n` answers cut off by the token limit: asked again with the same limit, a model rarely gets shorter. */
+export const truncationLimit = (n: number): StopCondition => (p) => (p.truncatedAnswers >= n ? 'truncated' : undefined);
 
 /**
  * A budget for what the run adds to its starting context: the model's answers and the growth of the prompt

@@ -5,6 +5,7 @@ import type { TraceScope } from '../../core/trace/store.js';
 import type { AgentDefinition } from '../definitions/agent-definition.js';
 import { decisionAnswer, waitingPrompt } from '../loop/decision-text.js';
 import { runDefinition } from '../loop/run-definition.js';
+import type { StopReason } from '../loop/stop-conditions.js';
 import { stateOf, TURN_NODE, type DefinitionRun, type DefinitionRunState } from './definition-runs.js';
 import type { RunReview } from './run-shape.js';
 import type { NodeResult } from './step-driver.js';
@@ -46,7 +47,13 @@ export async function runTurn(deps: TurnDeps, definition: AgentDefinition<string
     const finalMessages = outcome.messages.at(-1)?.role === 'assistant' ? outcome.messages : [...outcome.messages, { role: 'assistant' as const, content: outcome.content }];
     return { step: { type: 'turn', outcome: 'pass', next: 'end' }, update: { nextNode: 'end', status: 'RUNNING', state: { ...state, messages: finalMessages, answer: outcome.value } } };
   }
-  return { step: { type: 'turn', outcome: 'error', next: 'end_error', detail: { reason: outcome.reason } }, update: { nextNode: 'end_error', status: 'RUNNING', state, error: `the agent stopped without an answer: ${outcome.reason}` } };
+  return { step: { type: 'turn', outcome: 'error', next: 'end_error', detail: { reason: outcome.reason } }, update: { nextNode: 'end_error', status: 'RUNNING', state, error: stoppedText(outcome.reason) } };
+}
+
+/** Why the turn ended without an answer, for the person who reads the run: a cut-off answer is never kept. */
+function stoppedText(reason: StopReason): string {
+  if (reason === 'truncated') return "the agent stopped without an answer: the model's answer was cut off by its output token limit before it was complete (truncated), so it was not used; ask a narrower question, or raise the agent's model.max_tokens";
+  return `the agent stopped without an answer: ${reason}`;
 }
 
 /** What the person said, as the model reads it on the next turn. */

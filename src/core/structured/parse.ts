@@ -15,6 +15,12 @@ export interface ParseResult {
   /** Fields filled with defaults and schema mismatches: light validation, never a failure. */
   warnings: string[];
   rawOutput: string;
+  /**
+   * The JSON ends open (inside a string, object or array): the answer was cut off, usually by the token limit.
+   * Repair could close it, but the closed object is a guess at a shorter answer than the model meant, so it is
+   * a failure: the caller asks again or gives up, never keeps it as the answer.
+   */
+  truncated: boolean;
 }
 
 const ajv = new Ajv({ allErrors: true, strict: false });
@@ -48,12 +54,23 @@ export function parseStructuredOutput(rawOutput: string, outputTypeSpec?: string
   try {
     outputType = resolveOutputType(outputTypeSpec);
   } catch (error) {
-    return { success: false, data: {}, parsedAs: 'failed', error: errorMessage(error), warnings: [], rawOutput };
+    return { success: false, data: {}, parsedAs: 'failed', error: errorMessage(error), warnings: [], rawOutput, truncated: false };
   }
   if (!outputType.schema) {
-    return { success: true, data: {}, parsedAs: 'text', error: '', warnings: [], rawOutput };
+    return { success: true, data: {}, parsedAs: 'text', error: '', warnings: [], rawOutput, truncated: false };
   }
   const found = findJsonObject(rawOutput);
+  if (found?.truncated) {
+    return {
+      success: false,
+      data: {},
+      parsedAs: 'failed',
+      error: `The JSON in the model output is cut off before it closes (expected output type "${outputType.name}"): the answer was truncated, usually by the output token limit. A shorter complete answer is needed. The raw output is kept.`,
+      warnings: [],
+      rawOutput,
+      truncated: true,
+    };
+  }
   if (!found) {
     return {
       success: false,
@@ -62,6 +79,7 @@ export function parseStructuredOutput(rawOutput: string, outputTypeSpec?: string
       error: `No JSON object found in the model output (expected output type "${outputType.name}"). The raw output is kept.`,
       warnings: [],
       rawOutput,
+      truncated: false,
     };
   }
   // An object with none of the expected fields (often `{}` repaired from a stray brace) is not an answer
@@ -75,13 +93,14 @@ export function parseStructuredOutput(rawOutput: string, outputTypeSpec?: string
       error: `The JSON in the model output has none of the fields of output type "${outputType.name}" (${expected.join(', ')}). The raw output is kept.`,
       warnings: [],
       rawOutput,
+      truncated: false,
     };
   }
   const warnings = fillAndCheck(found.value, outputType.schema);
-  return { success: true, data: found.value, parsedAs: found.parsedAs, error: '', warnings, rawOutput };
+  return { success: true, data: found.value, parsedAs: found.parsedAs, error: '', warnings, rawOutput, truncated: false };
 }
 
-function findJsonObject(raw: string): { value: Record<string, unknown>; parsedAs: ParsedAs } | undefined {
+function findJsonObject(raw: string): { value: Record<string, unknown>; parsedAs: ParsedAs; truncated?: boolean } | undefined {
   const text = raw.trim();
   const candidates: Array<{ text: string; parsedAs: ParsedAs }> = [{ text, parsedAs: 'exact' }];
   for (const match of text.matchAll(/```(?:json|JSON)?\s*\n?([\s\S]*?)```/g)) {
@@ -99,14 +118,36 @@ function findJsonObject(raw: string): { value: Record<string, unknown>; parsedAs
   }
   for (const candidate of candidates) {
     if (!candidate.text.includes('{')) continue;
+    const json = candidate.text.slice(candidate.text.indexOf('{'));
     try {
-      const value = JSON.parse(jsonrepair(candidate.text.slice(candidate.text.indexOf('{'))));
-      if (isObject(value)) return { value, parsedAs: 'repaired' };
+      const value = JSON.parse(jsonrepair(json));
+      if (isObject(value)) return { value, parsedAs: 'repaired', truncated: endsOpen(json) };
     } catch {
       // try the next candidate
     }
   }
   return undefined;
+}
+
+/**
+ * Whether JSON text stops inside a string, object or array. Only asked of text that needed repair: a complete
+ * answer with a trailing comma or single quotes is closed, one cut off by the token limit is not. Single-quoted
+ * strings are not tracked, so a brace inside one can mislead it; models that quote that way rarely nest braces there.
+ */
+function endsOpen(json: string): boolean {
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  for (const char of json) {
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (char === '\\') escaped = true;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '{' || char === '[') depth++;
+    else if (char === '}' || char === ']') depth--;
+  }
+  return inString || depth > 0;
 }
 
 function tryParse(text: string): unknown {

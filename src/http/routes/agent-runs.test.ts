@@ -115,6 +115,20 @@ describe.each(testEngines())('durable agent runs through the API on %s', (engine
     expect(await auditOf(id)).toEqual(['created', 'finished']);
   });
 
+  it('never completes with an answer cut off by the token limit: asked again it completes whole, cut off twice it fails saying so', async () => {
+    // The first cut-off answer is asked again and the second (the model's default reply) is the whole advice.
+    model.push({ reply: '{"action": "respond", "answer": "Che', finishReason: 'length' });
+    const asked = (await call('POST', '/api/agent/runs', 'owner', { scenarioId: 'test-intake', input: 'a long answer' })).json<AgentRun>();
+    expect(await waitFor(async () => { const run = await runOf(asked.id); return run.status === 'COMPLETED' || run.status === 'FAILED' ? run : undefined; }, 'the run to end', 20_000, 50)).toMatchObject({ status: 'COMPLETED', answer: 'Three weeks of cough: see your doctor this week.' });
+
+    // Valid JSON, but finish_reason "length": still not the answer.
+    model.push({ reply: '{"action": "respond", "answer": "Che"}', finishReason: 'length' }, { reply: '{"action": "respond", "answer": "Half an ans', finishReason: 'length' });
+    const { id } = (await call('POST', '/api/agent/runs', 'owner', { scenarioId: 'test-intake', input: 'a very long answer' })).json<AgentRun>();
+    const failed = await waitFor(async () => { const run = await runOf(id); return run.status === 'COMPLETED' || run.status === 'FAILED' ? run : undefined; }, 'the run to end', 20_000, 50);
+    expect(failed).toMatchObject({ status: 'FAILED', answer: null });
+    expect(failed.error).toMatch(/cut off by its output token limit/);
+  });
+
   it('refuses to start a run when no model is configured, storing nothing', async () => {
     const bare = await buildTestContext({ engine, env: { SCENARIOS_DIR: scenariosDir } });
     try {

@@ -46,6 +46,17 @@ describe('HTTP API', () => {
     expect(trace.json().userId).toBeTruthy();
   });
 
+  it('never answers success with an error: a cut-off or unparseable answer is asked again, then failed', async () => {
+    model.push({ reply: '{"answer": "Half an ans', finishReason: 'length' }, { reply: '{"answer": "Half an ans', finishReason: 'length' });
+    const cut = (await app.inject({ method: 'POST', url: '/api/agent/run', headers: auth, payload: { scenarioId: 'protocol-qa', input: 'How long are adverse events recorded?' } })).json();
+    expect(cut).toMatchObject({ status: 'failed', answer: '', structuredOutput: {} });
+    expect(cut.error).toMatch(/cut off by its output token limit/);
+
+    model.push({ reply: 'Adverse events: see the protocol.' }, { reply: '{"answer": "Until 30 days after the last visit [1].", "citations": ["[1]"], "confidence": "high"}' });
+    const fixed = (await app.inject({ method: 'POST', url: '/api/agent/run', headers: auth, payload: { scenarioId: 'protocol-qa', input: 'How long are adverse events recorded?' } })).json();
+    expect(fixed).toMatchObject({ status: 'success', error: '', answer: 'Until 30 days after the last visit [1].' });
+  });
+
   it('answers 404 for an unknown scenario and 400 naming the field for a malformed body', async () => {
     const unknown = await app.inject({ method: 'POST', url: '/api/agent/run', headers: auth, payload: { scenarioId: 'nope', input: 'x' } });
     expect(unknown.statusCode).toBe(404);
