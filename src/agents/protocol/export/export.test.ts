@@ -102,11 +102,22 @@ describe('protocolMarkdown', () => {
   it('ends with the SPIRIT 2025 items still open, and leaves out the ones the context answers', () => {
     const spirit = section(protocolMarkdown(partial), 'SPIRIT 2025 items still open');
 
-    expect(spirit).toContain('The protocol answers 5 of the 53 SPIRIT 2025 checklist rows');
-    expect(spirit).toContain('| 9a | Introduction | Scientific background and rationale, summarising relevant studies of benefits and harms |');
+    expect(spirit).toContain('The protocol answers 3 of the 53 SPIRIT 2025 checklist rows');
+    expect(spirit).toContain('| 9a | Introduction | Scientific background and rationale, including summary of relevant studies (published and unpublished) examining benefits and harms for each intervention |');
     expect(spirit).toContain('| 15a |');
     expect(spirit).toContain('| 19 |');
-    for (const answered of ['10', '12', '14a', '16', '18']) expect(spirit).not.toContain(`| ${answered} |`);
+    for (const answered of ['14a', '16', '18']) expect(spirit).not.toContain(`| ${answered} |`);
+    // The question states no objectives on benefits and harms; the design names no allocation ratio.
+    for (const open of ['10', '12']) expect(spirit).toContain(`| ${open} |`);
+  });
+
+  it('tells a committee the randomisation items a ratio and a nameless method leave open', () => {
+    const randomised = { ...partial, context: { ...partialContext, studyDesign: { ...partialContext.studyDesign, allocation: 'Allocation: 1:1', randomization: 'Computer-generated permuted blocks' } } };
+    const spirit = section(protocolMarkdown(randomised), 'SPIRIT 2025 items still open');
+    expect(spirit).toContain('| 22 | Methods: Assignment of interventions | Mechanism used to implement the random allocation sequence');
+    expect(spirit).toContain('| 21a | Methods: Assignment of interventions | Who will generate the random allocation sequence and the method used |');
+    expect(spirit).not.toContain('| 21b |');
+    expect(spirit).not.toContain('| 12 |');
   });
 
   it('shows an empty stage as missing everything, and names no missing field once a stage is complete', () => {
@@ -212,7 +223,7 @@ describe('protocolDocx', () => {
     const tables = xml.split('<w:tbl>').slice(1).map(paragraphsOf);
     expect(tables).toHaveLength(2);
     expect(tables[0]).toEqual(expect.arrayContaining(['Visit', 'Window (days)', 'Month 3', '90', '-7 / +14', 'month_3_arm_1']));
-    expect(tables[1]).toEqual(expect.arrayContaining(['9a', '15a', 'Explanation for the choice of comparator']));
+    expect(tables[1]).toEqual(expect.arrayContaining(['9a', '15a', 'Explanation for choice of comparator']));
     expect(tables[1]).not.toContain('14a');
   });
 

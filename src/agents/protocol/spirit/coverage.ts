@@ -15,24 +15,24 @@ export interface SpiritCoverage {
 }
 
 /**
- * Item id -> the context values that answer it, all of them needed. Only items the five context fields can
- * really answer are here; a filled field counts as an answer, whose wording the researcher still checks.
- * Stricter than "something was said" where the item names its parts: outcomes (16) need the measure and time
- * point, sample size (19) the assumptions, eligibility (14a) both lists of criteria.
+ * Item id -> the context values that answer it, all of them needed. An item is here only when the five context
+ * fields hold a value that answers what it asks; a filled field counts as an answer, whose wording the researcher
+ * still checks. Left out on purpose, since no field answers them: 10 (objectives on benefits and harms: the
+ * question states neither), 21a (who generates the sequence: the randomisation method names no one) and 22 (the
+ * concealment mechanism: `allocation` is the ratio, "1:1"). Stricter than "something was said" where the item
+ * names its parts: the design (12) needs its allocation ratio, outcomes (16) the measure and time point, sample
+ * size (19) the assumptions, eligibility (14a) both lists of criteria.
  */
 export const SPIRIT_CONTEXT_MAP: Readonly<Record<string, readonly string[]>> = {
   '9a': ['scientificQuestion.background', 'scientificQuestion.rationale'],
-  '10': ['scientificQuestion.question'],
-  '12': ['studyDesign.type'],
+  '12': ['studyDesign.type', 'studyDesign.allocation'],
   '14a': ['pico.population', 'pico.eligibility.inclusion', 'pico.eligibility.exclusion'],
   '15a': ['pico.intervention', 'pico.comparison'],
   '16': ['endpoints.primary.name', 'endpoints.primary.measure', 'endpoints.primary.timepoint'],
   '18': ['studyDesign.visits'],
   '19': ['sampleSize.method', 'sampleSize.total', 'sampleSize.assumptions'],
-  // A randomisation method ("computer-generated blocks of 4, stratified by site") answers both.
-  '21a': ['studyDesign.randomization'],
+  // The type of randomisation ("blocks of 4, stratified by site"); the item's restriction details belong elsewhere.
   '21b': ['studyDesign.randomization'],
-  '22': ['studyDesign.allocation'],
   '24a': ['studyDesign.blinding'],
 };
 

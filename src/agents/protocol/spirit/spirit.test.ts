@@ -46,8 +46,8 @@ describe('the SPIRIT 2025 checklist', () => {
   it('places the items that moved in 2025 where the publication does', () => {
     const byId = new Map(SPIRIT_2025_ITEMS.map((item) => [item.id, item]));
     expect(byId.get('4')!.section).toBe('Open science');
-    expect(byId.get('11')!.title).toMatch(/patients or the public/);
-    expect(byId.get('18')!.title).toMatch(/^Participant timeline/);
+    expect(byId.get('11')!.title).toMatch(/patient or public involvement/);
+    expect(byId.get('18')!.title).toMatch(/^Time schedule of enrolment/);
     expect(byId.get('19')!.title).toMatch(/sample size/);
     expect(byId.get('34')!.section).toBe('Ethics');
   });
@@ -65,7 +65,7 @@ describe('spiritCoverage', () => {
   it('covers every mapped item, naming the context fields that answer it, when all of them are filled', () => {
     const coverage = spiritCoverage(fullContext);
 
-    expect(ids(coverage.covered)).toEqual(['9a', '10', '12', '14a', '15a', '16', '18', '19', '21a', '21b', '22', '24a']);
+    expect(ids(coverage.covered)).toEqual(['9a', '12', '14a', '15a', '16', '18', '19', '21b', '24a']);
     expect(ids(coverage.covered).sort()).toEqual(Object.keys(SPIRIT_CONTEXT_MAP).sort());
     expect(coverage.covered.find((item) => item.id === '15a')!.from).toEqual(['pico.intervention', 'pico.comparison']);
     expect(coverage.covered.length + coverage.open.length).toBe(coverage.total);
@@ -83,7 +83,29 @@ describe('spiritCoverage', () => {
 
     const open = ids(coverage.open);
     for (const id of ['9a', '15a', '14a', '18', '16']) expect(open).toContain(id);
-    expect(ids(coverage.covered)).toEqual(['10', '12', '19', '21a', '21b', '22', '24a']);
+    expect(ids(coverage.covered)).toEqual(['12', '19', '21b', '24a']);
+  });
+
+  it('counts an item only from a field that answers it: not 22 from the ratio, 21a from a method naming no one, or 10 from the question', () => {
+    const coverage = spiritCoverage({
+      scientificQuestion: { question: 'Does a low-salt diet lower blood pressure compared with usual diet?' },
+      studyDesign: { type: 'Parallel-group randomised trial', allocation: 'Allocation: 1:1', randomization: 'Permuted blocks of 4' },
+    });
+    expect(ids(coverage.covered)).toEqual(['12', '21b']);
+    for (const id of ['10', '21a', '22']) expect(ids(coverage.open)).toContain(id);
+    // The design item names the allocation ratio: the type alone leaves it open.
+    expect(ids(spiritCoverage({ studyDesign: { type: 'Parallel-group randomised trial' } }).covered)).toEqual([]);
+  });
+
+  it('titles each item with its full published wording (SPIRIT 2025, BMJ 2025)', () => {
+    const title = (id: string) => SPIRIT_2025_ITEMS.find((item) => item.id === id)!.title;
+    expect(title('15a')).toBe('Intervention and comparator with sufficient details to allow replication including how, when, and by whom they will be administered. If relevant, where additional materials describing the intervention and comparator (eg, intervention manual) can be accessed');
+    expect(title('21b')).toBe('Type of randomisation (simple or restricted) and details of any factors for stratification. To reduce predictability of a random sequence, other details of any planned restriction (eg, blocking) should be provided in a separate document that is unavailable to those who enrol participants or assign interventions');
+    expect(title('22')).toBe('Mechanism used to implement the random allocation sequence (eg, central computer/telephone; sequentially numbered, opaque, sealed containers), describing any steps to conceal the sequence until interventions are assigned');
+    expect(title('25a')).toBe('Plans for assessment and collection of trial data, including any related processes to promote data quality (eg, duplicate measurements, training of assessors) and a description of trial instruments (eg, questionnaires, laboratory tests) along with their reliability and validity, if known. Reference to where data collection forms can be accessed, if not in the protocol');
+    expect(title('26')).toBe('Plans for data entry, coding, security, and storage, including any related processes to promote data quality (eg, double data entry; range checks for data values). Reference to where details of data management procedures can be accessed, if not in the protocol');
+    expect(title('28a')).toBe('Composition of data monitoring committee (DMC); summary of its role and reporting structure; statement of whether it is independent from the sponsor and funder; conflicts of interest and reference to where further details about its charter can be found, if not in the protocol. Alternatively, an explanation of why a DMC is not needed');
+    expect(title('10')).toBe('Specific objectives related to benefits and harms');
   });
 
   it('answers in the shape of the HTTP contract', () => {
