@@ -58,6 +58,18 @@ export const ActionCardConfig = z.strictObject({
   onCompleteAction: z.string().max(100).optional(),
   /** Result key -> context path (`total: sampleSize.total`): how the action callback's result is recorded. */
   resultMapping: z.record(z.string().max(100), z.string().max(200)).optional(),
+  /**
+   * The tool that computes the card's result (`calculate_sample_size`). Then only that tool fills what the card
+   * maps: a callback's result is computed again from its `inputs` and refused when the two differ, a successful
+   * call of the tool in a stage turn is recorded through the same resultMapping, and the model's own data block
+   * never fills those values.
+   */
+  resultTool: z.string().min(1).max(100).optional(),
+  /**
+   * How a reply states the tool's result in words (a RE2 regular expression, e.g. "60 per group"): a number in a
+   * match that the tool did not compute is marked "not calculated" in the reply and in the turn's issues.
+   */
+  resultClaimPattern: z.string().min(1).max(200).optional(),
 });
 export type ActionCardConfig = z.infer<typeof ActionCardConfig>;
 

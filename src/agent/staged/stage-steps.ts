@@ -7,14 +7,14 @@ import { runDefinition } from '../loop/run-definition.js';
 import { stageCards } from './action-cards.js';
 import type { StagedAgentConfig, StageConfig } from './config.js';
 import { conditionHolds } from './context-logic.js';
-import { isPresent, mergeStageData } from './context-paths.js';
+import { isPresent } from './context-paths.js';
 import { createExtractedDataFilter } from './extracted-data-filter.js';
-import { extractStageData, splitExtractedData } from './extraction.js';
 import { createPlan } from './planner.js';
 import { buildSystemPrompt, historyMessages } from './prompt.js';
 import { analyzeQuery } from './query-analysis.js';
 import { reflect, type CustomValidator, type ReflexionResult } from './reflexion.js';
 import { stageTurnDefinition } from './stage-definition.js';
+import { recordTurn } from './turn-record.js';
 import type { StageCompleteResult, StagedChatResponse, StagedRunState, StageProgress } from './types.js';
 
 export interface StageStepDeps {
@@ -69,7 +69,6 @@ export async function handleMessage(deps: StageStepDeps, input: StepInput & { me
     const text = filter.push(event.text);
     if (text) input.onEvent!({ ...event, text });
   });
-  const stageData = state.context[stage.contextField] ?? {};
   const outcome = await trace.span('step', 'execution', { strategy: plan.strategy, stage: stage.stageId, tools: stage.availableToolIds }, () =>
     runDefinition(stageTurnDefinition(config, stage, input.configVersion), {
       llm: deps.llm,
@@ -80,25 +79,15 @@ export async function handleMessage(deps: StageStepDeps, input: StepInput & { me
       onEvent,
       signal: input.signal,
     }), (o) => ({ output: { kind: o.kind, toolCalls: o.toolCalls.map((c) => ({ tool: c.toolName, success: c.success })) } }));
-  const reply = outcome.kind === 'final' ? outcome.content : outcome.kind === 'stopped' ? outcome.lastContent : outcome.content;
-  const shown = splitExtractedData(reply).message || (outcome.kind === 'stopped' ? `I could not finish this answer (${outcome.reason}). Please send your message again, perhaps in shorter parts.` : '');
-
-  let contextUpdate: StagedChatResponse['contextUpdate'] = null;
-  const issues: string[] = [];
-  if (plan.shouldExtract && outcome.kind === 'final') {
-    // What counts as said: every user message of the conversation, this one, what tools computed this turn, and
-    // what the context already holds (values the user typed in the state panel).
-    const sources = [...state.history.filter((l) => l.role === 'user').map((l) => l.content), message, ...outcome.toolCalls.filter((c) => c.success).map((c) => JSON.stringify(c.result)), JSON.stringify(state.context)];
-    const extracted = await trace.span('step', 'extraction', { stage: stage.stageId, field: stage.contextField }, async () => extractStageData({ reply, schema: stage.extractionSchema, sources }), (e) => ({ output: e }));
-    if (Object.keys(extracted.data).length) {
-      const merged = mergeStageData(stageData, extracted.data);
-      state = { ...state, context: { ...state.context, [stage.contextField]: merged } };
-      contextUpdate = { field: stage.contextField, data: extracted.data, confidence: extracted.rejected.length ? 0.7 : 0.9 };
-      if (plan.shouldReflect) {
-        const checked = await runReflexion(deps, input, stage, merged, 'on_extract');
-        issues.push(...checked.issues);
-      }
-    }
+  // What the turn records (the tools' results, the data block's grounded values) and says, as one step of the trace.
+  const turn = await trace.span('step', 'extraction', { stage: stage.stageId, field: stage.contextField }, async () => recordTurn(stage, state, outcome, { message, shouldExtract: plan.shouldExtract }), (t) => ({ output: { ...t.extraction, recordedFromTools: t.recordedFromTools, issues: t.issues } }));
+  state = { ...state, context: turn.context };
+  const shown = turn.message;
+  const contextUpdate = turn.contextUpdate;
+  const issues: string[] = [...turn.issues];
+  if (turn.contextUpdate && plan.shouldReflect) {
+    const checked = await runReflexion(deps, input, stage, state.context[stage.contextField] ?? {}, 'on_extract');
+    issues.push(...checked.issues);
   }
 
   let completion: StageCompleteResult | undefined;

@@ -1,14 +1,18 @@
 import type { User } from '../../core/auth/users.js';
 import { ClinAgentError } from '../../core/errors.js';
+import { isUuid } from '../../core/ids.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
 import { dataBlock } from '../../core/llm/untrusted-data.js';
 import type { ToolRegistry } from '../../core/tools/registry.js';
+import { selectConversation } from '../conversations/conversation-queries.js';
 import type { AgentEventSink } from '../loop/events.js';
 import { createConversationRuns, type ConversationRun, type ConversationRunDeps } from '../runs/conversation-runs.js';
 import { applyCardResult, stageCards } from './action-cards.js';
 import type { StagedAgentConfig } from './config.js';
 import type { ConfigStore } from './config-store.js';
+import { appliedValueProblems, computedCardResult } from './card-results.js';
 import { mergeStageData } from './context-paths.js';
+import { contextValueProblems } from './context-values.js';
 import type { CustomValidator } from './reflexion.js';
 import { completeStage, handleMessage, stageOf, stageProgress } from './stage-steps.js';
 import type { ActionCardPayload, StageCompleteResult, StagedChatResponse, StagedRunState } from './types.js';
@@ -68,6 +72,34 @@ export function createStagedAgentService(deps: StagedAgentServiceDeps) {
     return { run, state, config: stored.config, configVersion: stored.version, actionCards: state.finished ? [] : stageCards(stage, state.context, { conversationId: run.conversationId! }) };
   }
 
+  async function start(actor: User, agentId: string, request: { title?: string; projectId?: string; conversationId?: string }): Promise<StagedView> {
+    const { config } = await deps.configs.current(agentId);
+    const title = request.title?.trim() || `${config.agentName} ${new Date().toISOString().slice(0, 10)}`;
+    const conversation = await deps.conversations.start({ id: request.conversationId, actor, scenarioId: agentId, projectId: request.projectId, title });
+    const state: StagedRunState = { agentId, title, currentStage: config.stages[0]!.stageId, finished: false, completedStages: [], context: Object.fromEntries(config.stages.map((s) => [s.contextField, {}])), history: [], traceIds: [], updatedAt: new Date().toISOString() };
+    return view(await runs.create(actor, { agentId, projectId: request.projectId, conversationId: conversation.id, state }));
+  }
+
+  /**
+   * The actor's conversation; an id nobody has used yet starts one for them under that id (the seed's page names
+   * its conversation before the first message). An id in use by anyone else stays a 404, as for any id one may not see.
+   */
+  async function ownedOrStarted(actor: User, agentId: string, conversationId: string): Promise<StagedRun> {
+    try {
+      return await runs.owned(agentId, conversationId, actor);
+    } catch (error) {
+      if (!(ClinAgentError.isInstance(error) && error.code === 'NOT_FOUND')) throw error;
+      if (!isUuid(conversationId) || (await selectConversation(deps.db, conversationId))) throw error;
+      try {
+        return (await start(actor, agentId, { conversationId })).run;
+      } catch (startError) {
+        // Started meanwhile by a second request of the same page (or taken by someone else): whoever owns it now.
+        if (await selectConversation(deps.db, conversationId)) return runs.owned(agentId, conversationId, actor);
+        throw startError;
+      }
+    }
+  }
+
   function lastOf<K extends 'message' | 'complete'>(run: StagedRun, kind: K): K extends 'message' ? StagedChatResponse : StageCompleteResult {
     const last = runs.stateOf(run).last;
     if (last?.kind !== kind) throw new ClinAgentError('INTERNAL', `The conversation's last step was not a ${kind}; reload it.`);
@@ -76,12 +108,10 @@ export function createStagedAgentService(deps: StagedAgentServiceDeps) {
 
   return {
     /** Starts a conversation of the staged agent at its first stage. */
-    async start(actor: User, agentId: string, request: { title?: string; projectId?: string }): Promise<StagedView> {
-      const { config } = await deps.configs.current(agentId);
-      const title = request.title?.trim() || `${config.agentName} ${new Date().toISOString().slice(0, 10)}`;
-      const conversation = await deps.conversations.start({ actor, scenarioId: agentId, projectId: request.projectId, title });
-      const state: StagedRunState = { agentId, title, currentStage: config.stages[0]!.stageId, finished: false, completedStages: [], context: Object.fromEntries(config.stages.map((s) => [s.contextField, {}])), history: [], traceIds: [], updatedAt: new Date().toISOString() };
-      return view(await runs.create(actor, { agentId, projectId: request.projectId, conversationId: conversation.id, state }));
+    start: (actor: User, agentId: string, request: { title?: string; projectId?: string }) => start(actor, agentId, request),
+    /** The actor's conversation; an unused id (a UUID the client chose) starts one. */
+    async open(actor: User, agentId: string, conversationId: string): Promise<StagedView> {
+      return view(await ownedOrStarted(actor, agentId, conversationId));
     },
     async get(actor: User, agentId: string, conversationId: string): Promise<StagedView> {
       return view(await runs.owned(agentId, conversationId, actor));
@@ -96,7 +126,7 @@ export function createStagedAgentService(deps: StagedAgentServiceDeps) {
      */
     async message(actor: User, agentId: string, conversationId: string, message: string, options: { onEvent?: AgentEventSink; signal?: AbortSignal; attachments?: string[] } = {}): Promise<StagedChatResponse> {
       deps.llm.assertConfigured();
-      const run = await runs.owned(agentId, conversationId, actor);
+      const run = await ownedOrStarted(actor, agentId, conversationId);
       const text = options.attachments?.length ? `${message}\n\n${dataBlock('attachments', options.attachments)}` : message;
       return lastOf(await runs.take(run, actor, { kind: 'answer', answer: text }, options), 'message');
     },
@@ -112,7 +142,7 @@ export function createStagedAgentService(deps: StagedAgentServiceDeps) {
      * each key one its extraction schema declares, so a typo is a 400 naming it rather than data nobody reads.
      */
     async patchContext(actor: User, agentId: string, conversationId: string, field: string, value: Record<string, unknown>): Promise<StagedView> {
-      const run = await runs.owned(agentId, conversationId, actor);
+      const run = await ownedOrStarted(actor, agentId, conversationId);
       const current = await view(run);
       const stage = current.config.stages.find((s) => s.contextField === field);
       if (!stage) {
@@ -123,20 +153,24 @@ export function createStagedAgentService(deps: StagedAgentServiceDeps) {
       if (unknown.length) {
         throw new ClinAgentError('VALIDATION_FAILED', `value: ${unknown.map((k) => `"${k}"`).join(', ')} ${unknown.length > 1 ? 'are not keys' : 'is not a key'} of ${field}; its keys are ${known.join(', ')}.`, { field: `value.${unknown[0]}` });
       }
-      const problems = valueProblems(stage.extractionSchema, value);
+      const problems = contextValueProblems(stage.extractionSchema, value);
       if (problems.length) throw new ClinAgentError('VALIDATION_FAILED', `value: ${problems.join('; ')}.`, { field: 'value', problems });
       const state: StagedRunState = { ...current.state, context: { ...current.state.context, [field]: mergeStageData(current.state.context[field] ?? {}, value) }, updatedAt: new Date().toISOString() };
       return view(await runs.saveWaiting(run, state, actor, { action: 'context_edited', newValue: { field, keys: Object.keys(value) } }));
     },
     /** A card's result (the calculator's answer) recorded through its resultMapping. */
     async actionCallback(actor: User, agentId: string, conversationId: string, cardId: string, result: Record<string, unknown>): Promise<{ applied: Record<string, unknown>; view: StagedView }> {
-      const run = await runs.owned(agentId, conversationId, actor);
+      const run = await ownedOrStarted(actor, agentId, conversationId);
       const current = await view(run);
       const card = current.config.stages.flatMap((s) => s.actionCards).find((c) => c.cardId === cardId);
       if (!card) {
         throw new ClinAgentError('VALIDATION_FAILED', `cardId: "${cardId}" is not a card of this agent; its cards are ${current.config.stages.flatMap((s) => s.actionCards.map((c) => c.cardId)).join(', ') || '(none)'}.`, { field: 'cardId' });
       }
-      const applied = applyCardResult(card, result, current.state.context);
+      // A result a tool computes is recorded as the tool computes it from the inputs, never as sent.
+      const recorded = card.resultTool ? await computedCardResult(deps.tools, card, result) : result;
+      const applied = applyCardResult(card, recorded, current.state.context);
+      const problems = appliedValueProblems(current.config.stages, card, applied.applied);
+      if (problems.length) throw new ClinAgentError('VALIDATION_FAILED', `${problems.join('; ')}.`, { field: 'result', problems });
       const state: StagedRunState = { ...current.state, context: applied.context as StagedRunState['context'], updatedAt: new Date().toISOString() };
       return { applied: applied.applied, view: await view(await runs.saveWaiting(run, state, actor, { action: 'card_result', newValue: { cardId, paths: Object.keys(applied.applied) } })) };
     },
@@ -145,21 +179,6 @@ export function createStagedAgentService(deps: StagedAgentServiceDeps) {
     runs,
     registerWorkers: runs.registerWorkers,
   };
-}
-
-/** The types the stage's schema gives its top-level keys, checked for an edit (the model's output is checked by extraction). */
-function valueProblems(schema: Record<string, unknown>, value: Record<string, unknown>): string[] {
-  const properties = ((schema as { properties?: Record<string, { type?: string | string[] }> }).properties) ?? {};
-  const problems: string[] = [];
-  for (const [key, v] of Object.entries(value)) {
-    const declared = properties[key]?.type;
-    if (!declared || v === null) continue;
-    const types = Array.isArray(declared) ? declared : [declared];
-    const actual = Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v;
-    const ok = types.some((t) => t === actual || (t === 'number' && actual === 'integer'));
-    if (!ok) problems.push(`${key} must be ${types.join(' or ')}, got ${actual}`);
-  }
-  return problems;
 }
 
 export type StagedAgentService = ReturnType<typeof createStagedAgentService>;

@@ -162,6 +162,19 @@ describe('validateStagedConfig', () => {
     expect(problemsOf(raw)).toEqual([expect.stringMatching(/^protocol_agent.v1.yaml: stages.scientific_question.extractionSchema.properties: must be an object naming the fields/)]);
   });
 
+  it('checks a card whose result a tool computes: a registered tool, a resultMapping, a pattern the matcher can run', () => {
+    const raw = config();
+    const cards = (raw.stages[2] as unknown as { actionCards: Array<Record<string, unknown>> }).actionCards;
+    cards[0] = { ...cards[0], resultTool: 'calculate_sample_sise', resultClaimPattern: '(\\d+) per group\\1' };
+    cards[1] = { ...cards[1], resultClaimPattern: '\\d+ in total' };
+    expect(problemsOf(raw)).toEqual([
+      expect.stringMatching(/stages.sample_size.actionCards.calculator.resultTool: "calculate_sample_sise" is not a registered tool \(calculate_sample_size, search_documents\)$/),
+      expect.stringMatching(/stages.sample_size.actionCards.calculator.resultMapping: a card with a resultTool needs a resultMapping/),
+      expect.stringMatching(/stages.sample_size.actionCards.calculator.resultClaimPattern: .*cannot be compiled by the linear-time matcher/),
+      expect.stringMatching(/stages.sample_size.actionCards.big_trial.resultClaimPattern: only a card with a resultTool/),
+    ]);
+  });
+
   it('refuses what is not an object at all, saying where it came from', () => {
     expect(problemsOf('agentId: x')).toEqual([expect.stringMatching(/^protocol_agent.v1.yaml: \(config\): /)]);
   });

@@ -133,6 +133,15 @@ function crossCheckProblems(raw: unknown, deps: ValidateStagedConfigDeps): strin
         if (card.triggerCondition === undefined) problems.push(`${cardWhere}.triggerCondition: a condition card needs triggerCondition, a JSON Logic expression over the context`);
         else problems.push(...logicProblems(card.triggerCondition, `${cardWhere}.triggerCondition`, contextFields));
       }
+      if (card.resultTool !== undefined) {
+        if (typeof card.resultTool === 'string' && !deps.toolNames.has(card.resultTool)) problems.push(`${cardWhere}.resultTool: "${card.resultTool}" is not a registered tool (${[...deps.toolNames].sort().join(', ') || 'none registered'})`);
+        if (!isObject(card.resultMapping) || !Object.keys(card.resultMapping).length) problems.push(`${cardWhere}.resultMapping: a card with a resultTool needs a resultMapping (result key -> context path) saying where the tool's result is recorded`);
+      }
+      if (card.resultClaimPattern !== undefined) {
+        const checked = checkRulePattern(card.resultClaimPattern);
+        if (checked.problem) problems.push(`${cardWhere}.resultClaimPattern: ${checked.problem}`);
+        if (card.resultTool === undefined) problems.push(`${cardWhere}.resultClaimPattern: only a card with a resultTool can tell a stated result from a computed one; add resultTool`);
+      }
       if (card.actionType === 'deep_link') {
         const url = isObject(card.actionPayload) ? card.actionPayload.url : undefined;
         // A path inside the console only: `//host` and `/\host` are read by browsers as another site.

@@ -124,15 +124,18 @@ describe.each(testEngines())('the Protocol Agent, walked through all five stages
     expect(card!.actionUrl).toMatch(new RegExp(`^/protocol/calculator\\?conversationId=${conversationId}&cardId=sample_size_calculator`));
   });
 
-  it('never records a sample size the user did not give, even when the model says it did', async () => {
+  it('never records a sample size the calculator did not compute, even when the model says it did', async () => {
     model.push({ reply: reply('With these assumptions about 200 patients are needed.', { alpha: 0.05, power: 0.9, total: 200, method: 'two-sample t-test' }) });
     const answered = await chat('We expect a mean difference of 5 mmHg with an SD of 10; two-sided alpha 0.05 and 90% power, using a two-sample t-test.');
     const body = answered.body as ProtocolChatResponse;
-    expect(body.contextUpdate?.data).toEqual({ alpha: 0.05, power: 0.9, method: 'two-sample t-test' });
-    expect((await contextNow()).sampleSize).not.toHaveProperty('total');
+    // Only the calculator fills the sample size: the model's block records nothing, and its number is marked.
+    expect(body.contextUpdate).toBeNull();
+    expect(body.issues).toEqual([expect.stringMatching(/^Not calculated: "200 patients are needed"/)]);
+    expect(body.message).toContain('⚠ Not calculated');
+    expect((await contextNow()).sampleSize).toEqual({});
     // The chat response carries the calculator card while the stage is current.
     expect(body.actionCards.map((c) => c.cardId)).toEqual(['sample_size_calculator']);
-    expect(body.actionCards[0]!.actionUrl).toContain('alpha=0.05');
+    expect(body.actionCards[0]!.actionUrl).toContain('cardId=sample_size_calculator');
 
     // The trace shows each step of the pipeline, and what extraction refused and why.
     const trace = await call('GET', `/api/aia/protocol-agent/trace/${body.traceId}`);
@@ -140,15 +143,16 @@ describe.each(testEngines())('the Protocol Agent, walked through all five stages
     const spans = trace.body.spans as Array<{ kind: string; name: string; output: any }>;
     const pipeline = ['query_analysis', 'planning', 'execution', 'extraction', 'reflexion', 'response'];
     const steps = spans.filter((s) => s.kind === 'step' && pipeline.includes(s.name));
-    expect(steps.map((s) => s.name)).toEqual(pipeline);
+    // Nothing was recorded, so there was nothing for the on_extract rules to check.
+    expect(steps.map((s) => s.name)).toEqual(pipeline.filter((name) => name !== 'reflexion'));
     // Execution is the stage's turn on the one loop: its model call is in the same trace.
     expect(spans.filter((s) => s.kind === 'llm')).toHaveLength(1);
     const extraction = steps.find((s) => s.name === 'extraction')!.output;
-    expect(extraction.rejected).toEqual([expect.objectContaining({ path: 'total', value: 200 })]);
-    expect(extraction.rejected[0].reason).toMatch(/not found in what the user said/);
+    expect(extraction.rejected).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'total', value: 200 }), expect.objectContaining({ path: 'alpha', reason: expect.stringContaining('only calculate_sample_size fills it') })]));
+    expect(extraction.rejected.find((r: { path: string }) => r.path === 'total').reason).toMatch(/not found in what the user said/);
 
     const blocked = await complete();
-    expect((blocked.body as StageCompleteResponse).issues).toEqual(['The total sample size is missing: calculate it with the calculator card or give the parameters.']);
+    expect((blocked.body as StageCompleteResponse).issues).toEqual(['The sample size method is missing: how was the number calculated (use the calculator)?', 'The total sample size is missing: calculate it with the calculator card or give the parameters.']);
   });
 
   it('records the calculator result through the card callback and its resultMapping', async () => {

@@ -74,7 +74,7 @@ export const protocolAgentRoutes: FastifyPluginAsync<{ staged: StagedAgentServic
   app.get<ConversationParams>(
     '/api/aia/protocol-agent/context/:conversationId',
     { schema: { tags, summary: 'The protocol so far: stages, context, cards and SPIRIT 2025 coverage', ...routeSchema('GET /api/aia/protocol-agent/context/:conversationId') } },
-    async (request) => contextOf(await staged.get(requireUser(request), AGENT, request.params.conversationId)),
+    async (request) => contextOf(await staged.open(requireUser(request), AGENT, request.params.conversationId)),
   );
 
   app.patch<ConversationParams & { Body: PatchProtocolContextRequest }>(
