@@ -170,9 +170,9 @@ export function createConversationRuns<S extends ConversationRunState>(options: 
       failures.push({ error });
       const isCancelled = ClinAgentError.isInstance(error) && error.code === 'CANCELLED';
       const charged = options.chargeTokens ? options.chargeTokens({ ...saved, lastError: undefined }, counted.tokens()) : { ...saved, lastError: undefined };
+      if (!isCancelled) options.logger.error({ runId: run.id, traceId: trace.traceId, err: errorMessage(error) }, `${options.label}: a message could not be answered`);
       const recovered = isCancelled ? undefined : options.recover?.(run, { review, state: charged, error, trace });
       if (recovered) return waitAgain({ ...recovered.state, lastError: undefined }, recovered.type, recovered.outcome, recovered.detail);
-      if (!isCancelled) options.logger.error({ runId: run.id, traceId: trace.traceId, err: errorMessage(error) }, `${options.label}: a message could not be answered`);
       const reported = ClinAgentError.isInstance(error)
         ? { code: error.code, message: error.message }
         : { code: 'INTERNAL', message: `This message could not be answered because of a fault on our side (trace ${trace.traceId}). Send it again; if it fails again, report the trace id.` };

@@ -1,12 +1,13 @@
 import { and, eq } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
 import { runDefinition } from '../../agent/loop/run-definition.js';
+import { tokenBudget } from '../../agent/loop/stop-conditions.js';
 import type { AgentEventSink } from '../../agent/loop/events.js';
 import { createConversationRuns, type ConversationRun, type ConversationRunDeps } from '../../agent/runs/conversation-runs.js';
 import { mergeStageData } from '../../agent/staged/context-paths.js';
 import type { User } from '../../core/auth/users.js';
 import { consultAttachments } from '../../core/db/schema/consult.js';
-import { ClinAgentError } from '../../core/errors.js';
+import { ClinAgentError, errorMessage } from '../../core/errors.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
 import { dataBlock } from '../../core/llm/untrusted-data.js';
 import { parseStructuredOutput } from '../../core/structured/parse.js';
@@ -15,8 +16,11 @@ import type { ConsultReply, ConsultState } from './consult-state.js';
 import { CONSULT_AGENT_ID, CONSULT_DEFINITION } from './definition.js';
 import { buildDossier, createDossierStore, createDossierTool } from './dossier/index.js';
 import { checkImage, createAnalyzeSkinImageTool, decodeImageBase64 } from './image/index.js';
+import { normalizeMedicalContext } from './normalize-context.js';
+import { patientLanguage } from './patient-language.js';
+import { patientNotice, type PatientNotice } from './patient-notices.js';
 import { responseStreamer } from './response-stream.js';
-import { assessRisk } from './risk/index.js';
+import { assessRisk, LEVEL_GUIDANCE, leadWithGuidance } from './risk/index.js';
 import type { MedicalContext, RiskAssessment } from './types.js';
 
 export interface ConsultServiceDeps extends ConversationRunDeps {
@@ -57,6 +61,9 @@ export function createConsultService(deps: ConsultServiceDeps) {
     traceKind: 'consult',
     traceInput: (_run, state) => ({ status: state.status, riskLevel: state.risk.risk_level }),
     step: (run, { review, state, trace, onEvent, signal }) => turn(run, state, review.answer ?? '', trace, onEvent, signal),
+    chargeTokens: (state, tokens) => ({ ...state, tokensUsed: state.tokensUsed + tokens }),
+    // The model down, or a fault: the risk check needs no model, so the turn is recorded with its advice anyway.
+    recover: (_run, { review, state, error, trace }) => unanswered(state, review.answer ?? '', error, trace.traceId),
     exchangeOf(state) {
       const [asked, answered] = state.turns.slice(-2);
       return asked?.role === 'user' && answered?.role === 'assistant' ? { asked: asked.content, answered: answered.content, traceId: state.lastReply?.traceId } : undefined;
@@ -64,17 +71,14 @@ export function createConsultService(deps: ConsultServiceDeps) {
   });
 
   async function turn(run: ConversationRun, state: ConsultState, input: string, trace: Parameters<typeof runDefinition>[1]['trace'], onEvent?: AgentEventSink, signal?: AbortSignal) {
-    const { text, attachmentId } = JSON.parse(input) as { text: string; attachmentId?: string };
-    const at = new Date().toISOString();
-    const asked = { role: 'user' as const, content: text, attachmentId, at };
+    const { text, attachmentId } = inputOf(input);
+    const asked = { role: 'user' as const, content: text, attachmentId, at: new Date().toISOString() };
+    const said = [...state.turns.filter((t) => t.role === 'user').map((t) => t.content), text];
     if (state.tokensUsed >= deps.tokenBudget) {
       // A consult that has used its budget answers without a model call, saying what the patient can still do.
-      const judged = compose(state, { action: 'stopped', response: `This consult has used its budget of ${deps.tokenBudget} tokens, so it cannot continue. Download the consult record (dossier), or start a new consult.`, quickOptions: [] }, trace.traceId, [text]);
+      const judged = compose(state, { action: 'stopped', response: patientNotice('consult_budget', patientLanguage(said), { budget: deps.tokenBudget }), quickOptions: [] }, trace.traceId, said);
       return done(state, asked, judged, {});
     }
-    // The model refers to images by their place in the consult ("attachment:2"): short, and nothing to mistype.
-    const index = state.attachments.findIndex((a) => a.id === attachmentId);
-    const attachmentNote = index >= 0 ? `\n\n${dataBlock('attachments', [`attachment:${index + 1} (${state.attachments[index]!.mimeType}, uploaded with this message)`])}` : '';
     await deps.prepare?.();
     const registry = deps.tools.extend([
       createAnalyzeSkinImageTool({ vision: deps.vision, maxBytes: deps.maxImageBytes, loadAttachment: (ref: string) => loadAttachment(run.id, attachmentIdOf(state, ref)) }),
@@ -84,10 +88,12 @@ export function createConsultService(deps: ConsultServiceDeps) {
       llm: deps.llm,
       trace,
       registry,
-      input: { medicalContext: state.medicalContext, history: state.messages, message: `${text}${attachmentNote}` },
+      input: { medicalContext: state.medicalContext, history: state.messages, message: modelMessageOf(state, text, attachmentId) },
       accept: ({ decision }) => ({ ok: true, value: decision?.data ?? {} }),
       onEvent: onEvent && responseStreamer(onEvent),
       signal,
+      // The consult's budget is checked before every model call of the turn, not only before the message.
+      extraStop: [tokenBudget(deps.tokenBudget - state.tokensUsed)],
     });
     // The loop leaves a final answer out of its messages; the history keeps it, as the model's own last decision.
     const messages = outcome.kind === 'final' && outcome.messages.at(-1)?.role !== 'assistant' ? [...outcome.messages, { role: 'assistant' as const, content: outcome.content }] : outcome.messages;
@@ -101,7 +107,8 @@ export function createConsultService(deps: ConsultServiceDeps) {
       if (!parsed.success) continue;
       decision = parsed.data;
       const update = parsed.data.medical_context_update;
-      if (update && typeof update === 'object' && !Array.isArray(update)) medicalContext = mergeStageData(medicalContext, update as Record<string, unknown>) as MedicalContext;
+      // Read into the consult's shape first: the model writes a string for a list, a number for a text, objects.
+      if (update && typeof update === 'object' && !Array.isArray(update)) medicalContext = normalizeMedicalContext(mergeStageData(medicalContext, normalizeMedicalContext(update)));
     }
     const next: ConsultState = {
       ...state,
@@ -112,7 +119,6 @@ export function createConsultService(deps: ConsultServiceDeps) {
       tokensUsed: state.tokensUsed + outcome.progress.promptTokens + outcome.progress.completionTokens,
       attachments: state.attachments,
     };
-    const said = [...state.turns.filter((t) => t.role === 'user').map((t) => t.content), text];
     let judged: Judged;
     if (outcome.kind === 'waiting') {
       judged = compose(next, { action: 'respond', response: stringOf(outcome.decision.response) || outcome.content, quickOptions: optionsOf(outcome.decision.quick_options) }, trace.traceId, said);
@@ -121,9 +127,26 @@ export function createConsultService(deps: ConsultServiceDeps) {
       judged = compose(next, { action: 'diagnose', response: stringOf(value.response) || stringOf(value.ready_reason) || 'I have enough information to conclude.', quickOptions: optionsOf(value.quick_options) }, trace.traceId, said);
       next.status = 'diagnosed';
     } else {
-      judged = compose(next, { action: 'stopped', response: stoppedMessage(outcome.reason), quickOptions: [] }, trace.traceId, said);
+      const isConsultBudget = outcome.reason === 'token_budget' && next.tokensUsed >= deps.tokenBudget;
+      const notice = isConsultBudget ? patientNotice('consult_budget', patientLanguage(said), { budget: deps.tokenBudget }) : patientNotice(stoppedNotice(outcome.reason), patientLanguage(said));
+      judged = compose(next, { action: 'stopped', response: notice, quickOptions: [] }, trace.traceId, said);
     }
     return done(next, asked, judged, { action: judged.reply.action, riskLevel: judged.risk.risk_level, tools: next.toolResults.map((r) => r.tool) });
+  }
+
+  /**
+   * A turn the model could not answer (down, timed out, a fault): recorded all the same, with the risk check on the
+   * patient's words leading a plain sentence in their language. The model's history gets the patient's words, so
+   * it reads them when it answers again; what failed is in the log and the trace.
+   */
+  function unanswered(state: ConsultState, input: string, error: unknown, traceId: string) {
+    const { text, attachmentId } = inputOf(input);
+    const asked = { role: 'user' as const, content: text, attachmentId, at: new Date().toISOString() };
+    const said = [...state.turns.filter((t) => t.role === 'user').map((t) => t.content), text];
+    const notice: PatientNotice = ClinAgentError.isInstance(error) && error.code.startsWith('LLM_') ? 'model_unavailable' : 'fault';
+    const judged = compose(state, { action: 'stopped', response: patientNotice(notice, patientLanguage(said)), quickOptions: [] }, traceId, said);
+    const messages = [...state.messages, { role: 'user' as const, content: modelMessageOf(state, text, attachmentId) }, { role: 'assistant' as const, content: JSON.stringify({ action: 'respond', response: judged.reply.response }) }];
+    return done({ ...state, messages, toolResults: [] }, asked, judged, { action: 'stopped', riskLevel: judged.risk.risk_level, error: ClinAgentError.isInstance(error) ? error.code : errorMessage(error).slice(0, 200) });
   }
 
   function done(state: ConsultState, asked: ConsultState['turns'][number], { reply, risk }: Judged, detail: unknown) {
@@ -138,13 +161,17 @@ export function createConsultService(deps: ConsultServiceDeps) {
 
   /**
    * Safety above the model: the risk check runs on what the patient said (every message, not only what the model
-   * chose to record) and on the medical context; an urgent level puts the advice to seek care first, whatever the
-   * model decided.
+   * chose to record) and on the medical context; the level's advice leads the answer in the patient's language and
+   * the model's words that contradict it are left out (risk/level-guidance.ts), whatever the model decided.
    */
   function compose(state: ConsultState, answer: { action: ConsultReply['action']; response: string; quickOptions: string[] }, traceId: string, said: string[]): Judged {
-    const context = state.medicalContext;
-    const risk = assessRisk([...(context.symptoms ?? []), ...said], context.patient_info ?? {}, { duration: context.duration, location: context.location });
-    const response = risk.risk_level === 'urgent' ? `⚠️ ${risk.advice}\n\n${answer.response}` : answer.response;
+    // Contexts saved before the shape was enforced are read through it too.
+    const context = normalizeMedicalContext(state.medicalContext);
+    const language = patientLanguage(said);
+    const assessed = assessRisk([...(context.symptoms ?? []), ...said], context.patient_info ?? {}, { duration: context.duration, location: context.location });
+    // The advice the banner shows is the one the answer leads with, in the same words.
+    const risk = { ...assessed, advice: LEVEL_GUIDANCE[assessed.risk_level].advice[language] };
+    const response = leadWithGuidance(answer.response, risk.risk_level, language);
     return { reply: { response, quickOptions: answer.quickOptions, action: answer.action, medicalContext: context, riskLevel: risk.risk_level, redFlags: risk.red_flags, traceId }, risk };
   }
 
@@ -232,6 +259,17 @@ export function createConsultService(deps: ConsultServiceDeps) {
   };
 }
 
+/** A step's input: the patient's text and the attachment it came with, as `message` saved it. */
+function inputOf(input: string): { text: string; attachmentId?: string } {
+  return JSON.parse(input) as { text: string; attachmentId?: string };
+}
+
+/** The patient's message as the model reads it: images by their place in the consult ("attachment:2"), short and nothing to mistype. */
+function modelMessageOf(state: ConsultState, text: string, attachmentId: string | undefined): string {
+  const index = state.attachments.findIndex((a) => a.id === attachmentId);
+  return index >= 0 ? `${text}\n\n${dataBlock('attachments', [`attachment:${index + 1} (${state.attachments[index]!.mimeType}, uploaded with this message)`])}` : text;
+}
+
 /** `attachment:2` (its place in the consult, from 1) to the stored attachment's id. */
 function attachmentIdOf(state: ConsultState, ref: string): string | undefined {
   const match = /^attachment:(\d+)$/.exec(ref.trim());
@@ -241,12 +279,15 @@ function attachmentIdOf(state: ConsultState, ref: string): string | undefined {
 const stringOf = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
 const optionsOf = (value: unknown): string[] => (Array.isArray(value) ? value.filter((o): o is string => typeof o === 'string' && o.trim().length > 0).slice(0, 8) : []);
 
-function stoppedMessage(reason: string): string {
+/** Why the loop stopped, as the patient is told it (patient-notices.ts); a string, as the loop's reasons grow. */
+function stoppedNotice(reason: string): PatientNotice {
   switch (reason) {
-    case 'token_budget': return 'I have reached the limit of what I can work through for one message. Please answer my last question briefly, or start a new consult.';
-    case 'max_rounds': return 'I could not reach an answer within the steps allowed for one message. Please tell me a little more, in a short message.';
-    case 'error_breaker': return 'My tools failed several times in a row. Please describe the problem in your own words and I will continue without them.';
-    default: return 'I could not produce a usable answer this time. Please send your message again.';
+    case 'token_budget': return 'message_budget';
+    case 'max_rounds': return 'max_rounds';
+    // The patient already described the problem: asking them to again reads as not listening.
+    case 'error_breaker': return 'tools_failed';
+    case 'truncated': return 'answer_cut_off';
+    default: return 'unusable';
   }
 }
 

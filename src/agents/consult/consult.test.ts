@@ -101,7 +101,8 @@ describe('the dermatology consult', () => {
     expect(reply.riskLevel).toBe('urgent');
     expect(reply.redFlags.map((f) => f.id)).toEqual(expect.arrayContaining(['mucosal_involvement']));
     expect(reply.response.indexOf('Does it itch?')).toBeGreaterThan(0);
-    expect(reply.response.slice(0, reply.response.indexOf('Does it itch?'))).toMatch(/emergency|urgent|now/i);
+    // In the patient's language (they wrote Chinese), whatever language the model answered in.
+    expect(reply.response.slice(0, reply.response.indexOf('Does it itch?'))).toMatch(/^⚠️ 请立即就医/);
 
     // A diagnosis of something harmless does not take the advice away either.
     model.push(decide({ thought: 'Probably eczema.', action: 'diagnose', ready_reason: 'itchy', response: 'This is probably eczema.' }));

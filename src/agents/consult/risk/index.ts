@@ -4,3 +4,4 @@ export { readFindings, type Findings, type FindingsInput, type AbcdeCriterion } 
 export { normaliseText, splitClauses, terms, affirms, mentions, deniesOnly, type TermSet } from './clinical-text.js';
 export { patientInfoSchema, toPatientInfo, type PatientInfoArgs } from './patient-info-schema.js';
 export { assessRiskTool, type AssessRiskArgs } from './tool.js';
+export { LEVEL_GUIDANCE, LEAD_MARK, leadWithGuidance, withoutContradictions, type LevelGuidance } from './level-guidance.js';
