@@ -54,6 +54,22 @@ describe.each(testEngines())('POST /api/iit/projects/:projectId/reports/regenera
     expect(listed.json().reports).toEqual([report]);
   });
 
+  it('answers 502, never 500, when the new report fails its checks, saying it was not stored, why, and that the previous one stands', async () => {
+    const thisMonday = formatDay(mondayOf(new Date()));
+    const before = (await app.inject({ method: 'GET', url: '/api/iit/projects/new-trial/reports', headers: coordinator })).json().reports;
+    expect(before).toHaveLength(1);
+    model.push({ reply: 'The team set up screening logs and then s', finishReason: 'length' });
+
+    const response = await regenerate(thisMonday);
+
+    expect(response.statusCode, response.body).toBe(502);
+    expect(response.json()).toMatchObject({ code: 'LLM_BAD_RESPONSE', details: { stored: false } });
+    expect(response.json().message).toMatch(/^The new report of week \d{4}-W\d{2} was not stored: The model's weekly report was cut off at its output token limit/);
+    expect(response.json().message).toMatch(/The previous report of week \d{4}-W\d{2} \(made .+ UTC\) stands unchanged\./);
+    const after = await app.inject({ method: 'GET', url: '/api/iit/projects/new-trial/reports', headers: coordinator });
+    expect(after.json().reports).toEqual(before);
+  });
+
   it('still refuses a week that has not started', async () => {
     const nextMonday = formatDay(addWeeks(mondayOf(new Date()), 1));
 

@@ -110,7 +110,7 @@ async function askForFacts(deps: MemoryDeps, trace: TraceScope, projectId: strin
     assertComplete(response, `distillation answer for project "${projectId}"`, { projectId });
     return readFacts(deps, projectId, response.content, labels);
   } catch (error) {
-    throw nothingStored(error, NOTHING_STORED);
+    throw nothingStored(error, (why) => `${why} ${NOTHING_STORED}`);
   }
 }
 

@@ -3,6 +3,7 @@ import { assertProjectReader, assertProjectWriter } from '../../core/auth/projec
 import type { MemoryReportKind } from '../../core/db/schema/memory.js';
 import { ClinAgentError, errorMessage } from '../../core/errors.js';
 import { countTokens } from '../../core/tokenizer.js';
+import { nothingStored } from '../model-output.js';
 import type { MemoryDeps, MemoryReportsService } from '../types.js';
 import { historyBlock } from './history-block.js';
 import { addWeeks, assertWeekStarted, formatDay, isoWeekLabel, mondayOf, parseWeekStart } from './iso-week.js';
@@ -10,6 +11,7 @@ import {
   selectLogTurns,
   selectNewestWeeks,
   selectProjectsWithTurns,
+  selectReport,
   selectFullyReportedWeeks,
   selectReports,
   selectWeekStats,
@@ -61,7 +63,7 @@ export function createMemoryReports(deps: MemoryDeps): MemoryReportsService {
     // Admin-only: the prompt holds every member's conversations, which each member may otherwise read only of their own.
     const run = await deps.trace.start({ kind: 'job', name: 'memory.weekly_report', projectId, userId: by.userId, adminOnly: true, input: { label, turns: log.used, turnsLeftOut: log.left, ...(readUpTo ? { readUpTo: readUpTo.toISOString() } : {}) } });
     try {
-      const summary = await summarizeWeek(deps.llm, run, { label, log, readUpTo });
+      const summary = await keepPrevious(projectId, 'week', formatDay(weekStart), `report of week ${label}`, () => summarizeWeek(deps.llm, run, { label, log, readUpTo }));
       const row = await upsertReport(db, { projectId, kind: 'week', periodStart: formatDay(weekStart), label, summary, tokens: countTokens(summary), sourceCount: log.used, generatedBy: by.name }, now);
       await run.finish({ status: 'success', output: { label, tokens: row.tokens, partial: Boolean(readUpTo) } });
       return row;
@@ -71,12 +73,28 @@ export function createMemoryReports(deps: MemoryDeps): MemoryReportsService {
     }
   }
 
+  /**
+   * The model's new summary, or an error saying plainly that it was not stored, why, and which report stands: a
+   * summary that fails its checks (cut off, oversized, empty) or an outage never replaces the last good one.
+   */
+  async function keepPrevious(projectId: string, kind: MemoryReportKind, periodStart: string, what: string, summarize: () => Promise<string>): Promise<string> {
+    try {
+      return await summarize();
+    } catch (error) {
+      const previous = await selectReport(db, projectId, kind, periodStart);
+      const stands = previous
+        ? `The previous ${what} (made ${previous.updatedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC) stands unchanged.`
+        : `There was no ${what} before, so there is none now.`;
+      throw nothingStored(error, (why) => `The new ${what} was not stored: ${why} ${stands} Try again later; the trace of this run shows the model's answer.`);
+    }
+  }
+
   async function rollUpYear(projectId: string, year: string): Promise<void> {
     const weeks = await selectWeeksOfYear(db, projectId, year);
     if (!weeks.length) return;
     const run = await deps.trace.start({ kind: 'job', name: 'memory.yearly_summary', projectId, input: { year, weeks: weeks.length } });
     try {
-      const summary = await summarizeYear(deps.llm, run, { year, weeks });
+      const summary = await keepPrevious(projectId, 'year', `${year}-01-01`, `yearly summary of ${year}`, () => summarizeYear(deps.llm, run, { year, weeks }));
       await upsertReport(db, { projectId, kind: 'year', periodStart: `${year}-01-01`, label: year, summary, tokens: countTokens(summary), sourceCount: weeks.length, generatedBy: WEEKLY_JOB_ACTOR });
       await run.finish({ status: 'success', output: { year, weeks: weeks.length } });
     } catch (error) {

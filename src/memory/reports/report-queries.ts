@@ -174,6 +174,15 @@ export async function selectYears(db: Db, projectId: string, years: readonly str
     .orderBy(asc(memoryReports.periodStart));
 }
 
+/** The stored report of one period, if there is one: what stands when a new one fails. */
+export async function selectReport(db: Db, projectId: string, kind: MemoryReportKind, periodStart: string): Promise<ReportRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(memoryReports)
+    .where(and(eq(memoryReports.projectId, projectId), eq(memoryReports.kind, kind), eq(memoryReports.periodStart, periodStart)));
+  return row;
+}
+
 /** A report as written: what the view shows, less what the database assigns or works out. */
 export type ReportWrite = Omit<MemoryReportView, 'id' | 'createdAt' | 'updatedAt' | 'periodEnd' | 'partial'>;
 

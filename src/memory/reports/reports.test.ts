@@ -6,11 +6,14 @@ import { conversationTurns } from '../../core/db/schema/conversations.js';
 import { memoryReports } from '../../core/db/schema/memory.js';
 import { DATA_NOT_INSTRUCTIONS } from '../../core/llm/untrusted-data.js';
 import { countTokens } from '../../core/tokenizer.js';
-import { startScriptedModel, type RecordedRequest, type ScriptedModel } from '../../testing/scripted-model.js';
+import { startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedStep } from '../../testing/scripted-model.js';
 import { buildTestContext } from '../../testing/test-context.js';
 import { testEngines } from '../../testing/test-database.js';
 import type { MemoryDeps, MemoryReportsService } from '../types.js';
+import { createLlmGateway } from '../../core/llm/gateway.js';
+import { HISTORY_MAX_TOKENS } from './history-block.js';
 import { createMemoryReports, MAX_WEEKS_PER_RUN, WEEKLY_JOB_ACTOR } from './index.js';
+import { WEEK_REPLY_MAX_TOKENS } from './summarize.js';
 import { addWeeks, formatDay, isoWeekLabel, mondayOf } from './iso-week.js';
 
 const at = (iso: string) => new Date(iso);
@@ -237,6 +240,86 @@ describe.each(testEngines())('memory reports on %s', (engine) => {
     await expect(reportsWith(50).regenerate(owner, p, '2026-11-09')).rejects.toMatchObject({ code: 'LLM_BAD_RESPONSE' });
     expect(await rowsOf(p)).toEqual([]);
     expect(await listAudit(ctx.db, p, { entityType: 'memory_report' })).toEqual([]);
+  });
+
+  it('keeps the last good report when a new one is cut off at the token limit or oversized, and says it was not stored, why, and that the previous one stands', async () => {
+    const p = await project('reports-bounded');
+    const log = await conversation(p);
+    await log.say('user', 'we moved the DSMB meeting to March', at('2026-11-10T08:00:00Z'));
+    model.push({ reply: 'The DSMB meeting moved to March.' });
+    const good = await reportsWith(50).regenerate(owner, p, '2026-11-09');
+    expect(model.requests.at(-1)!.body.max_tokens).toBe(700);
+
+    const failures: Array<{ step: ScriptedStep; why: RegExp }> = [
+      { step: { reply: 'The DSMB meeting moved to March. Reports should s', finishReason: 'length' }, why: /cut off at its output token limit \(finish_reason "length"/ },
+      // A server that ignores max_tokens: 200 kB, and a reply twice as long as any that kept to the limit.
+      { step: { reply: 'minutes of the meeting '.repeat(9000) }, why: /is \d+ characters, far over the 700 tokens it may write/ },
+      { step: { reply: 'minutes of the meeting '.repeat(400) }, why: /is \d+ tokens, far over the 700 tokens it may write/ },
+    ];
+    for (const { step, why } of failures) {
+      model.push(step);
+      const error = await reportsWith(50).regenerate(owner, p, '2026-11-09').then(() => undefined, (e: unknown) => e as { code: string; status: number; message: string; details: Record<string, unknown> });
+      expect(error).toMatchObject({ code: 'LLM_BAD_RESPONSE', status: 502, details: { stored: false } });
+      expect(error!.message).toMatch(/^The new report of week 2026-W46 was not stored: The model's weekly report /);
+      expect(error!.message).toMatch(why);
+      expect(error!.message).toMatch(/The previous report of week 2026-W46 \(made \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\) stands unchanged\./);
+    }
+
+    expect(await rowsOf(p)).toEqual([expect.objectContaining({ id: good.id, summary: 'The DSMB meeting moved to March.' })]);
+    expect((await listAudit(ctx.db, p, { entityType: 'memory_report' })).map((e) => e.action)).toEqual(['report.generated']);
+    expect(await reportsWith(50).promptBlock(p)).toContain('[2026-W46] The DSMB meeting moved to March.');
+
+    // With no report before, the message says there is none.
+    const fresh = await project('reports-bounded-first');
+    await (await conversation(fresh)).say('user', 'first week', at('2026-11-10T08:00:00Z'));
+    model.push({ reply: 'cut', finishReason: 'length' });
+    await expect(reportsWith(50).regenerate(owner, fresh, '2026-11-09')).rejects.toMatchObject({ status: 502, message: expect.stringContaining('There was no report of week 2026-W46 before, so there is none now.') });
+    expect(await rowsOf(fresh)).toEqual([]);
+  });
+
+  it('stores nothing under an outage or a timeout, keeps the last good report and says so; the weekly job fails so it is retried', async () => {
+    const p = await project('reports-outage');
+    const log = await conversation(p);
+    await log.say('user', 'site 3 closed', at('2026-11-10T08:00:00Z'));
+    model.push({ reply: 'Site 3 closed.' });
+    await reportsWith(50).regenerate(owner, p, '2026-11-09');
+    await log.say('user', 'site 3 reopened', at('2026-11-11T08:00:00Z'));
+
+    model.push({ status: 500 }, { status: 500 }, { status: 500 });
+    await expect(reportsWith(50).regenerate(owner, p, '2026-11-09')).rejects.toMatchObject({
+      code: 'LLM_UNAVAILABLE',
+      status: 502,
+      message: expect.stringMatching(/^The new report of week 2026-W46 was not stored: .+ The previous report of week 2026-W46 \(made .+\) stands unchanged\./),
+    });
+    const impatient = createLlmGateway({ baseUrl: model.baseURL, model: 'scripted-model', apiKey: 'sk-test-secret-key-000000000000', timeoutMs: 200, maxRetries: 0 });
+    const deps: MemoryDeps = { db: ctx.db, llm: impatient, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, config: { hotMaxTokens: 2000, historyWeeks: 50 } };
+    model.push({ stallMs: 2000 });
+    await expect(createMemoryReports(deps).regenerate(owner, p, '2026-11-09')).rejects.toMatchObject({ code: 'LLM_TIMEOUT', message: expect.stringContaining('stands unchanged') });
+    // The weekly job: the next week's report fails, nothing of it is stored, and the job fails so pg-boss retries it.
+    await log.say('user', 'site 4 opened', at('2026-11-17T08:00:00Z'));
+    model.push({ status: 500 }, { status: 500 }, { status: 500 });
+    await expect(reportsWith(50).generateDue(p, at('2026-11-24T03:00:00Z'))).rejects.toMatchObject({ code: 'LLM_UNAVAILABLE', message: expect.stringContaining('There was no report of week 2026-W47 before') });
+
+    expect((await rowsOf(p)).map((r) => [r.label, r.summary])).toEqual([['2026-W46', 'Site 3 closed.']]);
+  });
+
+  it('bounds the history block: a stored report longer than a report may be is cut, and the oldest weeks are left out past the block budget', async () => {
+    const huge = await project('reports-history-huge');
+    await insertWeeks(huge, '2026-01-05', 2, (label) => (label === '2026-W02' ? `HUGE ${'minutes of the meeting '.repeat(9000)}` : `summary of ${label}`));
+    const block = await reportsWith(50).promptBlock(huge);
+    expect(block).toContain('[2026-W02] HUGE minutes');
+    expect(block).toContain(' [...]\n[2026-W03] summary of 2026-W03');
+    expect(countTokens(block)).toBeLessThan(WEEK_REPLY_MAX_TOKENS * 2 + 100);
+
+    const busy = await project('reports-history-busy');
+    const labels = await insertWeeks(busy, '2025-01-06', 40, (label) => `${label}: ${'decisions and lessons of the week '.repeat(150)}`);
+    const bounded = await reportsWith(50).promptBlock(busy);
+    expect(countTokens(bounded)).toBeLessThanOrEqual(HISTORY_MAX_TOKENS + 50);
+    const lines = bounded.split('\n').slice(1, -1);
+    expect(lines[0]).toMatch(/^\(\d+ older report\(s\) did not fit and are not shown\.\)$/);
+    // The newest weeks are the ones kept, whole.
+    expect(lines.at(-1)).toMatch(new RegExp(`^\\[${labels.at(-1)}\\] ${labels.at(-1)}: decisions`));
+    expect(lines.length - 1 + Number(/\d+/.exec(lines[0]!)![0])).toBe(40);
   });
 
   it('generates every ended week with turns, oldest first, at most a batch per call, and skips reported and silent weeks', async () => {

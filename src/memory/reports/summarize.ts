@@ -4,6 +4,7 @@ import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.
 import { countTokens, fitToBudget, trimToTokens } from '../../core/tokenizer.js';
 import type { TraceScope } from '../../core/trace/store.js';
 import { completeOnce } from '../../agent/loop/index.js';
+import { assertComplete } from '../model-output.js';
 import type { LogTurn, ReportRow } from './report-queries.js';
 
 /**
@@ -17,9 +18,17 @@ export const WEEK_LOG_MAX_TOKENS = 12_000;
 export const TURN_MAX_TOKENS = 400;
 /** A year's weekly reports as the yearly call reads them; each week gets an equal share when they do not all fit. */
 export const YEAR_INPUT_MAX_TOKENS = 24_000;
-/** A weekly report is "a few short paragraphs"; a yearly one a little more. */
-const WEEK_REPLY_MAX_TOKENS = 700;
-const YEAR_REPLY_MAX_TOKENS = 1_200;
+/** A weekly report is "a few short paragraphs"; a yearly one a little more. The call asks for no more than these. */
+export const WEEK_REPLY_MAX_TOKENS = 700;
+export const YEAR_REPLY_MAX_TOKENS = 1_200;
+/**
+ * A stored report is checked against the call's own limit, since a server may ignore max_tokens (a 200 kB reply was
+ * stored once and then sent whole with every history question). Counted with our tokenizer, which splits some
+ * text (Chinese) into up to about twice the tokens of the model's own, hence the room; past it the reply cannot be
+ * an answer that kept to the limit. The character bound is checked first, so a huge reply is never tokenised.
+ */
+export const REPLY_TOKEN_SLACK = 2;
+export const MAX_CHARS_PER_TOKEN = 8;
 
 const NO_IDENTIFIERS =
   'Never write personal identifiers: no names of subjects or patients, phone numbers, addresses, ID numbers or birth dates. Refer to subjects by their study subject id only when the log gives one, and to staff by role (PI, CRC, data manager).';
@@ -76,10 +85,21 @@ async function ask(llm: LlmGateway, trace: TraceScope, system: string, user: str
     temperature: 0,
     maxTokens,
   });
+  assertComplete(response, what, { step: what, maxTokens });
   // The gateway has already taken a thinking model's <think> blocks out of `content`.
   const summary = response.content.trim();
   if (!summary) {
     throw new ClinAgentError('LLM_BAD_RESPONSE', `The model returned an empty ${what}. The job retries it; if it keeps happening, check the model's output in the trace.`, { step: what });
+  }
+  const bound = maxTokens * REPLY_TOKEN_SLACK;
+  const tokens = summary.length > bound * MAX_CHARS_PER_TOKEN ? undefined : countTokens(summary);
+  if (tokens === undefined || tokens > bound) {
+    const size = tokens === undefined ? `${summary.length} characters` : `${tokens} tokens`;
+    throw new ClinAgentError('LLM_BAD_RESPONSE', `The model's ${what} is ${size}, far over the ${maxTokens} tokens it may write, so it is not kept. If it keeps happening, check that the model's server honours max_tokens.`, {
+      step: what,
+      maxTokens,
+      ...(tokens === undefined ? { chars: summary.length } : { tokens }),
+    });
   }
   return summary;
 }
