@@ -101,10 +101,10 @@ function displayed(value: unknown): string {
   return Array.isArray(value) ? value.map(displayed).join(', ') : typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** "total 128; perGroup 64, 64; method ..." of what a tool recorded (not its inputs and assumptions, which the panel shows). */
+/** "total 128; per group 64, 64; method ..." of what a tool recorded (not its inputs and assumptions, which the panel shows). */
 function summaryOf(data: Record<string, unknown>): string {
   return Object.entries(data)
     .filter(([key]) => key !== 'inputs' && key !== 'assumptions')
-    .map(([key, value]) => `${key} ${displayed(value)}`)
+    .map(([key, value]) => `${key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase()} ${displayed(value)}`)
     .join('; ');
 }

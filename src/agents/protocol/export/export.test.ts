@@ -79,7 +79,7 @@ describe('protocolMarkdown', () => {
       '| Visit | Day | Window (days) | EDC event |\n| --- | --- | --- | --- |\n| Baseline | 0 | — |  |\n| Month 3 | 90 | -7 / +14 | month\\_3\\_arm\\_1 |',
     );
     const sampleSize = section(markdown, '4. Sample size');
-    for (const line of ['**Per group:** group 1: 600; group 2: 600', '**Total:** 1200', '**Alpha:** 0.05', '**Power:** 90%', '- Recurrence 10% vs 7%']) {
+    for (const line of ['**Per group:** intervention (Systolic target \\< 120 mmHg): 600; comparison: 600', '**Total:** 1200', '**Alpha:** 0.05', '**Power:** 90%', '- Recurrence 10% vs 7%']) {
       expect(sampleSize).toContain(line);
     }
     const endpoints = section(markdown, '5. Endpoints');
@@ -164,7 +164,7 @@ describe('protocolMarkdown', () => {
     expect(section(markdown, '2. PICO')).toContain('1. Age ≥ 18\n2. Consent (check: consent approx true)');
     expect(section(markdown, '2. PICO')).toContain('### Exclusion criteria\n\n1. Pregnancy');
     expect(section(markdown, '3. Study design')).toContain('| Screening |  | — |\n| Day 7 | 7 | — |');
-    expect(section(markdown, '4. Sample size')).toContain('**Per group:** group 1: 64');
+    expect(section(markdown, '4. Sample size')).toContain('**Per group:** intervention: 64');
     expect(section(markdown, '4. Sample size')).toContain('- SD 10, difference 5');
     expect(section(markdown, '5. Endpoints')).toContain('**Primary endpoint:** HbA1c at 6 months');
     expect(section(markdown, '5. Endpoints')).toContain('1. Weight');

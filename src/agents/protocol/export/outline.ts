@@ -19,7 +19,7 @@ export function protocolOutline(draft: ProtocolDraft): DocumentBlock[] {
   draft.stages.forEach((stage, index) => {
     const data = context[stage.contextField];
     const missing = missingFields(stage.contextField, data);
-    const body = stageSection(stage.contextField, data);
+    const body = stageSection(stage.contextField, data, context);
     blocks.push({ kind: 'heading', level: 2, text: `${index + 1}. ${stage.stageName}${stage.completed ? '' : ' (draft)'}` });
     if (!stage.completed) blocks.push({ kind: 'note', tone: 'caution', label: 'Draft', text: 'this stage is not completed yet; its content may still change.' });
     if (missing.length) blocks.push({ kind: 'note', tone: 'warning', label: 'Missing', text: missing.join(', ') });

@@ -110,8 +110,20 @@ function studyDesignSection(data: StudyDesign): DocumentBlock[] {
 /** Power as the percentage protocols write (0.8 -> 80%); a value already above 1 is taken as a percentage. */
 const percent = (power: unknown) => (typeof power === 'number' ? `${Math.round((power <= 1 ? power * 100 : power) * 100) / 100}%` : power);
 
-function sampleSizeSection(data: SampleSizeSection): DocumentBlock[] {
-  const perGroup = asList(data.perGroup).map((n, index) => `group ${index + 1}: ${plain(n)}`).join('; ');
+/**
+ * Each arm named as the protocol names it: the calculator's group 1 is the intervention and group 2 the comparison
+ * (its differences are group 1 minus group 2); a single-arm result is [n, 0].
+ */
+function armSizes(perGroup: unknown, pico: Pico | undefined): string {
+  const sizes = asList(perGroup);
+  if (sizes.length === 2 && Number(sizes[1]) === 0) return `single arm: ${plain(sizes[0])}`;
+  const named = (label: string, what: unknown) => (text(what) ? `${label} (${text(what)})` : label);
+  const arms = [named('intervention', pico?.intervention), named('comparison', pico?.comparison)];
+  return sizes.map((n, index) => `${arms[index] ?? `arm ${index + 1}`}: ${plain(n)}`).join('; ');
+}
+
+function sampleSizeSection(data: SampleSizeSection, pico: Pico | undefined): DocumentBlock[] {
+  const perGroup = armSizes(data.perGroup, pico);
   const assumptions = asList(data.assumptions).map(plain);
   // `inputs` only pre-fills the calculator card; the method and assumptions already say what they mean.
   return [
@@ -142,7 +154,8 @@ function genericSection(data: unknown): DocumentBlock[] {
   return fields(Object.entries(data).map(([key, value]) => [humanLabel(key), plain(value)]));
 }
 
-export function stageSection(contextField: string, data: unknown): DocumentBlock[] {
+/** `context`: the whole protocol, for what one section names from another (the arms of the sample size). */
+export function stageSection(contextField: string, data: unknown, context: Record<string, unknown> = {}): DocumentBlock[] {
   if (data === undefined || data === null) data = {};
   if (typeof data !== 'object' || Array.isArray(data)) return genericSection(data);
   const value = data as never;
@@ -150,7 +163,7 @@ export function stageSection(contextField: string, data: unknown): DocumentBlock
     case 'scientificQuestion': return scientificQuestionSection(value);
     case 'pico': return picoSection(value);
     case 'studyDesign': return studyDesignSection(value);
-    case 'sampleSize': return sampleSizeSection(value);
+    case 'sampleSize': return sampleSizeSection(value, context.pico !== null && typeof context.pico === 'object' ? (context.pico as Pico) : undefined);
     case 'endpoints': return endpointsSection(value);
     default: return genericSection(data);
   }

@@ -1,7 +1,7 @@
 import type { ParsedSampleSizeInput } from './input.js';
 import { invalid } from './input.js';
 import { zQuantile } from './quantiles.js';
-import { groups, roundUp, type SampleSizeResult } from './result.js';
+import { allocationRatio, groups, roundUp, type SampleSizeResult } from './result.js';
 
 function describe(input: ParsedSampleSizeInput): string {
   return `alpha ${input.alpha} (${input.sides}-sided: each side at ${input.alpha / input.sides}), power ${input.power}`;
@@ -29,7 +29,7 @@ export function twoProportions(input: ParsedSampleSizeInput): SampleSizeResult {
   const zAlpha = zQuantile(1 - input.alpha / input.sides);
   const gap = distance(input, p1 - p2, 'p2');
   if (input.continuityCorrection && input.hypothesis !== 'superiority') throw invalid('continuityCorrection', `the continuity correction is supported for superiority only, not yet for ${input.hypothesis}`);
-  const base = [`p1 ${p1}, p2 ${p2}, ${describe(input)}, ratio n2/n1 ${k}`];
+  const base = [`proportion ${p1} in group 1 and ${p2} in group 2, ${describe(input)}, ${allocationRatio(k)}`];
   if (input.hypothesis === 'superiority') {
     // Fleiss: pooled variance under H0, unpooled under H1.
     const pBar = (p1 + k * p2) / (1 + k);
@@ -43,7 +43,7 @@ export function twoProportions(input: ParsedSampleSizeInput): SampleSizeResult {
   const n1 = ((zAlpha + zPower(input)) ** 2 * (p1 * (1 - p1) + (p2 * (1 - p2)) / k)) / gap ** 2;
   const g = groups(n1, k, input.dropout);
   const section = input.hypothesis === 'non_inferiority' ? '4.2.2' : '4.2.3';
-  return { perGroup: g.perGroup, total: g.total, method: `two proportions, ${input.hypothesis.replace('_', '-')}, margin ${input.margin}, normal approximation (Chow, Shao & Wang 2008, ${section})`, assumptions: [...base, 'difference is p1 - p2', g.note] };
+  return { perGroup: g.perGroup, total: g.total, method: `two proportions, ${input.hypothesis.replace('_', '-')}, margin ${input.margin}, normal approximation (Chow, Shao & Wang 2008, ${section})`, assumptions: [...base, 'the difference is group 1 minus group 2', g.note] };
 }
 
 /** Chow, Shao & Wang (2008) 4.1: variance at the expected proportion p1. */
@@ -58,6 +58,6 @@ export function oneProportion(input: ParsedSampleSizeInput): SampleSizeResult {
     perGroup: [total, 0],
     total,
     method: `one proportion, ${input.hypothesis.replace('_', '-')}, normal approximation (Chow, Shao & Wang 2008, ${section})`,
-    assumptions: [`p0 ${p0}, p1 ${p1}, ${describe(input)}`, 'a single group: perGroup is [n, 0]', input.dropout > 0 ? `${n} evaluable, inflated for ${input.dropout * 100}% dropout` : 'no dropout inflation'],
+    assumptions: [`proportion ${p0} under the null hypothesis, ${p1} expected, ${describe(input)}`, 'a single group: the second group is 0', input.dropout > 0 ? `${n} evaluable, inflated for ${input.dropout * 100}% dropout` : 'no dropout inflation'],
   };
 }

@@ -20,3 +20,11 @@ export function groups(n1Raw: number, ratio: number, dropout: number): { perGrou
   const note = dropout > 0 ? `${before[0]} + ${before[1]} evaluable, inflated for ${dropout * 100}% dropout as n / (1 - dropout), rounded up` : 'no dropout inflation';
   return { perGroup, total: perGroup[0] + perGroup[1], note };
 }
+
+/**
+ * "allocation ratio 1:2 (group 1 : group 2)": the ratio as a protocol writes it. The calculator's `ratio` is
+ * n2 / n1, a name for the formula, not for the reader of the protocol.
+ */
+export function allocationRatio(ratio: number): string {
+  return `allocation ratio 1:${ratio} (group 1 : group 2)`;
+}

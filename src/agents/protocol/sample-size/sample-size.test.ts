@@ -96,6 +96,21 @@ describe('calculateSampleSize against published reference values', () => {
   });
 });
 
+describe('the assumptions a protocol quotes', () => {
+  const internal = /\b(meanDiff|sd|p0|p1|p2|n1|n2|perGroup|hazardRatio|eventProbability)\b/;
+
+  it('are written in words, never with the input names', () => {
+    const twoMeans = calculateSampleSize({ ...base, design: 'two_means', meanDiff: 5, sd: 10 });
+    expect(twoMeans.assumptions[0]).toContain('mean difference 5 (group 1 minus group 2), standard deviation 10');
+    const twoProportions = calculateSampleSize({ ...base, design: 'two_proportions', p1: 0.5, p2: 0.75, ratio: 2 });
+    expect(twoProportions.assumptions[0]).toContain('proportion 0.5 in group 1 and 0.75 in group 2');
+    expect(twoProportions.assumptions[0]).toContain('allocation ratio 1:2 (group 1 : group 2)');
+    const single = calculateSampleSize({ ...base, design: 'one_proportion', p0: 0.3, p1: 0.5 });
+    const survival = calculateSampleSize({ ...base, design: 'time_to_event', hazardRatio: 0.7, eventProbability: 0.5 });
+    for (const result of [twoMeans, twoProportions, single, survival]) for (const line of result.assumptions) expect(line).not.toMatch(internal);
+  });
+});
+
 describe('calculateSampleSize rejects invalid input, naming the field', () => {
   const cases: Array<[string, Record<string, unknown>, string]> = [
     ['power above 1', { ...base, design: 'two_means', effectSize: 0.5, power: 1.2 }, 'power'],

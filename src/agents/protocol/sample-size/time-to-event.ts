@@ -1,7 +1,7 @@
 import type { ParsedSampleSizeInput } from './input.js';
 import { invalid } from './input.js';
 import { zQuantile } from './quantiles.js';
-import { groups, roundUp, type SampleSizeResult } from './result.js';
+import { allocationRatio, groups, roundUp, type SampleSizeResult } from './result.js';
 
 /** Events from Schoenfeld (1983) or Freedman (1982); patients = events / eventProbability, split by the ratio. */
 export function timeToEvent(input: ParsedSampleSizeInput): SampleSizeResult {
@@ -19,7 +19,7 @@ export function timeToEvent(input: ParsedSampleSizeInput): SampleSizeResult {
     events,
     method: `time to event, superiority, ${input.method === 'freedman' ? 'Freedman (1982)' : 'Schoenfeld (1983)'} events, log-rank test`,
     assumptions: [
-      `hazard ratio ${hr}, alpha ${input.alpha} (${input.sides}-sided), power ${input.power}, ratio n2/n1 ${k}`,
+      `hazard ratio ${hr} (group 1 versus group 2), alpha ${input.alpha} (${input.sides}-sided), power ${input.power}, ${allocationRatio(k)}`,
       `patients = ${events} events / event probability ${input.eventProbability}`,
       g.note,
     ],

@@ -1,7 +1,7 @@
 import type { ParsedSampleSizeInput } from './input.js';
 import { invalid } from './input.js';
 import { noncentralTCdf, tQuantile, zQuantile } from './quantiles.js';
-import { groups, roundUp, type SampleSizeResult } from './result.js';
+import { allocationRatio, groups, roundUp, type SampleSizeResult } from './result.js';
 
 const MAX_N1 = 1_000_000;
 
@@ -20,11 +20,11 @@ export function twoMeans(input: ParsedSampleSizeInput): SampleSizeResult {
   const margin = (input.margin ?? 0) / (standardized ? 1 : input.sd!);
   const alphaSide = input.alpha / input.sides;
   const zBeta = zQuantile(input.power);
-  const scale = standardized ? 'effect size d' : `meanDiff ${input.meanDiff}, sd ${input.sd}`;
-  const base = [`${scale}, alpha ${input.alpha} (${input.sides}-sided: each side at ${alphaSide}), power ${input.power}, ratio n2/n1 ${input.ratio}`];
+  const scale = standardized ? `standardised effect size (Cohen's d) ${input.effectSize}` : `mean difference ${input.meanDiff} (group 1 minus group 2), standard deviation ${input.sd}`;
+  const base = [`${scale}, alpha ${input.alpha} (${input.sides}-sided: each side at ${alphaSide}), power ${input.power}, ${allocationRatio(input.ratio)}`];
 
   if (input.hypothesis === 'equivalence') {
-    if (Math.abs(d) >= margin) throw invalid('margin', `for equivalence the margin must exceed |meanDiff|; got ${input.margin}`);
+    if (Math.abs(d) >= margin) throw invalid('margin', `for equivalence the margin must exceed the absolute expected difference; got ${input.margin}`);
     const n1 = ((zQuantile(1 - alphaSide) + zQuantile(1 - (1 - input.power) / 2)) ** 2 * (1 + 1 / input.ratio)) / (margin - Math.abs(d)) ** 2;
     const g = groups(n1, input.ratio, input.dropout);
     return { perGroup: g.perGroup, total: g.total, method: 'two means, equivalence, two one-sided tests, normal approximation (Chow, Shao & Wang 2008, 3.2.3)', assumptions: [...base, `margin ±${input.margin}`, g.note] };
@@ -48,6 +48,6 @@ export function twoMeans(input: ParsedSampleSizeInput): SampleSizeResult {
     perGroup,
     total: perGroup[0] + perGroup[1],
     method: `two means, ${hypothesis}, t-test iterated on the noncentral t (as G*Power)`,
-    assumptions: [...base, `evaluable ${n1} + ${n2}`, input.dropout > 0 ? `inflated for ${input.dropout * 100}% dropout as n / (1 - dropout), rounded up` : 'no dropout inflation'],
+    assumptions: [...base, `${n1} + ${n2} evaluable (group 1 + group 2)`, input.dropout > 0 ? `inflated for ${input.dropout * 100}% dropout as n / (1 - dropout), rounded up` : 'no dropout inflation'],
   };
 }
