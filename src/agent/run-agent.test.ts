@@ -207,7 +207,8 @@ describe('runAgent against the scripted model', () => {
     model.push({ status: 401, body: { error: { message: 'invalid api key sk-test-secret-key-000000000000' } } });
     const result = await runAgent(ragScenario('alpha'), 'week 4 visit window', { context: deps });
     expect(result.status).toBe('failed');
-    expect(result.error).toContain('LLM_API_KEY');
+    expect(result.error).toMatch(/refused ClinAgent's credentials \(HTTP 401\)\. An administrator needs to check its API key/);
+    expect(result.error).not.toContain(model.baseURL);
     expect(result.references.length).toBeGreaterThan(0);
     const trace = await ctx.trace.get(result.traceId, ALL_TRACES);
     expect(JSON.stringify(trace)).not.toContain('sk-test-secret-key-000000000000');

@@ -42,7 +42,9 @@ describe('an LLM error that echoes the API key', () => {
 
     expect(model.requests[0]!.headers.authorization).toBe(`Bearer ${secret}`);
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ status: 'failed', error: expect.stringContaining('LLM_API_KEY') });
+    expect(response.json()).toMatchObject({ status: 'failed', error: expect.stringContaining('needs to check its API key') });
+    // The operator's side (which setting) is in the log, with the cause.
+    expect(log).toContain('Check LLM_API_KEY');
     expect(response.body).not.toContain(secret);
     expect(trace.statusCode).toBe(200);
     expect(trace.body).not.toContain(secret);

@@ -10,6 +10,15 @@ export interface QuestionInput {
   tools: ReadonlyArray<{ name: string; description: string }>;
 }
 
+/**
+ * An answer is a few paragraphs a person reads in the console, not a report: the model is asked for at most this
+ * many tokens (a longer one is cut off, and a cut-off answer is never kept), and an endpoint that ignores the limit
+ * is held to MAX_ANSWER_CHARS. Enough for a table of a dozen records with a line each.
+ */
+export const MAX_ANSWER_TOKENS = 2000;
+/** About MAX_ANSWER_TOKENS of English (4 characters a token); Chinese text is shorter per token, so it fits too. */
+export const MAX_ANSWER_CHARS = 8000;
+
 /** Seed 000's hallucination breaker: two failed tool calls in a row and the model is not going to recover. */
 export const DEFAULT_MAX_FAILED_TOOL_CALLS = 2;
 
@@ -38,6 +47,6 @@ export const INVESTIGATE_DEFINITION: AgentDefinition<QuestionInput> = {
   // The budget is for reasoning (answers, tool calls, observations), not for re-sending hot memory every round.
   stop: { errorBreaker: DEFAULT_MAX_FAILED_TOOL_CALLS, maxRounds: 5, reasoningBudget: 4000 },
   history: { strategy: 'sliding_window', maxTokens: EARLIER_TURNS_TOKENS, textOnly: true },
-  model: {},
+  model: { maxTokens: MAX_ANSWER_TOKENS },
   engine: { type: 'builtin' },
 };

@@ -22,8 +22,12 @@ export const ENDING_MESSAGES: Record<Exclude<InvestigateEnding, 'answer'>, Recor
   },
 };
 
-/** The ending for a stop reason of the loop. Anything but the two budgets is a failure to get the data. */
+/**
+ * The ending for a stop reason of the loop. An answer cut off by the token limit is one too big for the limits, as
+ * a spent budget is; anything else is a failure to get the data.
+ */
 export function endingOf(reason: StopReason): Exclude<InvestigateEnding, 'answer'> {
+  if (reason === 'truncated') return 'token_budget';
   return reason === 'max_rounds' || reason === 'token_budget' ? reason : 'error_breaker';
 }
 

@@ -8,6 +8,7 @@ import type { AgentEvent } from '../agent/loop/index.js';
 import { startScriptedModel, type ScriptedModel, type ScriptedStep } from '../testing/scripted-model.js';
 import { buildTestContext } from '../testing/test-context.js';
 import { ENDING_MESSAGES, investigate, type InvestigateInput } from './index.js';
+import { MAX_ANSWER_TOKENS } from './definition.js';
 
 type Sent = Array<{ role: string; content: string | null; tool_call_id?: string }>;
 
@@ -217,6 +218,25 @@ describe('investigate: the read-only ReAct engine', () => {
     // A round is finished (and its tool calls known) before its tools run; the answer's text comes just before its round_finished.
     expect(events.map((e) => e.type)).toEqual(['round_finished', 'tool_call_started', 'tool_call_finished', ...deltas.map(() => 'text_delta'), 'round_finished']);
     expect(events.find((e) => e.type === 'tool_call_started')).toMatchObject({ name: 'read_clinical_data', round: 1 });
+  });
+
+  it('bounds the answer: max_tokens on every call, and a 200 kB answer is asked again shorter, never returned', async () => {
+    const before = model.requests.length;
+    const huge = 'P003 ECOG 1. '.repeat(16_000);
+    model.push({ reply: huge }, { reply: 'P003 has ECOG 1 and is eligible.' });
+    const { result } = await ask();
+    expect(result).toMatchObject({ ok: true, ending: 'answer', answer: 'P003 has ECOG 1 and is eligible.' });
+    expect(model.requests.slice(before).map((r) => r.body.max_tokens)).toEqual([MAX_ANSWER_TOKENS, MAX_ANSWER_TOKENS]);
+    expect((model.requests.at(-1)!.body.messages as Array<{ content: string }>).at(-1)!.content).toMatch(/too long to use.*at most 8000 characters/);
+
+    // Too long twice, or cut off by the token limit twice: the seed's message, not the text.
+    model.push({ reply: huge }, { reply: huge });
+    const { result: tooLong } = await ask();
+    expect(tooLong).toMatchObject({ ok: false, ending: 'error_breaker' });
+    expect(tooLong.answer.length).toBeLessThan(200);
+    model.push({ reply: 'P003 has ECOG 1 and', finishReason: 'length' }, { reply: 'P003 has', finishReason: 'length' });
+    const { result: cut } = await ask();
+    expect(cut).toMatchObject({ ok: false, ending: 'token_budget', answer: ENDING_MESSAGES.token_budget.en });
   });
 
   it('refuses an empty question and bad limits before any model call', async () => {

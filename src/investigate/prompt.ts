@@ -70,6 +70,11 @@ export function emptyAnswerCorrection(language: 'zh' | 'en'): ChatMessage {
   return { role: 'user', content: `Your answer was empty. Reply now with the final answer to my question, in ${LANGUAGE_NAMES[language]}, from what you have found.` };
 }
 
+/** An answer too long to show (or cut off by the token limit): the same question, asked for a shorter answer. */
+export function shorterAnswerCorrection(language: 'zh' | 'en', maxChars: number): ChatMessage {
+  return { role: 'user', content: `Your answer was too long to use. Reply now with a short final answer to my question, in ${LANGUAGE_NAMES[language]}, of at most ${maxChars} characters: the facts and the records they concern, no repetition.` };
+}
+
 /**
  * Tool results go back as declared data blocks (a record can hold "ignore your instructions"). A failure goes
  * back as text that says how to fix it; a call to any tool outside `allowed` (a registered write tool, a name

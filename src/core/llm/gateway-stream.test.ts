@@ -7,6 +7,7 @@ import type { Database } from '../db/connect.js';
 import { ClinAgentError } from '../errors.js';
 import { countTokens } from '../tokenizer.js';
 import { ALL_TRACES, createTraceStore } from '../trace/store.js';
+import { operatorDetailOf } from './errors.js';
 import { createLlmGateway } from './gateway.js';
 import type { ChatDelta, ChatRequest } from './types.js';
 
@@ -167,7 +168,7 @@ describe('createLlmGateway, streaming', () => {
 
     const auth = await failure(streamed(gateway));
     expect(auth.code).toBe('LLM_AUTH_FAILED');
-    expect(auth.message).toMatch(/LLM_API_KEY/);
+    expect(operatorDetailOf(auth)).toMatch(/LLM_API_KEY/);
     expect(JSON.stringify(auth)).not.toContain(apiKey);
 
     const limited = await failure(streamed(gateway));
@@ -186,11 +187,17 @@ describe('createLlmGateway, streaming', () => {
 
     const quiet = await failure(streamed(gateway));
     expect(quiet.code).toBe('LLM_TIMEOUT');
-    expect(quiet.message).toMatch(/LLM_TIMEOUT_MS/);
+    expect(quiet.message).toMatch(/^The language model service (did not answer in time|stopped sending its answer part-way)\. Try again in a few minutes/);
+    expect(operatorDetailOf(quiet)).toMatch(/LLM_TIMEOUT_MS/);
 
     const dropped = await failure(streamed(gateway));
     expect(['LLM_BAD_RESPONSE', 'LLM_UNAVAILABLE']).toContain(dropped.code);
-    expect(dropped.message).toMatch(/stream|connect|terminated/i);
+    expect(operatorDetailOf(dropped)).toMatch(/stream|connect|terminated/i);
+    // Neither tells the user where the model runs; both tell the operator.
+    for (const error of [quiet, dropped]) {
+      expect(JSON.stringify(error.toJSON())).not.toMatch(/127\.0\.0\.1|http:/);
+      expect(operatorDetailOf(error)).toMatch(/http:\/\/127\.0\.0\.1/);
+    }
   });
 
   it('lets an error thrown by onDelta through unchanged and stops reading', async () => {

@@ -5,6 +5,7 @@ import type { LlmConfig } from '../config.js';
 import type { Database } from '../db/connect.js';
 import { ClinAgentError } from '../errors.js';
 import { ALL_TRACES, createTraceStore } from '../trace/store.js';
+import { operatorDetailOf } from './errors.js';
 import { createLlmGateway } from './gateway.js';
 import { imagePart, textPart, type ChatRequest, type ToolSpec } from './types.js';
 
@@ -123,26 +124,35 @@ describe('createLlmGateway', () => {
     expect(error.code).toBe('LLM_UNAVAILABLE');
     expect(error.details).toMatchObject({ httpStatus: 500, model: 'qwen-test' });
     expect(server.requests).toHaveLength(3);
+    // The user reads a plain sentence; the operator's detail (endpoint, the server's own words) is kept for the log and the trace.
+    expect(error.message).toBe('The language model service failed (HTTP 500) and is unavailable right now. Try again later.');
+    expect(JSON.stringify(error.toJSON())).not.toContain(server.baseURL);
+    expect(operatorDetailOf(error)).toContain(server.baseURL);
+    expect(operatorDetailOf(error)).toContain('scripted status 500');
   });
 
-  it('gives LLM_TIMEOUT naming LLM_TIMEOUT_MS when the endpoint stalls past the timeout', async () => {
+  it('gives LLM_TIMEOUT, naming LLM_TIMEOUT_MS to the operator only, when the endpoint stalls past the timeout', async () => {
     const { gateway, server } = await gatewayFor([{ stallMs: 10_000 }, { stallMs: 10_000 }, { stallMs: 10_000 }]);
 
     const error = await failure(gateway.chat(question));
 
     expect(error.code).toBe('LLM_TIMEOUT');
-    expect(error.message).toContain('LLM_TIMEOUT_MS');
-    expect(error.message).toContain('300 ms');
+    expect(error.message).toBe('The language model service did not answer in time. Try again in a few minutes; if it keeps happening, tell your administrator.');
+    expect(operatorDetailOf(error)).toContain('LLM_TIMEOUT_MS');
+    expect(operatorDetailOf(error)).toContain('300 ms');
+    expect(operatorDetailOf(error)).toContain(server.baseURL);
     expect(server.requests).toHaveLength(3);
   });
 
-  it('gives LLM_AUTH_FAILED naming LLM_API_KEY, without the key itself, on a 401', async () => {
+  it('gives LLM_AUTH_FAILED, naming LLM_API_KEY to the operator, without the key itself, on a 401', async () => {
     const { gateway, server } = await gatewayFor([{ status: 401, body: { error: { message: `Incorrect API key provided: ${apiKey}`, type: 'invalid_request_error', code: 'invalid_api_key' } } }]);
 
     const error = await failure(gateway.chat(question));
 
     expect(error.code).toBe('LLM_AUTH_FAILED');
-    expect(error.message).toContain('LLM_API_KEY');
+    expect(error.message).toMatch(/refused ClinAgent's credentials \(HTTP 401\)\. An administrator needs to check its API key/);
+    expect(operatorDetailOf(error)).toContain('LLM_API_KEY');
+    expect(operatorDetailOf(error)).not.toContain(apiKey);
     expect(error.message).not.toContain(apiKey);
     expect(JSON.stringify(error.toJSON())).not.toContain(apiKey);
     expect(server.requests).toHaveLength(1);
@@ -154,7 +164,8 @@ describe('createLlmGateway', () => {
     const error = await failure(gateway.chat(question));
 
     expect(error.code).toBe('LLM_REQUEST_REJECTED');
-    expect(error.message).toContain('qwen-test');
+    expect(error.message).toMatch(/does not know the configured model/);
+    expect(operatorDetailOf(error)).toContain('"qwen-test"');
     expect(server.requests).toHaveLength(1);
   });
 
@@ -214,7 +225,9 @@ describe('createLlmGateway', () => {
     const view = await store.get(run.traceId, ALL_TRACES);
     expect(view?.spans).toHaveLength(1);
     expect(view?.spans[0]).toMatchObject({ kind: 'llm', status: 'failed', promptTokens: 0 });
+    // The trace keeps what the operator needs: the endpoint and the setting to check.
     expect(view?.spans[0]?.error).toMatch(/LLM_API_KEY/);
+    expect(view?.spans[0]?.error).toContain(model!.baseURL);
     expect(JSON.stringify(view)).not.toContain(apiKey);
   });
 

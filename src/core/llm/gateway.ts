@@ -3,7 +3,7 @@ import type { LlmConfig } from '../config.js';
 import { ClinAgentError } from '../errors.js';
 import { countTokens } from '../tokenizer.js';
 import type { TraceScope } from '../trace/store.js';
-import { cancelled, toLlmError } from './errors.js';
+import { cancelled, llmError, operatorDetailOf, toLlmError } from './errors.js';
 import { DeltaSinkError, readCompletionStream } from './read-completion-stream.js';
 import { splitReasoning } from './reasoning.js';
 import type { ChatMessage, ChatRequest, ChatResponse } from './types.js';
@@ -124,12 +124,12 @@ export function createLlmGateway(config: LlmConfig, options: { fetch?: typeof fe
       clearTimeout(timer);
     }
     if (request.signal?.aborted) throw cancelled();
-    const details = { endpoint: config.baseUrl, model: request.model ?? config.model };
+    const details = { model: request.model ?? config.model };
     if (idle.signal.aborted) {
-      throw new ClinAgentError('LLM_TIMEOUT', `The LLM endpoint ${config.baseUrl} stopped sending its streamed answer for ${config.timeoutMs} ms. Raise LLM_TIMEOUT_MS or check that the endpoint is up and not overloaded.`, details);
+      throw llmError('LLM_TIMEOUT', 'The language model service stopped sending its answer part-way. Try again in a few minutes; if it keeps happening, tell your administrator.', `The LLM endpoint ${config.baseUrl} stopped sending its streamed answer for ${config.timeoutMs} ms. Raise LLM_TIMEOUT_MS or check that the endpoint is up and not overloaded.`, details);
     }
     if (assembled.finishReason === undefined) {
-      throw new ClinAgentError('LLM_BAD_RESPONSE', `The LLM endpoint ${config.baseUrl} closed the stream before the answer was finished (no finish_reason). Try again; if it keeps happening, check the server's logs or a proxy in between.`, details);
+      throw llmError('LLM_BAD_RESPONSE', 'The language model service closed its answer before it was finished. Try again; if it keeps happening, tell your administrator.', `The LLM endpoint ${config.baseUrl} closed the stream before the answer was finished (no finish_reason). Check the server's logs or a proxy in between.`, details);
     }
     const { content, reasoning } = splitReasoning(assembled.rawContent, assembled.reasoningField || undefined);
     return {
@@ -153,10 +153,13 @@ export function createLlmGateway(config: LlmConfig, options: { fetch?: typeof fe
     assertConfigured: () => assertConfigured(),
     async chat(request, trace) {
       if (!trace) return callModel(request);
-      return trace.span('llm', request.model ?? config.model ?? 'llm', { model: request.model ?? config.model, messages: summariseMessages(request.messages), tools: request.tools?.map((t) => t.name) }, () => callModel(request), (response) => ({
-        output: { content: response.content, ...(response.reasoning ? { reasoning: response.reasoning } : {}), toolCalls: response.toolCalls, finishReason: response.finishReason, modelName: response.modelName },
-        usage: response.usage,
-      }));
+      // A failed call is recorded with the operator's detail (endpoint, setting to change); users get the plain message.
+      const outcome = await trace.span('llm', request.model ?? config.model ?? 'llm', { model: request.model ?? config.model, messages: summariseMessages(request.messages), tools: request.tools?.map((t) => t.name) }, () => callModel(request).then((response) => ({ response }), (error: unknown) => ({ error })), (result) => 'error' in result ? { status: 'failed', error: operatorDetailOf(result.error) } : {
+        output: { content: result.response.content, ...(result.response.reasoning ? { reasoning: result.response.reasoning } : {}), toolCalls: result.response.toolCalls, finishReason: result.response.finishReason, modelName: result.response.modelName },
+        usage: result.response.usage,
+      });
+      if ('error' in outcome) throw outcome.error;
+      return outcome.response;
     },
   };
 }

@@ -111,7 +111,8 @@ describe.each(testEngines())('durable agent runs through the API on %s', (engine
     model.push({ status: 400, body: { error: { message: 'model "qwen-typo" does not exist', type: 'invalid_request_error' } } });
     const { id } = (await call('POST', '/api/agent/runs', 'owner', { scenarioId: 'test-intake', input: 'a failing turn' })).json<AgentRun>();
     const failed = await waitFor(async () => { const run = await runOf(id); return run.status === 'FAILED' ? run : undefined; }, 'the run to fail', 20_000, 50);
-    expect(failed.error).toContain('qwen-typo');
+    expect(failed.error).toBe('The language model service rejected the request (HTTP 400). Try again; if it keeps happening, tell your administrator.');
+    expect(failed.error).not.toContain(model.baseURL);
     expect(await auditOf(id)).toEqual(['created', 'finished']);
   });
 

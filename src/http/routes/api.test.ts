@@ -81,7 +81,32 @@ describe('HTTP API', () => {
     const response = await app.inject({ method: 'POST', url: '/api/agent/run', headers: auth, payload: { scenarioId: 'data-completeness', input: 'check' } });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ status: 'failed' });
-    expect(response.json().error).toMatch(/HTTP 500/);
+    expect(response.json().error).toBe('The language model service failed (HTTP 500) and is unavailable right now. Try again later.');
+    // Where the model runs and what its server said are for the operator: the run's trace keeps them, the answer does not.
+    expect(response.body).not.toContain(model.baseURL);
+    expect(response.body).not.toContain('scripted status 500');
+    const trace = (await app.inject({ method: 'GET', url: `/api/traces/${response.json().traceId}`, headers: auth })).json();
+    expect(trace.spans.find((s: { kind: string }) => s.kind === 'llm').error).toContain(model.baseURL);
+  });
+
+  it('answers a streamed run whose model cannot be reached with a plain sentence, without the endpoint', async () => {
+    const down = await startScriptedModel();
+    const unreachable = down.baseURL;
+    await down.close();
+    const offline = await buildTestContext({ llmBaseUrl: unreachable, engine: 'pglite', env: { LLM_MAX_RETRIES: '0' } });
+    const offlineApp = await buildServer(offline, { serveConsole: false });
+    try {
+      const { token } = await offline.users.create({ name: 'offline-admin', role: 'admin' });
+      const headers = { authorization: `Bearer ${token}` };
+      const plain = await offlineApp.inject({ method: 'POST', url: '/api/agent/run', headers, payload: { scenarioId: 'data-completeness', input: 'check' } });
+      expect(plain.json()).toMatchObject({ status: 'failed', error: 'The language model service cannot be reached right now. Try again later; if it keeps happening, tell your administrator.' });
+      const streamed = await offlineApp.inject({ method: 'POST', url: '/api/agent/run/stream', headers, payload: { scenarioId: 'data-completeness', input: 'check' } });
+      expect(streamed.body).toContain('cannot be reached right now');
+      for (const body of [plain.body, streamed.body]) expect(body).not.toContain(unreachable.replace(/\/v1$/, ''));
+    } finally {
+      await offlineApp.close();
+      await offline.close();
+    }
   });
 
   it('ingests JSON and multipart documents, replaces them by id and deletes them', async () => {
