@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAiEmbedder } from './embeddings.js';
+import { operatorDetailOf } from './llm/errors.js';
 
 interface ReceivedRequest {
   path: string;
@@ -77,9 +78,11 @@ describe('createOpenAiEmbedder', () => {
     expect(received).toHaveLength(0);
   });
 
-  it('maps HTTP 401 to LLM_AUTH_FAILED naming the embedding key', async () => {
+  it('maps HTTP 401 to LLM_AUTH_FAILED, naming the embedding key to the operator', async () => {
     reply = () => ({ status: 401, json: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } });
-    await expect(embedderFor().embed(['a'])).rejects.toMatchObject({ code: 'LLM_AUTH_FAILED', message: expect.stringContaining('EMBEDDING_API_KEY') });
+    const error = await embedderFor().embed(['a']).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'LLM_AUTH_FAILED', message: expect.stringContaining("The embedding service refused ClinAgent's credentials") });
+    expect(operatorDetailOf(error)).toContain('EMBEDDING_API_KEY');
   });
 
   it('fails with EMBEDDING_FAILED when the server returns fewer vectors than texts', async () => {
