@@ -24,5 +24,6 @@ export function assertComplete(response: Pick<ChatResponse, 'finishReason' | 'us
  */
 export function nothingStored(error: unknown, tell: (why: string) => string): unknown {
   if (!ClinAgentError.isInstance(error) || error.code === 'CANCELLED') return error;
-  return new ClinAgentError(error.code, tell(error.message), { ...error.details, stored: false }, { cause: error });
+  // The original cause stays the cause: an LLM error's operator detail (endpoint, the server's words) rides there.
+  return new ClinAgentError(error.code, tell(error.message), { ...error.details, stored: false }, { cause: error.cause ?? error });
 }

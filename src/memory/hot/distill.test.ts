@@ -342,6 +342,25 @@ describe.each(testEngines())('hot memory distillation and pruning on %s', (engin
     expect(memory.overflow!.message).toContain('prohibitions were dropped');
   });
 
+  it('never keeps a condensed memory cut off at the token limit: a cut answer and one only repair could close are failed tries, and the notice says so', async () => {
+    const projectId = await project();
+    const roomy = services(500).hot;
+    await roomy.addFacts(pi, projectId, [userFact('Answers must be brief and start with the numbers, then the reasons, then the sites that lag behind, then what the sites plan to do about it')], 'api');
+    await roomy.addFacts(pi, projectId, [userFact('Never skip the age check, even when the site says it was done on paper and will be entered into the EDC later', 'prohibitions')], 'api');
+    const { hot } = services(SMALL_CAP);
+    const cut = JSON.stringify({ lines: [{ section: 'preferences', text: 'Brief, numbers first', from: [1] }, { section: 'prohibitions', text: 'Never skip the age check', from: [2] }] });
+    replies.push({ reply: cut, finishReason: 'length' }, { reply: '{"lines": [{"section": "prohibitions", "text": "Never s' });
+
+    const result = await hot.prune(projectId);
+
+    // Pruning has two tries (PRUNE_DEFINITION); both answers are unusable, so nothing is stored and the admin is told.
+    expect(model.requests).toHaveLength(2);
+    expect(result).toMatchObject({ pruned: false, fits: false });
+    const memory = await hot.get(pi, projectId);
+    expect(memory.lines.map((l) => l.text)).not.toContain('Brief, numbers first');
+    expect(memory.overflow!.message).toMatch(/cut off|truncated/i);
+  });
+
   it('counts an unreachable model as a failed try of pruning, and raises the notice after two', async () => {
     const projectId = await project();
     const roomy = services(500).hot;
@@ -355,7 +374,8 @@ describe.each(testEngines())('hot memory distillation and pruning on %s', (engin
     expect(model.requests).toHaveLength(2);
     const memory = await hot.get(pi, projectId);
     expect(memory.overflow!.message).toContain('the model gave no usable condensed memory in 2 tries');
-    expect(memory.overflow!.message).toContain('model is loading');
+    // The status, not the server's own words: those are the operator's, in the log and the trace (core/llm/errors.ts).
+    expect(memory.overflow!.message).toContain('(HTTP 400)');
   });
 
   it('does nothing when the memory fits', async () => {
