@@ -42,4 +42,17 @@ export interface ConsultState extends ConversationRunState {
   tokensUsed: number;
   turns: ConsultTurn[];
   lastReply?: ConsultReply;
+  /**
+   * What the consult's tools answered (search_medication, analyze_skin_image, assess_risk), every turn's, in order:
+   * the dossier is built from these, not from the model's retelling of them. Absent in consults saved before.
+   */
+  toolOutputs?: RecordedToolOutput[];
+  /** The diagnosis as the patient was shown it, kept when later replies (a record request) follow. */
+  diagnosis?: { summary: string; readyReason?: string; traceId: string };
+}
+
+export interface RecordedToolOutput {
+  tool: string;
+  result: unknown;
+  at: string;
 }

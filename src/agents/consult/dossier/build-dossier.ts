@@ -1,4 +1,6 @@
 import type { MedicalContext, MedicationOption, MedicationSearch, RedFlag, RiskAssessment, RiskLevel } from '../types.js';
+import type { PatientExclusions } from '../safety/patient-exclusions.js';
+import { withoutExcludedDrugs } from '../safety/without-excluded-drugs.js';
 import { redactIdentifierText, withoutIdentifierKeys } from './identifiers.js';
 
 /** What a dossier is made from: the consult's own state, what the model passed, and when it was made. */
@@ -12,6 +14,8 @@ export interface DossierInput {
   imageFindings?: string[];
   /** `generate_medical_dossier`'s `patient_data`, as the model wrote it. */
   patientData?: Record<string, unknown>;
+  /** This patient's excluded drugs (safety/): none may stand in the record, and the allergies they rest on are listed. */
+  exclusions?: PatientExclusions;
   createdAt: Date;
 }
 
@@ -25,7 +29,15 @@ export interface DossierContent {
   created_at: string;
   chief_complaint: string | null;
   history: { symptoms: string[]; location: string[]; duration: string | null; triggers: string[]; missing_info: string[] };
-  patient: { age: number | string | null; sex: string | null; pregnant: boolean | null; breastfeeding: boolean | null; allergies: string[] };
+  patient: {
+    age: number | string | null;
+    sex: string | null;
+    pregnant: boolean | null;
+    breastfeeding: boolean | null;
+    allergies: string[];
+    /** `listed`: allergies above; `none`: the patient said, or the record says, there are none; `not_recorded`: nobody asked. */
+    allergy_status: 'listed' | 'none' | 'not_recorded';
+  };
   examination: { image_findings: string[] };
   risk: { level: RiskLevel; score: number; red_flags: RedFlag[]; advice: string };
   assessment: { suspected_conditions: string[]; diagnosis_summary: string | null; ready_reason: string | null };
@@ -75,6 +87,8 @@ function humanLabel(key: string): string {
 }
 
 const YES = /^(yes|y|true|是|有|怀孕|哺乳)$/i;
+/** An allergy entry that says there is none. */
+const NO_ALLERGY = /^(?:none|no|nil|n\/a|nkda|nka|无|没有|否认|no known (?:drug )?allergies|无过敏史)$/i;
 const NO = /^(no|n|false|否|无|没有|不是)$/i;
 
 function flag(value: unknown): boolean | null {
@@ -108,11 +122,44 @@ function redactStrings<T>(value: T): T {
  * value the model passes in patient_data only fills what the context lacks; lists (symptoms, allergies) are merged,
  * so an allergy the model mentions only in patient_data is never lost.
  *
- * No identifiers: keys naming a name, phone, ID number or address (name, phone, id_number, address, 姓名, 电话,
- * 身份证...) are dropped from patient_data and patient_info before anything is read, and identifier-looking text is
- * replaced everywhere, because the dossier goes back to the model, into the trace and out as a file.
+ * No identifiers: keys that name a name, phone, ID number, address or e-mail (patient_full_name, home_phone,
+ * identity_card, 姓名, 联系电话...) and values that are nothing but one are dropped from patient_data and the medical
+ * context before anything is read, and identifier-looking text is replaced everywhere (identifiers.ts), because the
+ * dossier goes back to the model, into the trace and out as a file.
  */
 export function buildDossier(input: DossierInput): DossierContent {
+  const content = redactStrings(recordOf(input));
+  return input.exclusions ? withoutExcluded(content, input.exclusions) : content;
+}
+
+/**
+ * The record with no excluded drug in what the consult wrote (assessment, plan, findings, additional information,
+ * its own turns of the transcript): a sentence naming one becomes the same warning the reply got, an offered drug
+ * now excluded (the patient mentioned a pregnancy after it was offered) leaves the plan with the reason. The
+ * patient's own words and the allergy list stay as they are: they are what the exclusions rest on.
+ */
+function withoutExcluded(content: DossierContent, exclusions: PatientExclusions): DossierContent {
+  const check = (text: string) => withoutExcludedDrugs(text, exclusions).text;
+  const checkOrNull = (text: string | null) => (text === null ? null : check(text));
+  const medications = content.plan.medications.filter((drug) => withoutExcludedDrugs(drug.name, exclusions).removed.length === 0);
+  const dropped = content.plan.medications
+    .filter((drug) => !medications.includes(drug))
+    .map((drug) => `${drug.name} removed from the plan: ${withoutExcludedDrugs(drug.name, exclusions).removed[0]!.reason}.`);
+  return {
+    ...content,
+    examination: { image_findings: content.examination.image_findings.map(check) },
+    assessment: {
+      suspected_conditions: content.assessment.suspected_conditions.map(check),
+      diagnosis_summary: checkOrNull(content.assessment.diagnosis_summary),
+      ready_reason: checkOrNull(content.assessment.ready_reason),
+    },
+    plan: { medications, warnings: [...content.plan.warnings, ...dropped] },
+    additional_information: Object.fromEntries(Object.entries(content.additional_information).map(([label, value]) => [label, check(value)])),
+    transcript: content.transcript.map((turn) => (turn.role === 'user' ? turn : { ...turn, content: check(turn.content) })),
+  };
+}
+
+function recordOf(input: DossierInput): DossierContent {
   const context = withoutIdentifierKeys(input.medicalContext ?? {}) as MedicalContext;
   const data = asObject(withoutIdentifierKeys(input.patientData ?? {}));
   const contextPatient = asObject(context.patient_info);
@@ -130,8 +177,13 @@ export function buildDossier(input: DossierInput): DossierContent {
 
   const firstUserTurn = input.turns.find((turn) => turn.role === 'user' && turn.content.trim() !== '');
   const symptoms = union(textList(context.symptoms), textList(data.symptoms));
+  const facts = input.exclusions?.facts;
+  const allergies = union(textList(contextPatient.allergies), textList(dataPatient.allergies), facts?.allergies ?? []).filter((allergy) => !NO_ALLERGY.test(allergy));
+  // An empty list or "none" in the record, or the patient's own denial, is an answer; a missing entry is not.
+  const saysNone = Array.isArray(contextPatient.allergies) || [...textList(contextPatient.allergies), ...textList(dataPatient.allergies)].some((allergy) => NO_ALLERGY.test(allergy)) || facts?.deniesAllergies === true;
+  const fromWords = (value: boolean | null, said: boolean | undefined) => value ?? (said ? true : null);
 
-  return redactStrings({
+  return {
     title: input.title,
     created_at: input.createdAt.toISOString(),
     // The model's own summary when it wrote one; else the patient's first words, which is what a chief complaint is.
@@ -146,9 +198,10 @@ export function buildDossier(input: DossierInput): DossierContent {
     patient: {
       age: age(patientValue('age')),
       sex: textOrNull(patientValue('sex') ?? patientValue('gender')),
-      pregnant: flag(patientValue('pregnant')),
-      breastfeeding: flag(patientValue('breastfeeding')),
-      allergies: union(textList(contextPatient.allergies), textList(dataPatient.allergies)),
+      pregnant: fromWords(flag(patientValue('pregnant')), facts?.pregnant),
+      breastfeeding: fromWords(flag(patientValue('breastfeeding')), facts?.breastfeeding),
+      allergies,
+      allergy_status: allergies.length ? 'listed' : saysNone ? 'none' : 'not_recorded',
     },
     examination: { image_findings: union(input.imageFindings ?? [], textList(context.image_findings), textList(data.image_findings)) },
     risk: { level: input.risk.risk_level, score: input.risk.score, red_flags: input.risk.red_flags, advice: input.risk.advice },
@@ -161,5 +214,5 @@ export function buildDossier(input: DossierInput): DossierContent {
     additional_information: additional,
     transcript: input.turns.filter((turn) => turn.content.trim() !== '').map((turn) => ({ role: turn.role, content: turn.content })),
     disclaimer: DOSSIER_DISCLAIMER,
-  });
+  };
 }

@@ -128,7 +128,8 @@ describe('buildDossier', () => {
     expect(section(markdown, 'Risk assessment')).toContain('**Risk level:** URGENT (score 90 of 100)\n\n> **Red flag:** Fever with a widespread rash\n\n**Advice:** Seek emergency care now.');
     expect(section(markdown, 'History')).toContain('**Duration:** Not recorded');
     expect(section(markdown, 'History')).toContain('**Still unknown:** duration');
-    expect(section(markdown, 'Patient information')).toContain('**Allergies:** None reported');
+    // Nobody asked about allergies: the record must not read as "none".
+    expect(section(markdown, 'Patient information')).toContain('**Allergies:** Not recorded');
     expect(section(markdown, 'Assessment')).toContain('The consult has not concluded yet.');
     expect(section(markdown, 'Plan')).toContain('No medication was offered.');
   });

@@ -1,9 +1,11 @@
 /**
  * What keeps direct identifiers out of a consult's dossier. The dossier is returned to the model, stored and
- * exported; it describes a skin complaint, which needs no name, phone number, ID number or address. Keys that name
- * such a field are dropped from what the model passed (at any depth), and text that looks like a phone number, a
- * Chinese resident ID number or an e-mail address is replaced wherever it appears (the transcript included). A
- * name written in free text cannot be told from other words, so it is the key rule that keeps names out.
+ * exported; it describes a skin complaint, which needs no name, phone number, ID number, address or e-mail.
+ * Identifiers are recognised by what they are, not by an exact key: a key is read as words ("patient_full_name" is
+ * a name, "home_phone" a phone, "identity_card" an ID), a value that is wholly a phone number, ID number, e-mail
+ * or address is dropped whatever its key ("number": "021 6234 5678"), and identifier-looking text is replaced
+ * wherever it appears (the transcript included). A name in free text cannot be told from other words, except where
+ * the text says it is one ("my name is ...", "我叫..."): keys and those phrases are what keep names out.
  */
 
 /** Identifier keys, compared after lower-casing and removing everything but letters and digits ("ID-Number" -> "idnumber"). */
@@ -19,35 +21,88 @@ const IDENTIFIER_KEYS = new Set([
 ]);
 
 /** Chinese key fragments that only ever name an identifier (姓名, 联系电话, 身份证号码, 家庭住址, 手机号). */
-const IDENTIFIER_KEY_PARTS = /姓名|电话|手机|身份证|证件号|地址|住址/;
+const IDENTIFIER_KEY_PARTS = /姓名|名字|电话|手机|座机|身份证|证件|护照|地址|住址|邮箱|微信|联系人/;
+
+/** Words that make a key an identifier wherever they stand in it ("home_phone", "residentialAddress"). */
+const IDENTIFIER_WORDS = new Set([
+  'phone', 'phones', 'telephone', 'tel', 'mobile', 'cell', 'cellphone', 'landline', 'fax', 'email', 'mail', 'wechat', 'whatsapp',
+  'address', 'addr', 'street', 'postcode', 'zip', 'zipcode', 'residence',
+  'identity', 'identification', 'idcard', 'passport', 'ssn', 'nric', 'mrn', 'dob', 'birthdate', 'birthday', 'surname', 'fullname',
+]);
+
+/** "name" in a key is a person's name unless a word before it says what else it names ("drug_name"). */
+const NOT_A_PERSON = new Set(['drug', 'medication', 'medicine', 'condition', 'disease', 'diagnosis', 'brand', 'product', 'generic', 'trade', 'allergen', 'test', 'file', 'image', 'tool', 'species', 'cream', 'chemical', 'ingredient']);
 
 const normaliseKey = (key: string) => key.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
 
-export function isIdentifierKey(key: string): boolean {
-  const normalised = normaliseKey(key);
-  return IDENTIFIER_KEYS.has(normalised) || IDENTIFIER_KEY_PARTS.test(normalised);
+/** "patient_full_name" -> ["patient", "full", "name"], "homePhone" -> ["home", "phone"]. */
+function keyWords(key: string): string[] {
+  return key
+    .normalize('NFKC')
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 }
 
-/** `value` without identifier keys at any depth (objects inside lists included). */
-export function withoutIdentifierKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutIdentifierKeys);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => !isIdentifierKey(key)).map(([key, inner]) => [key, withoutIdentifierKeys(inner)]));
+export function isIdentifierKey(key: string): boolean {
+  const normalised = normaliseKey(key);
+  if (IDENTIFIER_KEYS.has(normalised) || IDENTIFIER_KEY_PARTS.test(normalised)) return true;
+  const words = keyWords(key);
+  if (words.some((word) => IDENTIFIER_WORDS.has(word))) return true;
+  // "id" alone or with "number"/"card"/"no" ("id_no", "national_id"); not "said" or "idea", which are other words.
+  if (words.includes('id') && words.length <= 3) return true;
+  const nameAt = words.findIndex((word) => word === 'name' || word === 'names');
+  return nameAt >= 0 && !words.slice(0, nameAt).some((word) => NOT_A_PERSON.has(word));
 }
 
 export const REDACTED = '[identifier removed]';
 
-const IDENTIFIER_TEXT = [
-  // Chinese resident ID number: 6-digit area, birth date 18xx-20xx, 3 digits, check digit or X.
-  /(?<![\dA-Za-z])\d{6}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![\dA-Za-z])/g,
+const IDENTIFIER_TEXT: Array<{ pattern: RegExp; keep?: number }> = [
+  // Chinese resident ID number: 6-digit area, birth date 18xx-20xx, 3 digits, check digit or X; spaces or dashes allowed between the parts.
+  { pattern: /(?<![\dA-Za-z])\d{6}[\s-]?(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])[\s-]?\d{3}[\dXx](?![\dA-Za-z])/g },
   // Mainland mobile numbers, with or without +86 and separators.
-  /(?<![\d+])(?:\+?86[\s-]?)?1[3-9]\d[\s-]?\d{4}[\s-]?\d{4}(?!\d)/g,
+  { pattern: /(?<![\d+])(?:\+?86[\s-]?)?1[3-9]\d[\s-]?\d{4}[\s-]?\d{4}(?!\d)/g },
   // Other international numbers: a + and at least 8 digits.
-  /\+\d[\d\s-]{6,}\d/g,
-  /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g,
+  { pattern: /\+\d[\d\s-]{6,}\d/g },
+  // Mainland landlines: a 3- or 4-digit area code starting with 0, then 7 or 8 digits ("010-62345678", "(021) 6234 5678").
+  { pattern: /(?<![\d.])(?:\(0\d{2,3}\)|0\d{2,3})[\s-]?\d{3,4}[\s-]?\d{4}(?![\d.])/g },
+  // North American numbers: "(555) 123-4567", "555-123-4567".
+  { pattern: /(?<![\d.])(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}(?![\d.])/g },
+  // US social security numbers.
+  { pattern: /(?<!\d)\d{3}-\d{2}-\d{4}(?!\d)/g },
+  { pattern: /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g },
+  // Chinese addresses: a city and its district or county, then perhaps a street and house number ("北京市海淀区中关村大街27号").
+  // A lone 区 or 道 is common in clinical Chinese (患处区域, 呼吸道), so the city-district pair is what marks an address.
+  { pattern: /[\p{Script=Han}]{1,8}?市[\p{Script=Han}]{1,8}?(?:区|县)(?:[\p{Script=Han}\d]{0,20}?(?:路|街|大道|巷|弄|胡同)(?:\s*[\d-]+\s*号)?)?/gu },
+  // A street and house number without a city ("中关村大街27号").
+  { pattern: /[\p{Script=Han}]{1,12}(?:路|街|道|巷|弄|胡同)\s*\d+\s*号(?:[\p{Script=Han}\d]{0,12}?(?:栋|幢|单元|室|楼))?/gu },
+  // English street addresses: a house number, one to three capitalised words and a street type ("12 Baker Street").
+  { pattern: /\b\d{1,5}[A-Za-z]?\s+(?:[A-Z][a-z]+\s+){1,3}(?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Dr|Boulevard|Blvd|Way|Court|Ct|Place|Pl|Terrace|Close|Crescent|Square|Sq)\b\.?/g },
+  // A name the text says is one; the words before it stay.
+  { pattern: /((?:[Mm]y (?:full )?name is|[Mm]y name's|I am called|I'm called|[Nn]ame:)\s*)[A-Z][A-Za-z'-]+(?:\s+[A-Z][A-Za-z'-]+){0,2}/g, keep: 1 },
+  { pattern: /((?:我叫|我的名字是|我的名字叫|我姓名是|本人姓名[:：]?|患者姓名[:：]?)\s*)[\p{Script=Han}·]{2,4}/gu, keep: 1 },
 ];
 
-/** `text` with phone numbers, ID numbers and e-mail addresses replaced by REDACTED. */
+/** `text` with names that say they are names, phone numbers, ID numbers, addresses and e-mail addresses replaced by REDACTED. */
 export function redactIdentifierText(text: string): string {
-  return IDENTIFIER_TEXT.reduce((current, pattern) => current.replace(pattern, REDACTED), text);
+  return IDENTIFIER_TEXT.reduce((current, { pattern, keep }) => current.replace(pattern, (...match) => (keep ? `${match[keep] as string}${REDACTED}` : REDACTED)), text);
+}
+
+/** A value that is nothing but identifiers once they are replaced ("021 6234 5678", "wxm@example.com"). */
+function isIdentifierValue(value: unknown): boolean {
+  if (typeof value !== 'string' || value.trim() === '') return false;
+  const redacted = redactIdentifierText(value);
+  return redacted !== value && redacted.split(REDACTED).every((rest) => /^[\s,;，；、/|]*$/.test(rest));
+}
+
+/** `value` without identifier keys or identifier-only values at any depth (objects inside lists included). */
+export function withoutIdentifierKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.filter((item) => !isIdentifierValue(item)).map(withoutIdentifierKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, inner]) => !isIdentifierKey(key) && !isIdentifierValue(inner))
+      .map(([key, inner]) => [key, withoutIdentifierKeys(inner)]),
+  );
 }

@@ -2,3 +2,4 @@ export { buildDossier, DOSSIER_DISCLAIMER, type DossierContent, type DossierInpu
 export { createDossierStore, type DossierStore, type StoredDossier } from './dossier-store.js';
 export { dossierDocx, dossierJson, dossierMarkdown } from './export.js';
 export { createDossierTool, type DossierSnapshot, type DossierToolDeps, type DossierToolResult } from './tool.js';
+export { recordToolOutputs, recordedFindings } from './consult-record.js';

@@ -8,6 +8,12 @@ const yesNo = (value: boolean | null) => (value === null ? 'Not recorded' : valu
 const orNotRecorded = (value: string | number | null) => (value === null || value === '' ? 'Not recorded' : String(value));
 const joined = (items: string[]) => (items.length ? items.join('; ') : 'Not recorded');
 
+/** "None reported" only when someone asked: a record that never asked must not read as "no allergies". */
+function allergiesText(patient: DossierContent['patient']): string {
+  if (patient.allergies.length) return patient.allergies.join('; ');
+  return patient.allergy_status === 'none' ? 'None reported' : 'Not recorded';
+}
+
 function listOr(items: string[], empty: string): DocumentBlock {
   return items.length ? { kind: 'list', ordered: false, items } : { kind: 'paragraph', text: empty };
 }
@@ -72,7 +78,7 @@ export function dossierOutline(content: DossierContent, options: { transcript: b
     { kind: 'field', label: 'Sex', value: orNotRecorded(patient.sex) },
     { kind: 'field', label: 'Pregnant', value: yesNo(patient.pregnant) },
     { kind: 'field', label: 'Breastfeeding', value: yesNo(patient.breastfeeding) },
-    { kind: 'field', label: 'Allergies', value: patient.allergies.length ? patient.allergies.join('; ') : 'None reported' },
+    { kind: 'field', label: 'Allergies', value: allergiesText(patient) },
     ...additional.map(([label, value]): DocumentBlock => ({ kind: 'field', label, value })),
     { kind: 'heading', level: 2, text: 'Examination and image findings' },
     listOr(content.examination.image_findings, 'No image was analysed; the record rests on what the patient reported.'),

@@ -48,7 +48,7 @@ export interface PatientConstraints {
   warnings: string[];
 }
 
-interface AllergyEntry {
+export interface AllergyEntry {
   set: TermSet;
   classes: string[];
   drug?: string;
@@ -59,7 +59,7 @@ function escapeRegExp(text: string): string {
 }
 
 /** A word list as a term set; Latin words may take a plural "s". */
-function wordTerms(label: string, words: readonly string[]): TermSet {
+export function wordTerms(label: string, words: readonly string[]): TermSet {
   return terms(label, words.map((word) => {
     const escaped = escapeRegExp(normaliseText(word));
     return /[a-z]$/.test(escaped) ? `${escaped}(?:s)?` : escaped;
@@ -69,7 +69,7 @@ function wordTerms(label: string, words: readonly string[]): TermSet {
 const indexes = new WeakMap<Formulary, AllergyEntry[]>();
 
 /** Every way the formulary lets an allergy be named: class words, umbrella words, each drug's names. */
-function allergyIndex(formulary: Formulary): AllergyEntry[] {
+export function allergyIndex(formulary: Formulary): AllergyEntry[] {
   let index = indexes.get(formulary);
   if (!index) {
     index = [
@@ -162,4 +162,43 @@ export function readConstraints(formulary: Formulary, contraindications: readonl
     if (typeof allergy === 'string') readPatientAllergy(allergy, index, constraints);
   }
   return constraints;
+}
+
+/** What the patient said about themselves, read from their own words. */
+export interface PatientWords {
+  pregnant: boolean;
+  breastfeeding: boolean;
+  /** Each clause that affirms an allergy to a drug or class the formulary knows, and what it names. */
+  allergies: Array<{ said: string; names: string[] }>;
+  /** A clause denied having allergies ("no allergies", "没有过敏史"). */
+  deniesAllergies: boolean;
+}
+
+/**
+ * The patient's own messages, read the way the risk check reads symptoms (clinical-text.ts): clause by clause,
+ * negation respected. "I am allergic to penicillin" or "青霉素过敏" is an allergy whether or not the model ever
+ * recorded it; "I am pregnant" is a pregnancy. Reading a relative's pregnancy as the patient's errs on the side
+ * that withholds a drug, which is the side a triage must err on. Age is left to the record: "3 years" in a
+ * patient's words is as often a duration as an age.
+ */
+export function readPatientWords(formulary: Formulary, texts: readonly string[]): PatientWords {
+  const index = allergyIndex(formulary);
+  const words: PatientWords = { pregnant: false, breastfeeding: false, allergies: [], deniesAllergies: false };
+  for (const text of texts) {
+    for (const clause of splitClauses(text)) {
+      if (affirms(clause, PREGNANCY)) words.pregnant = true;
+      if (affirms(clause, BREASTFEEDING)) words.breastfeeding = true;
+      if (!mentions(clause, ALLERGY_CUE)) continue;
+      const found = emptyConstraints();
+      const named = readAllergies(clause, clause, index, found);
+      if (!affirms(clause, ALLERGY_CUE)) {
+        // "Not allergic to penicillin" denies one allergy, not all of them.
+        if (!named) words.deniesAllergies = true;
+        continue;
+      }
+      const names = [...new Set([...found.allergyClasses.keys(), ...found.drugAllergies.keys()])];
+      if (names.length) words.allergies.push({ said: clause, names });
+    }
+  }
+  return words;
 }

@@ -37,6 +37,18 @@ const Drug = z.strictObject({
 });
 export type FormularyDrug = z.infer<typeof Drug>;
 
+const ClassRule = z.strictObject({
+  /** An allergy class (a key of `allergyClasses`); its words name the class's members. */
+  class: z.string().min(1),
+  pregnancy: Suitability.optional(),
+  pregnancyNote: z.string().optional(),
+  breastfeeding: Suitability.optional(),
+  breastfeedingNote: z.string().optional(),
+  minAge: z.number().min(0).max(18).optional(),
+  minAgeNote: z.string().optional(),
+});
+export type ClassRule = z.infer<typeof ClassRule>;
+
 const FormularyFile = z.strictObject({
   title: z.string(),
   version: z.string(),
@@ -50,6 +62,11 @@ const FormularyFile = z.strictObject({
   umbrellaAllergies: z.array(z.strictObject({ terms: z.array(z.string().min(1)).min(1), classes: z.array(z.string()).min(1) })).default([]),
   /** An allergy to `allergy` also rules out drugs of class `excludes`, for `reason`. */
   crossReactivity: z.array(z.strictObject({ allergy: z.string(), excludes: z.string(), reason: z.string().min(1) })).default([]),
+  /**
+   * What rules out every member of a class, the ones the formulary does not list included ("minocycline" when
+   * pregnant): a model names drugs from its own knowledge, and the reply check must know them by their class.
+   */
+  classRules: z.array(ClassRule).default([]),
   drugs: z.array(Drug).min(1),
 });
 export type Formulary = z.infer<typeof FormularyFile>;
@@ -82,6 +99,9 @@ function referenceProblems(formulary: Formulary): string[] {
   });
   formulary.crossReactivity.forEach((rule, index) => {
     for (const id of [rule.allergy, rule.excludes]) if (!classes.has(id)) problems.push(`crossReactivity.${index}: allergy class "${id}" is not in "allergyClasses"`);
+  });
+  formulary.classRules.forEach((rule, index) => {
+    if (!classes.has(rule.class)) problems.push(`classRules.${index}: allergy class "${rule.class}" is not in "allergyClasses"`);
   });
   return problems;
 }

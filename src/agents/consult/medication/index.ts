@@ -1,4 +1,4 @@
-export { searchMedication, matchConditions } from './search-medication.js';
-export { readConstraints, type PatientConstraints } from './contraindications.js';
-export { loadFormulary, parseFormulary, shippedFormulary, defaultFormularyPath, type Formulary, type FormularyDrug, type Suitability } from './formulary.js';
-export { searchMedicationTool, type SearchMedicationArgs } from './tool.js';
+export { searchMedication, matchConditions, exclusionReasons } from './search-medication.js';
+export { readConstraints, readPatientWords, wordTerms, type PatientConstraints, type PatientWords } from './contraindications.js';
+export { loadFormulary, parseFormulary, shippedFormulary, defaultFormularyPath, type Formulary, type ClassRule, type FormularyDrug, type Suitability } from './formulary.js';
+export { consultMedicationTool, searchMedicationTool, type SearchMedicationArgs } from './tool.js';

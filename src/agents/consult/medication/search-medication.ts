@@ -42,7 +42,7 @@ export function matchConditions(formulary: Formulary, condition: string): string
     .map(([id]) => id);
 }
 
-function formatAge(years: number): string {
+export function formatAge(years: number): string {
   if (years < 1) {
     const months = Math.round(years * 12);
     return `${months} month${months === 1 ? '' : 's'}`;
@@ -53,7 +53,8 @@ function formatAge(years: number): string {
 
 const withNote = (text: string, note: string | undefined) => (note ? `${text} (${note})` : text);
 
-function exclusionReasons(drug: FormularyDrug, patient: PatientConstraints, formulary: Formulary): string[] {
+/** Why `drug` may not be offered to this patient; empty when it may. */
+export function exclusionReasons(drug: FormularyDrug, patient: PatientConstraints, formulary: Formulary): string[] {
   const reasons: string[] = [];
   if (patient.pregnant && drug.pregnancy === 'avoid') reasons.push(withNote('avoid in pregnancy', drug.pregnancyNote));
   if (patient.breastfeeding && drug.breastfeeding === 'avoid') reasons.push(withNote('avoid while breastfeeding', drug.breastfeedingNote));
