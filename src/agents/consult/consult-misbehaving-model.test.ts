@@ -109,6 +109,23 @@ describe.each(testEngines())('the consult under a misbehaving model on %s', (eng
     expect(concluded.response).toContain('建议拍照观察变化。');
   });
 
+  it('streams the advice first and never the reassurance the saved reply leaves out', async () => {
+    const sessionId = await start();
+    model.push({ ...decide({ thought: 'Benign.', action: 'respond', response: 'This is most likely harmless, no need to worry. Do you have other moles like it?', quick_options: [] }), stream: { pieceChars: 5 } });
+    const response = await fetch(`${server.url}/api/consult/sessions/${sessionId}/messages/stream`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ message: 'A mole on my back grew and darkened, it has an irregular edge and it bleeds.' }),
+    });
+    const events: ReceivedEvent[] = [];
+    for await (const event of readEventStream(response)) events.push(event);
+    const streamed = events.filter((e) => e.event === 'text_delta').map((e) => e.data.text as string).join('');
+    expect(streamed).toMatch(/^⚠️ See a dermatologist within two weeks/);
+    expect(streamed).not.toMatch(/harmless|no need to worry/i);
+    expect(streamed).toContain('Do you have other moles like it?');
+    expect(events.at(-1)!.data.response).toBe(streamed);
+  });
+
   it('reads an odd-shaped medical context update into its shape, answers, and takes the next message at once', async () => {
     const sessionId = await start();
     const before = model.requests.length;
