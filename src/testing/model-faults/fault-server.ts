@@ -1,0 +1,96 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { AppContext } from '../../context.js';
+import { packageRoot } from '../../core/paths.js';
+import { buildServer } from '../../http/server.js';
+import { registerWorkers } from '../../workers.js';
+import { INTAKE_SCENARIO } from '../intake-agent.js';
+import { startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedStep } from '../scripted-model.js';
+import { buildTestContext } from '../test-context.js';
+import type { Engine } from './target.js';
+
+/**
+ * One server on a test database for the whole suite on an engine, its model a scripted one whose answers the
+ * running cell sets (healthy while a target prepares, the fault during the turn). Cells run one at a time, so the
+ * requests recorded between two marks are the turn's model calls.
+ */
+export interface FaultServer {
+  engine: Engine;
+  ctx: AppContext;
+  url: string;
+  model: ScriptedModel;
+  /** Answers every model call from now on. */
+  answerWith(respond: (request: RecordedRequest) => ScriptedStep): void;
+  /** fetch against the server as the holder of `token`, the body read as JSON or text. */
+  call(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** A directory for a target's files, removed on close. */
+  tempDir(prefix: string): string;
+  close(): Promise<void>;
+}
+
+/** The test-intake agent of the durable-run tests: a run that waits for a person's answer. */
+export const WAITING_SCENARIO_ID = 'test-intake';
+
+/**
+ * Small limits so a timeout cell takes about a second: every call times out at 800 ms and is not retried
+ * (the gateway's retry policy has its own tests; here one call is one request at the scripted model).
+ */
+export const FAULT_ENV = {
+  LLM_TIMEOUT_MS: '800',
+  LLM_MAX_RETRIES: '0',
+  QC_SWEEP_INTERVAL_MS: '60000',
+  QC_STALE_MS: '60000',
+  QC_CONCURRENCY: '1',
+} as const;
+
+export async function startFaultServer(engine: Engine, options: { skills: Record<string, string>; env?: Record<string, string> }): Promise<FaultServer> {
+  const dirs: string[] = [];
+  const tempDir = (prefix: string) => {
+    const dir = mkdtempSync(path.join(tmpdir(), prefix));
+    dirs.push(dir);
+    return dir;
+  };
+  // The shipped scenarios as they are, plus the agent that waits for a person.
+  const scenariosDir = tempDir('clinagent-faults-scenarios-');
+  cpSync(path.join(packageRoot(), 'scenarios'), scenariosDir, { recursive: true });
+  writeFileSync(path.join(scenariosDir, `${WAITING_SCENARIO_ID}.yaml`), INTAKE_SCENARIO);
+  const skillsDir = tempDir('clinagent-faults-skills-');
+  for (const [file, text] of Object.entries(options.skills)) writeFileSync(path.join(skillsDir, file), text);
+
+  let respond: (request: RecordedRequest) => ScriptedStep = () => ({ status: 503, body: { error: { message: 'no cell is running', type: 'scripted' } } });
+  const model = await startScriptedModel([], { respond: (request) => respond(request) });
+  const ctx = await buildTestContext({ engine, llmBaseUrl: model.baseURL, startJobs: true, env: { ...FAULT_ENV, SCENARIOS_DIR: scenariosDir, SKILLS_DIR: skillsDir, ...options.env } });
+  const workers = await registerWorkers(ctx);
+  const app = await buildServer(ctx, { serveConsole: false });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+
+  return {
+    engine,
+    ctx,
+    url,
+    model,
+    answerWith: (next) => {
+      respond = next;
+    },
+    async call(method, route, token, body) {
+      const response = await fetch(`${url}${route}`, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // Not JSON: the text is what the person would see.
+      }
+      return { status: response.status, body: parsed };
+    },
+    tempDir,
+    async close() {
+      workers.stop();
+      await app.close();
+      await ctx.close();
+      await model.close();
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

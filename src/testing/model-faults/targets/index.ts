@@ -1,0 +1,29 @@
+import type { FaultTarget } from '../target.js';
+import { consultTarget } from './consult.js';
+import { durableRunTarget } from './durable-run.js';
+import { distillTarget, pruneTarget } from './memory-writers.js';
+import { protocolAgentTarget } from './protocol-agent.js';
+import { scenarioTarget, shippedScenarios } from './scenario.js';
+import { softRuleTarget } from './soft-rule.js';
+import { trialAssistantTarget } from './trial-assistant.js';
+import { weeklyReportTarget } from './weekly-report.js';
+
+export { FAULT_SKILLS } from './trial-project.js';
+
+/**
+ * Every agent under the fault suite. A new agent joins by a target here; the completeness test fails while an agent
+ * of the registry or a shipped scenario has none. Each shipped scenario is a target of its own, made from its file.
+ */
+export function faultTargets(): FaultTarget[] {
+  return [
+    consultTarget,
+    protocolAgentTarget,
+    trialAssistantTarget,
+    softRuleTarget,
+    durableRunTarget,
+    weeklyReportTarget,
+    distillTarget,
+    pruneTarget,
+    ...shippedScenarios().map(scenarioTarget),
+  ];
+}
