@@ -322,6 +322,23 @@ describe.each(testEngines())('memory reports on %s', (engine) => {
     expect(lines.length - 1 + Number(/\d+/.exec(lines[0]!)![0])).toBe(40);
   });
 
+  it('keeps the last good yearly summary when its rebuild is cut off at the token limit', async () => {
+    const p = await project('reports-year-cut');
+    await insertWeeks(p, '2024-01-01', 4);
+    const reports = reportsWith(2);
+    expect(await reports.rollUpYears(p)).toEqual({ years: ['2024'] });
+    const [before] = (await rowsOf(p)).filter((r) => r.kind === 'year');
+    // A late week of 2024 makes the summary out of date; its rebuild is cut off.
+    await insertWeeks(p, '2024-03-04', 1);
+    model.push({ reply: 'In 2024 the team', finishReason: 'length' });
+
+    await expect(reports.rollUpYears(p)).rejects.toMatchObject({ code: 'LLM_BAD_RESPONSE', message: expect.stringMatching(/^The new yearly summary of 2024 was not stored: .*cut off.* The previous yearly summary of 2024 \(made .+ UTC\) stands unchanged\./) });
+    expect(model.requests.at(-1)!.body.max_tokens).toBe(1200);
+    const [year] = (await rowsOf(p)).filter((r) => r.kind === 'year');
+    expect(year).toEqual(before);
+    expect(year!.summary).toBe('summary of year 2024');
+  });
+
   it('generates every ended week with turns, oldest first, at most a batch per call, and skips reported and silent weeks', async () => {
     const p = await project('reports-due');
     const log = await conversation(p);
