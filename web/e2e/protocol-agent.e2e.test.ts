@@ -181,7 +181,11 @@ describe('the Protocol Agent in the console', () => {
         expect(page.url()).toContain('cardId=sample_size_calculator');
 
         const form = page.getByRole('form', { name: 'Sample size inputs' });
+        // Two proportions under superiority offers the continuity correction the calculator has; two means does not.
+        await form.getByLabel('Design').selectOption('two_proportions');
+        await form.getByLabel(/^Continuity correction/).waitFor({ timeout: UI_TIMEOUT_MS });
         await form.getByLabel('Design').selectOption('two_means');
+        expect(await form.getByLabel(/^Continuity correction/).count()).toBe(0);
         await form.getByLabel(/^Mean difference/).fill('5');
         await form.getByLabel('Standard deviation').fill('10');
         await form.getByRole('button', { name: 'Calculate' }).click();
@@ -193,7 +197,11 @@ describe('the Protocol Agent in the console', () => {
         await page.getByRole('button', { name: 'Use in protocol' }).click();
         const sampleSize = page.getByTestId('context-sampleSize');
         await sampleSize.locator('[data-path="total"]').filter({ hasText: '128' }).waitFor({ timeout: UI_TIMEOUT_MS });
-        expect(await sampleSize.locator('[data-path="perGroup"]').textContent()).toContain('64; 64');
+        // The arms are named after the PICO, the calculator's raw inputs stay out of the panel.
+        const arms = await sampleSize.locator('[data-path="perGroup"] li').allTextContents();
+        expect(arms).toEqual(['Intervention (renal denervation): 64', 'Comparison (Sham procedure): 64']);
+        expect(await sampleSize.locator('[data-path="inputs"]').count()).toBe(0);
+        expect(await sampleSize.textContent()).not.toContain('meanDiff');
         expect(await currentStage(page).textContent()).toContain('Sample size');
 
         // The card now opens the calculator with the inputs the protocol recorded.

@@ -30,6 +30,7 @@ export function StatePanel({ context }: { context: ProtocolContextResponse }) {
               fieldName={fieldLabel(t, stage.contextField)}
               data={typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {}}
               isCurrent={stage.contextField === currentField}
+              pico={context.pico}
             />
           );
         })}

@@ -13,8 +13,27 @@ describe('displayRows', () => {
       { path: 'intervention', text: 'Renal denervation' },
       { path: 'comparison', text: '' },
       { path: 'outcome', text: '' },
-      { path: 'eligibility', text: 'inclusion: Age 18-75; SBP >= 150 mmHg' },
+      { path: 'eligibility.inclusion', text: 'Age 18-75; SBP >= 150 mmHg', items: ['Age 18-75', 'SBP >= 150 mmHg'] },
     ]);
+  });
+
+  it('lists the inclusion and exclusion criteria one per line, never as one line', () => {
+    const rows = displayRows('pico', { eligibility: { inclusion: [{ text: 'Age 18-75', field: 'age', operator: 'between', value: [18, 75] }], exclusion: [{ text: 'Pregnancy' }, { text: 'eGFR < 30' }] } });
+    expect(rows.filter((row) => row.path.startsWith('eligibility'))).toEqual([
+      { path: 'eligibility.inclusion', text: 'Age 18-75', items: ['Age 18-75'] },
+      { path: 'eligibility.exclusion', text: 'Pregnancy; eGFR < 30', items: ['Pregnancy', 'eGFR < 30'] },
+    ]);
+  });
+
+  it("names the arms after the PICO and leaves the calculator's raw inputs out", () => {
+    const data = { method: 'two means', total: 128, perGroup: [64, 64], assumptions: ['mean difference 5', 'no dropout inflation'], inputs: { design: 'two_means', meanDiff: 5, sd: 10 } };
+    const rows = displayRows('sampleSize', data, { pico: { intervention: 'Low-salt diet', comparison: 'Usual diet' } });
+    expect(rows.find((row) => row.path === 'perGroup')).toEqual({ path: 'perGroup', text: 'Intervention (Low-salt diet): 64; Comparison (Usual diet): 64', items: ['Intervention (Low-salt diet): 64', 'Comparison (Usual diet): 64'] });
+    expect(rows.find((row) => row.path === 'assumptions')!.items).toEqual(['mean difference 5', 'no dropout inflation']);
+    expect(rows.map((row) => row.path)).not.toContain('inputs');
+    expect(JSON.stringify(rows)).not.toContain('meanDiff');
+    const single = displayRows('sampleSize', { perGroup: [50, 0] }, { armLabel: (arm) => ({ intervention: '试验组', comparison: '对照组', single: '单组' })[arm] });
+    expect(single.find((row) => row.path === 'perGroup')!.text).toBe('单组: 50');
   });
 
   it('shows nested endpoint entries and keeps sub-keys the editor has no input for', () => {
@@ -24,7 +43,7 @@ describe('displayRows', () => {
       { path: 'primary.measure', text: '' },
       { path: 'primary.timepoint', text: '' },
       { path: 'primary.unit', text: 'mmHg' },
-      { path: 'secondary', text: '24-h ABPM' },
+      { path: 'secondary', text: '24-h ABPM', items: ['24-h ABPM'] },
     ]);
   });
 

@@ -74,25 +74,77 @@ export interface DisplayRow {
   /** The path shown; its label comes from i18n when one exists. */
   path: string;
   text: string;
+  /** A list's entries, one per line (criteria, assumptions, arms), when the value is a list. */
+  items?: string[];
+}
+
+export type Arm = 'intervention' | 'comparison' | 'single';
+
+export interface DisplayOptions {
+  /** The protocol's PICO: the arms of the sample size are named after its intervention and comparison. */
+  pico?: Record<string, unknown>;
+  /** The arm's name in the reader's language. */
+  armLabel?(arm: Arm): string;
+}
+
+const ENGLISH_ARMS: Record<Arm, string> = { intervention: 'Intervention', comparison: 'Comparison', single: 'Single arm' };
+
+/**
+ * The calculator's groups as the protocol's arms: group 1 is the intervention, group 2 the comparison (its
+ * differences are group 1 minus group 2), and [n, 0] is a single arm.
+ */
+function armRows(perGroup: unknown, options: DisplayOptions): string[] {
+  const sizes = Array.isArray(perGroup) ? perGroup : [perGroup];
+  const label = (arm: Arm) => options.armLabel?.(arm) ?? ENGLISH_ARMS[arm];
+  if (sizes.length === 2 && Number(sizes[1]) === 0) return [`${label('single')}: ${displayValue(sizes[0])}`];
+  const named = (arm: Arm) => {
+    const what = displayValue(options.pico?.[arm]);
+    return what ? `${label(arm)} (${what})` : label(arm);
+  };
+  const arms = [named('intervention'), named('comparison')];
+  return sizes.map((n, index) => `${arms[index] ?? `${index + 1}`}: ${displayValue(n)}`);
+}
+
+/** A row for one value: a list gets its entries one per line. */
+function rowOf(path: string, value: unknown): DisplayRow {
+  if (!Array.isArray(value)) return { path, text: displayValue(value) };
+  const items = value.map(displayValue).filter(Boolean);
+  return { path, text: items.join('; '), items };
+}
+
+/** Keys a panel never shows: the calculator's inputs only pre-fill its card; the method and assumptions say them in words. */
+const HIDDEN_KEYS: Readonly<Record<string, readonly string[]>> = { sampleSize: ['inputs'] };
+
+/** Rows of a key the editor has no input for: criteria one per line, arms named, lists as lists. */
+function otherRows(field: string, key: string, value: unknown, options: DisplayOptions): DisplayRow[] {
+  if (field === 'sampleSize' && key === 'perGroup') {
+    const items = armRows(value, options);
+    return [{ path: key, text: items.join('; '), items }];
+  }
+  if (field === 'pico' && key === 'eligibility' && isRecord(value)) {
+    return Object.entries(value).map(([list, criteria]) => rowOf(`${key}.${list}`, criteria)).filter((row) => row.text);
+  }
+  return [rowOf(key, value)];
 }
 
 /**
  * What the panel lists for a field: every editable entry (blank ones too, so the researcher sees what is still
  * missing), then any other keys the field holds, in the order the server sent them.
  */
-export function displayRows(field: string, data: Record<string, unknown>): DisplayRow[] {
+export function displayRows(field: string, data: Record<string, unknown>, options: DisplayOptions = {}): DisplayRow[] {
   const entries = editableEntries(field);
   const editedHeads = new Set(entries.map((entry) => entry.path.split('.')[0]));
-  const rows = entries.map((entry) => ({ path: entry.path, text: displayValue(valueAt(data, entry.path)) }));
+  const hidden = HIDDEN_KEYS[field] ?? [];
+  const rows: DisplayRow[] = entries.map((entry) => ({ path: entry.path, text: displayValue(valueAt(data, entry.path)) }));
   for (const [key, value] of Object.entries(data)) {
     const text = displayValue(value);
-    if (!text) continue;
-    if (!editedHeads.has(key)) rows.push({ path: key, text });
+    if (!text || hidden.includes(key)) continue;
+    if (!editedHeads.has(key)) rows.push(...otherRows(field, key, value, options));
     else if (isRecord(value)) {
       // Sub-keys of an edited object that the editor has no input for (endpoints.primary.unit) still show.
       for (const [child, childValue] of Object.entries(value)) {
         const path = `${key}.${child}`;
-        if (!entries.some((entry) => entry.path === path) && displayValue(childValue)) rows.push({ path, text: displayValue(childValue) });
+        if (!entries.some((entry) => entry.path === path) && displayValue(childValue)) rows.push(rowOf(path, childValue));
       }
     }
   }

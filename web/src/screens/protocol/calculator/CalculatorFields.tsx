@@ -1,6 +1,6 @@
 import type { MessageKey } from '../../../i18n/en';
 import { useT } from '../../../i18n/use-t';
-import { COMMON_FIELDS, DESIGN_FIELDS, DESIGNS, HYPOTHESES, type CalculatorForm, type Design } from './calculator-form';
+import { COMMON_FIELDS, DESIGN_FIELDS, DESIGNS, HYPOTHESES, hasContinuityCorrection, type CalculatorForm, type Design } from './calculator-form';
 
 interface CalculatorFieldsProps {
   form: CalculatorForm;
@@ -54,6 +54,17 @@ export function CalculatorFields({ form, onChange }: CalculatorFieldsProps) {
       {[...common, ...DESIGN_FIELDS[form.design], ...(form.hypothesis === 'superiority' ? [] : ['margin'])].map((name) => (
         <NumberField key={name} name={name} label={numberLabel(name)} form={form} onChange={onChange} />
       ))}
+      {hasContinuityCorrection(form) ? (
+        <label className="checkbox-row">
+          <input
+            type="checkbox"
+            name="continuityCorrection"
+            checked={form.continuityCorrection === 'true'}
+            onChange={(event) => onChange({ ...form, continuityCorrection: event.target.checked ? 'true' : '' })}
+          />
+          {t('calculator.field.continuityCorrection')}
+        </label>
+      ) : null}
     </>
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callbackResult, cardOf, formFromParams, requestFromForm } from './calculator-form';
+import { callbackResult, cardOf, formFromParams, hasContinuityCorrection, requestFromForm } from './calculator-form';
 
 describe('formFromParams', () => {
   it('fills the form from the link over the usual defaults', () => {
@@ -42,6 +42,23 @@ describe('requestFromForm', () => {
     const base = formFromParams({ design: 'two_means', meanDiff: '0', sd: '10', margin: '-3' });
     expect(requestFromForm(base).request).not.toHaveProperty('margin');
     expect(requestFromForm({ ...base, hypothesis: 'non_inferiority' }).request).toMatchObject({ hypothesis: 'non_inferiority', margin: -3 });
+  });
+});
+
+describe('the continuity correction', () => {
+  it('is sent for two proportions under superiority when ticked, and opens ticked from the link', () => {
+    const form = formFromParams({ design: 'two_proportions', p1: '0.5', p2: '0.75', continuityCorrection: 'true' });
+    expect(form.continuityCorrection).toBe('true');
+    expect(requestFromForm(form).request).toMatchObject({ design: 'two_proportions', continuityCorrection: true });
+    expect(requestFromForm({ ...form, continuityCorrection: '' }).request).not.toHaveProperty('continuityCorrection');
+  });
+
+  it('is never sent where the calculator has none: other designs and hypotheses', () => {
+    const ticked = formFromParams({ design: 'two_proportions', p1: '0.5', p2: '0.75', continuityCorrection: 'true', margin: '-0.1' });
+    expect(hasContinuityCorrection(ticked)).toBe(true);
+    expect(hasContinuityCorrection({ ...ticked, hypothesis: 'non_inferiority' })).toBe(false);
+    expect(requestFromForm({ ...ticked, hypothesis: 'non_inferiority' }).request).not.toHaveProperty('continuityCorrection');
+    expect(requestFromForm({ ...ticked, design: 'two_means', meanDiff: '5', sd: '10' }).request).not.toHaveProperty('continuityCorrection');
   });
 });
 

@@ -32,10 +32,17 @@ function isDesign(value: string | undefined): value is Design {
   return (DESIGNS as readonly string[]).includes(value ?? '');
 }
 
+/** The Fleiss-Tytun-Ury continuity correction: the calculator has it for two proportions under superiority only. */
+export function hasContinuityCorrection(form: Pick<CalculatorForm, 'design' | 'hypothesis'>): boolean {
+  return form.design === 'two_proportions' && form.hypothesis === 'superiority';
+}
+
 /** The form the link opens: its parameters over the defaults; parameters the form has no input for are dropped. */
 export function formFromParams(params: Record<string, string>): CalculatorForm {
   const form: Record<string, string> = { ...DEFAULTS };
   for (const [key, value] of Object.entries(params)) if (NUMBER_FIELDS.has(key) || key === 'hypothesis') form[key] = value;
+  // A checkbox: ticked is "true", as the card's link and the form both write it.
+  form.continuityCorrection = params.continuityCorrection === 'true' ? 'true' : '';
   return { ...form, design: isDesign(params.design) ? params.design : 'two_means', hypothesis: form.hypothesis ?? 'superiority' };
 }
 
@@ -62,6 +69,7 @@ export function requestFromForm(form: CalculatorForm): RequestBuild {
     if (Number.isFinite(number)) request[field] = number;
     else invalid.push(field);
   }
+  if (hasContinuityCorrection(form) && form.continuityCorrection === 'true') request.continuityCorrection = true;
   return { request: request as SampleSizeRequest, invalid };
 }
 
