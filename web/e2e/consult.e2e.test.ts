@@ -237,18 +237,19 @@ describe('the dermatology consult in the console', () => {
         await startConsult(page, 'Blisters');
         await page.getByTestId('chat-input').fill(URGENT_MESSAGE);
         await page.getByTestId('chat-send').click();
-        // The model only asked about itch; the safety check put the advice to seek care above it.
+        // The model only asked about itch; the safety check put the advice to seek care above it, in the patient's
+        // language (they wrote Chinese).
         const reply = page.getByTestId('consult-reply').filter({ hasText: 'Does it itch?' });
         await reply.waitFor({ timeout: UI_TIMEOUT_MS });
         const text = (await reply.textContent()) ?? '';
-        expect(text.indexOf('Seek emergency care now')).toBeGreaterThanOrEqual(0);
-        expect(text.indexOf('Seek emergency care now')).toBeLessThan(text.indexOf('Does it itch?'));
+        expect(text.indexOf('请立即就医')).toBeGreaterThanOrEqual(0);
+        expect(text.indexOf('请立即就医')).toBeLessThan(text.indexOf('Does it itch?'));
 
         const banner = riskBanner(page);
         await expect.poll(() => banner.getAttribute('data-level'), { timeout: UI_TIMEOUT_MS }).toBe('urgent');
         expect(await banner.getAttribute('role')).toBe('alert');
         expect(await banner.textContent()).toContain('Risk: Urgent');
-        expect(await banner.textContent()).toContain('Seek emergency care now');
+        expect(await banner.textContent()).toContain('请立即就医');
         expect(await banner.getByRole('list', { name: 'Warning signs found' }).getByRole('listitem').count()).toBeGreaterThan(0);
         expect(await banner.evaluate((element) => getComputedStyle(element).backgroundColor)).toBe('rgb(180, 35, 24)');
         await snap(page, 'consult-urgent');

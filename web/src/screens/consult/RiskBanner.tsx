@@ -1,11 +1,12 @@
 import type { ConsultSession } from '../../api';
 import { useT } from '../../i18n/use-t';
 import { useConsultStore } from '../../stores/consult';
-import { lastAnswer, riskTone, urgentAdvice } from './risk';
+import { lastAnswer, leadAdvice, riskTone } from './risk';
 
 /**
- * The risk level the consult's safety check computed, said plainly: urgent in red with its red flags and the advice
- * the reply led with; high, moderate and low each labelled with what they mean.
+ * The risk level the consult's safety check computed, said plainly, with the advice the reply led with (so the banner
+ * and the chat say the same, in the patient's language): urgent in red with its red flags; a reply without a lead
+ * (a low level) shows what the level means.
  */
 export function RiskBanner({ session }: { session: ConsultSession }) {
   const t = useT();
@@ -15,7 +16,8 @@ export function RiskBanner({ session }: { session: ConsultSession }) {
   if (session.turns.length === 0 && liveResponse === undefined) return null;
   const level = session.riskLevel;
   const tone = riskTone(level);
-  const advice = level === 'urgent' ? (urgentAdvice(liveResponse ?? lastAnswer(session.turns)) ?? t('consult.risk.seekCareNow')) : t(`consult.risk.${level}.meaning`);
+  const led = level === 'low' ? null : leadAdvice(liveResponse ?? lastAnswer(session.turns));
+  const advice = led ?? (level === 'urgent' ? t('consult.risk.seekCareNow') : t(`consult.risk.${level}.meaning`));
   return (
     <section className={tone.className} role={tone.role} aria-label={t('consult.risk.label')} data-testid="risk-banner" data-level={level}>
       <strong className="risk-title">{t('consult.risk.title', { level: t(`consult.risk.${level}`) })}</strong>

@@ -1,16 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { lastAnswer, riskTone, urgentAdvice } from './risk';
+import { lastAnswer, leadAdvice, riskTone } from './risk';
 
-describe('urgentAdvice', () => {
-  it("reads the advice the safety check put above the model's answer", () => {
+describe('leadAdvice', () => {
+  it("reads the advice the safety check put above the model's answer, at any level and in either language", () => {
     const response = '⚠️ Seek emergency care now: go to an emergency department.\n\nDoes it itch?';
-    expect(urgentAdvice(response)).toBe('Seek emergency care now: go to an emergency department.');
+    expect(leadAdvice(response)).toBe('Seek emergency care now: go to an emergency department.');
+    expect(leadAdvice('⚠️ 请在两周内看皮肤科医生。\n\n还有别的痣吗？')).toBe('请在两周内看皮肤科医生。');
+    expect(leadAdvice('⚠️ 请立即就医：马上去医院急诊。')).toBe('请立即就医：马上去医院急诊。');
   });
 
   it('is null for a reply without the warning sign, or with nothing after it', () => {
-    expect(urgentAdvice('This looks like tinea corporis.')).toBeNull();
-    expect(urgentAdvice('⚠️ ')).toBeNull();
-    expect(urgentAdvice(undefined)).toBeNull();
+    expect(leadAdvice('This looks like tinea corporis.')).toBeNull();
+    expect(leadAdvice('⚠️ ')).toBeNull();
+    expect(leadAdvice(undefined)).toBeNull();
   });
 });
 

@@ -1,13 +1,13 @@
 import type { RiskLevel } from '../../api';
 
 /**
- * When the safety check finds a red flag, the server puts its advice above the model's answer, marked with a
- * warning sign and set apart by a blank line (consult-service.ts `compose`). The banner repeats that advice in the
- * reply's own words, so it says exactly what the patient was told.
+ * At a moderate, high or urgent level the server puts the level's advice above the model's answer, in the patient's
+ * language, marked with a warning sign and set apart by a blank line (src/agents/consult/risk/level-guidance.ts).
+ * The banner repeats that advice in the reply's own words, so it says exactly what the patient was told.
  */
 const WARNING_SIGN = '⚠️';
 
-export function urgentAdvice(response: string | undefined): string | null {
+export function leadAdvice(response: string | undefined): string | null {
   const text = response?.trim() ?? '';
   if (!text.startsWith(WARNING_SIGN)) return null;
   const advice = text.slice(WARNING_SIGN.length).split(/\n\s*\n/)[0]!.trim();
