@@ -7,7 +7,7 @@ import { createToolRegistry } from '../../../core/tools/registry.js';
 import type { MedicationSearch } from '../types.js';
 import { loadFormulary, parseFormulary, shippedFormulary } from './formulary.js';
 import { matchConditions, searchMedication } from './search-medication.js';
-import { searchMedicationTool } from './tool.js';
+import { consultMedicationTool, searchMedicationTool } from './tool.js';
 
 const names = (result: MedicationSearch) => result.medications.map((drug) => drug.name);
 const offered = (result: MedicationSearch, fragment: string) => names(result).some((name) => name.includes(fragment));
@@ -199,5 +199,18 @@ describe('search_medication tool', () => {
     const result = await registry.run('search_medication', { condition: ' ', contraindications: [] });
     expect(result.success).toBe(false);
     expect(result.error).toContain('condition: name the condition');
+  });
+});
+
+describe('search_medication bound to a consult', () => {
+  it("applies the consult's recorded pregnancy and allergies when the model passes none, and says what it added", async () => {
+    const registry = createToolRegistry();
+    registry.register(consultMedicationTool(() => ({ pregnant: true, allergies: ['i am allergic to penicillin'] })));
+    const call = await registry.run('search_medication', { condition: 'acne' });
+    const result = call.result as MedicationSearch & { applied_from_record: string[] };
+    expect(names(result).join(' ')).not.toMatch(/isotretinoin|doxycycline|adapalene/);
+    expect(result.applied_from_record).toEqual(['pregnant', 'allergy: i am allergic to penicillin']);
+    const cellulitis = (await registry.run('search_medication', { condition: 'cellulitis', patient_info: { pregnant: false, allergies: [] } })).result as MedicationSearch;
+    expect(names(cellulitis).join(' ')).not.toMatch(/flucloxacillin|co-amoxiclav|cephalexin|doxycycline/);
   });
 });
