@@ -11,16 +11,18 @@ import { ClinAgentError, errorMessage } from '../../core/errors.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
 import { dataBlock } from '../../core/llm/untrusted-data.js';
 import { parseStructuredOutput } from '../../core/structured/parse.js';
-import type { ToolRegistry } from '../../core/tools/registry.js';
+import { createToolRegistry, type ToolRegistry } from '../../core/tools/registry.js';
 import type { ConsultReply, ConsultState } from './consult-state.js';
 import { CONSULT_AGENT_ID, CONSULT_DEFINITION } from './definition.js';
-import { buildDossier, createDossierStore, createDossierTool } from './dossier/index.js';
+import { buildDossier, createDossierStore, createDossierTool, recordedFindings, recordToolOutputs } from './dossier/index.js';
 import { checkImage, createAnalyzeSkinImageTool, decodeImageBase64 } from './image/index.js';
+import { consultMedicationTool } from './medication/index.js';
 import { normalizeMedicalContext } from './normalize-context.js';
 import { patientLanguage } from './patient-language.js';
 import { patientNotice, type PatientNotice } from './patient-notices.js';
 import { responseStreamer } from './response-stream.js';
 import { assessRisk, LEVEL_GUIDANCE, leadWithGuidance } from './risk/index.js';
+import { checkedTurn, excludedDrugStream, patientExclusions, patientWordsOf } from './safety/index.js';
 import type { MedicalContext, RiskAssessment } from './types.js';
 
 export interface ConsultServiceDeps extends ConversationRunDeps {
@@ -60,7 +62,12 @@ export function createConsultService(deps: ConsultServiceDeps) {
     label: 'Consult',
     traceKind: 'consult',
     traceInput: (_run, state) => ({ status: state.status, riskLevel: state.risk.risk_level }),
-    step: (run, { review, state, trace, onEvent, signal }) => turn(run, state, review.answer ?? '', trace, onEvent, signal),
+    // Every reply is checked against the patient's excluded drugs before anyone sees it: streamed sentence by
+    // sentence, then the saved reply with what the turn recorded (safety/check-turn.ts).
+    step: async (run, { review, state, trace, onEvent, signal }) => {
+      const guarded = onEvent && excludedDrugStream(onEvent, patientExclusions(state.medicalContext, patientWordsOf(state, inputOf(review.answer ?? '{"text":""}').text)));
+      return checkedTurn(await turn(run, state, review.answer ?? '', trace, guarded, signal), trace);
+    },
     chargeTokens: (state, tokens) => ({ ...state, tokensUsed: state.tokensUsed + tokens }),
     // The model down, or a fault: the risk check needs no model, so the turn is recorded with its advice anyway.
     recover: (_run, { review, state, error, trace }) => unanswered(state, review.answer ?? '', error, trace.traceId),
@@ -80,9 +87,12 @@ export function createConsultService(deps: ConsultServiceDeps) {
       return done(state, asked, judged, {});
     }
     await deps.prepare?.();
-    const registry = deps.tools.extend([
+    // search_medication bound to this consult: its recorded pregnancy, allergies and age apply whatever the model passes.
+    const registry = createToolRegistry().extend([
+      ...deps.tools.list().filter((tool) => tool.name !== 'search_medication'),
+      consultMedicationTool(() => patientExclusions(state.medicalContext, patientWordsOf(state, text)).patientInfo),
       createAnalyzeSkinImageTool({ vision: deps.vision, maxBytes: deps.maxImageBytes, loadAttachment: (ref: string) => loadAttachment(run.id, attachmentIdOf(state, ref)) }),
-      createDossierTool({ store: dossiers, runId: run.id, userId: run.userId!, snapshot: async () => snapshotOf(state) }),
+      createDossierTool({ store: dossiers, runId: run.id, userId: run.userId!, snapshot: async () => snapshotOf(state, patientWordsOf(state, text)) }),
     ]);
     const outcome = await runDefinition(CONSULT_DEFINITION, {
       llm: deps.llm,
@@ -117,6 +127,7 @@ export function createConsultService(deps: ConsultServiceDeps) {
       medicalContext,
       decision,
       toolResults: outcome.toolCalls.map((c) => ({ tool: c.toolName, success: c.success, ...(c.success ? {} : { error: c.error }) })),
+      toolOutputs: recordToolOutputs(state.toolOutputs, outcome.toolCalls),
       tokensUsed: state.tokensUsed + outcome.progress.promptTokens + outcome.progress.completionTokens,
       attachments: state.attachments,
     };
@@ -176,14 +187,24 @@ export function createConsultService(deps: ConsultServiceDeps) {
     return { reply: { response, quickOptions: answer.quickOptions, action: answer.action, medicalContext: context, riskLevel: risk.risk_level, redFlags: risk.red_flags, traceId }, risk };
   }
 
-  function snapshotOf(state: ConsultState) {
+  /**
+   * What the dossier is built from: the consult's recorded tool answers (drugs offered, image findings), its risk
+   * assessment, the diagnosis as the patient was shown it, and the exclusions read from its record and the
+   * patient's words; not the model's retelling of them.
+   */
+  function snapshotOf(state: ConsultState, said = patientWordsOf(state)) {
+    const recorded = recordedFindings(state.toolOutputs);
+    // Consults diagnosed before the diagnosis was kept on its own fall back to their last reply.
+    const diagnosis = state.diagnosis ?? (state.status === 'diagnosed' ? { summary: state.currentResponse, readyReason: stringOf(state.decision?.ready_reason) || undefined } : undefined);
     return {
       title: state.title,
       medicalContext: state.medicalContext,
       risk: state.risk,
       turns: state.turns.map((t) => ({ role: t.role, content: t.content })),
-      diagnosis: state.status === 'diagnosed' ? { summary: state.currentResponse, ready_reason: stringOf(state.decision?.ready_reason) || undefined } : undefined,
-      imageFindings: state.medicalContext.image_findings,
+      diagnosis: diagnosis && { summary: diagnosis.summary, ready_reason: diagnosis.readyReason },
+      medications: recorded.medications,
+      imageFindings: recorded.imageFindings,
+      exclusions: patientExclusions(state.medicalContext, said),
     };
   }
 
