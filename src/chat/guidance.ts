@@ -41,6 +41,18 @@ export function qcStartedAnswer(run: { id: string; skill: string; records: numbe
     : `QC started (skill ${run.skill}, ${run.records} record(s)), run ${run.id}. Results appear on the QC runs page; problems found become queries.`;
 }
 
+/** The model answered with data instead of words: nothing of it is shown. */
+export function unreadableAnswer(language: Language): string {
+  return language === 'zh'
+    ? '模型的回答无法直接展示（它返回的是数据结构而不是文字）。请换一种问法再试，或联系管理员查看记录。'
+    : 'The model answered with data instead of words, so there is nothing I can show you. Please ask again in other words; an administrator can see what happened in the trace.';
+}
+
+/** Something of ours broke (not the model, not the request): the detail is for the log, the trace id for the admin. */
+export function internalErrorAnswer(traceId: string, language: Language): string {
+  return language === 'zh' ? `系统内部出错，这一项没有完成。管理员可以在记录 ${traceId} 中查看原因。` : `This part could not be done because of an internal error. An administrator can look it up in trace ${traceId}.`;
+}
+
 export function failedAnswer(message: string, language: Language): string {
   return language === 'zh' ? `这一项没有完成：${message}` : `This part could not be done: ${message}`;
 }

@@ -150,6 +150,20 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
     expect(body.turnSeq).toBe(2);
   });
 
+  it('never shows the person a data structure the model answered with, broken or whole', async () => {
+    for (const raw of ['{"answer": 42, "citations": {"items": 42}}', '{"answer":"P003 has }}"', '```json\n[{"record_id": "P003"}]\n```']) {
+      brain = (request) => (isRouting(request) ? intents({ type: 'data_question', text: 'ECOG of P003?' }) : { reply: raw });
+
+      const response = await chat(tokens.coordinator, 'trial-a', { message: 'What is the ECOG of P003?' });
+
+      expect(response.statusCode).toBe(200);
+      const body = response.json() as ChatAnswer;
+      expect(body.parts[0]).toMatchObject({ ok: false, ending: 'failed' });
+      expect(body.answer).toMatch(/answered with data instead of words/);
+      expect(body.answer).not.toContain('{');
+    }
+  });
+
   it('refuses a registered tool that is not read-only, in code, and tells the model why', async () => {
     brain = (request) => {
       if (isRouting(request)) return intents({ type: 'data_question', text: 'rate of ECOG 0' });

@@ -14,7 +14,8 @@ import { INVESTIGATE_DEFINITION, investigate, type InvestigateResult } from '../
 import { detectLanguage, routeIntent, type Intent, type ProjectMemory, type RoutedMessage, type RoutingFallback } from '../memory/index.js';
 import { skillAppliesTo } from '../trial/sop/skill-catalog.js';
 import type { TrialQc } from '../trial/trial-qc.js';
-import { composeAnswer, failedAnswer, forbiddenAnswer, memoryFullAnswer, qcStartedAnswer, rememberedAnswer, unclearAnswer, writeRequestGuidance, type Language } from './guidance.js';
+import { composeAnswer, failedAnswer, forbiddenAnswer, internalErrorAnswer, memoryFullAnswer, qcStartedAnswer, rememberedAnswer, unclearAnswer, unreadableAnswer, writeRequestGuidance, type Language } from './guidance.js';
+import { isRawStructure } from './person-answer.js';
 
 /**
  * The trial assistant (seed 000 section 6, seed 002): one chat message in, one answer out. The message is split
@@ -177,7 +178,9 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
       if (ClinAgentError.isInstance(error) && error.code === 'CANCELLED') throw error;
       // One part failing (the model down, no records to check) leaves the other parts' answers standing.
       deps.logger.warn({ err: error, intent: intent.type }, 'trial assistant: one part of a message failed');
-      return { intent, answer: failedAnswer(errorMessage(error), language), ok: false, ending: 'failed' };
+      // Our errors are written for the user; anything else (a database fault, a bug) may hold SQL or internals.
+      const answer = ClinAgentError.isInstance(error) ? failedAnswer(error.message, language) : internalErrorAnswer(part.trace.traceId, language);
+      return { intent, answer, ok: false, ending: 'failed' };
     }
   }
 
@@ -233,6 +236,10 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
         if (shown) emit(shown);
       },
     });
+    if (result.ok && isRawStructure(result.answer)) {
+      // The text stays in the admins' trace (the loop recorded it); the person gets a sentence.
+      return trace.span('step', 'assistant.unreadable_answer', { part: index, chars: result.answer.length }, async () => ({ intent, answer: unreadableAnswer(language), ok: false, ending: 'failed' as const }), () => ({ status: 'failed', error: 'the model answered with a data structure, not words; it was not shown' }));
+    }
     return { intent, answer: result.answer, ok: result.ok, ending: result.ending };
   }
 
