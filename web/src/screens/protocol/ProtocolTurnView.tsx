@@ -3,6 +3,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { useT } from '../../i18n/use-t';
 import type { ProtocolTurn } from '../../stores/protocol-agent';
 import { stageLabel } from './labels';
+import { replyWithoutIssueNotes } from './reply-text';
 import { visibleStreamText } from './stream-text';
 
 /** What the reply asks the researcher to look at (reflexion warnings), and a stage the reply moved past. */
@@ -29,7 +30,7 @@ function ReplyNotes({ turn }: { turn: ProtocolTurn }) {
 
 export function ProtocolTurnView({ turn }: { turn: ProtocolTurn }) {
   const t = useT();
-  const text = turn.result ? turn.result.message : visibleStreamText(turn.streamText);
+  const text = turn.result ? replyWithoutIssueNotes(turn.result.message, turn.result.issues) : visibleStreamText(turn.streamText);
   const isWriting = !turn.result && turn.requestError === undefined && !turn.isStopped;
   return (
     <div className="turn" data-testid="protocol-turn">
