@@ -51,7 +51,14 @@ export function recordToolResults(stage: StageConfig, context: Record<string, Re
   for (const call of calls) {
     if (!call.success) continue;
     for (const card of calculatingCards(stage).filter((c) => c.resultTool === call.toolName)) {
-      const applied = applyCardResult(card, mappedResult(call), next);
+      // A result with none of the mapped values (a tool answering in another shape) records nothing; the turn goes on.
+      let applied: ReturnType<typeof applyCardResult>;
+      try {
+        applied = applyCardResult(card, mappedResult(call), next);
+      } catch (error) {
+        if (ClinAgentError.isInstance(error) && error.code === 'VALIDATION_FAILED') continue;
+        throw error;
+      }
       next = applied.context;
       for (const path of Object.keys(applied.applied)) {
         const [field, key] = path.split('.');

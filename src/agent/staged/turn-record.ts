@@ -50,7 +50,7 @@ export function recordTurn(stage: StageConfig, state: StagedRunState, outcome: L
       if (tool) {
         // The tool's own value restated is no claim; anything else is the model's number.
         if (!(key in fromTools.stageData && isDeepStrictEqual(fromTools.stageData[key], value))) {
-          claimed.push(`${key} ${displayed(value)}`);
+          claimed.push(`${words(key)} ${displayed(value)}`);
           claimTools.add(tool);
           extraction.rejected.push({ path: key, value, reason: `only ${tool} fills it (the tool in this stage or its card)` });
         }
@@ -63,10 +63,10 @@ export function recordTurn(stage: StageConfig, state: StagedRunState, outcome: L
       }
       kept[key] = value;
     }
-    if (keptBack.length) notes.push(`Not recorded: ${keptBack.join(', ')}. This answer's data block was broken and had to be repaired, so it does not replace what ${stage.stageName} already holds; say it again, or edit it in the state panel.`);
+    if (keptBack.length) notes.push(`Not recorded: ${keptBack.map(words).join(', ')}. This answer's data block was broken and had to be repaired, so it does not replace what ${stage.stageName} already holds; say it again, or edit it in the state panel.`);
     if (extraction.parsedAs === 'failed') {
       const named = namedKeys(split.raw ?? '', stage.extractionSchema);
-      notes.push(`Not recorded: ${named.length ? named.join(', ') : 'anything from this answer'}. Its data block could not be read (cut off or malformed), so nothing from it was recorded; say it again, or edit it in the state panel.`);
+      notes.push(`Not recorded: ${named.length ? named.map(words).join(', ') : 'anything from this answer'}. This answer's data block could not be read (cut off or malformed), so nothing in it was recorded; say it again, or edit it in the state panel.`);
     }
     recorded = mergeStageData(recorded, kept);
     context = { ...context, [field]: mergeStageData(context[field] ?? {}, kept) };
@@ -76,8 +76,9 @@ export function recordTurn(stage: StageConfig, state: StagedRunState, outcome: L
   const stated = uncalculatedStatements(stage, split.message, computed);
   stated.tools.forEach((tool) => claimTools.add(tool));
   if (stated.statements.length || claimed.length) {
-    const what = [...stated.statements.map((s) => `"${s}"`), ...(claimed.length ? [`(${claimed.join('; ')})`] : [])].join(' ');
-    notes.unshift(`Not calculated: ${what} was stated without ${[...claimTools].join(' or ')}, so it is not recorded. Use the calculator card, or give the inputs so that ${[...claimTools].join(' or ')} computes it.`);
+    const tools = [...claimTools].join(' or ');
+    const parts = [...stated.statements.map((s) => `"${s}"`), ...(claimed.length ? [`the data block's ${claimed.join(', ')}`] : [])];
+    notes.unshift(`Not calculated: ${parts.join(' and ')} ${parts.length > 1 ? 'were' : 'was'} stated without ${tools}, so none of it is recorded. Use the calculator card, or give the inputs so that ${tools} computes it.`);
   }
 
   const written = split.message || noReplyMessage(outcome, { tools: fromTools.tools, summary: summaryOf(fromTools.stageData) });
@@ -97,6 +98,9 @@ function namedKeys(raw: string, schema: Record<string, unknown>): string[] {
   return [...new Set([...raw.matchAll(/["']([A-Za-z][A-Za-z0-9_]*)["']\s*:/g)].map((m) => m[1]!))].filter((key) => declared.includes(key));
 }
 
+/** `perGroup` -> "per group": keys as words in what the user reads. */
+const words = (key: string) => key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+
 function displayed(value: unknown): string {
   return Array.isArray(value) ? value.map(displayed).join(', ') : typeof value === 'string' ? value : JSON.stringify(value);
 }
@@ -105,6 +109,6 @@ function displayed(value: unknown): string {
 function summaryOf(data: Record<string, unknown>): string {
   return Object.entries(data)
     .filter(([key]) => key !== 'inputs' && key !== 'assumptions')
-    .map(([key, value]) => `${key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase()} ${displayed(value)}`)
+    .map(([key, value]) => `${words(key)} ${displayed(value)}`)
     .join('; ');
 }

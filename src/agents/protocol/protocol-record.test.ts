@@ -150,6 +150,10 @@ describe.each(testEngines())("the researcher's record on %s", (engine) => {
     const hugeMethod = await callback({ total: 128, method: 'x'.repeat(900_000), inputs });
     expect(hugeMethod.status).toBe(400);
     expect(hugeMethod.body.message).toContain('result.method');
+    // An edit in the state panel is held to the same size limit.
+    const hugeEdit = await call('PATCH', `/api/aia/protocol-agent/context/${id}`, { field: 'sampleSize', value: { method: 'x'.repeat(900_000) } });
+    expect(hugeEdit.status).toBe(400);
+    expect(hugeEdit.body.message).toContain('method is 900002 characters long as JSON, over the limit of 20000');
     const noInputs = await callback({ total: 128, perGroup: [64, 64] });
     expect(noInputs.status).toBe(400);
     expect(noInputs.body.message).toContain('result.inputs');
