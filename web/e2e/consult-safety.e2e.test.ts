@@ -93,6 +93,8 @@ describe('the consult page when the model misbehaves', () => {
         expect(text).toContain('Please send your message again in a few minutes.');
         expect(text).not.toMatch(OPERATOR_TEXT);
         expect(await page.getByTestId('consult-send-error').count()).toBe(0);
+        // The advice is set apart as a warning; the sentence about the service is plain text under it.
+        expect(await reply.getByTestId('consult-warning').allTextContents()).toEqual([expect.stringMatching(/^⚠️ Seek emergency care now/)]);
 
         const banner = riskBanner(page);
         await expect.poll(() => banner.getAttribute('data-level'), { timeout: UI_TIMEOUT_MS }).toBe('urgent');

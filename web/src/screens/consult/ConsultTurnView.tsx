@@ -5,6 +5,7 @@ import { useT } from '../../i18n/use-t';
 import type { ConsultTurn } from '../../api';
 import type { LiveTurn } from '../../stores/consult';
 import { AttachmentImage } from './AttachmentImage';
+import { ReplyText } from './ReplyText';
 
 function PatientMessage({ text, image }: { text: string; image?: ReactNode }) {
   const t = useT();
@@ -25,7 +26,7 @@ export function RecordedTurn({ turn }: { turn: ConsultTurn }) {
     <div className="message message-agent">
       <div className="message-author">{t('consult.agentName')}</div>
       <article className="answer" data-testid="consult-reply">
-        <div className="answer-text">{turn.content}</div>
+        <ReplyText text={turn.content} />
       </article>
     </div>
   );
@@ -39,11 +40,14 @@ export function LiveTurnView({ turn }: { turn: LiveTurn }) {
   const t = useT();
   const text = turn.result ? turn.result.response : turn.streamText;
   const isWriting = !turn.result && turn.requestError === undefined && !turn.isStopped;
+  // The finished reply is shown with its warnings set apart; the text being written is shown as it comes.
   return (
     <div className="turn">
       <PatientMessage text={turn.message} image={turn.imageUrl ? <img className="consult-image" src={turn.imageUrl} alt={t('consult.image.sent')} /> : undefined} />
       {turn.requestError === undefined || text ? (
-        <AgentReply author={t('consult.agentName')} text={text} isWriting={isWriting} isStopped={turn.isStopped} testId={turn.result ? 'consult-reply' : 'consult-streaming'} workingLabel={t('consult.working')} />
+        <AgentReply author={t('consult.agentName')} text={turn.result ? '' : text} isWriting={isWriting} isStopped={turn.isStopped} testId={turn.result ? 'consult-reply' : 'consult-streaming'} workingLabel={t('consult.working')}>
+          {turn.result ? <ReplyText text={turn.result.response} /> : null}
+        </AgentReply>
       ) : null}
       {turn.requestError !== undefined ? <ErrorAlert error={turn.requestError} title={t('consult.sendFailed')} testId="consult-send-error" /> : null}
     </div>
