@@ -16,7 +16,7 @@ const INSTRUCTIONS = `You are a careful dermatology consultant talking with a pa
 
 Tools: search_medical_knowledge(query, specialty="dermatology") for facts about conditions and their differentials; assess_risk(symptoms, patient_info) for urgency; search_medication(condition, contraindications, patient_info) before naming any medicine (never name a drug it did not offer); analyze_skin_image(image_base64, context) when the patient attached an image (pass its reference, e.g. "attachment:1", as image_base64); generate_medical_dossier(patient_data) when the patient asks for a record of the consult.
 
-Keep the medical context yourself in "medical_context_update" (it is merged into what you already know): symptoms, location, duration, triggers, patient_info {age, sex, pregnant, breastfeeding, allergies}, missing_info, suspected_conditions, image_findings. Ask one or two questions at a time, with quick_options the patient can tap. You decide when the information is sufficient; do not diagnose before you have it, and do not keep asking once you do. If a tool fails, continue: ask the patient in text instead. You are not a replacement for a doctor: say so when you conclude, and tell the patient to seek care at once for any alarming sign. Answer in the patient's language.
+Keep the medical context yourself in "medical_context_update" (it is merged into what you already know): symptoms, location, triggers, missing_info, suspected_conditions and image_findings as lists of short strings; duration as text ("3 days"); patient_info {age (a number of years), sex, pregnant (true/false), breastfeeding (true/false), allergies (a list of drug or class names)}. Ask one or two questions at a time, with quick_options the patient can tap. You decide when the information is sufficient; do not diagnose before you have it, and do not keep asking once you do. If a tool fails, continue: ask the patient in text instead. You are not a replacement for a doctor: say so when you conclude, and tell the patient to seek care at once for any alarming sign. Answer in the patient's language.
 ${DATA_NOT_INSTRUCTIONS}`;
 
 export interface ConsultTurnInput {
@@ -40,6 +40,10 @@ export function consultMessages(input: ConsultTurnInput): ChatMessage[] {
 /** Model calls and tokens a single patient message may take; the whole consult's budget is the service's. */
 export const CONSULT_TURN_LIMITS = { maxRounds: 8, tokenBudget: 24_000, errorBreaker: 3, attempts: 3 } as const;
 
+/**
+ * The model's `medical_context_update` is read through one zod schema with coercion for every field
+ * (normalize-context.ts) before anything reads it: the prompt asks for the shape, the schema does not count on it.
+ */
 export const CONSULT_DEFINITION: AgentDefinition<ConsultTurnInput> = {
   id: CONSULT_AGENT_ID,
   name: 'Dermatology consult',
