@@ -48,8 +48,8 @@ export function recordTurn(stage: StageConfig, state: StagedRunState, outcome: L
     for (const [key, value] of Object.entries(extraction.data)) {
       const tool = calculated.get(key);
       if (tool) {
-        // The tool's own value restated is no claim; anything else is the model's number.
-        if (!(key in fromTools.stageData && isDeepStrictEqual(fromTools.stageData[key], value))) {
+        // A value a tool computed (this turn, or earlier and recorded) restated is no claim; anything else is the model's.
+        if (!isDeepStrictEqual(context[field]?.[key], value)) {
           claimed.push(`${words(key)} ${displayed(value)}`);
           claimTools.add(tool);
           extraction.rejected.push({ path: key, value, reason: `only ${tool} fills it (the tool in this stage or its card)` });

@@ -111,6 +111,12 @@ describe.each(testEngines())("the researcher's record on %s", (engine) => {
     expect(computed.issues).toEqual([]);
     expect(computed.message).toBe('The calculator gives 64 per group, 128 in total.');
     expect((await contextOf(id)).sampleSize).toMatchObject({ total: 128, perGroup: [64, 64] });
+
+    // Restating, in a later turn, what the calculator computed earlier is no claim either.
+    model.push({ reply: 'As calculated, 128 in total.\n<extracted_data>{"total": 128, "perGroup": [64, 64]}</extracted_data>' });
+    const restated = (await chat(id, 'So 128 in total?')).body as ProtocolChatResponse;
+    expect(restated.issues).toEqual([]);
+    expect(restated.message).toBe('As calculated, 128 in total.');
   });
 
   it('never lets a broken data block overwrite a recorded value, and says what was not recorded', async () => {
