@@ -8,13 +8,16 @@ import { startHarness, stopHarness, type Harness } from './harness.js';
  * Issue 31 in the console: safety that holds whatever the model does. The model is down (it answers 500) while a
  * patient describes an emergency: the page shows the advice to seek care now and a plain sentence, never an error
  * box or operator text. A changing mole the model calls harmless: the reply and the banner both lead with the
- * advice to see a dermatologist, and the reassurance is not shown.
+ * advice to see a dermatologist, and the reassurance is not shown. A pregnant patient the model offers isotretinoin:
+ * the drug is taken out and a plain warning shows in its place.
  */
 
 const ADMIN_TOKEN = 'e2e-admin-token-consult-safety-0123456789';
 
 const MODEL_DOWN_MESSAGE = 'I have a high fever and a blistering rash spreading over my whole body, my lips are peeling';
 const MOLE_MESSAGE = 'A mole on my back grew and darkened, it has an irregular edge and it bleeds.';
+const PREGNANT_MESSAGE = 'I am 28 weeks pregnant and my acne is getting worse. What can I take for it?';
+const SAFE_OPTION = 'Azelaic acid cream is an option you can use in pregnancy.';
 const REASSURANCE = 'This is most likely harmless, no need to worry.';
 const MOLE_QUESTION = 'Do you have other moles like it?';
 /** What a patient must never read: codes, settings, endpoints, status numbers. */
@@ -32,6 +35,10 @@ function lastSent(request: RecordedRequest): string {
 function answerFor(request: RecordedRequest): ScriptedStep | undefined {
   const text = lastSent(request);
   if (text.includes(MODEL_DOWN_MESSAGE)) return { status: 500, body: { error: { message: 'upstream model crashed', type: 'server_error' } } };
+  if (text.includes(PREGNANT_MESSAGE)) {
+    // The model names a drug that harms an unborn child, against what it recorded itself.
+    return decide({ thought: 'Acne in pregnancy.', action: 'respond', response: `The most effective treatment is isotretinoin 20 mg a day. ${SAFE_OPTION}`, quick_options: ['Start isotretinoin', 'Other options'], medical_context_update: { patient_info: { pregnant: true }, symptoms: ['acne'] } });
+  }
   if (text.includes(MOLE_MESSAGE)) return decide({ thought: 'A naevus.', action: 'respond', response: `${REASSURANCE} ${MOLE_QUESTION}`, quick_options: ['Yes', 'No'] });
   return undefined;
 }
@@ -62,6 +69,7 @@ afterAll(async () => {
 });
 
 const riskBanner = (page: Page) => page.getByLabel('Risk level');
+const recordPanel = (page: Page) => page.getByRole('complementary', { name: 'Consult record' });
 
 async function startConsult(page: Page, title: string): Promise<void> {
   await page.getByLabel('Title (optional)').fill(title);
@@ -121,6 +129,22 @@ describe('the consult page when the model misbehaves', () => {
         await snap(page, 'consult-high-risk');
       });
 
+      await withScreenshot(page, 'consult-pregnant', async () => {
+        await startConsult(page, 'Acne in pregnancy');
+        await send(page, PREGNANT_MESSAGE);
+        const reply = page.getByTestId('consult-reply').filter({ hasText: SAFE_OPTION });
+        await reply.waitFor({ timeout: UI_TIMEOUT_MS });
+        // The drug is gone from the answer and from the answers to tap; a plain warning stands in its place.
+        expect((await reply.textContent())!.toLowerCase()).not.toContain('isotretinoin');
+        const warning = reply.getByTestId('consult-warning');
+        expect(await warning.allTextContents()).toEqual([expect.stringMatching(/^⚠️ A medicine in this answer is not suitable for you \(.*pregnan.*\)/)]);
+        expect(await warning.isVisible()).toBe(true);
+        const options = await page.getByRole('group', { name: 'Quick answers' }).getByRole('button').allTextContents().catch(() => []);
+        expect(options.join(' ').toLowerCase()).not.toContain('isotretinoin');
+        await recordPanel(page).locator('[data-path="patient_info.pregnant"]').waitFor({ timeout: UI_TIMEOUT_MS });
+        await snap(page, 'consult-pregnant');
+      });
+
       await withScreenshot(page, 'consult-model-down-recorded', async () => {
         // The turn the model could not answer was recorded: opened again, the consult loads it from the server.
         await page.getByTestId('consult-item').filter({ hasText: 'Model down' }).click();
@@ -131,7 +155,8 @@ describe('the consult page when the model misbehaves', () => {
 
       // The model was asked once for the emergency (it failed; nothing retried it) and once for the mole.
       const calls = model!.requests.filter((request) => request.path.endsWith('/chat/completions'));
-      expect(calls.map((request) => (lastSent(request).includes(MODEL_DOWN_MESSAGE) ? 'down' : lastSent(request).includes(MOLE_MESSAGE) ? 'mole' : 'other'))).toEqual(['down', 'mole']);
+      const named = (request: RecordedRequest) => (lastSent(request).includes(MODEL_DOWN_MESSAGE) ? 'down' : lastSent(request).includes(MOLE_MESSAGE) ? 'mole' : lastSent(request).includes(PREGNANT_MESSAGE) ? 'pregnant' : 'other');
+    expect(calls.map(named)).toEqual(['down', 'mole', 'pregnant']);
     } finally {
       await context.close();
     }
