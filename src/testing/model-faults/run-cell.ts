@@ -36,7 +36,7 @@ export async function runCell(server: FaultServer, target: FaultTarget, session:
     const outcome = await withLimit(session.turn(fault), target.turnLimitMs + 5_000, `the turn did not end within ${target.turnLimitMs + 5_000} ms`);
     const turnMs = Date.now() - turnStarted;
     after = server.model.requests.length;
-    const modelCalls = after - before;
+    const modelCalls = countCalls(server, session, before, after);
     healthy();
     shown = typeof outcome.message === 'string' ? snippet(outcome.message) : String(outcome.message);
     if (outcome.status >= 500) problems.push(`HTTP ${outcome.status}`);
@@ -54,8 +54,13 @@ export async function runCell(server: FaultServer, target: FaultTarget, session:
     healthy();
   }
   // A turn that never ended still tells how many calls it made meanwhile.
-  const modelCalls = (after ?? server.model.requests.length) - before;
+  const modelCalls = countCalls(server, session, before, after ?? server.model.requests.length);
   return { target: target.id, fault: fault.id, engine: server.engine, ok: problems.length === 0, problems, modelCalls, ms: Date.now() - began, shown };
+}
+
+function countCalls(server: FaultServer, session: TargetSession, from: number, to: number): number {
+  const calls = server.model.requests.slice(from, to);
+  return session.owns ? calls.filter((request) => session.owns!(request)).length : calls.length;
 }
 
 async function withLimit<T>(work: Promise<T>, ms: number, message: string): Promise<T> {

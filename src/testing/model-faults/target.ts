@@ -1,3 +1,4 @@
+import type { RecordedRequest } from '../scripted-model.js';
 import type { AnswerShapes, Fault } from './faults.js';
 import type { FaultServer } from './fault-server.js';
 
@@ -30,6 +31,11 @@ export interface FaultTarget {
 }
 
 export interface TargetSession extends AnswerShapes {
+  /**
+   * The model calls that are this target's, for the count (default: every call during the turn). Runs advanced by
+   * job workers may still be retrying a fault of an earlier cell; their calls are theirs, not this turn's.
+   */
+  owns?(request: RecordedRequest): boolean;
   /** Before each cell, with the healthy model: a fresh conversation, a run waiting for its answer, a report to keep. */
   prepare?(): Promise<void>;
   /** The turn the fault answers. */

@@ -2,7 +2,10 @@ import { INTAKE_ASK, INTAKE_QUESTION, INTAKE_RESPOND } from '../../intake-agent.
 import { waitFor } from '../../wait-for.js';
 import { WAITING_SCENARIO_ID } from '../fault-server.js';
 import type { FaultTarget } from '../target.js';
-import { nativeToolCall, reply } from './shapes.js';
+import { nativeToolCall, promptOf, reply } from './shapes.js';
+
+/** The test-intake agent's system prompt (INTAKE_SCENARIO): what tells its model calls from other targets'. */
+const INTAKE_INSTRUCTIONS = 'Ask the patient how long the symptom has lasted';
 
 const ANSWER = 'three weeks';
 const SETTLED = new Set(['SUSPENDED', 'COMPLETED', 'FAILED', 'CANCELLED']);
@@ -29,6 +32,7 @@ export const durableRunTarget: FaultTarget = {
       return SETTLED.has(run.status) ? run : undefined;
     }, 'the run to settle', 20_000, 50);
     return {
+      owns: (request) => promptOf(request).includes(INTAKE_INSTRUCTIONS),
       healthy: () => reply(asking ? INTAKE_ASK : INTAKE_RESPOND),
       sample: () => JSON.parse(INTAKE_RESPOND),
       embedJson: (json) => reply(json),
@@ -64,7 +68,8 @@ export const durableRunTarget: FaultTarget = {
         const started = await server.call('POST', '/api/agent/runs', token, { scenarioId: WAITING_SCENARIO_ID, input: 'The cough is back.' });
         if (started.status !== 202) return { status: started.status, message: started.body?.message };
         const settled = await settle(started.body.id);
-        return { status: settled.status === 'COMPLETED' ? 200 : 500, message: settled.answer ?? settled.error };
+        // A healthy model that cannot finish a new run means the agent is stuck.
+        return settled.status === 'COMPLETED' ? { status: 200, message: settled.answer } : { status: 409, message: `the next run ended ${settled.status}: ${settled.error}` };
       },
       async invariant(fault, outcome) {
         const run = outcome.detail;

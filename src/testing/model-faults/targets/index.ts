@@ -19,11 +19,12 @@ export function faultTargets(): FaultTarget[] {
     consultTarget,
     protocolAgentTarget,
     trialAssistantTarget,
-    softRuleTarget,
-    durableRunTarget,
     weeklyReportTarget,
     distillTarget,
     pruneTarget,
     ...shippedScenarios().map(scenarioTarget),
+    // Last: runs advanced by job workers may go on retrying a fault after their cell gave up on them.
+    softRuleTarget,
+    durableRunTarget,
   ];
 }

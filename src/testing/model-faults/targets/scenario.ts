@@ -56,7 +56,12 @@ export function scenarioTarget(scenario: Scenario): FaultTarget {
     async setUp(server) {
       const { token } = await server.ctx.users.create({ name: `faults-${scenario.id}`, role: 'coordinator' });
       if (scenario.rag.enabled && server.ctx.hasVectorStore) await ingestScenarioDocuments(server.ctx.rag, server.ctx.scenarios.get(scenario.id));
-      const answer = (text: string) => (schema ? JSON.stringify(sampleOf(schema, text)) : text);
+      // The text goes where the person reads it (the answer field); the other fields stay short, so a 200 kB answer is 200 kB.
+      const answer = (text: string) => {
+        if (!schema) return text;
+        const value = sampleOf(schema, 'complete') as Record<string, unknown>;
+        return JSON.stringify(scenario.output.answerField ? { ...value, [scenario.output.answerField]: text } : value);
+      };
       const loopTool = scenario.tools[0] ?? 'query_demo_records';
       let conversationId: string | undefined;
       return {

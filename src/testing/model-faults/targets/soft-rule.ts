@@ -1,5 +1,8 @@
 import type { FaultTarget } from '../target.js';
-import { nativeToolCall, reply } from './shapes.js';
+import { nativeToolCall, promptOf, reply } from './shapes.js';
+
+/** The soft rule of FAULT_SKILLS (fault-soft.yaml): what tells the judge's calls from other targets'. */
+const INSTRUCTION = 'Judge whether the adverse event text is plausible';
 import { createTrialProject } from './trial-project.js';
 
 const VERDICT = { passed: true, reason: 'A mild headache after the first dose is plausible.', confidence: 0.9, evidence: 'mild headache after the first dose' };
@@ -21,6 +24,7 @@ export const softRuleTarget: FaultTarget = {
     const { token } = project.coordinator;
     const taskRunOf = async (qcRunId: string) => (await server.call('GET', `/api/iit/projects/${project.projectId}/task-runs?qcRunId=${qcRunId}`, token)).body.taskRuns?.[0];
     return {
+      owns: (request) => promptOf(request).includes(INSTRUCTION),
       healthy: () => reply(JSON.stringify(VERDICT)),
       sample: () => VERDICT,
       embedJson: (json) => reply(json),
