@@ -42,3 +42,8 @@ export function mergeStageData(current: Record<string, unknown>, update: Record<
   }
   return merged;
 }
+
+/** `perGroup` -> "per group": a context key as words, in what people read (summaries, notes). */
+export function keyWords(key: string): string {
+  return key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+}

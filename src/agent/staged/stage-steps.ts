@@ -5,9 +5,10 @@ import { ClinAgentError } from '../../core/errors.js';
 import type { AgentEventSink } from '../loop/events.js';
 import { runDefinition } from '../loop/run-definition.js';
 import { stageCards } from './action-cards.js';
+import { calculatingCards } from './card-results.js';
 import type { StagedAgentConfig, StageConfig } from './config.js';
 import { conditionHolds } from './context-logic.js';
-import { isPresent } from './context-paths.js';
+import { isPresent, keyWords } from './context-paths.js';
 import { createExtractedDataFilter } from './extracted-data-filter.js';
 import { createPlan } from './planner.js';
 import { buildSystemPrompt, historyMessages } from './prompt.js';
@@ -160,9 +161,14 @@ export async function completeStage(deps: StageStepDeps, input: StepInput): Prom
   };
 }
 
-/** "Stage name: key: value; key.sub: value" of what the stage recorded, for the completion message (people read it). */
+/**
+ * "Stage name: key: value; key.sub: value" of what the stage recorded, for the completion message (people read it).
+ * A tool's inputs, kept only to pre-fill its card again, are left out: the method and assumptions say them in words.
+ */
 function summarize(stage: StageConfig, data: Record<string, unknown>): string {
-  return `${stage.stageName}: ${readable(data).join('; ') || 'nothing recorded'}`;
+  const toolInputs = new Set(calculatingCards(stage).flatMap((card) => Object.entries(card.resultMapping!).filter(([key]) => key === 'inputs').map(([, path]) => path.split('.').slice(1).join('.'))));
+  const shown = Object.fromEntries(Object.entries(data).filter(([key]) => !toolInputs.has(key)));
+  return `${stage.stageName}: ${readable(shown).join('; ') || 'nothing recorded'}`;
 }
 
 function readable(value: unknown, path = ''): string[] {
@@ -171,6 +177,7 @@ function readable(value: unknown, path = ''): string[] {
     const items = value.map((item) => (item && typeof item === 'object' ? ((item as { text?: unknown; name?: unknown }).text ?? (item as { name?: unknown }).name ?? JSON.stringify(item)) : item));
     return [`${path}: ${items.join(', ')}`];
   }
-  if (typeof value === 'object') return Object.entries(value as Record<string, unknown>).flatMap(([key, v]) => readable(v, path ? `${path}.${key}` : key));
+  // Keys as words ("per group", not perGroup): the summary is read by people, not by code.
+  if (typeof value === 'object') return Object.entries(value as Record<string, unknown>).flatMap(([key, v]) => readable(v, path ? `${path} ${keyWords(key)}` : keyWords(key)));
   return [`${path}: ${String(value)}`];
 }

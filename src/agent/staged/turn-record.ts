@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { LoopOutcome } from '../loop/run-loop.js';
 import { calculatedKeys, recordToolResults } from './card-results.js';
 import type { StageConfig } from './config.js';
-import { isPresent, mergeStageData } from './context-paths.js';
+import { isPresent, keyWords, mergeStageData } from './context-paths.js';
 import { extractStageData, splitExtractedData, type StageExtraction } from './extraction.js';
 import { uncalculatedStatements } from './stated-results.js';
 import { noReplyMessage, turnText } from './turn-reply.js';
@@ -50,7 +50,7 @@ export function recordTurn(stage: StageConfig, state: StagedRunState, outcome: L
       if (tool) {
         // A value a tool computed (this turn, or earlier and recorded) restated is no claim; anything else is the model's.
         if (!isDeepStrictEqual(context[field]?.[key], value)) {
-          claimed.push(`${words(key)} ${displayed(value)}`);
+          claimed.push(`${keyWords(key)} ${displayed(value)}`);
           claimTools.add(tool);
           extraction.rejected.push({ path: key, value, reason: `only ${tool} fills it (the tool in this stage or its card)` });
         }
@@ -63,10 +63,10 @@ export function recordTurn(stage: StageConfig, state: StagedRunState, outcome: L
       }
       kept[key] = value;
     }
-    if (keptBack.length) notes.push(`Not recorded: ${keptBack.map(words).join(', ')}. This answer's data block was broken and had to be repaired, so it does not replace what ${stage.stageName} already holds; say it again, or edit it in the state panel.`);
+    if (keptBack.length) notes.push(`Not recorded: ${keptBack.map(keyWords).join(', ')}. This answer's data block was broken and had to be repaired, so it does not replace what ${stage.stageName} already holds; say it again, or edit it in the state panel.`);
     if (extraction.parsedAs === 'failed') {
       const named = namedKeys(split.raw ?? '', stage.extractionSchema);
-      notes.push(`Not recorded: ${named.length ? named.map(words).join(', ') : 'anything from this answer'}. This answer's data block could not be read (cut off or malformed), so nothing in it was recorded; say it again, or edit it in the state panel.`);
+      notes.push(`Not recorded: ${named.length ? named.map(keyWords).join(', ') : 'anything from this answer'}. This answer's data block could not be read (cut off or malformed), so nothing in it was recorded; say it again, or edit it in the state panel.`);
     }
     recorded = mergeStageData(recorded, kept);
     context = { ...context, [field]: mergeStageData(context[field] ?? {}, kept) };
@@ -98,9 +98,6 @@ function namedKeys(raw: string, schema: Record<string, unknown>): string[] {
   return [...new Set([...raw.matchAll(/["']([A-Za-z][A-Za-z0-9_]*)["']\s*:/g)].map((m) => m[1]!))].filter((key) => declared.includes(key));
 }
 
-/** `perGroup` -> "per group": keys as words in what the user reads. */
-const words = (key: string) => key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
-
 function displayed(value: unknown): string {
   return Array.isArray(value) ? value.map(displayed).join(', ') : typeof value === 'string' ? value : JSON.stringify(value);
 }
@@ -109,6 +106,6 @@ function displayed(value: unknown): string {
 function summaryOf(data: Record<string, unknown>): string {
   return Object.entries(data)
     .filter(([key]) => key !== 'inputs' && key !== 'assumptions')
-    .map(([key, value]) => `${words(key)} ${displayed(value)}`)
+    .map(([key, value]) => `${keyWords(key)} ${displayed(value)}`)
     .join('; ');
 }

@@ -173,6 +173,13 @@ describe.each(testEngines())("the researcher's record on %s", (engine) => {
     expect(accepted.status).toBe(200);
     expect(accepted.body.context.sampleSize).toMatchObject({ total: 128, perGroup: [64, 64], alpha: 0.05, power: 0.8 });
     expect(accepted.body.context.sampleSize.method).toContain('two means');
+
+    // The stage's summary reads as the protocol does: arms and results, not the calculator's input names.
+    const completed = await call('POST', '/api/aia/protocol-agent/stage/complete', { conversationId: id });
+    expect(completed.body).toMatchObject({ success: true, previousStage: 'sample_size' });
+    expect(completed.body.summary).toContain('total: 128');
+    expect(completed.body.summary).toContain('per group: 64, 64');
+    expect(completed.body.summary).not.toMatch(/inputs|meanDiff/);
   });
 
   it('starts a conversation under an id the client chose, for that user only', async () => {
