@@ -149,6 +149,7 @@ export const routes = {
   'GET /api/agent/runs/:id': { params: uuidParams('id'), response: { 200: AgentRun, ...errorResponses } },
   'POST /api/agent/runs/:id/answer': { params: uuidParams('id'), body: AgentRunAnswerRequest, response: { 200: AgentRun, ...errorResponses } },
   'POST /api/agent/runs/:id/decision': { params: uuidParams('id'), body: AgentRunDecisionRequest, response: { 200: AgentRun, ...errorResponses } },
+  'POST /api/agent/runs/:id/retry': { params: uuidParams('id'), response: { 202: AgentRun, ...errorResponses } },
   'POST /api/agent/runs/:id/cancel': { params: uuidParams('id'), response: { 200: AgentRun, ...errorResponses } },
   'POST /api/aia/protocol-agent/conversations': { body: StartProtocolRequest, response: { 201: StartProtocolResponse, ...errorResponses } },
   'GET /api/aia/protocol-agent/conversations': { response: { 200: ProtocolList, ...errorResponses } },

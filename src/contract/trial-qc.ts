@@ -42,6 +42,8 @@ export const QcRunProgress = z.object({
   completed: z.int(),
   failed: z.int(),
   recovering: z.int().describe('runs picked up again after their worker stopped'),
+  notChecked: z.int().describe('failed runs whose records were not checked because the model was unavailable'),
+  summary: z.string().nullable().describe('what a person needs to know about the run in one sentence (records not checked), or null'),
 });
 export type QcRunProgress = z.infer<typeof QcRunProgress>;
 export const QcRunList = z.object({ qcRuns: z.array(QcRunProgress) });

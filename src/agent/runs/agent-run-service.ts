@@ -9,9 +9,9 @@ import type { TraceRun, TraceStore } from '../../core/trace/store.js';
 import type { User } from '../../core/auth/users.js';
 import type { ConversationStore } from '../conversations/index.js';
 import type { AgentDefinition } from '../definitions/agent-definition.js';
-import { createDefinitionRun, definitionIdOf, definitionRunStore, listDefinitionRuns, stateOf, type DefinitionRun, type DefinitionRunState } from './definition-runs.js';
-import { runTurn, type TurnDeps } from './definition-turn.js';
-import { createStepDriver, isRetryableRunError } from './step-driver.js';
+import { createDefinitionRun, definitionIdOf, definitionRunStore, listDefinitionRuns, reopenDefinitionRun, stateOf, type DefinitionRun, type DefinitionRunState } from './definition-runs.js';
+import { runTurn, withReplyApplied, type TurnDeps } from './definition-turn.js';
+import { createStepDriver, isRetryableRunError, MODEL_UNAVAILABLE_STEP, type ModelOutagePolicy } from './step-driver.js';
 
 export { newRunWorkerId } from './step-driver.js';
 
@@ -48,6 +48,8 @@ export interface AgentRunServiceDeps extends TurnDeps {
   conversations?: Pick<ConversationStore, 'start' | 'append'>;
   /** Finds the run's owner, in whose name a worker logs the run's turns. */
   users?: { get(id: string): Promise<User | undefined> };
+  /** How long a run waits out a model outage; the step driver's default otherwise. */
+  modelOutage?: ModelOutagePolicy;
 }
 
 /**
@@ -56,7 +58,7 @@ export interface AgentRunServiceDeps extends TurnDeps {
  * belongs to its user: anyone else gets NOT_FOUND, as for a missing id; admins may read any.
  */
 export function createAgentRunService(deps: AgentRunServiceDeps) {
-  const driver = createStepDriver({ store: definitionRunStore, db: deps.db, logger: deps.logger, workerId: deps.workerId, leaseMs: deps.leaseMs, queue: advanceAgentRunQueue, key: 'runId', jobs: deps.jobs, label: 'agent run' });
+  const driver = createStepDriver({ store: definitionRunStore, db: deps.db, logger: deps.logger, workerId: deps.workerId, leaseMs: deps.leaseMs, queue: advanceAgentRunQueue, key: 'runId', jobs: deps.jobs, label: 'agent run', modelOutage: deps.modelOutage });
 
   async function owned(id: string, actor: AgentRunActor, how: 'read' | 'act'): Promise<DefinitionRun> {
     const run = await definitionRunStore.get(deps.db, id);
@@ -121,14 +123,20 @@ export function createAgentRunService(deps: AgentRunServiceDeps) {
         try {
           return await runTurn(deps, definition, run, trace);
         } catch (error) {
-          // Rate limits and timeouts pass: the driver gives the lease back and the job retries. Any other failure
-          // of ours (the model unreachable or unconfigured, a bad answer) would fail every retry the same way, so
-          // the run ends saying why instead of sitting RUNNING while its job is retried.
+          // A model outage (rate limited, timed out, unreachable) passes: the driver waits it out. Any other failure
+          // of ours (the model unconfigured or refusing the request, a bad answer) would fail every retry the same
+          // way, so the run ends saying why instead of sitting RUNNING while its job is retried.
           if (!ClinAgentError.isInstance(error) || isRetryableRunError(error)) throw error;
           return { step: { type: 'turn', outcome: 'error', detail: { code: error.code } }, update: { nextNode: 'end_error', status: 'FAILED', error: error.message } };
         }
       },
       endOf: (run, nodeId) => (nodeId === 'end_error' ? { status: 'FAILED', error: run.error ?? 'the run ended in end_error' } : { status: 'COMPLETED' }),
+      // The model stayed down: the run fails where it was, with the person's reply kept in its messages, so a retry
+      // (below) goes on from there once the model is back instead of asking them again.
+      onModelUnavailable: (run, nodeId, error, attempts) => ({
+        step: { type: MODEL_UNAVAILABLE_STEP, outcome: 'error', detail: { code: error.code, attempt: attempts } },
+        update: { nextNode: nodeId, status: 'FAILED', state: withReplyApplied(run), error: `The model was unavailable on all ${attempts} attempts: ${error.message} Nothing you said is lost: retry the run (POST /api/agent/runs/${run.id}/retry) once the model is back.` },
+      }),
       async finish({ trace }, run, error) {
         if (error) await trace.finish({ status: 'failed', error: errorMessage(error) });
         else await trace.finish({ status: run?.status === 'FAILED' ? 'failed' : 'success', output: run ? { status: run.status, node: run.currentNode } : { skipped: 'lease lost' } });
@@ -160,6 +168,13 @@ export function createAgentRunService(deps: AgentRunServiceDeps) {
     async decide(id: string, actor: AgentRunActor & { name: string }, decision: 'approve' | 'reject', comment?: string, shownDataHash?: string): Promise<DefinitionRun> {
       await owned(id, actor, 'act');
       return driver.decide(id, { kind: decision, actor: actor.id, comment, shownDataHash });
+    },
+    /** A run that failed because the model was unavailable goes on from where it was, the person's reply included. */
+    async retry(id: string, actor: AgentRunActor): Promise<DefinitionRun> {
+      await owned(id, actor, 'act');
+      const run = await reopenDefinitionRun(deps.db, id, actor.id, MODEL_UNAVAILABLE_STEP);
+      await driver.enqueue(run.id);
+      return run;
     },
     async cancel(id: string, actor: AgentRunActor): Promise<DefinitionRun> {
       await owned(id, actor, 'act');

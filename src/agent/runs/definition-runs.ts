@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import { and, desc, eq, like, lt, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, like, lt, or, sql, type SQL } from 'drizzle-orm';
 import { appendAuditEntries, PLATFORM_AUDIT_SCOPE } from '../../core/audit/audit-log.js';
 import type { Db } from '../../core/db/connect.js';
 import { agentRuns } from '../../core/db/schema/runs.js';
+import { ClinAgentError } from '../../core/errors.js';
 import type { ChatMessage } from '../../core/llm/types.js';
+import type { RunStep } from './run-shape.js';
 import { createRunStore, type RunAuditEvent } from './run-store.js';
 
 export type DefinitionRun = typeof agentRuns.$inferSelect;
@@ -75,4 +77,29 @@ export async function listDefinitionRuns(db: Db, filter: { definitionId?: string
   if (filter.userId) conditions.push(eq(agentRuns.userId, filter.userId));
   if (filter.before) conditions.push(or(lt(agentRuns.createdAt, filter.before.createdAt), and(eq(agentRuns.createdAt, filter.before.createdAt), lt(agentRuns.id, filter.before.id)))!);
   return db.select().from(agentRuns).where(and(...conditions)).orderBy(desc(agentRuns.createdAt), desc(agentRuns.id)).limit(filter.limit);
+}
+
+/**
+ * A run that failed because the model stayed unavailable goes back to PENDING at the node it failed at, with what
+ * it had (the person's reply included), audited as retried. Any other run is refused: its failure would repeat, or
+ * it has not failed. The `retry` step ends the run's count of unavailable attempts, so it gets the whole budget again.
+ */
+export async function reopenDefinitionRun(db: Db, id: string, actor: string, unavailableStep: string): Promise<DefinitionRun> {
+  return db.transaction(async (txn) => {
+    const tx = txn as unknown as Db;
+    const [current] = await tx.select().from(agentRuns).where(and(eq(agentRuns.id, id), like(agentRuns.kind, `${KIND_PREFIX}%`)));
+    const last = (current?.steps as RunStep[] | undefined)?.at(-1);
+    if (!current || current.status !== 'FAILED' || last?.type !== unavailableStep) {
+      throw new ClinAgentError('CONFLICT_STATE', `Agent run "${id}" is ${current?.status ?? 'gone'}${current?.status === 'FAILED' ? ' for a reason a retry would repeat' : ''}: only a run that failed because the model was unavailable can be retried. Start a new run instead.`, { runId: id, status: current?.status });
+    }
+    const now = new Date();
+    const step: RunStep = { node: current.currentNode, type: 'retry', at: now.toISOString(), outcome: 'pass' };
+    const [row] = await tx
+      .update(agentRuns)
+      .set({ status: 'PENDING', error: null, completedAt: null, leaseOwner: null, leaseUntil: null, updatedAt: now, steps: sql`${agentRuns.steps} || ${JSON.stringify([step])}::jsonb` })
+      .where(and(eq(agentRuns.id, id), eq(agentRuns.status, 'FAILED')))
+      .returning();
+    await appendAuditEntries(tx, [{ projectId: row!.projectId ?? PLATFORM_AUDIT_SCOPE, entityType: 'agent_run', entityId: id, action: 'retried', actor, oldValue: { status: 'FAILED' }, newValue: { status: 'PENDING', node: row!.currentNode } }]);
+    return row!;
+  });
 }

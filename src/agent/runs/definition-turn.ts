@@ -1,5 +1,4 @@
 import type { LlmGateway } from '../../core/llm/gateway.js';
-import type { ChatMessage } from '../../core/llm/types.js';
 import type { ToolRegistry } from '../../core/tools/registry.js';
 import type { TraceScope } from '../../core/trace/store.js';
 import type { AgentDefinition } from '../definitions/agent-definition.js';
@@ -21,10 +20,8 @@ export interface TurnDeps {
  * ends waiting for a person suspends the run at this node with what it asks; a final answer ends the run.
  */
 export async function runTurn(deps: TurnDeps, definition: AgentDefinition<string>, run: DefinitionRun, trace: TraceScope): Promise<NodeResult<{ state?: DefinitionRunState }>> {
-  const saved = stateOf(run);
-  const review = run.review as RunReview | null;
-  const applies = review && review.decidedAt !== saved.appliedDecisionAt;
-  const messages: ChatMessage[] = applies ? [...saved.messages, { role: 'user', content: replyOf(review) }] : saved.messages;
+  const saved = withReplyApplied(run);
+  const { messages } = saved;
   const outcome = await runDefinition<string, string>(definition, {
     llm: deps.llm,
     trace,
@@ -32,7 +29,7 @@ export async function runTurn(deps: TurnDeps, definition: AgentDefinition<string
     messages,
     accept: ({ content, decision }) => ({ ok: true, value: decisionAnswer(content, decision?.data) }),
   });
-  const state: DefinitionRunState = { ...saved, messages: outcome.messages, appliedDecisionAt: applies ? review.decidedAt : saved.appliedDecisionAt, traceIds: [...(saved.traceIds ?? []), trace.traceId] };
+  const state: DefinitionRunState = { ...saved, messages: outcome.messages, traceIds: [...(saved.traceIds ?? []), trace.traceId] };
   if (outcome.kind === 'waiting') {
     const prompt = waitingPrompt(outcome.content, outcome.decision);
     return {
@@ -54,6 +51,17 @@ export async function runTurn(deps: TurnDeps, definition: AgentDefinition<string
 function stoppedText(reason: StopReason): string {
   if (reason === 'truncated') return "the agent stopped without an answer: the model's answer was cut off by its output token limit before it was complete (truncated), so it was not used; ask a narrower question, or raise the agent's model.max_tokens";
   return `the agent stopped without an answer: ${reason}`;
+}
+
+/**
+ * The run's state with the person's reply, if one came since the last turn, appended as their message and marked
+ * applied: what a turn starts from, and what a run the model failed keeps, so the reply is never asked for twice.
+ */
+export function withReplyApplied(run: DefinitionRun): DefinitionRunState {
+  const saved = stateOf(run);
+  const review = run.review as RunReview | null;
+  if (!review || review.decidedAt === saved.appliedDecisionAt) return saved;
+  return { ...saved, messages: [...saved.messages, { role: 'user', content: replyOf(review) }], appliedDecisionAt: review.decidedAt };
 }
 
 /** What the person said, as the model reads it on the next turn. */

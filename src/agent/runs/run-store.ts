@@ -227,7 +227,8 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
       const tx = txn as unknown as Db;
       const now = new Date();
       const terminal = isTerminalStatus(update.status);
-      const releases = terminal || update.status === 'SUSPENDED';
+      // A run put back to PENDING (waiting out a model outage) is no one's until its next job takes it.
+      const releases = terminal || update.status === 'SUSPENDED' || update.status === 'PENDING';
       const [saved] = await tx
         .update(t)
         .set({

@@ -30,7 +30,7 @@ describe.each(testEngines())('the step driver on %s', (engine) => {
 
   beforeAll(async () => {
     ctx = await buildTestContext({ engine, startJobs: true });
-    driver = createStepDriver({ store, db: ctx.db, logger: ctx.logger, workerId: 'test-worker', queue, key: 'runId', jobs: ctx.jobs, maxNodesPerAdvance: 5 });
+    driver = createStepDriver({ store, db: ctx.db, logger: ctx.logger, workerId: 'test-worker', queue, key: 'runId', jobs: ctx.jobs, maxNodesPerAdvance: 5, modelOutage: { attempts: 3, firstDelayMs: 500 } });
   });
   afterAll(async () => ctx?.close());
 
@@ -61,9 +61,24 @@ describe.each(testEngines())('the step driver on %s', (engine) => {
     expect(failed!.steps).toHaveLength(6);
   });
 
-  it('gives the lease back on a rate limit and rethrows, so the job retries at once', async () => {
+  it('waits out a rate limit: each attempt is a step, the run goes back to PENDING with its next attempt queued later, then fails saying the model was unavailable', async () => {
     const created = await store.create(ctx.db, { startNode: 'limited' });
-    await expect(driver.advance(created.id, handlers)).rejects.toMatchObject({ code: 'LLM_RATE_LIMITED' });
+    const first = await driver.advance(created.id, handlers);
+    // The endpoint's retry-after (1 s) is longer than the first delay (0.5 s), so it wins.
+    expect(first).toMatchObject({ status: 'PENDING', currentNode: 'limited', leaseOwner: null, leaseUntil: null, steps: [{ node: 'limited', type: 'model_unavailable', outcome: 'error', detail: { code: 'LLM_RATE_LIMITED', attempt: 1, retryInMs: 1000 } }] });
+    expect(first!.error).toMatch(/^Waiting for the model, which was unavailable \(attempt 1 of 3; the next in about 1 s\): the model is rate limited/);
+    expect(await ctx.jobs!.isQueued(queue, 'runId', [created.id])).toEqual(new Set([created.id]));
+
+    expect(await driver.advance(created.id, handlers)).toMatchObject({ status: 'PENDING', steps: [{ detail: { attempt: 1 } }, { detail: { attempt: 2, retryInMs: 1000 } }] });
+    const failed = await driver.advance(created.id, handlers);
+    expect(failed).toMatchObject({ status: 'FAILED', currentNode: 'end_error', error: expect.stringMatching(/^Not done: the model was unavailable on all 3 attempts \(the model is rate limited\)\. Run it again once the model is back\.$/) });
+    expect(failed!.steps).toHaveLength(3);
+  });
+
+  it('without job queues, gives the lease back on a rate limit and rethrows, so the caller retries', async () => {
+    const bare = createStepDriver({ store, db: ctx.db, logger: ctx.logger, workerId: 'test-worker', queue, key: 'runId' });
+    const created = await store.create(ctx.db, { startNode: 'limited' });
+    await expect(bare.advance(created.id, handlers)).rejects.toMatchObject({ code: 'LLM_RATE_LIMITED' });
     expect(await store.get(ctx.db, created.id)).toMatchObject({ status: 'RUNNING', leaseOwner: null, leaseUntil: null, steps: [] });
   });
 

@@ -45,6 +45,11 @@ export interface NodeHandlers<Row, Extra, Session> {
   isEndNode?(nodeId: string): boolean;
   /** How an end node ends the run; default: `end_error` fails it, any other completes it. */
   endOf?(run: Row, nodeId: string): { status: RunStatus; error?: string };
+  /**
+   * The model stayed unavailable through the whole outage budget at this node: what the run becomes. Default: FAILED,
+   * saying the model was unavailable. An agent whose run holds a person's answer keeps it (agent-run-service).
+   */
+  onModelUnavailable?(run: Row, nodeId: string, error: ClinAgentError, attempts: number): NodeResult<Extra>;
 }
 
 /**
@@ -76,11 +81,48 @@ export interface StepDriverOptions<Row, Extra, DecisionExtra, K extends string> 
   jobs?: Jobs;
   /** How runs are named in logs ("task run"). */
   label?: string;
+  /** How long a run waits out a model outage at one node before it gives up; DEFAULT_MODEL_OUTAGE otherwise. */
+  modelOutage?: ModelOutagePolicy;
 }
 
-/** Rate limits and timeouts pass with time: the job is retried rather than the run failed. */
+/**
+ * A model outage (rate limited, timed out, unreachable, failing) is waited out per run, not retried at once: each
+ * failed attempt is a saved step, the run goes back to PENDING and its next attempt is a job that starts later, so
+ * an outage costs a run `attempts` model calls (each with the client's own retries), not one every second. After
+ * the last attempt the run ends saying plainly that the model was unavailable.
+ */
+export interface ModelOutagePolicy {
+  /** Attempts at one node, the first included. */
+  attempts: number;
+  /** Wait before the second attempt; doubled for each further one. A longer retry-after from the endpoint wins. */
+  firstDelayMs: number;
+}
+
+/** Three attempts over about a minute and a half (now, after 30 s, after 60 s more): a blip passes, an outage is reported. */
+export const DEFAULT_MODEL_OUTAGE: ModelOutagePolicy = { attempts: 3, firstDelayMs: 30_000 };
+
+/** The step type of an attempt that found the model unavailable; the run's steps count them. */
+export const MODEL_UNAVAILABLE_STEP = 'model_unavailable';
+
+/**
+ * Rate limits, timeouts and an unreachable or failing model pass with time: the run waits the outage out (or, without
+ * job queues, the job is retried) rather than failing, and a check it could not make is never recorded as made.
+ */
 export function isRetryableRunError(error: unknown): boolean {
-  return ClinAgentError.isInstance(error) && (error.code === 'LLM_RATE_LIMITED' || error.code === 'LLM_TIMEOUT');
+  return ClinAgentError.isInstance(error) && (error.code === 'LLM_RATE_LIMITED' || error.code === 'LLM_TIMEOUT' || error.code === 'LLM_UNAVAILABLE');
+}
+
+/** Attempts that found the model unavailable at `nodeId` since the run last got past it. */
+function outageAttempts(run: { steps?: unknown }, nodeId: string): number {
+  const steps = Array.isArray(run.steps) ? (run.steps as RunStep[]) : [];
+  let count = 0;
+  for (let i = steps.length - 1; i >= 0 && steps[i]!.node === nodeId && steps[i]!.type === MODEL_UNAVAILABLE_STEP; i--) count++;
+  return count;
+}
+
+function retryAfterMsOf(error: ClinAgentError): number {
+  const value = (error.details as { retryAfterMs?: unknown }).retryAfterMs;
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
 /** Names this process in run leases: host, pid and a random part (a restarted process is another owner). */
@@ -109,6 +151,7 @@ export function createStepDriver<Row extends DrivenRow, Extra = object, Decision
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const maxNodes = options.maxNodesPerAdvance ?? DEFAULT_MAX_NODES_PER_ADVANCE;
   const label = options.label ?? 'run';
+  const outage = options.modelOutage ?? DEFAULT_MODEL_OUTAGE;
 
   /** Returns the run as saved, or undefined when it was not this advance's to run (another owner, not runnable). */
   async function advance<Session = undefined>(runId: string, handlers: NodeHandlers<Row, Extra, Session>): Promise<Row | undefined> {
@@ -134,7 +177,7 @@ export function createStepDriver<Row extends DrivenRow, Extra = object, Decision
       hasBegun = true;
       for (let i = 0; run?.status === 'RUNNING'; i++) {
         const at = new Date().toISOString();
-        const nodeId = run.currentNode;
+        const nodeId: string = run.currentNode;
         if (i >= maxNodes) {
           run = await commit(run, { node: nodeId, type: 'limit', at, outcome: 'error' }, { nextNode: 'end_error', status: 'FAILED', error: `more than ${maxNodes} nodes in one pass: the graph loops` } as RunUpdate & Extra);
           break;
@@ -148,6 +191,10 @@ export function createStepDriver<Row extends DrivenRow, Extra = object, Decision
         try {
           result = await handlers.execute(run, nodeId, session as Session);
         } catch (error) {
+          if (isRetryableRunError(error) && options.jobs) {
+            run = await waitOutOutage(run, nodeId, error as ClinAgentError, at, handlers, commit);
+            continue;
+          }
           // Given back first, so the job's retry continues at once instead of waiting for the lease to lapse.
           if (isRetryableRunError(error)) await store.releaseLease(db, run.id, owner);
           throw error;
@@ -226,6 +273,28 @@ export function createStepDriver<Row extends DrivenRow, Extra = object, Decision
     } finally {
       heartbeat.stop();
     }
+  }
+
+  /**
+   * One attempt found the model unavailable: saved as a step, and the run goes back to PENDING with its next attempt
+   * queued for later, or, once the budget is spent, ends the way its agent says (FAILED by default). Either way the
+   * run's error says so in words a person can act on.
+   */
+  async function waitOutOutage<Session>(run: Row, nodeId: string, error: ClinAgentError, at: string, handlers: NodeHandlers<Row, Extra, Session>, commit: (current: Row, step: RunStep, update: RunUpdate & Extra) => Promise<Row | undefined>): Promise<Row | undefined> {
+    const attempt = outageAttempts(run as { steps?: unknown }, nodeId) + 1;
+    logger?.warn({ runId: run.id, node: nodeId, code: error.code, attempt, of: outage.attempts }, `the model was unavailable for a ${label}`);
+    if (attempt < outage.attempts) {
+      const delayMs = Math.max(outage.firstDelayMs * 2 ** (attempt - 1), retryAfterMsOf(error));
+      const waiting = `Waiting for the model, which was unavailable (attempt ${attempt} of ${outage.attempts}; the next in about ${Math.ceil(delayMs / 1000)} s): ${error.message}`;
+      const saved = await commit(run, { node: nodeId, type: MODEL_UNAVAILABLE_STEP, at, outcome: 'error', detail: { code: error.code, attempt, retryInMs: delayMs } }, { nextNode: nodeId, status: 'PENDING', error: waiting } as RunUpdate & Extra);
+      if (saved) await options.jobs!.send(options.queue, continuation(run.id), { startAfter: new Date(Date.now() + delayMs) });
+      return saved;
+    }
+    const ended = handlers.onModelUnavailable?.(run, nodeId, error, attempt) ?? {
+      step: { type: MODEL_UNAVAILABLE_STEP, outcome: 'error', next: 'end_error', detail: { code: error.code, attempt } },
+      update: { nextNode: 'end_error', status: 'FAILED', error: `Not done: the model was unavailable on all ${attempt} attempts (${error.message}). Run it again once the model is back.` } as RunUpdate & Extra,
+    };
+    return commit(run, { node: nodeId, at, ...ended.step }, ended.update);
   }
 
   function continuation(runId: string): Record<K, string> {

@@ -130,6 +130,42 @@ describe.each(testEngines())('durable agent runs through the API on %s', (engine
     expect(failed.error).toMatch(/cut off by its output token limit/);
   });
 
+  it('keeps the person\u2019s answer when the model fails right after it: the run waits the outage out, then can be retried and goes on with it', async () => {
+    model.push({ reply: ASK });
+    const { id } = (await call('POST', '/api/agent/runs', 'owner', { scenarioId: 'test-intake', input: 'a cough, and then an outage' })).json<AgentRun>();
+    const waiting = await waitFor(async () => { const run = await runOf(id); return run.status === 'SUSPENDED' ? run : undefined; }, 'the run to wait for an answer', 20_000, 50);
+    const down = { status: 500 };
+    // Each attempt is one model call and the client's two retries; the first attempt is the worker's.
+    model.push(down, down, down);
+    const calls = model.requests.length;
+    expect((await call('POST', `/api/agent/runs/${id}/answer`, 'owner', { answer: 'three weeks', dataHash: waiting.waiting!.dataHash })).statusCode).toBe(200);
+    const pending = await waitFor(async () => { const run = await runOf(id); return run.status === 'PENDING' && run.error ? run : undefined; }, 'the run to wait for the model', 20_000, 50);
+    expect(pending.error).toMatch(/^Waiting for the model, which was unavailable \(attempt 1 of 3; the next in about 30 s\)/);
+    expect(model.requests.length - calls).toBe(3);
+    // The later attempts are jobs that start after a delay; here they are run at once, as their worker would.
+    model.push(down, down, down);
+    expect(await ctx.agentRuns.advance(id)).toMatchObject({ status: 'PENDING' });
+    model.push(down, down, down);
+    const failed = (await ctx.agentRuns.advance(id))!;
+    expect(failed).toMatchObject({ status: 'FAILED' });
+    expect(model.requests.length - calls).toBe(9);
+    const shown = await runOf(id);
+    expect(shown.error).toMatch(/^The model was unavailable on all 3 attempts: The language model service failed \(HTTP 500\).*Nothing you said is lost: retry the run/);
+    expect(shown.error).not.toContain(model.baseURL);
+
+    // Answering again is refused (the answer is already taken); a retry goes on with it once the model is back.
+    expect((await call('POST', `/api/agent/runs/${id}/answer`, 'owner', { answer: 'three weeks' })).statusCode).toBe(409);
+    expect((await call('POST', `/api/agent/runs/${id}/retry`, 'other')).statusCode).toBe(404);
+    const retried = await call('POST', `/api/agent/runs/${id}/retry`, 'owner');
+    expect(retried.statusCode).toBe(202);
+    const done = await waitFor(async () => { const run = await runOf(id); return run.status === 'COMPLETED' ? run : undefined; }, 'the retried run to finish', 20_000, 50);
+    expect(done).toMatchObject({ answer: 'Three weeks of cough: see your doctor this week.', error: null });
+    const last = model.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>;
+    expect(last.filter((m) => m.content === 'three weeks')).toEqual([{ role: 'user', content: 'three weeks' }]);
+    expect((await call('POST', `/api/agent/runs/${id}/retry`, 'owner')).statusCode).toBe(409);
+    expect(await auditOf(id)).toEqual(['created', 'waiting', 'decided', 'finished', 'retried', 'finished']);
+  });
+
   it('refuses to start a run when no model is configured, storing nothing', async () => {
     const bare = await buildTestContext({ engine, env: { SCENARIOS_DIR: scenariosDir } });
     try {

@@ -77,6 +77,12 @@ export const agentRunRoutes: FastifyPluginAsync<{ agentRuns: AgentRunService; co
   );
 
   app.post<{ Params: { id: string } }>(
+    '/api/agent/runs/:id/retry',
+    { config: { access: 'write' }, schema: { tags: ['agent'], summary: 'Retry a run that failed because the model was unavailable; it goes on from where it was, your answers kept (409 for any other run)', ...routeSchema('POST /api/agent/runs/:id/retry') } },
+    async (request, reply) => reply.status(202).send(view(await agentRuns.retry(request.params.id, requireUser(request)))),
+  );
+
+  app.post<{ Params: { id: string } }>(
     '/api/agent/runs/:id/cancel',
     { config: { access: 'self' }, schema: { tags: ['agent'], summary: 'Cancel a run that has not ended; a step in progress is not saved', ...routeSchema('POST /api/agent/runs/:id/cancel') } },
     async (request) => view(await agentRuns.cancel(request.params.id, requireUser(request))),

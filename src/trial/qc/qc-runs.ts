@@ -4,6 +4,7 @@ import type { Db } from '../../core/db/connect.js';
 import { qcRuns, taskRuns, trialRecords } from '../../core/db/schema/trial.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
+import { MODEL_UNAVAILABLE_STEP } from '../../agent/runs/step-driver.js';
 import type { Jobs } from '../../core/jobs/boss.js';
 import type { Skill } from '../sop/load-skills.js';
 import { createTaskRuns } from '../sop/task-runs.js';
@@ -49,6 +50,10 @@ export interface QcProgress {
   failed: number;
   /** Runs picked up again after their worker stopped, not yet past their next step. */
   recovering: number;
+  /** Failed runs whose record was not checked: the model stayed unavailable through the run's outage budget. */
+  notChecked: number;
+  /** One sentence for a person when something needs saying (records not checked), else null. */
+  summary: string | null;
 }
 
 /**
@@ -102,7 +107,18 @@ async function countByStatus(db: Db, qcRunId: string) {
     .select({ n: sql<number>`count(*)::int` })
     .from(taskRuns)
     .where(and(eq(taskRuns.qcRunId, qcRunId), inArray(taskRuns.status, ['PENDING', 'RUNNING']), isNotNull(taskRuns.recoveredAt)));
-  return { pending: by('PENDING'), running: by('RUNNING'), suspended: by('SUSPENDED'), completed: by('COMPLETED'), failed: by('FAILED'), cancelled: by('CANCELLED'), recovering: Number(recovering?.n ?? 0) };
+  // A run's last step says why it failed: the model unavailable on every attempt means its record was never checked.
+  const [notChecked] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(taskRuns)
+    .where(and(eq(taskRuns.qcRunId, qcRunId), eq(taskRuns.status, 'FAILED'), sql`${taskRuns.steps} -> -1 ->> 'type' = ${MODEL_UNAVAILABLE_STEP}`));
+  return { pending: by('PENDING'), running: by('RUNNING'), suspended: by('SUSPENDED'), completed: by('COMPLETED'), failed: by('FAILED'), cancelled: by('CANCELLED'), recovering: Number(recovering?.n ?? 0), notChecked: Number(notChecked?.n ?? 0) };
+}
+
+/** Said plainly: records the model never judged are not "completed" checks. */
+function summaryOf(progress: { notChecked: number }, total: number): string | null {
+  if (!progress.notChecked) return null;
+  return `${progress.notChecked} of ${total} records not checked because the model was unavailable. Run QC again for them once it is back.`;
 }
 
 export async function getQcProgress(db: Db, qcRunId: string): Promise<QcProgress | undefined> {
@@ -122,13 +138,14 @@ export async function getQcProgress(db: Db, qcRunId: string): Promise<QcProgress
     total: run.total,
     done: progress.suspended + progress.completed + progress.failed + cancelled,
     ...progress,
+    summary: summaryOf(progress, run.total),
   };
 }
 
 /**
  * Marks a batch completed once every run of it has ended: a batch with runs waiting for review is not
- * "completed" (it reads as waiting_review). Called by the worker after each advance, resumes after a review
- * included, so reading progress never writes.
+ * "completed" (it reads as waiting_review), and one with records the model never judged is failed, saying how
+ * many. Called by the worker after each advance, resumes after a review included, so reading progress never writes.
  */
 export async function completeQcRunIfDone(db: Db, qcRunId: string): Promise<void> {
   const progress = await countByStatus(db, qcRunId);
@@ -137,9 +154,10 @@ export async function completeQcRunIfDone(db: Db, qcRunId: string): Promise<void
   // whose completion the trail never recorded (the conditional UPDATE would not fire a second time).
   await db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
-    const [updated] = await tx.update(qcRuns).set({ status: 'completed', finishedAt: new Date() }).where(and(eq(qcRuns.id, qcRunId), eq(qcRuns.status, 'running'))).returning();
+    const status = progress.notChecked ? 'failed' : 'completed';
+    const [updated] = await tx.update(qcRuns).set({ status, finishedAt: new Date() }).where(and(eq(qcRuns.id, qcRunId), eq(qcRuns.status, 'running'))).returning();
     if (updated) {
-      await appendAudit(tx, { projectId: updated.projectId, entityType: 'qc_run', entityId: updated.id, action: 'completed', actor: 'system', oldValue: { status: 'running' }, newValue: { status: 'completed', ...progress, total: updated.total } });
+      await appendAudit(tx, { projectId: updated.projectId, entityType: 'qc_run', entityId: updated.id, action: status, actor: 'system', oldValue: { status: 'running' }, newValue: { status, ...progress, total: updated.total, summary: summaryOf(progress, updated.total) } });
     }
   });
 }

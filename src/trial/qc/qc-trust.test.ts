@@ -112,6 +112,7 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
   const modelAnswer = (request: RecordedRequest) => {
     const prompt = promptOf(request);
     if (prompt.includes('GARBAGE-AE')) return { reply: 'I am not sure, it depends.' };
+    if (prompt.includes('OUTAGE-AE')) return { status: 500, body: { error: { message: 'upstream model server down', type: 'server_error' } } };
     if (prompt.includes('RATE-LIMITED-AE') && !rateLimitedOnce) {
       rateLimitedOnce = true;
       return { status: 429, body: { error: { message: 'rate limited', type: 'rate_limit' } } };
@@ -175,6 +176,7 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
       ...subject('S1', 40, 120), ...subject('S2', 17, 120), ...subject('S3', 50, 250),
       ...subject('R1', 16, 120), ...subject('R2', 16, 120), ...subject('R3', 16, 120), ...subject('W1', 16, 120),
       ...subject('G1', 40, 120, 'GARBAGE-AE'), ...subject('G2', 40, 120, 'GARBAGE-AE'), ...subject('L1', 40, 120, 'RATE-LIMITED-AE'),
+      ...subject('O1', 40, 120, 'OUTAGE-AE-1'), ...subject('O2', 40, 120, 'OUTAGE-AE-2'),
     ], { actor: 'test' });
 
     await store.ensureProject({ id: 'flat', name: 'No events' });
@@ -195,7 +197,8 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     qc = createTrialQc(ctx, 'trust-worker');
     dm = (await ctx.users.create({ name: 'dm', role: 'coordinator' })).user;
     for (const projectId of ['p1', 'flat', 'proto']) await ctx.users.addMember(projectId, dm.id);
-    workers = await registerQcWorkers({ ...qc.sop, jobs: ctx.jobs! }, { concurrency: 4, sweepIntervalMs: 500, staleMs: 1000 });
+    // Outages are waited out as in production, on a shorter clock: three attempts, 100 ms then 200 ms apart.
+    workers = await registerQcWorkers({ ...qc.sop, jobs: ctx.jobs!, modelOutage: { attempts: 3, firstDelayMs: 100 } }, { concurrency: 4, sweepIntervalMs: 500, staleMs: 1000 });
   }, 120_000);
 
   afterAll(async () => {
@@ -321,11 +324,28 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     expect(queries.find((q) => q.ruleId === 'code-format')).toMatchObject({ eventName: 'constructor', value: '13900139000' });
   });
 
-  it('lets a rate-limited run continue at once instead of waiting out its lease', async () => {
+  it('lets a rate-limited run continue after a short wait instead of waiting out its lease', async () => {
     const progress = await runToEnd('ae-plausible', ['L1'], 'p1', (p) => p.completed === 1);
     expect(rateLimitedOnce).toBe(true);
     const [run] = await qc.taskRuns(dm, 'p1', { qcRunId: progress.id });
     expect(run).toMatchObject({ status: 'COMPLETED', leaseOwner: null });
+    expect(run!.steps.map((step) => step.type)).toEqual(['model_unavailable', 'soft_instruction', 'end']);
+    expect(progress).toMatchObject({ status: 'completed', notChecked: 0, summary: null });
+  });
+
+  it('says plainly which records were not checked when the model is down, after a bounded number of calls, never "completed"', async () => {
+    const progress = await runToEnd('ae-plausible', ['O1', 'O2', 'S1'], 'p1', (p) => p.status !== 'running');
+    expect(progress).toMatchObject({ status: 'failed', completed: 1, failed: 2, notChecked: 2, summary: '2 of 3 records not checked because the model was unavailable. Run QC again for them once it is back.' });
+    // Three attempts per record, one call each (no client retries here): not a call a second for as long as the outage lasts.
+    for (const ae of ['OUTAGE-AE-1', 'OUTAGE-AE-2']) expect(model.requests.filter((r) => promptOf(r).includes(ae))).toHaveLength(3);
+    const failed = await qc.taskRuns(dm, 'p1', { qcRunId: progress.id, statuses: ['FAILED'] });
+    for (const run of failed) {
+      expect(run.error).toMatch(/^Not done: the model was unavailable on all 3 attempts \(The language model service failed \(HTTP 500\)/);
+      expect(run.error).not.toContain(model.baseURL);
+      expect(await listQueries(ctx.db, { projectId: 'p1', recordId: run.recordId })).toEqual([]);
+    }
+    const trail = (await qc.audit(dm, 'p1', { entityType: 'qc_run', entityId: progress.id })).map((e) => e.action);
+    expect(trail).toContain('failed');
   });
 
   it('sends review notices as jobs: a hanging webhook is retried and never holds up the run', async () => {

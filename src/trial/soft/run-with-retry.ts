@@ -67,9 +67,10 @@ const optionsSchema = z.object({
  *
  * LLM errors are not attempts: every ClinAgentError from the gateway (LLM_RATE_LIMITED, LLM_TIMEOUT,
  * LLM_UNAVAILABLE, LLM_BAD_RESPONSE, LLM_NOT_CONFIGURED, ...) propagates. The openai client under the gateway
- * has already retried 429/5xx/timeouts, so retrying here would stack a second policy; rate limits and
- * timeouts are retried by the job system (pg-boss), and the other codes are recorded by the SOP step as
- * on_error. Turning them into "needs human review" would file an outage as a finding about the record.
+ * has already retried 429/5xx/timeouts, so retrying here would stack a second policy; an outage (rate limited,
+ * timed out, unavailable) is waited out by the step driver with a bounded budget per run, after which the
+ * record is reported not checked, and the other codes are recorded by the SOP step as on_error. Turning them
+ * into "needs human review" would file an outage as a finding about the record.
  * Bad options and unknown tool names throw VALIDATION_FAILED / NOT_FOUND before any model call.
  */
 export async function runWithRetry(deps: SoftRuleDeps, instruction: string, context: unknown, options: SoftRuleOptions = {}): Promise<SoftRuleResult> {

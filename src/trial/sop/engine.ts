@@ -6,7 +6,7 @@ import type { ToolRegistry } from '../../core/tools/registry.js';
 import type { TraceRun, TraceStore } from '../../core/trace/store.js';
 import type { Jobs } from '../../core/jobs/boss.js';
 import type { RunReviewRequest } from '../../agent/runs/run-shape.js';
-import { createStepDriver, isRetryableRunError, type NodeResult } from '../../agent/runs/step-driver.js';
+import { createStepDriver, isRetryableRunError, type ModelOutagePolicy, type NodeResult } from '../../agent/runs/step-driver.js';
 import { advanceTaskRunBatchQueue, advanceTaskRunQueue } from '../qc/queues.js';
 import type { ReviewRequest } from '../../core/db/schema/trial.js';
 import { withoutIdentifierValues } from '../identifiers.js';
@@ -33,6 +33,8 @@ export interface SopDeps {
   leaseMs?: number;
   /** The skill a run runs: the version it was created with, else the active one (stored skills, src/trial/skills). */
   skill(id: string, version?: number): Skill;
+  /** How long a soft rule waits out a model outage before its record is reported not checked; the driver's default otherwise. */
+  modelOutage?: ModelOutagePolicy;
 }
 
 type NodeOutcome =
@@ -45,9 +47,9 @@ type SopNodeResult = NodeResult<TaskRunStepWrites>;
 const asRunRequest = (request: ReviewRequest): RunReviewRequest => ({ ...request }) as RunReviewRequest;
 
 /** The step driver over task runs for these deps: lease, heartbeat, checkpoints, end nodes and the node cap. */
-export function taskRunDriver(deps: { db: Db; logger?: Logger; workerId?: string; leaseMs?: number; jobs?: Jobs }) {
+export function taskRunDriver(deps: { db: Db; logger?: Logger; workerId?: string; leaseMs?: number; jobs?: Jobs; modelOutage?: ModelOutagePolicy }) {
   return createStepDriver({
-    store: taskRunStore, db: deps.db, logger: deps.logger, workerId: deps.workerId, leaseMs: deps.leaseMs, queue: advanceTaskRunQueue, key: 'taskRunId', jobs: deps.jobs, label: 'task run',
+    store: taskRunStore, db: deps.db, logger: deps.logger, workerId: deps.workerId, leaseMs: deps.leaseMs, queue: advanceTaskRunQueue, key: 'taskRunId', jobs: deps.jobs, label: 'task run', modelOutage: deps.modelOutage,
     batchQueue: { queue: advanceTaskRunBatchQueue as never, key: 'taskRunIds' },
   });
 }
@@ -123,7 +125,8 @@ async function executeNode(deps: SopDeps, skill: Skill, trace: TraceRun, run: Ta
   try {
     outcome = node.type === 'hard_rule' ? await checkHardRules(skill, nodeId, record) : await checkSoftRule(deps, trace, nodeId, node, record);
   } catch (error) {
-    // Rate limits and timeouts go to the driver, which gives the lease back and lets the job retry.
+    // A model outage is not a fact about the record: the driver waits it out and, if it lasts, reports the record
+    // not checked. It never goes down on_error, which would file the check as done.
     if (isRetryableRunError(error)) throw error;
     const next = node.on_error ?? 'end_error';
     return { step: { type: node.type, outcome: 'error', next, detail: { error: errorMessage(error) } }, update: { nextNode: next, status: 'RUNNING' } };
