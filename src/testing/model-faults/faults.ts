@@ -71,6 +71,13 @@ export const FAULTS: readonly Fault[] = [
     unusable: true,
     step: (request, shapes) => shapes.callTool(shapes.loopTool.name, shapes.loopTool.arguments, request),
   },
+  {
+    id: 'cut_off',
+    description: 'an answer cut off by the token limit (finish_reason "length")',
+    unusable: true,
+    step: (request, shapes) => cutOff(shapes.say('The record was checked and P003 has an ECOG score of', request)),
+  },
+  { id: 'rate_limited', description: 'HTTP 429 on every call, retry after 1 s', unusable: true, step: () => ({ status: 429, headers: { 'retry-after': '1' }, body: { error: { message: 'Rate limit reached for requests', type: 'requests' } } }) },
   { id: 'http_500', description: 'HTTP 500 on every call', unusable: true, step: () => ({ status: 500, body: { error: { message: 'upstream exploded at http://10.9.8.7:8000/v1/chat/completions', type: 'server_error' } } }) },
   { id: 'timeout', description: 'no answer before LLM_TIMEOUT_MS', unusable: true, step: () => ({ stallMs: STALL_MS }) },
   { id: 'empty', description: 'an empty answer', unusable: true, step: () => ({ reply: '' }) },
@@ -96,6 +103,11 @@ export const FAULTS: readonly Fault[] = [
 
 /** Every fault by id, the baseline first: the matrix's columns. */
 export const COLUMNS: readonly Fault[] = [HEALTHY, ...FAULTS];
+
+/** The same answer, as the endpoint reports a reply that hit max_tokens. */
+function cutOff(step: ScriptedStep): ScriptedStep {
+  return 'reply' in step ? { ...step, finishReason: 'length' } : step;
+}
 
 function padTo(text: string, chars: number): string {
   return text.repeat(Math.ceil(chars / text.length)).slice(0, chars);

@@ -10,7 +10,7 @@ const STACK = /\n\s+at [\w.<>$]+ \(|\bat [\w./-]+\.(?:ts|js):\d+|\b(?:TypeError|
 const LEAKED_VALUES = /\bundefined\b|\[object Object\]|\bNaN\b/;
 const URL = /\bhttps?:\/\/(?:127\.0\.0\.1|localhost|10\.\d+\.\d+\.\d+|\[::1\])[^\s)]*|\/v1\/chat\/completions/;
 /** The scripted model's own error bodies ("scripted status 500", "upstream exploded ..."): provider text, not ours. */
-const PROVIDER_TEXT = /scripted (?:status|model)|upstream exploded|server_error/;
+const PROVIDER_TEXT = /scripted (?:status|model)|upstream exploded|server_error|Rate limit reached for requests/;
 /** An object with quoted keys, anywhere in the text: a decision or a data block shown as it came from the model. */
 const RAW_JSON = /\{\s*"[^"\n]{1,60}"\s*:|^\s*\[\s*[{"\d]/;
 

@@ -20,7 +20,7 @@ export const durableRunTarget: FaultTarget = {
   covers: [WAITING_SCENARIO_ID],
   engines: ['pglite', 'postgres'],
   maxModelCalls: 6,
-  turnLimitMs: 20_000,
+  turnLimitMs: 15_000,
   async setUp(server) {
     const { token } = await server.ctx.users.create({ name: 'faults-durable', role: 'coordinator' });
     let asking = false;
@@ -30,7 +30,7 @@ export const durableRunTarget: FaultTarget = {
     const settle = (id: string) => waitFor(async () => {
       const run = await runOf(id);
       return SETTLED.has(run.status) ? run : undefined;
-    }, 'the run to settle', 20_000, 50);
+    }, 'the run to settle', 15_000, 50);
     return {
       owns: (request) => promptOf(request).includes(INTAKE_INSTRUCTIONS),
       healthy: () => reply(asking ? INTAKE_ASK : INTAKE_RESPOND),

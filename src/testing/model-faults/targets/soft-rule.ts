@@ -18,7 +18,7 @@ export const softRuleTarget: FaultTarget = {
   engines: ['pglite', 'postgres'],
   // max_retries 2 of the skill plus the default 4 tool rounds.
   maxModelCalls: 6,
-  turnLimitMs: 30_000,
+  turnLimitMs: 20_000,
   async setUp(server) {
     const project = await createTrialProject(server, 'faults-soft');
     const { token } = project.coordinator;
@@ -32,7 +32,7 @@ export const softRuleTarget: FaultTarget = {
       callTool: (name, args) => nativeToolCall(name, args),
       loopTool: { name: 'read_clinical_data', arguments: { record_id: 'P003' } },
       async turn() {
-        const run = await project.runQc('fault-soft', ['P003'], 30_000);
+        const run = await project.runQc('fault-soft', ['P003'], 20_000);
         if (run.status !== 202) return { status: run.status, message: run.body?.message };
         const taskRun = await taskRunOf(run.qcRunId!);
         const softStep = (taskRun?.steps as Array<{ node: string; outcome: string; detail?: { reason?: string; error?: string } }> | undefined)?.find((s) => s.node === 'soft');
@@ -43,7 +43,7 @@ export const softRuleTarget: FaultTarget = {
         return { status: run.status, message, detail: { taskRun, softStep, qcRun: run.body } };
       },
       async next() {
-        const run = await project.runQc('fault-soft', ['P003'], 30_000);
+        const run = await project.runQc('fault-soft', ['P003'], 20_000);
         return { status: run.status === 202 ? 200 : run.status, message: run.body?.message };
       },
       async invariant(fault, outcome) {
