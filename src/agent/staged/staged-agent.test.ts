@@ -122,7 +122,7 @@ describe.each(testEngines())('a staged agent of its own configuration on %s', (e
     const call = (method: 'GET' | 'PUT', url: string, token: string, payload?: object) => app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, payload });
     expect((await call('GET', '/api/admin/agent-configs/protocol_agent', tokens.pi)).statusCode).toBe(403);
     const current = (await call('GET', '/api/admin/agent-configs/protocol_agent', tokens.admin)).json();
-    expect(current).toMatchObject({ agentId: 'protocol_agent', version: 1, source: 'seed', seedVersion: 2 });
+    expect(current).toMatchObject({ agentId: 'protocol_agent', version: 1, source: 'seed', seedVersion: 3 });
     expect(current.config.stages.map((s: { stageId: string }) => s.stageId)).toEqual(['scientific_question', 'pico', 'study_design', 'sample_size', 'endpoints']);
 
     const broken = structuredClone(current.config);

@@ -29,6 +29,8 @@ export interface ScientificQuestion {
   question?: string;
   background?: string;
   rationale?: string;
+  /** The specific objectives, on benefits and on harms (SPIRIT 2025 item 10). */
+  objectives?: { benefits?: string; harms?: string };
 }
 
 export interface Pico {
@@ -44,6 +46,10 @@ export interface StudyDesign {
   allocation?: string;
   blinding?: string;
   randomization?: string;
+  /** Who will generate the random allocation sequence, and how (SPIRIT 2025 item 21a). */
+  sequenceGeneration?: string;
+  /** How the sequence is concealed until assignment (SPIRIT 2025 item 22); `allocation` is the ratio. */
+  allocationConcealment?: string;
   duration?: string;
   visits?: ScheduledVisit[];
   /** The variable holding each visit's date, and the baseline date variable, for the visit-window checks. */

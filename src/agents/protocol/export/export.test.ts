@@ -118,6 +118,12 @@ describe('protocolMarkdown', () => {
     expect(spirit).toContain('| 21a | Methods: Assignment of interventions | Who will generate the random allocation sequence and the method used |');
     expect(spirit).not.toContain('| 21b |');
     expect(spirit).not.toContain('| 12 |');
+
+    // Once the protocol says who generates the sequence and how it is concealed, both items are answered.
+    const answered = { ...randomised, context: { ...randomised.context, studyDesign: { ...randomised.context.studyDesign, sequenceGeneration: 'The trial statistician, computer-generated', allocationConcealment: 'Central web system' } } };
+    const markdown = protocolMarkdown(answered);
+    expect(section(markdown, '3. Study design')).toContain('**Allocation concealment:** Central web system');
+    for (const id of ['21a', '22']) expect(section(markdown, 'SPIRIT 2025 items still open')).not.toContain(`| ${id} |`);
   });
 
   it('shows an empty stage as missing everything, and names no missing field once a stage is complete', () => {

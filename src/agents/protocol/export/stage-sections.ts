@@ -39,7 +39,14 @@ function listUnder(title: string, items: string[], ordered: boolean): DocumentBl
 }
 
 function scientificQuestionSection(data: ScientificQuestion): DocumentBlock[] {
-  return fields([['Research question', data.question], ['Background', data.background], ['Rationale', data.rationale]]);
+  const objectives = data.objectives !== null && typeof data.objectives === 'object' ? data.objectives : { benefits: data.objectives };
+  return fields([
+    ['Research question', data.question],
+    ['Background', data.background],
+    ['Rationale', data.rationale],
+    ['Objectives (benefits)', objectives.benefits],
+    ['Objectives (harms)', objectives.harms],
+  ]);
 }
 
 const OPERATOR_WORDS: Record<NonNullable<EligibilityCriterion['operator']>, string> = {
@@ -99,6 +106,8 @@ function studyDesignSection(data: StudyDesign): DocumentBlock[] {
       ['Design type', data.type],
       ['Allocation', data.allocation],
       ['Randomization', data.randomization],
+      ['Sequence generation', data.sequenceGeneration],
+      ['Allocation concealment', data.allocationConcealment],
       ['Blinding', data.blinding],
       ['Duration', data.duration],
     ]),

@@ -17,14 +17,15 @@ export interface SpiritCoverage {
 /**
  * Item id -> the context values that answer it, all of them needed. An item is here only when the five context
  * fields hold a value that answers what it asks; a filled field counts as an answer, whose wording the researcher
- * still checks. Left out on purpose, since no field answers them: 10 (objectives on benefits and harms: the
- * question states neither), 21a (who generates the sequence: the randomisation method names no one) and 22 (the
- * concealment mechanism: `allocation` is the ratio, "1:1"). Stricter than "something was said" where the item
- * names its parts: the design (12) needs its allocation ratio, outcomes (16) the measure and time point, sample
- * size (19) the assumptions, eligibility (14a) both lists of criteria.
+ * still checks. Each item by the field made for it, never by a neighbour: objectives on benefits and harms (10),
+ * not the question; who generates the sequence (21a), not the randomisation method, which names no one; the
+ * concealment mechanism (22), not `allocation`, which is the ratio ("1:1"). Stricter than "something was said"
+ * where the item names its parts: objectives need both benefits and harms, the design (12) its allocation ratio,
+ * outcomes (16) the measure and time point, sample size (19) the assumptions, eligibility (14a) both lists.
  */
 export const SPIRIT_CONTEXT_MAP: Readonly<Record<string, readonly string[]>> = {
   '9a': ['scientificQuestion.background', 'scientificQuestion.rationale'],
+  '10': ['scientificQuestion.objectives.benefits', 'scientificQuestion.objectives.harms'],
   '12': ['studyDesign.type', 'studyDesign.allocation'],
   '14a': ['pico.population', 'pico.eligibility.inclusion', 'pico.eligibility.exclusion'],
   '15a': ['pico.intervention', 'pico.comparison'],
@@ -32,7 +33,9 @@ export const SPIRIT_CONTEXT_MAP: Readonly<Record<string, readonly string[]>> = {
   '18': ['studyDesign.visits'],
   '19': ['sampleSize.method', 'sampleSize.total', 'sampleSize.assumptions'],
   // The type of randomisation ("blocks of 4, stratified by site"); the item's restriction details belong elsewhere.
+  '21a': ['studyDesign.sequenceGeneration'],
   '21b': ['studyDesign.randomization'],
+  '22': ['studyDesign.allocationConcealment'],
   '24a': ['studyDesign.blinding'],
 };
 

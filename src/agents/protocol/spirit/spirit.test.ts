@@ -5,7 +5,12 @@ import { SPIRIT_2025_ITEMS, SPIRIT_2025_ITEM_COUNT, SPIRIT_CONTEXT_MAP, spiritCo
 
 /** Every context value the mapping reads, filled in. */
 const fullContext: ProtocolContext = {
-  scientificQuestion: { question: '强化降压能否降低卒中复发?', background: 'Recurrent stroke is common.', rationale: 'Targets are uncertain.' },
+  scientificQuestion: {
+    question: '强化降压能否降低卒中复发?',
+    background: 'Recurrent stroke is common.',
+    rationale: 'Targets are uncertain.',
+    objectives: { benefits: 'Lower the 12-month stroke recurrence', harms: 'Compare symptomatic hypotension and falls' },
+  },
   pico: {
     population: 'Adults after ischaemic stroke',
     intervention: 'SBP target < 120 mmHg',
@@ -18,6 +23,8 @@ const fullContext: ProtocolContext = {
     allocation: 'Central web system',
     blinding: 'Outcome assessors',
     randomization: 'Computer-generated, blocks stratified by site',
+    sequenceGeneration: 'The trial statistician, with a computer random number generator',
+    allocationConcealment: 'Central web system, revealed after enrolment',
     visits: [{ name: 'Baseline', day: 0 }],
   },
   sampleSize: { method: 'Two proportions', total: 1200, assumptions: ['alpha 0.05', 'power 0.9'] },
@@ -65,7 +72,7 @@ describe('spiritCoverage', () => {
   it('covers every mapped item, naming the context fields that answer it, when all of them are filled', () => {
     const coverage = spiritCoverage(fullContext);
 
-    expect(ids(coverage.covered)).toEqual(['9a', '12', '14a', '15a', '16', '18', '19', '21b', '24a']);
+    expect(ids(coverage.covered)).toEqual(['9a', '10', '12', '14a', '15a', '16', '18', '19', '21a', '21b', '22', '24a']);
     expect(ids(coverage.covered).sort()).toEqual(Object.keys(SPIRIT_CONTEXT_MAP).sort());
     expect(coverage.covered.find((item) => item.id === '15a')!.from).toEqual(['pico.intervention', 'pico.comparison']);
     expect(coverage.covered.length + coverage.open.length).toBe(coverage.total);
@@ -75,15 +82,15 @@ describe('spiritCoverage', () => {
   it('keeps an item open while any one of its values is missing, blank or an empty list', () => {
     const coverage = spiritCoverage({
       ...fullContext,
-      scientificQuestion: { question: 'Q?', background: 'Known.' },
+      scientificQuestion: { question: 'Q?', background: 'Known.', objectives: { benefits: 'Lower recurrence' } },
       pico: { ...fullContext.pico, comparison: '   ', eligibility: { inclusion: [{ text: 'Adults' }], exclusion: [] } },
       studyDesign: { ...fullContext.studyDesign, visits: [] },
       endpoints: { primary: { name: 'Recurrent stroke' } },
     });
 
     const open = ids(coverage.open);
-    for (const id of ['9a', '15a', '14a', '18', '16']) expect(open).toContain(id);
-    expect(ids(coverage.covered)).toEqual(['12', '19', '21b', '24a']);
+    for (const id of ['9a', '10', '15a', '14a', '18', '16']) expect(open).toContain(id);
+    expect(ids(coverage.covered)).toEqual(['12', '19', '21a', '21b', '22', '24a']);
   });
 
   it('counts an item only from a field that answers it: not 22 from the ratio, 21a from a method naming no one, or 10 from the question', () => {
@@ -93,6 +100,12 @@ describe('spiritCoverage', () => {
     });
     expect(ids(coverage.covered)).toEqual(['12', '21b']);
     for (const id of ['10', '21a', '22']) expect(ids(coverage.open)).toContain(id);
+    // The fields that do answer them: objectives on benefits and harms, who generates the sequence, the concealment.
+    const answered = spiritCoverage({
+      scientificQuestion: { objectives: { benefits: 'Lower blood pressure at 12 weeks', harms: 'Hyponatraemia and dizziness' } },
+      studyDesign: { sequenceGeneration: 'An independent statistician, computer-generated', allocationConcealment: 'Sequentially numbered opaque sealed envelopes' },
+    });
+    expect(ids(answered.covered)).toEqual(['10', '21a', '22']);
     // The design item names the allocation ratio: the type alone leaves it open.
     expect(ids(spiritCoverage({ studyDesign: { type: 'Parallel-group randomised trial' } }).covered)).toEqual([]);
   });

@@ -16,6 +16,8 @@ export const EDITABLE_ENTRIES: Readonly<Record<string, readonly EditableEntry[]>
     { path: 'question', kind: 'longText' },
     { path: 'background', kind: 'longText' },
     { path: 'rationale', kind: 'longText' },
+    { path: 'objectives.benefits', kind: 'longText' },
+    { path: 'objectives.harms', kind: 'longText' },
   ],
   pico: [
     { path: 'population', kind: 'text' },
@@ -28,6 +30,8 @@ export const EDITABLE_ENTRIES: Readonly<Record<string, readonly EditableEntry[]>
     { path: 'allocation', kind: 'text' },
     { path: 'blinding', kind: 'text' },
     { path: 'randomization', kind: 'text' },
+    { path: 'sequenceGeneration', kind: 'text' },
+    { path: 'allocationConcealment', kind: 'text' },
     { path: 'duration', kind: 'text' },
   ],
   sampleSize: [
