@@ -56,6 +56,21 @@ describe('runWithRetry against the scripted model', () => {
     expect(system!.content).toContain('"passed"');
   });
 
+  it('never judges from a verdict cut off by the token limit: asks again, and gives up to a person when it stays cut off', async () => {
+    // "passed": true parses, but the reason was cut off: finish_reason "length" makes it no verdict.
+    model.push({ reply: '{"passed": true, "reason": "Consist", "confidence": 0.9, "evidence": ""}', finishReason: 'length' }, { reply: GOOD });
+    const { result, requests } = await requestsDuring(() => runWithRetry(deps, INSTRUCTION, RECORD));
+    expect(result).toMatchObject({ passed: true, reason: 'Dizziness fits known hypertension.', attempts: 2 });
+    expect(messagesOf(requests[1]!).at(-1)!.content).toMatch(/cut off at the output token limit/);
+
+    // JSON that only repair could close, then finish_reason "length": needs human review, saying the answer was cut off.
+    model.push({ reply: '{"passed": false, "reason": "Blood pressure 150/95 is' }, { reply: '{"passed": false, "reason": "Blood', finishReason: 'length' });
+    const cut = await runWithRetry(deps, INSTRUCTION, RECORD, { maxRetries: 3 });
+    expect(isNeedsHumanReview(cut)).toBe(true);
+    expect(cut).toMatchObject({ passed: false, confidence: 0, attempts: 2 });
+    expect(cut.reason).toMatch(/no usable verdict after 2 attempts \(last: answer cut off: /);
+  });
+
   it('repairs JSON in a markdown fence with a trailing comma without asking again, and clamps confidence', async () => {
     model.push({ reply: 'Verdict:\n```json\n{"passed": false, "reason": "BP too high", "confidence": 1.4, "evidence": "150/95",}\n```' });
     const { result, requests } = await requestsDuring(() => runWithRetry(deps, INSTRUCTION, RECORD));

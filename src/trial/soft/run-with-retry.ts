@@ -121,14 +121,14 @@ async function judge(deps: SoftRuleDeps, settings: Settings, context: unknown): 
     input: { instruction: settings.instruction, context, tools: settings.tools },
     accept: ({ content }) => {
       const check = checkVerdict(content);
-      return check.ok ? { ok: true, value: { verdict: check.verdict, parsedAs: check.parsedAs } } : { ok: false, problems: check.problems };
+      return check.ok ? { ok: true, value: { verdict: check.verdict, parsedAs: check.parsedAs } } : { ok: false, problems: check.problems, truncated: check.truncated };
     },
     observations: { result: (o) => toolResultContent(o.result), failure: (call, error) => failedToolContent(call.name, error) },
   });
   const attempts = outcome.progress.corrections + outcome.progress.failedToolRounds;
   if (outcome.kind === 'final') return { ...outcome.value.verdict, attempts: attempts + 1, parsedAs: outcome.value.parsedAs, toolCalls: outcome.toolCalls };
   const last = outcome.kind === 'stopped' ? outcome.lastFailure : undefined;
-  const lastProblem = !last ? '' : last.kind === 'answer' ? `unusable answer: ${last.problems.join('; ')}` : `${last.kind === 'tool' ? 'tool' : 'model'} call failed: ${last.error}`;
+  const lastProblem = !last ? '' : last.kind === 'answer' ? `${last.truncated ? 'answer cut off' : 'unusable answer'}: ${last.problems.join('; ')}` : `${last.kind === 'tool' ? 'tool' : 'model'} call failed: ${last.error}`;
   return {
     ...NEEDS_HUMAN_REVIEW,
     reason: `${NEEDS_HUMAN_REVIEW.reason}: no usable verdict after ${attempts} attempts (last: ${shorten(lastProblem, 200)})`,

@@ -30,7 +30,7 @@ export const SOFT_RULE_VERDICT: OutputType = { name: 'soft_rule_verdict', schema
 
 export type VerdictCheck =
   | { ok: true; verdict: SoftRuleVerdict; parsedAs: ParsedAs }
-  | { ok: false; problems: string[]; parsedAs: ParsedAs };
+  | { ok: false; problems: string[]; parsedAs: ParsedAs; truncated?: boolean };
 
 /**
  * Parses a model answer with the shared tolerant parser and accepts it only when every field is present
@@ -40,7 +40,8 @@ export type VerdictCheck =
  */
 export function checkVerdict(rawOutput: string): VerdictCheck {
   const parsed = parseStructuredOutput(rawOutput, SOFT_RULE_VERDICT);
-  if (!parsed.success) return { ok: false, problems: [`(root): ${parsed.error}`], parsedAs: parsed.parsedAs };
+  // A verdict cut off mid-way ("passed": true, "reason": "Consist) is never completed by guessing.
+  if (!parsed.success) return { ok: false, problems: [`(root): ${parsed.error}`], parsedAs: parsed.parsedAs, ...(parsed.truncated ? { truncated: true } : {}) };
   if (parsed.warnings.length) return { ok: false, problems: parsed.warnings.map(asModelProblem), parsedAs: parsed.parsedAs };
   // ajv and zod read the same schema; zod also gives the typed value, and guards against the two disagreeing.
   const typed = softRuleVerdictSchema.safeParse(parsed.data);
