@@ -4,7 +4,7 @@ import { openTestDatabase } from '../../testing/test-database.js';
 import type { Database } from '../db/connect.js';
 import { ClinAgentError } from '../errors.js';
 import { ALL_TRACES, createTraceStore } from '../trace/store.js';
-import { createToolRegistry, type ToolDefinition } from './registry.js';
+import { ARGUMENTS_WITHHELD, createToolRegistry, type ToolDefinition } from './registry.js';
 
 const addTool: ToolDefinition<{ a: number; b: number; note?: string }> = {
   name: 'add',
@@ -174,5 +174,44 @@ describe('createToolRegistry', () => {
     expect(view?.spans[1]?.error).toMatch(/^Invalid arguments for add:\na: /);
     expect(view?.spans[2]).toMatchObject({ output: null, error: 'explode failed: the site database is offline' });
     expect(view?.spans[3]?.error).toMatch(/Unknown tool "ghost"/);
+  });
+
+  it("records a tool's arguments as its traceArguments keeps them, and a placeholder when that hook throws, while the tool gets them whole", async () => {
+    const store = createTraceStore(database.db);
+    const run = await store.start({ kind: 'agent', name: 'tool-trace-arguments' });
+    const seen: unknown[] = [];
+    const registry = createToolRegistry();
+    registry.register<{ note: string; phone: string }>({
+      name: 'save_note',
+      description: 'Save a note.',
+      schema: z.object({ note: z.string(), phone: z.string() }),
+      run: (args) => {
+        seen.push(args);
+        return { saved: true };
+      },
+      traceArguments: (args) => {
+        const { phone: _phone, ...rest } = (typeof args === 'string' ? JSON.parse(args) : args) as Record<string, unknown>;
+        return rest;
+      },
+    });
+    registry.register<{ phone: string }>({
+      name: 'broken_hook',
+      description: 'A tool whose trace hook throws.',
+      schema: z.object({ phone: z.string() }),
+      run: () => ({ ok: true }),
+      traceArguments: () => {
+        throw new Error('cannot read these arguments');
+      },
+    });
+
+    const saved = await registry.run('save_note', '{"note": "itchy", "phone": "13812345678"}', run);
+    const broken = await registry.run('broken_hook', { phone: '13812345678' }, run);
+
+    expect(saved.success).toBe(true);
+    expect(broken.success).toBe(true);
+    expect(seen).toEqual([{ note: 'itchy', phone: '13812345678' }]);
+    const view = await store.get(run.traceId, ALL_TRACES);
+    expect(view?.spans.map((s) => s.input)).toEqual([{ arguments: { note: 'itchy' } }, { arguments: ARGUMENTS_WITHHELD }]);
+    expect(JSON.stringify(view)).not.toContain('13812345678');
   });
 });

@@ -12,6 +12,25 @@ export interface ToolDefinition<Args = unknown> {
   description: string;
   schema: z.ZodType<Args>;
   run(args: Args): Promise<unknown> | unknown;
+  /**
+   * What of a call's arguments its trace span may keep, for a tool whose arguments may carry what a trace must not
+   * (a patient's name or phone number in a record to save). Given the arguments as the model sent them (a JSON
+   * string or a value, not yet validated), returns what the span records in their place. Absent, the span keeps
+   * them as sent. A hook that throws leaves a placeholder in the span, never the arguments.
+   */
+  traceArguments?(args: unknown): unknown;
+}
+
+/** In the trace in place of arguments whose `traceArguments` threw: the arguments may hold what it was to remove. */
+export const ARGUMENTS_WITHHELD = '[arguments withheld: this tool\'s traceArguments failed]';
+
+function tracedArguments(tool: ToolDefinition | undefined, args: unknown): unknown {
+  if (!tool?.traceArguments) return args;
+  try {
+    return tool.traceArguments(args);
+  } catch {
+    return ARGUMENTS_WITHHELD;
+  }
 }
 
 /** The one result shape for every tool call, success or not. */
@@ -112,7 +131,7 @@ export function createToolRegistry(): ToolRegistry {
     },
     async run(name, args, trace) {
       if (!trace) return execute(name, args);
-      return trace.span('tool', name, { arguments: args }, () => execute(name, args), (result) => ({
+      return trace.span('tool', name, { arguments: tracedArguments(tools.get(name), args) }, () => execute(name, args), (result) => ({
         output: result.success ? result.result : null,
         status: result.success ? 'success' : 'failed',
         error: result.error || undefined,
