@@ -224,10 +224,16 @@ describe('investigate: the read-only ReAct engine', () => {
     const before = model.requests.length;
     const huge = 'P003 ECOG 1. '.repeat(16_000);
     model.push({ reply: huge }, { reply: 'P003 has ECOG 1 and is eligible.' });
-    const { result } = await ask();
+    const { result, trace } = await ask();
+    // The trace keeps the start of the huge answer and its length, not 200 kB per round.
+    expect(JSON.stringify(trace).length).toBeLessThan(60_000);
+    expect(JSON.stringify(trace)).toContain(`(${huge.length} characters in all, cut here)`);
     expect(result).toMatchObject({ ok: true, ending: 'answer', answer: 'P003 has ECOG 1 and is eligible.' });
     expect(model.requests.slice(before).map((r) => r.body.max_tokens)).toEqual([MAX_ANSWER_TOKENS, MAX_ANSWER_TOKENS]);
-    expect((model.requests.at(-1)!.body.messages as Array<{ content: string }>).at(-1)!.content).toMatch(/too long to use.*at most 8000 characters/);
+    const second = model.requests.at(-1)!.body.messages as Array<{ content: string }>;
+    expect(second.at(-1)!.content).toMatch(/too long to use.*at most 8000 characters/);
+    // Nor is the huge answer sent back whole.
+    expect(JSON.stringify(second).length).toBeLessThan(40_000);
 
     // Too long twice, or cut off by the token limit twice: the seed's message, not the text.
     model.push({ reply: huge }, { reply: huge });

@@ -1,5 +1,5 @@
 import { ClinAgentError, errorMessage } from '../../core/errors.js';
-import type { LlmGateway } from '../../core/llm/gateway.js';
+import { clipLongText, type LlmGateway } from '../../core/llm/gateway.js';
 import type { ChatMessage, ChatResponse, ToolCallRequest, ToolSpec } from '../../core/llm/types.js';
 import { countTokens } from '../../core/tokenizer.js';
 import type { ToolCallResult, ToolRegistry } from '../../core/tools/registry.js';
@@ -258,7 +258,8 @@ async function runRound<T>(config: LoopConfig<T>, state: RoundState): Promise<Ro
 const TRUNCATED_PROBLEM = '(root): the answer was cut off at the output token limit (finish_reason "length") before it was complete; answer again, shorter, so that the whole answer fits';
 
 function correct<T>(config: LoopConfig<T>, messages: ChatMessage[], content: string, problems: string[], truncated = false): RoundResult<T> {
-  messages.push({ role: 'assistant', content });
+  // An answer from a model that ignored max_tokens is not sent back whole on every later round.
+  messages.push({ role: 'assistant', content: clipLongText(content) });
   if (config.correction) messages.push(config.correction(problems));
   return { next: 'correct', problems, ...(truncated ? { truncated } : {}) };
 }
@@ -292,15 +293,15 @@ function throwIfCancelled(signal: AbortSignal | undefined): void {
 
 /** What the step span records: the thought (the model's text), the actions it took and what it observed. */
 function describeRound(result: RoundResult<unknown>, messages: ChatMessage[]): unknown {
-  if (result.next === 'final') return { thought: result.content, reasoning: result.response.reasoning || undefined, outcome: 'answer' };
+  if (result.next === 'final') return { thought: clipLongText(result.content), reasoning: result.response.reasoning ? clipLongText(result.response.reasoning) : undefined, outcome: 'answer' };
   if (result.next === 'correct') return { outcome: result.truncated ? 'truncated' : 'correction', problems: result.problems };
   if (result.next === 'model_failed') return { outcome: 'model_failed', error: result.error };
-  if (result.next === 'wait') return { thought: result.content, outcome: 'waiting', awaiting: result.awaiting, action: result.action };
+  if (result.next === 'wait') return { thought: clipLongText(result.content), outcome: 'waiting', awaiting: result.awaiting, action: result.action };
   const start = messages.map((m) => m.role).lastIndexOf('assistant');
   const assistant = messages[start] as { content?: unknown; tool_calls?: Array<{ function: { name: string; arguments: string } }> };
   return {
     outcome: result.failed ? 'tool_failed' : 'tools',
-    thought: typeof assistant?.content === 'string' ? assistant.content : '',
+    thought: typeof assistant?.content === 'string' ? clipLongText(assistant.content) : '',
     actions: assistant?.tool_calls?.map((c) => ({ tool: c.function.name, arguments: c.function.arguments })),
     observations: messages.slice(start + 1).map((m) => messageText(m)),
   };

@@ -155,7 +155,7 @@ export function createLlmGateway(config: LlmConfig, options: { fetch?: typeof fe
       if (!trace) return callModel(request);
       // A failed call is recorded with the operator's detail (endpoint, setting to change); users get the plain message.
       const outcome = await trace.span('llm', request.model ?? config.model ?? 'llm', { model: request.model ?? config.model, messages: summariseMessages(request.messages), tools: request.tools?.map((t) => t.name) }, () => callModel(request).then((response) => ({ response }), (error: unknown) => ({ error })), (result) => 'error' in result ? { status: 'failed', error: operatorDetailOf(result.error) } : {
-        output: { content: result.response.content, ...(result.response.reasoning ? { reasoning: result.response.reasoning } : {}), toolCalls: result.response.toolCalls, finishReason: result.response.finishReason, modelName: result.response.modelName },
+        output: { content: clipLongText(result.response.content), ...(result.response.reasoning ? { reasoning: clipLongText(result.response.reasoning) } : {}), toolCalls: result.response.toolCalls, finishReason: result.response.finishReason, modelName: result.response.modelName },
         usage: result.response.usage,
       });
       if ('error' in outcome) throw outcome.error;
@@ -164,9 +164,21 @@ export function createLlmGateway(config: LlmConfig, options: { fetch?: typeof fe
   };
 }
 
+/**
+ * A model that ignores max_tokens can answer hundreds of kilobytes, and every later round would store it again and
+ * send it back: the trace and a correction keep the start of such an answer and its length, enough to see what
+ * went wrong.
+ */
+export const LONG_TEXT_CHARS = 20_000;
+
+export function clipLongText(text: string): string {
+  return text.length > LONG_TEXT_CHARS ? `${text.slice(0, LONG_TEXT_CHARS)}... (${text.length} characters in all, cut here)` : text;
+}
+
 /** Image data URLs can be megabytes; the trace keeps their size, not their bytes. */
 function summariseMessages(messages: ChatMessage[]): unknown[] {
   return messages.map((message) => {
+    if (typeof message.content === 'string') return message.content.length > LONG_TEXT_CHARS ? { ...message, content: clipLongText(message.content) } : message;
     if (!Array.isArray(message.content)) return message;
     return {
       ...message,
