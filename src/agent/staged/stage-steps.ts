@@ -121,6 +121,32 @@ export async function handleMessage(deps: StageStepDeps, input: StepInput & { me
   return { state, response };
 }
 
+/**
+ * The state after a message the model could not answer: the exchange is in the history (so the model reads the
+ * user's words next time, and the conversation log has them) with our plain notice as the reply; the context is
+ * unchanged. `reason` is the error's message for people (never the endpoint or the provider's text).
+ */
+export function unansweredMessage(input: { config: StagedAgentConfig; state: StagedRunState; conversationId: string; traceId: string }, message: string, reason: string): StagedRunState {
+  const { config, state } = input;
+  const shown = `${reason} This message was not answered and nothing was recorded from it; send it again.`;
+  const stage = config.stages.find((s) => s.stageId === state.currentStage);
+  const response: StagedChatResponse = {
+    traceId: input.traceId,
+    message: shown,
+    actionCards: stage && !state.finished ? stageCards(stage, state.context, { conversationId: input.conversationId }) : [],
+    contextUpdate: null,
+    currentStage: state.currentStage,
+    stageStatus: state.finished ? 'completed' : 'in_progress',
+    stageProgress: stageProgress(config, state),
+    issues: [],
+  };
+  return {
+    ...state,
+    history: [...state.history, { role: 'user', content: message, stageId: state.currentStage }, { role: 'assistant', content: shown, stageId: state.currentStage }],
+    last: { kind: 'message', response },
+  };
+}
+
 /** auto moves on once the stage is complete; condition once its condition holds too; a user asking to move on, always tried. */
 function wantsTransition(stage: StageConfig, state: StagedRunState, strategy: string): boolean {
   if (strategy === 'transition_stage') return true;

@@ -14,7 +14,7 @@ import { appliedValueProblems, computedCardResult } from './card-results.js';
 import { mergeStageData } from './context-paths.js';
 import { contextValueProblems } from './context-values.js';
 import type { CustomValidator } from './reflexion.js';
-import { completeStage, handleMessage, stageOf, stageProgress } from './stage-steps.js';
+import { completeStage, handleMessage, stageOf, stageProgress, unansweredMessage } from './stage-steps.js';
 import type { ActionCardPayload, StageCompleteResult, StagedChatResponse, StagedRunState } from './types.js';
 
 export interface StagedAgentServiceDeps extends ConversationRunDeps {
@@ -41,6 +41,8 @@ export interface StagedView {
  */
 export function createStagedAgentService(deps: StagedAgentServiceDeps) {
   const stepDeps = { llm: deps.llm, tools: deps.tools, validators: deps.validators };
+  /** The configuration each agent's last step used: `recover` answers with its stages and cards, and cannot wait for the store. */
+  const configInUse = new Map<string, StagedAgentConfig>();
   const runs = createConversationRuns<StagedRunState>({
     ...deps,
     kindPrefix: 'staged:',
@@ -50,6 +52,7 @@ export function createStagedAgentService(deps: StagedAgentServiceDeps) {
     traceInput: (_run, state) => ({ stage: state.currentStage }),
     async step(run, { review, state, trace, onEvent, signal }) {
       const stored = await deps.configs.current(runs.agentIdOf(run));
+      configInUse.set(runs.agentIdOf(run), stored.config);
       const input = { config: stored.config, configVersion: stored.version, state: { ...state, configVersion: stored.version }, conversationId: run.conversationId!, trace };
       if (review.decision === 'answer') {
         const done = await handleMessage(stepDeps, { ...input, message: review.answer ?? '', onEvent, signal });
@@ -57,6 +60,15 @@ export function createStagedAgentService(deps: StagedAgentServiceDeps) {
       }
       const done = await completeStage(stepDeps, input);
       return { state: { ...done.state, last: { kind: 'complete', response: done.result } }, type: 'stage_complete', outcome: done.result.success ? 'pass' : 'blocked', detail: { stage: done.result.previousStage, nextStage: done.result.nextStage, issues: done.result.issues } };
+    },
+    // A message the model could not answer (down, busy, too slow) is answered by us: the user reads what happened in
+    // a plain sentence, nothing is recorded from it, and the conversation takes the next message. A stage
+    // confirmation that failed (a prompt-based rule's judge was down) stays an error: nothing was decided.
+    recover(run, { review, state, error, trace }) {
+      const config = configInUse.get(runs.agentIdOf(run));
+      if (review.decision !== 'answer' || !config || !ClinAgentError.isInstance(error) || !error.code.startsWith('LLM_')) return undefined;
+      const next = unansweredMessage({ config, state, conversationId: run.conversationId!, traceId: trace.traceId }, review.answer ?? '', error.message);
+      return { state: next, type: 'message', outcome: 'unanswered', detail: { stage: state.currentStage, error: error.code } };
     },
     exchangeOf(state) {
       if (state.last?.kind !== 'message') return undefined;

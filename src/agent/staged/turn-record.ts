@@ -81,7 +81,7 @@ export function recordTurn(stage: StageConfig, state: StagedRunState, outcome: L
     notes.unshift(`Not calculated: ${parts.join(' and ')} ${parts.length > 1 ? 'were' : 'was'} stated without ${tools}, so none of it is recorded. Use the calculator card, or give the inputs so that ${tools} computes it.`);
   }
 
-  const written = split.message || noReplyMessage(outcome, { tools: fromTools.tools, summary: summaryOf(fromTools.stageData) });
+  const written = readableLength(split.message) || noReplyMessage(outcome, { tools: fromTools.tools, summary: summaryOf(fromTools.stageData) });
   return {
     context,
     message: [written, ...notes.map((note) => `⚠ ${note}`)].join('\n\n'),
@@ -90,6 +90,20 @@ export function recordTurn(stage: StageConfig, state: StagedRunState, outcome: L
     extraction,
     recordedFromTools: fromTools.tools,
   };
+}
+
+/**
+ * Longest reply shown and kept in the history. A stage turn's answer is capped by maxTokens (a few thousand
+ * characters); anything far longer is a model running on, which would fill the page, the log and every later prompt.
+ */
+export const MAX_REPLY_CHARS = 10_000;
+
+/** The reply, cut at the last paragraph or sentence before the limit when it runs past it, saying so. */
+function readableLength(reply: string): string {
+  if (reply.length <= MAX_REPLY_CHARS) return reply;
+  const head = reply.slice(0, MAX_REPLY_CHARS);
+  const end = Math.max(head.lastIndexOf('\n\n'), head.lastIndexOf('. ') + 1, head.lastIndexOf('。') + 1);
+  return `${(end > MAX_REPLY_CHARS / 2 ? head.slice(0, end) : head).trimEnd()}\n\n(The answer was cut here: it ran to ${reply.length} characters.)`;
 }
 
 /** The schema's keys a block names (`"question":`), read from text the parser could not use. */

@@ -199,6 +199,32 @@ describe.each(testEngines())("the researcher's record on %s", (engine) => {
     expect((await call('GET', '/api/aia/protocol-agent/conversations', undefined, tokens.other)).body.protocols).toEqual([]);
   });
 
+  it('answers a message the model could not (down, busy) with a plain sentence, records nothing, and takes the next', async () => {
+    const id = await start('Model down');
+    model.push({ status: 500 }, { status: 500 }, { status: 500 });
+    const down = await chat(id, 'Does salt restriction lower blood pressure in adults with hypertension?');
+    expect(down.status).toBe(200);
+    const body = down.body as ProtocolChatResponse;
+    expect(body.message).toMatch(/not answered/);
+    expect(body.message).not.toMatch(/https?:\/\//);
+    expect(body.contextUpdate).toBeNull();
+    expect((await contextOf(id)).scientificQuestion).toEqual({});
+
+    model.push({ reply: 'A clear question.\n<extracted_data>{"question": "Does salt restriction lower blood pressure in adults with hypertension?"}</extracted_data>' });
+    const next = await chat(id, 'Does salt restriction lower blood pressure in adults with hypertension?');
+    expect(next.status).toBe(200);
+    expect((next.body as ProtocolChatResponse).message).toBe('A clear question.');
+  });
+
+  it('keeps a runaway reply to a readable length, saying it was cut', async () => {
+    const id = await start('Runaway reply');
+    model.push({ reply: 'The record looks complete. '.repeat(8000) });
+    const body = (await chat(id, 'Is the record complete?')).body as ProtocolChatResponse;
+    expect(body.message.length).toBeLessThan(12_000);
+    expect(body.message).toMatch(/^The record looks complete\./);
+    expect(body.message).toMatch(/cut here/);
+  });
+
   it('passes chat attachments to the model as a declared data block', async () => {
     const id = await start('Attachments');
     model.push({ reply: 'I see your synopsis.' });
