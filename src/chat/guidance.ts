@@ -41,6 +41,16 @@ export function qcStartedAnswer(run: { id: string; skill: string; records: numbe
     : `QC started (skill ${run.skill}, ${run.records} record(s)), run ${run.id}. Results appear on the QC runs page; problems found become queries.`;
 }
 
+/**
+ * Hot memory refused the line (not the person's own words, too long, no section): the reasons name fields of the
+ * write API and stay in the trace; the person is told what works instead.
+ */
+export function notRememberedAnswer(language: Language): string {
+  return language === 'zh'
+    ? '没有记下：我只能记住您在消息里亲口说的一句话（一行、500 字以内）。请用自己的话再说一遍要记住什么（如"记住：以后汇报只要结论"），或请有编辑权限的成员在记忆编辑器中添加。'
+    : 'Nothing was remembered: I can only remember your own words from your message, as one short line (under 500 characters). Say what to remember in your own words (e.g. "remember: reports only need the conclusion"), or a writer adds it in the memory editor.';
+}
+
 /** The model answered with data instead of words: nothing of it is shown. */
 export function unreadableAnswer(language: Language): string {
   return language === 'zh'

@@ -14,7 +14,7 @@ import { INVESTIGATE_DEFINITION, investigate, type InvestigateResult } from '../
 import { detectLanguage, routeIntent, type Intent, type ProjectMemory, type RoutedMessage, type RoutingFallback } from '../memory/index.js';
 import { skillAppliesTo } from '../trial/sop/skill-catalog.js';
 import type { TrialQc } from '../trial/trial-qc.js';
-import { composeAnswer, failedAnswer, forbiddenAnswer, internalErrorAnswer, memoryFullAnswer, qcStartedAnswer, rememberedAnswer, unclearAnswer, unreadableAnswer, writeRequestGuidance, type Language } from './guidance.js';
+import { composeAnswer, failedAnswer, forbiddenAnswer, internalErrorAnswer, memoryFullAnswer, notRememberedAnswer, qcStartedAnswer, rememberedAnswer, unclearAnswer, unreadableAnswer, writeRequestGuidance, type Language } from './guidance.js';
 import { isRawStructure } from './person-answer.js';
 
 /**
@@ -210,6 +210,8 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
       return { intent, answer: rememberedAnswer(fact.text, written.changed, language), ok: true, ending: 'remembered' };
     } catch (error) {
       if (ClinAgentError.isInstance(error) && error.code === 'MEMORY_OVER_CAP') return { intent, answer: memoryFullAnswer(error.message, language), ok: false, ending: 'failed' };
+      // The refusal's lines name fields of the write API (facts.0.text: ...); the span above keeps them for admins.
+      if (ClinAgentError.isInstance(error) && error.code === 'VALIDATION_FAILED') return { intent, answer: notRememberedAnswer(language), ok: false, ending: 'failed' };
       throw error;
     }
   }

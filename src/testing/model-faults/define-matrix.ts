@@ -24,7 +24,8 @@ export function defineFaultMatrix(engine: Engine): void {
     server = await startFaultServer(engine, { skills: FAULT_SKILLS, env: SUITE_ENV });
   });
   afterAll(async () => {
-    console.log(renderMatrix(results, COLUMNS));
+    // MODEL_FAULTS_EVERY_CELL=1 also lists what the person got in the green cells, to review them by eye.
+    console.log(renderMatrix(results, COLUMNS, { everyCell: process.env.MODEL_FAULTS_EVERY_CELL === '1' }));
     await server?.close();
   });
 

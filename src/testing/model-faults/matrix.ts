@@ -2,7 +2,7 @@ import type { Fault } from './faults.js';
 import type { CellResult } from './run-cell.js';
 
 /** The agents x faults matrix as the suite prints it: ✓ green, ✗ red, · not run on this engine; then each red cell's problems. */
-export function renderMatrix(results: readonly CellResult[], columns: readonly Fault[]): string {
+export function renderMatrix(results: readonly CellResult[], columns: readonly Fault[], options: { everyCell?: boolean } = {}): string {
   const engines = [...new Set(results.map((r) => r.engine))];
   const out: string[] = [];
   for (const engine of engines) {
@@ -24,6 +24,10 @@ export function renderMatrix(results: readonly CellResult[], columns: readonly F
     out.push(columns.map((c, i) => `F${i} ${c.id}: ${c.description}`).join('\n'));
     const red = mine.filter((r) => !r.ok);
     if (red.length) out.push('Red cells:');
+    if (options.everyCell) {
+      out.push('Every cell:');
+      for (const cell of mine) out.push(`  ${cell.ok ? '✓' : '✗'} ${cell.target} x ${cell.fault} (${cell.modelCalls} calls, ${cell.ms} ms): "${cell.shown}"`);
+    }
     for (const cell of red) out.push(`  ✗ ${cell.target} x ${cell.fault} (${cell.modelCalls} model calls, ${cell.ms} ms): ${cell.problems.join('; ')}${cell.shown ? ` | the person got: "${cell.shown}"` : ''}`);
   }
   return out.join('\n');

@@ -11,6 +11,8 @@ const LEAKED_VALUES = /\bundefined\b|\[object Object\]|\bNaN\b/;
 const URL = /\bhttps?:\/\/(?:127\.0\.0\.1|localhost|10\.\d+\.\d+\.\d+|\[::1\])[^\s)]*|\/v1\/chat\/completions/;
 /** The scripted model's own error bodies ("scripted status 500", "upstream exploded ..."): provider text, not ours. */
 const PROVIDER_TEXT = /scripted (?:status|model)|upstream exploded|server_error|Rate limit reached for requests/;
+/** A validation issue's path with an index ("turns.0:", "facts.0.text:"): our internals, not the person's words. */
+const VALIDATION_PATH = /(?:^|[\s(])[A-Za-z_]+(?:\.\d+)+(?:\.[A-Za-z_]+)*:\s/;
 /** An object with quoted keys, anywhere in the text: a decision or a data block shown as it came from the model. */
 const RAW_JSON = /\{\s*"[^"\n]{1,60}"\s*:|^\s*\[\s*[{"\d]/;
 
@@ -24,6 +26,7 @@ export function personMessageProblems(message: unknown): string[] {
   if (LEAKED_VALUES.test(text)) problems.push(`the message holds "${LEAKED_VALUES.exec(text)![0]}"`);
   if (URL.test(text)) problems.push(`the message names an endpoint (${URL.exec(text)![0].slice(0, 60)})`);
   if (PROVIDER_TEXT.test(text)) problems.push("the message quotes the model provider's error");
+  if (VALIDATION_PATH.test(text)) problems.push(`the message quotes an internal validation path (${VALIDATION_PATH.exec(text)![0].trim()})`);
   if (RAW_JSON.test(text)) problems.push(`the message holds raw JSON (${snippet(text.slice(Math.max(0, text.search(RAW_JSON))))})`);
   return problems;
 }
