@@ -22,7 +22,7 @@ import { patientLanguage } from './patient-language.js';
 import { patientNotice, type PatientNotice } from './patient-notices.js';
 import { responseStreamer } from './response-stream.js';
 import { assessRisk, LEVEL_GUIDANCE, leadWithGuidance } from './risk/index.js';
-import { checkedTurn, excludedDrugStream, patientExclusions, patientWordsOf } from './safety/index.js';
+import { checkedTurn, excludedDrugStream, identifierFreeHistory, identifierFreeModel, patientExclusions, patientWordsOf, redactIdentifierText } from './safety/index.js';
 import type { MedicalContext, RiskAssessment } from './types.js';
 
 export interface ConsultServiceDeps extends ConversationRunDeps {
@@ -95,10 +95,12 @@ export function createConsultService(deps: ConsultServiceDeps) {
       createDossierTool({ store: dossiers, runId: run.id, userId: run.userId!, snapshot: async () => snapshotOf(state, patientWordsOf(state, text)) }),
     ]);
     const outcome = await runDefinition(CONSULT_DEFINITION, {
-      llm: deps.llm,
+      // What the model answers is without identifiers before the loop, a tool, a trace or this consult reads it.
+      llm: identifierFreeModel(deps.llm),
       trace,
       registry,
-      input: { medicalContext: state.medicalContext, history: state.messages, message: modelMessageOf(state, text, attachmentId) },
+      // Read through the same guards: consults saved before they applied may hold identifiers.
+      input: { medicalContext: normalizeMedicalContext(state.medicalContext), history: identifierFreeHistory(state.messages), message: modelMessageOf(state, text, attachmentId) },
       accept: ({ decision }) => ({ ok: true, value: decision?.data ?? {} }),
       // What the patient's words show already leads the streamed text, as it will lead the reply.
       onEvent: onEvent && responseStreamer(onEvent, { level: riskOf(normalizeMedicalContext(state.medicalContext), said).risk_level, language: patientLanguage(said) }),
@@ -254,7 +256,9 @@ export function createConsultService(deps: ConsultServiceDeps) {
         const state = runs.stateOf(run);
         run = await runs.saveWaiting(run, { ...state, attachments: [...state.attachments, stored], updatedAt: new Date().toISOString() }, actor, { action: 'image_uploaded', newValue: { attachmentId: stored.id, mimeType: stored.mimeType, sizeBytes: stored.sizeBytes } });
       }
-      const saved = await runs.take(run, actor, { kind: 'answer', answer: JSON.stringify({ text: message, attachmentId }) }, options);
+      // The patient's phone number, ID number, e-mail, address or stated name is no clinical fact: it is replaced
+      // before the message is stored, traced or sent to the model. The risk and drug checks read the rest.
+      const saved = await runs.take(run, actor, { kind: 'answer', answer: JSON.stringify({ text: redactIdentifierText(message), attachmentId }) }, options);
       const reply = runs.stateOf(saved).lastReply;
       if (!reply) throw new ClinAgentError('INTERNAL', 'The consult saved no reply for this message; reload it.');
       return reply;

@@ -33,4 +33,21 @@ describe('normalizeMedicalContext', () => {
     expect(normalizeMedicalContext({ patient_info: { age: 'unknown', pregnant: 'n/a' }, symptoms: [] })).toEqual({ patient_info: {} });
     expect(normalizeMedicalContext({ patient_info: { age: '6 months' } }).patient_info?.age).toBe(0.5);
   });
+
+  it('drops names, phone numbers, ID numbers, addresses and e-mail under any key at any depth, keeping the clinical rest', () => {
+    const context = normalizeMedicalContext({
+      symptoms: [{ name: 'rash', phone: '13812345678' }, 'itch'],
+      patient_full_name: 'Zhang Wei',
+      home_phone: '13812345678',
+      residential_address: '12 Nanjing Road',
+      identity_card: '110101 19900307 1234',
+      patient_info: { age: 34, name: 'Zhang Wei', phone: '021 6234 5678', note: 'My name is Zhang Wei, gardener' },
+      additional_information: { emergency_contact: { relation: 'wife', name: 'Li Na', mobile: '139 0000 1111' }, landline: '010-87654321', contact: 'zhang@example.com', occupation: 'gardener' },
+    });
+    expect(context).toEqual({
+      symptoms: ['rash', 'itch'],
+      patient_info: { age: 34, note: 'My name is [identifier removed], gardener' },
+      additional_information: { emergency_contact: { relation: 'wife' }, occupation: 'gardener' },
+    });
+  });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withoutIdentifiers } from './safety/identifiers.js';
 import type { MedicalContext, PatientInfo } from './types.js';
 
 /**
@@ -7,6 +8,9 @@ import type { MedicalContext, PatientInfo } from './types.js';
  * `symptoms: [{"name": "rash"}]`, `age: "34岁"`, `pregnant: "yes"`. Each field is coerced to its type, and what
  * cannot be read is left out rather than refused: a turn must never fail over the shape of the model's notes, and
  * the safety check reads the patient's own words every turn anyway. Keys the consult does not know pass through.
+ * Identifiers do not: the context goes back to the model every round and is stored, so names, phone numbers, ID
+ * numbers, addresses and e-mail are dropped under any key at any depth (`patient_info.name`,
+ * `additional_information.home_phone`) and replaced in any text, before anything is coerced (safety/identifiers.ts).
  */
 
 /** Keys that name the text of an item the model wrote as an object ({"name": "rash", "severity": "mild"}). */
@@ -97,7 +101,7 @@ export const patientInfoShape = z.looseObject({
   allergies: field((v) => (v === undefined || v === null ? undefined : allergiesOf(v)), z.array(z.string().min(1))),
 });
 
-export const medicalContextShape = z.looseObject({
+const medicalContextFields = z.looseObject({
   symptoms: textList,
   location: textList,
   duration: text,
@@ -108,6 +112,8 @@ export const medicalContextShape = z.looseObject({
   suspected_conditions: textList,
   image_findings: textList,
 });
+
+export const medicalContextShape = z.preprocess((value) => withoutIdentifiers(value), medicalContextFields);
 
 /** Drops the keys a coercion left undefined, so a merge does not overwrite what is known with nothing. */
 function withoutUndefined<T extends Record<string, unknown>>(record: T): T {

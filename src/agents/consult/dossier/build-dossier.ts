@@ -1,7 +1,7 @@
 import type { MedicalContext, MedicationOption, MedicationSearch, RedFlag, RiskAssessment, RiskLevel } from '../types.js';
 import type { PatientExclusions } from '../safety/patient-exclusions.js';
 import { withoutExcludedDrugs } from '../safety/without-excluded-drugs.js';
-import { redactIdentifierText, withoutIdentifierKeys } from './identifiers.js';
+import { redactIdentifierText, withoutIdentifierKeys } from '../safety/identifiers.js';
 
 /** What a dossier is made from: the consult's own state, what the model passed, and when it was made. */
 export interface DossierInput {

@@ -5,6 +5,7 @@ import type { Database } from '../../../core/db/connect.js';
 import { ClinAgentError } from '../../../core/errors.js';
 import { agentRuns } from '../../../core/db/schema/runs.js';
 import { createToolRegistry } from '../../../core/tools/registry.js';
+import { ALL_TRACES, createTraceStore } from '../../../core/trace/store.js';
 import { openTestDatabase, testEngines } from '../../../testing/test-database.js';
 import { buildDossier, createDossierStore, createDossierTool, type DossierSnapshot, type DossierStore } from './index.js';
 
@@ -78,7 +79,10 @@ describe.each(testEngines())('consult dossiers on %s', (engine) => {
     const registry = createToolRegistry();
     registry.register(createDossierTool({ snapshot: async () => snapshot, store, runId, userId, now: () => new Date('2026-03-02T09:30:00Z') }));
 
-    const call = await registry.run('generate_medical_dossier', JSON.stringify({ patient_data: { chief_complaint: '左手腕红疹伴瘙痒 3 天', allergies: ['磺胺'], name: '张三', phone: '13912345678' } }));
+    const traces = createTraceStore(database.db);
+    const trace = await traces.start({ kind: 'consult', name: 'dossier-tool' });
+
+    const call = await registry.run('generate_medical_dossier', JSON.stringify({ patient_data: { chief_complaint: '左手腕红疹伴瘙痒 3 天', allergies: ['磺胺'], name: '张三', phone: '13912345678', additional_information: { 身份证: '110101 19900307 1234' } } }), trace);
 
     expect(call.error).toBe('');
     const result = call.result as { dossier_id: string; content: string };
@@ -94,7 +98,11 @@ describe.each(testEngines())('consult dossiers on %s', (engine) => {
     expect(result.content).toContain('## Chief complaint\n\n左手腕红疹伴瘙痒 3 天');
     expect(result.content).toContain('**Allergies:** 青霉素; 磺胺');
     expect(result.content).not.toContain('## Conversation');
-    expect(JSON.stringify(stored) + result.content).not.toMatch(/张三|13912345678/);
+    expect(JSON.stringify(stored) + result.content).not.toMatch(/张三|13912345678|19900307/);
+    // The call's trace span keeps the clinical part of its arguments and none of the identifiers.
+    const span = (await traces.get(trace.traceId, ALL_TRACES))!.spans.find((s) => s.kind === 'tool')!;
+    expect(JSON.stringify(span.input)).toContain('左手腕红疹伴瘙痒 3 天');
+    expect(JSON.stringify(span.input)).not.toMatch(/张三|13912345678|19900307/);
   });
 
   it('generate_medical_dossier works without patient_data', async () => {

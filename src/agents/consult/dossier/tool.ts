@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ClinAgentError } from '../../../core/errors.js';
 import type { ToolDefinition } from '../../../core/tools/registry.js';
+import { withoutIdentifiers, withoutIdentifiersInModelText } from '../safety/identifiers.js';
 import { buildDossier, type DossierContent, type DossierInput } from './build-dossier.js';
 import type { DossierStore } from './dossier-store.js';
 import { dossierMarkdown } from './export.js';
@@ -42,6 +43,8 @@ export function createDossierTool(deps: DossierToolDeps): ToolDefinition<z.outpu
     description:
       'Generate and save a structured medical record of this consult (chief complaint, history, patient information, findings, risk, assessment, plan, transcript). Call it when the consult has concluded or the patient asks for a record. Returns dossier_id and the record as Markdown.',
     schema: DossierArgs,
+    // patient_data is what the model chose to pass: the record drops identifiers, and so does the call's trace.
+    traceArguments: (args) => (typeof args === 'string' ? withoutIdentifiersInModelText(args) : withoutIdentifiers(args)),
     async run(args) {
       try {
         const content: DossierContent = buildDossier({ ...(await deps.snapshot()), patientData: args.patient_data, createdAt: (deps.now ?? (() => new Date()))() });
