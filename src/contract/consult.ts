@@ -33,7 +33,7 @@ export const ConsultMessageRequest = z.strictObject({
 export type ConsultMessageRequest = z.infer<typeof ConsultMessageRequest>;
 
 export const ConsultReply = z.object({
-  response: z.string().describe('what the consult says; urgent advice first when the safety check found a red flag'),
+  response: z.string().describe("what the consult says; at urgent, high and moderate risk it leads with that level's advice from the risk table (src/agents/consult/risk/level-guidance.ts), marked ⚠️, in the patient's language, whatever the model wrote; at low risk the model's answer leads"),
   quickOptions: z.array(z.string()).describe('answers the patient can tap'),
   action: z.enum(['respond', 'diagnose', 'stopped']).describe('respond: it asks or answers and waits; diagnose: it concluded; stopped: a limit was reached'),
   medicalContext: OpenObject,

@@ -881,7 +881,7 @@ export const en = {
   'consult.risk.urgent': 'Urgent',
   'consult.risk.low.meaning': 'Usually manageable with self-care or a routine appointment.',
   'consult.risk.moderate.meaning': 'See a doctor within a few days.',
-  'consult.risk.high.meaning': 'See a doctor promptly.',
+  'consult.risk.high.meaning': 'See a dermatologist within two weeks, and sooner if it gets worse.',
   'consult.risk.seekCareNow': 'Seek medical care now: go to an emergency department or call your local emergency number.',
   'consult.risk.redFlags': 'Warning signs found',
   'consult.status.open': 'in progress',

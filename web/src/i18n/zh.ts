@@ -878,7 +878,7 @@ export const zh: Messages = {
   'consult.risk.urgent': '紧急',
   'consult.risk.low.meaning': '通常可自我护理或常规就诊。',
   'consult.risk.moderate.meaning': '请在几天内就医。',
-  'consult.risk.high.meaning': '请尽快就医。',
+  'consult.risk.high.meaning': '请在两周内看皮肤科医生，如有加重请尽早就诊。',
   'consult.risk.seekCareNow': '请立即就医：前往急诊或拨打当地急救电话。',
   'consult.risk.redFlags': '发现的危险信号',
   'consult.status.open': '进行中',
