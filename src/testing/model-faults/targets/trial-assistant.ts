@@ -30,8 +30,9 @@ export const trialAssistantTarget: FaultTarget = {
       healthy: (request) => (asksForJson(request) ? reply(JSON.stringify(routing(QUESTION))) : reply('P003 has an ECOG score of 1.')),
       sample: (request) => (asksForJson(request) ? routing(QUESTION) : { answer: 'P003 has an ECOG score of 1.' }),
       embedJson: (json) => reply(json),
-      // A router that says the user asked to remember the model's own words: the trap for "stored from model text".
-      say: (text, request) => (asksForJson(request) ? reply(JSON.stringify({ intents: [{ type: 'memory_instruction', text, fact: { section: 'prohibitions', text } }] })) : reply(text)),
+      // A router that routes the question and also says the user asked to remember the model's own words (the trap
+      // for "stored from model text"); the question engine then answers with the text.
+      say: (text, request) => (asksForJson(request) ? reply(JSON.stringify({ intents: [{ type: 'data_question', text: QUESTION }, { type: 'memory_instruction', text, fact: { section: 'prohibitions', text } }] })) : reply(text)),
       callTool: (name, args) => nativeToolCall(name, args),
       loopTool: { name: 'read_clinical_data', arguments: { record_id: 'P003' } },
       async prepare() {
