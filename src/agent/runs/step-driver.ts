@@ -27,14 +27,15 @@ interface DrivenRow {
 
 /**
  * What an agent (or the trial SOP) brings to the driver: how one node runs. Everything else (lease, heartbeat, the
- * checkpoint after every node, end nodes, the node cap, a lease given back on a rate limit) is the driver's.
+ * checkpoint after every node, end nodes, the node cap, waiting out a model outage) is the driver's.
  */
 export interface NodeHandlers<Row, Extra, Session> {
   /** Per advance: a trace, a loaded definition; handed to every node of this advance. */
   begin?(run: Row): Promise<Session>;
   /**
-   * Runs one node of a RUNNING run. A thrown LLM_RATE_LIMITED or LLM_TIMEOUT gives the lease back and fails the
-   * job (pg-boss retries it); anything the node can route itself (an `on_error` edge) it returns as a result.
+   * Runs one node of a RUNNING run. A thrown model outage (LLM_RATE_LIMITED, LLM_TIMEOUT, LLM_UNAVAILABLE) is waited
+   * out by the driver (ModelOutagePolicy; without job queues the lease is given back and the error rethrown);
+   * anything the node can route itself (an `on_error` edge) it returns as a result.
    */
   execute(run: Row, nodeId: string, session: Session): Promise<NodeResult<Extra>>;
   /** After the advance: the run as saved (undefined when the lease was lost), or the error it stopped on. */
