@@ -46,7 +46,7 @@ export const RunEvents = {
     .object({ type: z.literal('tool_call_finished'), round: z.int(), callId: z.string(), name: z.string(), success: z.boolean(), error: z.string().optional(), part: z.int().optional() })
     .describe('that tool has run, or was refused'),
   round_finished: z
-    .object({ type: z.literal('round_finished'), round: z.int(), promptTokens: z.int(), completionTokens: z.int(), toolCalls: z.int().describe('tool calls the model asked for; they run next'), part: z.int().optional() })
+    .object({ type: z.literal('round_finished'), round: z.int(), promptTokens: z.int(), completionTokens: z.int(), toolCalls: z.int().describe('tool calls the model asked for; they run next'), part: z.int().optional(), truncated: z.literal(true).optional().describe('the answer was cut off by the token limit: its text is not the answer, and the model is asked again') })
     .describe('one model call ended, with its tokens'),
   part_finished: z
     .object({ type: z.literal('part_finished'), part: z.int(), intent: Intent, answer: z.string(), ok: z.boolean(), ending: ChatPart.shape.ending })

@@ -220,6 +220,17 @@ describe('investigate: the read-only ReAct engine', () => {
     expect(events.find((e) => e.type === 'tool_call_started')).toMatchObject({ name: 'read_clinical_data', round: 1 });
   });
 
+  it('streams no text of an answer that is asked again: cut off by the token limit, or too long', async () => {
+    for (const unusable of [{ reply: 'P003 has ECOG 1 and is eli', finishReason: 'length', stream: { pieceChars: 5 } }, { reply: 'P003 ECOG 1. '.repeat(1000), stream: { pieceChars: 500 } }]) {
+      const events: AgentEvent[] = [];
+      model.push(unusable, { reply: 'P003 has ECOG 1 and is eligible.', stream: { pieceChars: 5 } });
+      const { result } = await ask({ onEvent: (event) => events.push(event) });
+      expect(result.answer).toBe('P003 has ECOG 1 and is eligible.');
+      expect(events.filter((e) => e.type === 'text_delta').map((e) => e.text).join('')).toBe('P003 has ECOG 1 and is eligible.');
+      expect(events.filter((e) => e.type === 'round_finished').map((e) => e.type === 'round_finished' && e.truncated === true)).toEqual(['finishReason' in unusable, false]);
+    }
+  });
+
   it('bounds the answer: max_tokens on every call, and a 200 kB answer is asked again shorter, never returned', async () => {
     const before = model.requests.length;
     const huge = 'P003 ECOG 1. '.repeat(16_000);

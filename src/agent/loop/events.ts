@@ -31,8 +31,9 @@ export type AgentEvent =
   /**
    * A model call ended. `toolCalls` is how many native tool calls it asked for (they run next): an agent that must
    * show users only its final answer (seed 000's ReAct engine) holds a round's text until it knows it is 0.
+   * `truncated`: the answer was cut off by the token limit; its text is not the answer, and the model is asked again.
    */
-  | { type: 'round_finished'; round: number; promptTokens: number; completionTokens: number; toolCalls: number; part?: number }
+  | { type: 'round_finished'; round: number; promptTokens: number; completionTokens: number; toolCalls: number; part?: number; truncated?: true }
   /** One planned part is done: its whole answer, whether it succeeded, and how it ended. */
   | { type: 'part_finished'; part: number; intent: PlannedPart; answer: string; ok: boolean; ending: string }
   /** The run stopped for a person: it goes on once they answer or decide (the durable runs' resume routes). */

@@ -205,7 +205,7 @@ async function runRound<T>(config: LoopConfig<T>, state: RoundState): Promise<Ro
   }
   progress.promptTokens += response.usage.promptTokens || countTokens(messages.map(messageText).join('\n'));
   progress.completionTokens += response.usage.completionTokens || countTokens(response.content);
-  config.onEvent?.({ type: 'round_finished', round, promptTokens: response.usage.promptTokens, completionTokens: response.usage.completionTokens, toolCalls: config.decisions ? 0 : response.toolCalls.length });
+  config.onEvent?.({ type: 'round_finished', round, promptTokens: response.usage.promptTokens, completionTokens: response.usage.completionTokens, toolCalls: config.decisions ? 0 : response.toolCalls.length, ...(response.finishReason === 'length' ? { truncated: true as const } : {}) });
 
   // Cut off by the token limit: the text (or a tool call's arguments) is a prefix of what the model meant, even
   // when it happens to parse. It is never taken as the answer nor run as a call; the model is asked again.
