@@ -9,3 +9,33 @@ const STRUCTURE_START = /^\s*(?:```[a-z]*\s*)?(?:\{\s*"|\[\s*[{["])/i;
 export function isRawStructure(text: string): boolean {
   return STRUCTURE_START.test(text);
 }
+
+/** What could still turn out to open a structure: whitespace, a code fence, one bracket. */
+const MAY_OPEN_STRUCTURE = /^\s*(?:```[a-z]*\s*|`{1,2})?(?:[{[]\s*)?$/i;
+
+/**
+ * The same rule for an answer that streams: its first characters are held back until they show whether it opens
+ * as a structure; a structure is never streamed (the final answer says why), prose passes through as it comes.
+ * `push` returns the text to stream now; `end` returns what is still held when the answer ends.
+ */
+export function createStructureHold(): { push(text: string): string; end(): string } {
+  let held = '';
+  let state: 'deciding' | 'prose' | 'structure' = 'deciding';
+  return {
+    push(text) {
+      if (state === 'prose') return text;
+      if (state === 'structure') return '';
+      held += text;
+      if (MAY_OPEN_STRUCTURE.test(held)) return '';
+      state = isRawStructure(held) ? 'structure' : 'prose';
+      const out = state === 'prose' ? held : '';
+      held = '';
+      return out;
+    },
+    end() {
+      const out = state === 'deciding' ? held : '';
+      held = '';
+      return out;
+    },
+  };
+}

@@ -394,6 +394,26 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
     expect(response.body).not.toContain('SECRET THOUGHT');
   });
 
+  it('streams prose as it comes, and never a data structure the model answered with', async () => {
+    const streamed = async (reply: string) => {
+      brain = (request) => (isRouting(request) ? intents({ type: 'data_question', text: 'P003 ECOG?' }) : { reply, stream: { pieceChars: 2 } });
+      const response = await app.inject({ method: 'POST', url: '/api/iit/projects/trial-a/chat/stream', headers: { authorization: `Bearer ${tokens.coordinator}` }, payload: { message: 'P003 ECOG?' } });
+      const events: Array<{ event: string; data: any }> = [];
+      createParser({ onEvent: (m) => events.push({ event: m.event ?? 'message', data: JSON.parse(m.data) }) }).feed(response.body);
+      const deltas = events.filter((e) => e.event === 'text_delta').map((e) => e.data.text as string);
+      return { deltas, result: events.find((e) => e.event === 'result')!.data as ChatAnswer };
+    };
+
+    const structure = await streamed('```json\n{"answer": 42, "citations": []}\n```');
+    expect(structure.deltas.join('')).toBe('');
+    expect(structure.result.answer).toMatch(/answered with data instead of words/);
+
+    const prose = await streamed('  P003 has ECOG 1 (fully active but restricted in strenuous work).');
+    expect(prose.deltas.join('')).toBe('  P003 has ECOG 1 (fully active but restricted in strenuous work).');
+    expect(prose.deltas.length).toBeGreaterThan(10);
+    expect(prose.result.parts[0]).toMatchObject({ ok: true, ending: 'answer' });
+  });
+
   it("continues a conversation with the question engine's history strategy: texts only, the newest that fit", async () => {
     brain = (request) => (isRouting(request) ? intents({ type: 'data_question', text: 'and P005?' }) : { reply: 'Short answer.' });
     const first = (await chat(tokens.coordinator, 'trial-a', { message: 'ECOG of P003?' })).json() as ChatAnswer;

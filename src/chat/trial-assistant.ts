@@ -15,7 +15,7 @@ import { detectLanguage, routeIntent, type Intent, type ProjectMemory, type Rout
 import { skillAppliesTo } from '../trial/sop/skill-catalog.js';
 import type { TrialQc } from '../trial/trial-qc.js';
 import { composeAnswer, failedAnswer, forbiddenAnswer, internalErrorAnswer, memoryFullAnswer, notRememberedAnswer, qcStartedAnswer, rememberedAnswer, unclearAnswer, unreadableAnswer, writeRequestGuidance, type Language } from './guidance.js';
-import { isRawStructure } from './person-answer.js';
+import { createStructureHold, isRawStructure } from './person-answer.js';
 
 /**
  * The trial assistant (seed 000 section 6, seed 002): one chat message in, one answer out. The message is split
@@ -224,6 +224,7 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
       intent.type === 'history_question' ? deps.memory.reports.promptBlock(projectId) : Promise.resolve(undefined),
       deps.trial.readTools(actor, projectId),
     ]);
+    const holds = new Map<number, ReturnType<typeof createStructureHold>>();
     const result: InvestigateResult = await investigate({
       llm: deps.llm,
       trace,
@@ -234,6 +235,13 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
       limits: { maxIterations: deps.config.assistant.maxIterations, tokenBudget: deps.config.assistant.tokenBudget },
       signal,
       onEvent: (event) => {
+        // Each round's text is held until it shows it is prose: a data structure is never streamed (see below).
+        if (event.type === 'text_delta' || event.type === 'round_finished') {
+          const hold = holds.get(event.round) ?? holds.set(event.round, createStructureHold()).get(event.round)!;
+          const text = event.type === 'text_delta' ? hold.push(event.text) : hold.end();
+          if (text) emit({ type: 'text_delta', round: event.round, text, part: index });
+          if (event.type === 'text_delta') return;
+        }
         const shown = shownToUser(event, index);
         if (shown) emit(shown);
       },

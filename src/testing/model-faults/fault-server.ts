@@ -2,10 +2,12 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AppContext } from '../../context.js';
+import { statusOf, type ErrorCode } from '../../core/errors.js';
 import { packageRoot } from '../../core/paths.js';
 import { buildServer } from '../../http/server.js';
 import { registerWorkers } from '../../workers.js';
 import { INTAKE_SCENARIO } from '../intake-agent.js';
+import { readEventStream } from '../read-event-stream.js';
 import { startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedStep } from '../scripted-model.js';
 import { buildTestContext } from '../test-context.js';
 import type { Engine } from './target.js';
@@ -24,9 +26,35 @@ export interface FaultServer {
   answerWith(respond: (request: RecordedRequest) => ScriptedStep): void;
   /** fetch against the server as the holder of `token`, the body read as JSON or text. */
   call(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /**
+   * The same request to a streaming route: every event as it came, what the person watched appear (the text
+   * deltas joined), and the final `result` or `error` event's data. A refusal before the stream is plain JSON.
+   */
+  stream(path: string, token: string, body: unknown): Promise<StreamedTurn>;
   /** A directory for a target's files, removed on close. */
   tempDir(prefix: string): string;
   close(): Promise<void>;
+}
+
+export interface StreamedTurn {
+  status: number;
+  /** The final event's data (the route's result body), or the JSON body of a refusal. */
+  body: any;
+  /** `result`, `error`, `refused` (plain JSON before any event) or `none` (the stream ended without a final event). */
+  ending: 'result' | 'error' | 'refused' | 'none';
+  /** The text deltas, joined in order: what the person watched appear before the final event. */
+  watched: string;
+}
+
+/**
+ * The status a streamed turn ended with, as the JSON route would have answered it: 200 for a result, the error
+ * code's status for an error event, 500 for a stream that ended without its final event.
+ */
+export function streamedStatus(turn: StreamedTurn): number {
+  if (turn.ending === 'refused') return turn.status;
+  if (turn.ending === 'result') return 200;
+  if (turn.ending === 'none') return 500;
+  return statusOf(turn.body?.code as ErrorCode) ?? 500;
 }
 
 /** The test-intake agent of the durable-run tests: a run that waits for a person's answer. */
@@ -83,6 +111,25 @@ export async function startFaultServer(engine: Engine, options: { skills: Record
         // Not JSON: the text is what the person would see.
       }
       return { status: response.status, body: parsed };
+    },
+    async stream(route, token, body) {
+      const response = await fetch(`${url}${route}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify(body) });
+      if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+        const text = await response.text();
+        let parsed: unknown = text;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          // Not JSON: the text is what the person would see.
+        }
+        return { status: response.status, body: parsed, ending: 'refused', watched: '' };
+      }
+      let watched = '';
+      for await (const event of readEventStream(response)) {
+        if (event.event === 'text_delta') watched += String(event.data?.text ?? '');
+        if (event.event === 'result' || event.event === 'error') return { status: response.status, body: event.data, ending: event.event, watched };
+      }
+      return { status: response.status, body: undefined, ending: 'none', watched };
     },
     tempDir,
     async close() {

@@ -85,7 +85,7 @@ export const FAULTS: readonly Fault[] = [
     id: 'very_long',
     description: 'a 200 kB answer',
     unusable: false,
-    step: (request, shapes) => shapes.say(padTo(`${shapes.bait?.en ?? 'The record looks complete.'} `, VERY_LONG_CHARS), request),
+    step: (request, shapes) => inBigPieces(shapes.say(padTo(`${shapes.bait?.en ?? 'The record looks complete.'} `, VERY_LONG_CHARS), request)),
   },
   {
     id: 'other_language',
@@ -107,6 +107,14 @@ export const COLUMNS: readonly Fault[] = [HEALTHY, ...FAULTS];
 /** The same answer, as the endpoint reports a reply that hit max_tokens. */
 function cutOff(step: ScriptedStep): ScriptedStep {
   return 'reply' in step ? { ...step, finishReason: 'length' } : step;
+}
+
+/**
+ * Streamed in 4 kB pieces: 50 000 pieces of 4 characters take the scripted model longer to send than any limit
+ * here, which would time the suite, not the agent.
+ */
+function inBigPieces(step: ScriptedStep): ScriptedStep {
+  return 'reply' in step || 'toolCalls' in step ? { ...step, stream: { pieceChars: 4_000 } } : step;
 }
 
 function padTo(text: string, chars: number): string {

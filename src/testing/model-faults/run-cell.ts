@@ -42,6 +42,8 @@ export async function runCell(server: FaultServer, target: FaultTarget, session:
     if (outcome.status >= 500) problems.push(`HTTP ${outcome.status}`);
     if (turnMs > target.turnLimitMs) problems.push(`the turn took ${turnMs} ms (limit ${target.turnLimitMs})`);
     problems.push(...personMessageProblems(outcome.message));
+    // What streamed in front of the person counts as much as the final message (it may be nothing: a tool round).
+    if (outcome.watched) problems.push(...personMessageProblems(outcome.watched).map((problem) => `streamed text: ${problem.replace(/^the message /, '')}`));
     if (modelCalls > target.maxModelCalls) problems.push(`${modelCalls} model calls (at most ${target.maxModelCalls})`);
     problems.push(...(await session.invariant(fault, outcome)));
     const next = await withLimit(session.next(), target.turnLimitMs + 5_000, 'the next message did not end');

@@ -10,6 +10,8 @@ export interface TurnOutcome {
   status: number;
   /** The text meant for the person (the answer, the refusal, the notice an admin reads). */
   message: unknown;
+  /** A streamed turn: the text the person watched appear before the final event (checked like the message). */
+  watched?: string;
   /** Anything the invariant check needs (ids, the response body). */
   detail?: Record<string, unknown>;
 }

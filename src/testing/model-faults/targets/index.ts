@@ -1,11 +1,11 @@
 import type { FaultTarget } from '../target.js';
-import { consultTarget } from './consult.js';
+import { consultStreamTarget, consultTarget } from './consult.js';
 import { durableRunTarget } from './durable-run.js';
 import { distillTarget, pruneTarget } from './memory-writers.js';
-import { protocolAgentTarget } from './protocol-agent.js';
+import { protocolAgentStreamTarget, protocolAgentTarget } from './protocol-agent.js';
 import { scenarioTarget, shippedScenarios } from './scenario.js';
 import { softRuleTarget } from './soft-rule.js';
-import { trialAssistantTarget } from './trial-assistant.js';
+import { trialAssistantStreamTarget, trialAssistantTarget } from './trial-assistant.js';
 import { weeklyReportTarget } from './weekly-report.js';
 
 export { FAULT_SKILLS } from './trial-project.js';
@@ -17,8 +17,11 @@ export { FAULT_SKILLS } from './trial-project.js';
 export function faultTargets(): FaultTarget[] {
   return [
     consultTarget,
+    consultStreamTarget,
     protocolAgentTarget,
+    protocolAgentStreamTarget,
     trialAssistantTarget,
+    trialAssistantStreamTarget,
     weeklyReportTarget,
     distillTarget,
     pruneTarget,
