@@ -167,8 +167,22 @@ describe('runAgent against the scripted model', () => {
     model.push({ reply: 'I cannot answer in JSON today.' }, { reply: 'Still no JSON.' }, { reply: 'No.' });
     const prose = await runAgent(ragScenario('alpha-prose'), 'How often is blood pressure measured?', { context: deps });
     expect(prose).toMatchObject({ status: 'failed', answer: '', structuredOutput: {}, rawOutput: 'No.' });
-    expect(prose.error).toMatch(/no usable answer .* after 3 tries .*No JSON object found/);
+    expect(prose.error).toBe('The model gave no usable answer after 3 tries, so none is shown. Try again, or ask in other words.');
     expect((await ctx.trace.get(prose.traceId, ALL_TRACES))?.status).toBe('failed');
+  });
+
+  it('asks again for an answer of the wrong shape, an empty one or one too long to show, and never returns them', async () => {
+    const good = '{"answer": "Three times [1].", "citations": ["[1]"], "confidence": "high"}';
+    for (const bad of ['{"answer": 42, "citations": {"items": 42}, "confidence": 42}', '', `{"answer": "${'Three times. '.repeat(2000)}", "citations": [], "confidence": "low"}`]) {
+      const before = model.requests.length;
+      model.push({ reply: bad }, { reply: good });
+      const result = await runAgent(ragScenario('alpha-shape'), 'How often is blood pressure measured?', { context: deps });
+      expect(result, bad.slice(0, 40)).toMatchObject({ status: 'success', error: '', answer: 'Three times [1].' });
+      expect(model.requests.length - before).toBe(2);
+    }
+    model.push({ reply: '' }, { reply: ' ' }, { reply: '' });
+    const empty = await runAgent(loadScenario(writeScenario(dir, 'plain-empty.yaml', 'id: plain-empty\nname: plain\nsystem_prompt: Answer briefly.\n')), 'Explain the visit schedule.', { context: deps });
+    expect(empty).toMatchObject({ status: 'failed', answer: '', error: 'The model gave no usable answer after 3 tries, so none is shown. Try again, or ask in other words.' });
   });
 
   it('fails a text answer cut off by the token limit instead of returning the cut-off text as a success', async () => {

@@ -11,7 +11,7 @@ import { ClinAgentError } from '../core/errors.js';
 import type { RagStore } from '../rag/index.js';
 import { buildMessages, fitReferences, toolResultContent } from './messages.js';
 import { decisionAnswer, waitingPrompt } from './loop/decision-text.js';
-import { correctionMessage, runDefinition, textCorrectionMessage, type AgentEventSink, type LoopOutcome } from './loop/index.js';
+import { correctionMessage, runDefinition, textCorrectionMessage, unshowableAnswer, type AgentEventSink, type LoopOutcome } from './loop/index.js';
 import { resolveOutputType } from '../core/structured/output-types.js';
 import { emptyResult, recordFailure, type AgentResult } from './result.js';
 import type { Scenario } from './scenarios/load.js';
@@ -100,7 +100,12 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
       accept: ({ content, decision }) => {
         const parsed = parseStructuredOutput(content, scenario.output);
         if (!parsed.success) return { ok: false, problems: [`(root): ${parsed.error}`], truncated: parsed.truncated };
-        return { ok: true, value: decision ? decisionAnswer(content, decision.data) : content };
+        // A field of the wrong type ("summary": 42) is no answer of the type; one left out is filled and kept.
+        const wrongTypes = parsed.warnings.filter((warning) => !MISSING_FIELD.test(warning));
+        if (wrongTypes.length) return { ok: false, problems: wrongTypes };
+        const answer = decision ? decisionAnswer(content, decision.data) : content;
+        const unshowable = unshowableAnswer(content) ?? unshowableAnswer(answer);
+        return unshowable ? { ok: false, problems: [unshowable] } : { ok: true, value: answer };
       },
       correction: (problems) => (answersInJson ? correctionMessage(problems, scenario.answerShape) : textCorrectionMessage(problems)),
       observations: { result: toolResultContent, failure: (_call, error) => toolResultContent({ success: false, result: null, error }) },
@@ -144,6 +149,9 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
   return result;
 }
 
+/** The parser's note for a declared field the answer left out, which it filled with a default. */
+const MISSING_FIELD = /^[^:]+: missing, filled with /;
+
 /**
  * The turn ended without a usable answer: say why in words the asker can act on, and where the limit is set. An
  * answer cut off by the token limit or not valid for the output type is never passed off as the result.
@@ -155,7 +163,8 @@ function stoppedError(scenario: Scenario, outcome: Extract<LoopOutcome<string>, 
     return new ClinAgentError('LLM_BAD_RESPONSE', `The model's answer was cut off by its output token limit before it was complete, so it was not used. Ask a narrower question, or raise model.max_tokens of scenario ${scenario.id} (${scenario.sourceFile}).`, details);
   }
   if (lastFailure?.kind === 'answer') {
-    return new ClinAgentError('LLM_BAD_RESPONSE', `The model gave no usable answer for scenario ${scenario.id} after ${outcome.progress.corrections} tries (output type "${scenario.output.name}"): ${lastFailure.problems.join('; ')}`, details);
+    // What was wrong (parse errors, field paths) is for the trace, where each round's step has it; the person gets what to do.
+    return new ClinAgentError('LLM_BAD_RESPONSE', `The model gave no usable answer after ${outcome.progress.corrections} tries, so none is shown. Try again, or ask in other words.`, { ...details, problems: lastFailure.problems });
   }
   return new ClinAgentError('LLM_BAD_RESPONSE', `The run stopped without an answer: the limit "${reason}" of scenario ${scenario.id} was reached (stop: in ${scenario.sourceFile}). Ask a narrower question, or raise the limit.`, details);
 }

@@ -258,8 +258,9 @@ async function runRound<T>(config: LoopConfig<T>, state: RoundState): Promise<Ro
 const TRUNCATED_PROBLEM = '(root): the answer was cut off at the output token limit (finish_reason "length") before it was complete; answer again, shorter, so that the whole answer fits';
 
 function correct<T>(config: LoopConfig<T>, messages: ChatMessage[], content: string, problems: string[], truncated = false): RoundResult<T> {
-  // An answer from a model that ignored max_tokens is not sent back whole on every later round.
-  messages.push({ role: 'assistant', content: clipLongText(content) });
+  // An answer from a model that ignored max_tokens is not sent back whole on every later round; an empty one (a
+  // withheld tool call, nothing said) is not an assistant message at all, and a conversation log would refuse it.
+  if (content.trim()) messages.push({ role: 'assistant', content: clipLongText(content) });
   if (config.correction) messages.push(config.correction(problems));
   return { next: 'correct', problems, ...(truncated ? { truncated } : {}) };
 }

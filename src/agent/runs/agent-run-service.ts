@@ -48,9 +48,15 @@ export interface AgentRunServiceDeps extends TurnDeps {
   conversations?: Pick<ConversationStore, 'start' | 'append'>;
   /** Finds the run's owner, in whose name a worker logs the run's turns. */
   users?: { get(id: string): Promise<User | undefined> };
-  /** How long a run waits out a model outage; the step driver's default otherwise. */
+  /** How long a run waits out a model outage; AGENT_RUN_OUTAGE otherwise. */
   modelOutage?: ModelOutagePolicy;
 }
+
+/**
+ * A person usually waits on a durable run (they just answered it): two attempts five seconds apart, then the run
+ * says the model is unavailable, keeps what they said, and can be retried, rather than leaving them watching it wait.
+ */
+export const AGENT_RUN_OUTAGE: ModelOutagePolicy = { attempts: 2, firstDelayMs: 5_000 };
 
 /**
  * Durable runs of declared agents: started from the API, advanced by job workers through the one step driver,
@@ -58,7 +64,7 @@ export interface AgentRunServiceDeps extends TurnDeps {
  * belongs to its user: anyone else gets NOT_FOUND, as for a missing id; admins may read any.
  */
 export function createAgentRunService(deps: AgentRunServiceDeps) {
-  const driver = createStepDriver({ store: definitionRunStore, db: deps.db, logger: deps.logger, workerId: deps.workerId, leaseMs: deps.leaseMs, queue: advanceAgentRunQueue, key: 'runId', jobs: deps.jobs, label: 'agent run', modelOutage: deps.modelOutage });
+  const driver = createStepDriver({ store: definitionRunStore, db: deps.db, logger: deps.logger, workerId: deps.workerId, leaseMs: deps.leaseMs, queue: advanceAgentRunQueue, key: 'runId', jobs: deps.jobs, label: 'agent run', modelOutage: deps.modelOutage ?? AGENT_RUN_OUTAGE });
 
   async function owned(id: string, actor: AgentRunActor, how: 'read' | 'act'): Promise<DefinitionRun> {
     const run = await definitionRunStore.get(deps.db, id);

@@ -3,6 +3,7 @@ import type { ToolRegistry } from '../../core/tools/registry.js';
 import type { TraceScope } from '../../core/trace/store.js';
 import type { AgentDefinition } from '../definitions/agent-definition.js';
 import { decisionAnswer, waitingPrompt } from '../loop/decision-text.js';
+import { unshowableAnswer } from '../loop/correction.js';
 import { runDefinition } from '../loop/run-definition.js';
 import type { StopReason } from '../loop/stop-conditions.js';
 import { stateOf, TURN_NODE, type DefinitionRun, type DefinitionRunState } from './definition-runs.js';
@@ -27,7 +28,11 @@ export async function runTurn(deps: TurnDeps, definition: AgentDefinition<string
     trace,
     registry: definition.tools.length ? deps.tools : undefined,
     messages,
-    accept: ({ content, decision }) => ({ ok: true, value: decisionAnswer(content, decision?.data) }),
+    accept: ({ content, decision }) => {
+      const answer = decisionAnswer(content, decision?.data);
+      const unshowable = unshowableAnswer(answer);
+      return unshowable ? { ok: false, problems: [unshowable] } : { ok: true, value: answer };
+    },
   });
   const state: DefinitionRunState = { ...saved, messages: outcome.messages, traceIds: [...(saved.traceIds ?? []), trace.traceId] };
   if (outcome.kind === 'waiting') {
@@ -50,6 +55,7 @@ export async function runTurn(deps: TurnDeps, definition: AgentDefinition<string
 /** Why the turn ended without an answer, for the person who reads the run: a cut-off answer is never kept. */
 function stoppedText(reason: StopReason): string {
   if (reason === 'truncated') return "the agent stopped without an answer: the model's answer was cut off by its output token limit before it was complete (truncated), so it was not used; ask a narrower question, or raise the agent's model.max_tokens";
+  if (reason === 'retries_exhausted') return 'the agent stopped without an answer: the model gave no usable answer after several tries; start the run again, or ask in other words';
   return `the agent stopped without an answer: ${reason}`;
 }
 

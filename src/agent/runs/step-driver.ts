@@ -99,8 +99,12 @@ export interface ModelOutagePolicy {
   firstDelayMs: number;
 }
 
-/** Three attempts over about a minute and a half (now, after 30 s, after 60 s more): a blip passes, an outage is reported. */
-export const DEFAULT_MODEL_OUTAGE: ModelOutagePolicy = { attempts: 3, firstDelayMs: 30_000 };
+/**
+ * Three attempts over about ten seconds (now, after 3 s, after 6 s more), each with the client's own retries: a
+ * blip passes, an outage is reported while someone still waits for the run, and a run costs at most three times
+ * the client's calls, never one call a second for as long as the outage lasts.
+ */
+export const DEFAULT_MODEL_OUTAGE: ModelOutagePolicy = { attempts: 3, firstDelayMs: 3_000 };
 
 /** The step type of an attempt that found the model unavailable; the run's steps count them. */
 export const MODEL_UNAVAILABLE_STEP = 'model_unavailable';

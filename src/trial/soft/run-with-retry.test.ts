@@ -71,6 +71,13 @@ describe('runWithRetry against the scripted model', () => {
     expect(cut.reason).toMatch(/no usable verdict after 2 attempts \(last: answer cut off: /);
   });
 
+  it('asks again for a verdict whose reason is too long to become a query, and judges from the short one', async () => {
+    model.push({ reply: JSON.stringify({ passed: false, reason: 'The record looks odd. '.repeat(10_000), confidence: 0.9, evidence: '' }) }, { reply: GOOD });
+    const { result, requests } = await requestsDuring(() => runWithRetry(deps, INSTRUCTION, RECORD));
+    expect(result).toMatchObject({ passed: true, reason: 'Dizziness fits known hypertension.', attempts: 2 });
+    expect(messagesOf(requests[1]!).at(-1)!.content).toMatch(/reason: must NOT have more than 2000 characters/);
+  });
+
   it('repairs JSON in a markdown fence with a trailing comma without asking again, and clamps confidence', async () => {
     model.push({ reply: 'Verdict:\n```json\n{"passed": false, "reason": "BP too high", "confidence": 1.4, "evidence": "150/95",}\n```' });
     const { result, requests } = await requestsDuring(() => runWithRetry(deps, INSTRUCTION, RECORD));

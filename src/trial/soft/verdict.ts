@@ -3,6 +3,10 @@ import { formatIssues } from '../../core/errors.js';
 import type { OutputType } from '../../core/structured/output-types.js';
 import { parseStructuredOutput, type ParsedAs } from '../../core/structured/parse.js';
 
+/** A reason is one or two sentences; far longer is a model that lost its way, sent back to say it shorter. */
+const MAX_REASON_CHARS = 2000;
+const MAX_EVIDENCE_CHARS = 4000;
+
 /**
  * The verdict a soft rule asks the model for (seed 000 section 3.2). Defined once in zod: the JSON Schema
  * the shared parser checks against and the prompt shows is derived from it, so the two cannot drift.
@@ -11,9 +15,10 @@ import { parseStructuredOutput, type ParsedAs } from '../../core/structured/pars
  */
 export const softRuleVerdictSchema = z.object({
   passed: z.boolean().describe('true when the record satisfies the instruction'),
-  reason: z.string().describe('why, in one or two sentences'),
+  // Bounded: a reason becomes a query a site reads, and a model that ignores max_tokens can write 200 kB of it.
+  reason: z.string().max(MAX_REASON_CHARS).describe('why, in one or two sentences'),
   confidence: z.number().describe('how sure, from 0 to 1'),
-  evidence: z.string().describe('the field values the verdict rests on, quoted from the record or a tool result'),
+  evidence: z.string().max(MAX_EVIDENCE_CHARS).describe('the field values the verdict rests on, quoted from the record or a tool result'),
 });
 
 export type SoftRuleVerdict = z.infer<typeof softRuleVerdictSchema>;
