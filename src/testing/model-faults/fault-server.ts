@@ -125,8 +125,13 @@ export async function startFaultServer(engine: Engine, options: { skills: Record
         return { status: response.status, body: parsed, ending: 'refused', watched: '' };
       }
       let watched = '';
+      let round: unknown;
       for await (const event of readEventStream(response)) {
-        if (event.event === 'text_delta') watched += String(event.data?.text ?? '');
+        if (event.event === 'text_delta') {
+          // As the console joins them: each round's text on its own paragraph.
+          watched += `${watched && event.data?.round !== round ? '\n\n' : ''}${String(event.data?.text ?? '')}`;
+          round = event.data?.round;
+        }
         if (event.event === 'result' || event.event === 'error') return { status: response.status, body: event.data, ending: event.event, watched };
       }
       return { status: response.status, body: undefined, ending: 'none', watched };

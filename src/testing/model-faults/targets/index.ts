@@ -25,7 +25,7 @@ export function faultTargets(): FaultTarget[] {
     weeklyReportTarget,
     distillTarget,
     pruneTarget,
-    ...shippedScenarios().map(scenarioTarget),
+    ...shippedScenarios().flatMap((scenario) => [scenarioTarget(scenario), scenarioTarget(scenario, { streamed: true })]),
     // Last: runs advanced by job workers may go on retrying a fault after their cell gave up on them.
     softRuleTarget,
     durableRunTarget,

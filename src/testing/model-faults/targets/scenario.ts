@@ -4,6 +4,7 @@ import { ingestScenarioDocuments } from '../../../agent/scenarios/ingest-documen
 import { loadScenarios, type Scenario } from '../../../agent/scenarios/load.js';
 import { packageRoot } from '../../../core/paths.js';
 import type { JsonSchema } from '../../../core/structured/output-types.js';
+import { streamedStatus } from '../fault-server.js';
 import type { FaultTarget } from '../target.js';
 import { nativeToolCall, reply } from './shapes.js';
 
@@ -39,14 +40,31 @@ export function sampleOf(schema: JsonSchema | undefined, text: string): unknown 
 }
 
 /**
+ * What the console shows of a structured answer while it streams (web/src/stores/chat-stream.ts previewText): once
+ * the text opens as an object with the answer field as a string, that string as far as it has come; else the text.
+ */
+function consolePreview(watched: string, answerField: string | undefined): string {
+  if (!answerField) return watched;
+  const start = new RegExp(`^\\s*(?:\`\`\`(?:json)?\\s*)?\\{[\\s\\S]*?"${answerField}"\\s*:\\s*"`).exec(watched);
+  if (!start) return watched;
+  let end = start[0].length;
+  while (end < watched.length && watched[end] !== '"') end += watched[end] === '\\' ? 2 : 1;
+  try {
+    return JSON.parse(`"${watched.slice(start[0].length, Math.min(end, watched.length))}"`) as string;
+  } catch {
+    return watched.slice(start[0].length, end);
+  }
+}
+
+/**
  * A shipped scenario through POST /api/agent/run. A run is reported a success only with an answer of its declared
  * shape, after at least one usable model answer, and no tool outside the scenario's list ever ran.
  */
-export function scenarioTarget(scenario: Scenario): FaultTarget {
+export function scenarioTarget(scenario: Scenario, { streamed = false }: { streamed?: boolean } = {}): FaultTarget {
   const schema = scenario.output.schema;
   const validate = schema ? ajv.compile(schema) : undefined;
   return {
-    id: `scenario ${scenario.id}`,
+    id: `scenario ${scenario.id}${streamed ? ' (streamed)' : ''}`,
     covers: [scenario.id],
     // RAG reads a pgvector collection; the machine's PostgreSQL has none.
     engines: scenario.rag.enabled ? ['pglite'] : ['pglite', 'postgres'],
@@ -54,7 +72,7 @@ export function scenarioTarget(scenario: Scenario): FaultTarget {
     maxModelCalls: (scenario.stop.maxToolRounds ?? 4) + 4,
     turnLimitMs: 15_000,
     async setUp(server) {
-      const { token } = await server.ctx.users.create({ name: `faults-${scenario.id}`, role: 'coordinator' });
+      const { token } = await server.ctx.users.create({ name: `faults-${scenario.id}${streamed ? '-stream' : ''}`, role: 'coordinator' });
       if (scenario.rag.enabled && server.ctx.hasVectorStore) await ingestScenarioDocuments(server.ctx.rag, server.ctx.scenarios.get(scenario.id));
       // The text goes where the person reads it (the answer field); the other fields stay short, so a 200 kB answer is 200 kB.
       const answer = (text: string) => {
@@ -72,7 +90,15 @@ export function scenarioTarget(scenario: Scenario): FaultTarget {
         callTool: (name, args) => nativeToolCall(name, args),
         loopTool: { name: loopTool, arguments: loopTool === 'check_required_fields' ? { fields: ['age'] } : {} },
         async turn() {
-          const response = await server.call('POST', '/api/agent/run', token, { scenarioId: scenario.id, input: 'Who may not be enrolled, and are the records complete?' });
+          const request = { scenarioId: scenario.id, input: 'Who may not be enrolled, and are the records complete?' };
+          if (streamed) {
+            const turn = await server.stream('/api/agent/run/stream', token, request);
+            conversationId = turn.body?.conversationId ?? undefined;
+            const body = turn.body;
+            const message = turn.ending !== 'result' ? body?.message : body.status === 'success' ? body.answer : body.error;
+            return { status: streamedStatus(turn), message, watched: consolePreview(turn.watched, scenario.output.answerField), detail: turn.ending === 'result' ? body : undefined };
+          }
+          const response = await server.call('POST', '/api/agent/run', token, request);
           conversationId = response.body?.conversationId ?? undefined;
           const body = response.body;
           const message = response.status !== 200 ? body?.message : body.status === 'success' ? body.answer : body.error;
