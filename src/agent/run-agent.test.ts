@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModel, type ScriptedModel } from '../testing/scripted-model.js';
 import { buildTestContext } from '../testing/test-context.js';
 import { ALL_TRACES } from '../core/trace/store.js';
+import { MAX_ANSWER_CHARS } from './loop/index.js';
 import { runAgent, type AgentDeps } from './run-agent.js';
 import { loadScenario } from './scenarios/load.js';
 
@@ -183,6 +184,14 @@ describe('runAgent against the scripted model', () => {
     model.push({ reply: '' }, { reply: ' ' }, { reply: '' });
     const empty = await runAgent(loadScenario(writeScenario(dir, 'plain-empty.yaml', 'id: plain-empty\nname: plain\nsystem_prompt: Answer briefly.\n')), 'Explain the visit schedule.', { context: deps });
     expect(empty).toMatchObject({ status: 'failed', answer: '', error: 'The model gave no usable answer after 3 tries, so none is shown. Try again, or ask in other words.' });
+  });
+
+  it('streams at most 16,000 characters of a round, whatever the model sends', async () => {
+    const deltas: string[] = [];
+    model.push({ reply: `{"answer": "${'Three times. '.repeat(16_000)}"}`, stream: { pieceChars: 5000 } }, { reply: '{"answer": "Three times [1].", "citations": ["[1]"], "confidence": "high"}' });
+    const result = await runAgent(ragScenario('alpha-stream'), 'How often is blood pressure measured?', { context: deps, onEvent: (event) => { if (event.type === 'text_delta' && event.round === 1) deltas.push(event.text); } });
+    expect(result).toMatchObject({ status: 'success', answer: 'Three times [1].' });
+    expect(deltas.join('').length).toBe(MAX_ANSWER_CHARS);
   });
 
   it('fails a text answer cut off by the token limit instead of returning the cut-off text as a success', async () => {

@@ -11,7 +11,7 @@ import { ClinAgentError } from '../core/errors.js';
 import type { RagStore } from '../rag/index.js';
 import { buildMessages, fitReferences, toolResultContent } from './messages.js';
 import { decisionAnswer, waitingPrompt } from './loop/decision-text.js';
-import { correctionMessage, runDefinition, textCorrectionMessage, unshowableAnswer, type AgentEventSink, type LoopOutcome } from './loop/index.js';
+import { correctionMessage, MAX_ANSWER_CHARS, runDefinition, textCorrectionMessage, unshowableAnswer, type AgentEventSink, type LoopOutcome } from './loop/index.js';
 import { resolveOutputType } from '../core/structured/output-types.js';
 import { emptyResult, recordFailure, type AgentResult } from './result.js';
 import type { Scenario } from './scenarios/load.js';
@@ -101,7 +101,8 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
         const parsed = parseStructuredOutput(content, scenario.output);
         if (!parsed.success) return { ok: false, problems: [`(root): ${parsed.error}`], truncated: parsed.truncated };
         // A field of the wrong type ("summary": 42) is no answer of the type; one left out is filled and kept.
-        const wrongTypes = parsed.warnings.filter((warning) => !MISSING_FIELD.test(warning));
+        const filled = new Set(parsed.warnings.flatMap((warning) => MISSING_FIELD.exec(warning)?.slice(1, 2) ?? []));
+        const wrongTypes = parsed.warnings.filter((warning) => !MISSING_FIELD.test(warning) && !filled.has(warning.slice(0, warning.indexOf(':'))));
         if (wrongTypes.length) return { ok: false, problems: wrongTypes };
         const answer = decision ? decisionAnswer(content, decision.data) : content;
         const unshowable = unshowableAnswer(content) ?? unshowableAnswer(answer);
@@ -109,7 +110,7 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
       },
       correction: (problems) => (answersInJson ? correctionMessage(problems, scenario.answerShape) : textCorrectionMessage(problems)),
       observations: { result: toolResultContent, failure: (_call, error) => toolResultContent({ success: false, result: null, error }) },
-      onEvent: opened.startsWith ? (event) => { options.onEvent?.(event); opened.startsWith!(event); } : options.onEvent,
+      onEvent: boundedText(opened.startsWith ? (event) => { options.onEvent?.(event); opened.startsWith!(event); } : options.onEvent),
       signal: options.signal,
     });
     result.toolCalls = outcome.toolCalls;
@@ -149,8 +150,28 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
   return result;
 }
 
+/**
+ * Streamed text of one round stops at MAX_ANSWER_CHARS: an answer longer than that is refused anyway (asked again),
+ * and a model that ignores max_tokens must not stream 200 kB to the client meanwhile.
+ */
+function boundedText(sink: AgentEventSink | undefined): AgentEventSink | undefined {
+  if (!sink) return undefined;
+  const sent = new Map<number, number>();
+  return (event) => {
+    if (event.type === 'text_delta') {
+      const before = sent.get(event.round) ?? 0;
+      const room = MAX_ANSWER_CHARS - before;
+      if (room <= 0) return;
+      sent.set(event.round, before + event.text.length);
+      sink(event.text.length > room ? { ...event, text: event.text.slice(0, room) } : event);
+      return;
+    }
+    sink(event);
+  };
+}
+
 /** The parser's note for a declared field the answer left out, which it filled with a default. */
-const MISSING_FIELD = /^[^:]+: missing, filled with /;
+const MISSING_FIELD = /^([^:]+): missing, filled with /;
 
 /**
  * The turn ended without a usable answer: say why in words the asker can act on, and where the limit is set. An
