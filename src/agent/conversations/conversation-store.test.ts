@@ -329,6 +329,19 @@ describe.each(testEngines())('conversation store on %s', (engine) => {
       expect((await conversations().get(long, owner)).summarizedThroughSeq).toBe(12);
     });
 
+    it('summary: a summary cut off at the token limit is refused and nothing is stored, so the next turn asks again', async () => {
+      const { id: cut } = await conversations().start({ actor: owner, title: 'cut-off summary' });
+      for (const n of [1, 2, 3]) await conversations().append(cut, exchange(n), owner);
+      model.push({ reply: 'The user asked about missing visits 1 a', finishReason: 'length' });
+
+      await expect(conversations().history(cut, { strategy: 'summary', keepTurns: 4 }, { actor: owner })).rejects.toMatchObject({ code: 'LLM_BAD_RESPONSE', message: expect.stringContaining('cut off') });
+      expect(await conversations().get(cut, owner)).toMatchObject({ summary: null, summarizedThroughSeq: 0 });
+
+      model.push({ reply: 'The user asked about missing visits 1 and 2.' });
+      const messages = await conversations().history(cut, { strategy: 'summary', keepTurns: 4 }, { actor: owner });
+      expect(messages[0]!.content).toContain('missing visits 1 and 2.');
+    });
+
     it('summary: no model call while every turn still fits the window', async () => {
       const before = model.requests.length;
       const messages = await conversations().history(id, { strategy: 'summary', keepTurns: 50 }, { actor: owner });

@@ -2,7 +2,7 @@ import { ClinAgentError } from '../../core/errors.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
 import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.js';
 import type { TraceScope } from '../../core/trace/store.js';
-import { completeOnce } from '../loop/one-shot.js';
+import { assertComplete, completeOnce } from '../loop/one-shot.js';
 import type { ConversationTurn } from './types.js';
 
 /**
@@ -42,6 +42,8 @@ export async function summarizeTurns(
     maxTokens: SUMMARY_MAX_TOKENS,
     signal: options.signal,
   });
+  // A summary cut off mid-sentence would stand in for the turns it replaces, in every later prompt.
+  assertComplete(response, 'summary of the earlier conversation', { step: 'conversation_summary' });
   const summary = response.content.trim();
   if (!summary) {
     throw new ClinAgentError('LLM_BAD_RESPONSE', 'The model returned an empty summary of the earlier conversation. Try again, or give the scenario the sliding_window history strategy.', { step: 'conversation_summary' });

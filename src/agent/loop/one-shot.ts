@@ -29,3 +29,17 @@ export async function completeOnce(options: CompleteOnceOptions): Promise<ChatRe
     throw error;
   }
 }
+
+/**
+ * A one-shot answer that stopped at the token limit is a shorter text than the model meant ("- Reports should s"):
+ * repairing its JSON or keeping its text would store that fragment as finished, so callers that keep what the model
+ * wrote (memory writers, conversation summaries) refuse it here. The loop does the same for its own answers.
+ */
+export function assertComplete(response: Pick<ChatResponse, 'finishReason' | 'usage'>, what: string, details: Record<string, unknown> = {}): void {
+  if (response.finishReason !== 'length') return;
+  throw new ClinAgentError(
+    'LLM_BAD_RESPONSE',
+    `The model's ${what} was cut off at its output token limit (finish_reason "length" after ${response.usage.completionTokens} tokens), so it is not a finished answer.`,
+    { ...details, finishReason: response.finishReason, completionTokens: response.usage.completionTokens },
+  );
+}

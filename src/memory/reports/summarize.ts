@@ -3,8 +3,7 @@ import type { LlmGateway } from '../../core/llm/gateway.js';
 import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.js';
 import { countTokens, fitToBudget, trimToTokens } from '../../core/tokenizer.js';
 import type { TraceScope } from '../../core/trace/store.js';
-import { completeOnce } from '../../agent/loop/index.js';
-import { assertComplete } from '../model-output.js';
+import { assertComplete, completeOnce } from '../../agent/loop/index.js';
 import type { LogTurn, ReportRow } from './report-queries.js';
 
 /**
