@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAiEmbedder } from './embeddings.js';
+import type { ClinAgentError } from './errors.js';
 import { operatorDetailOf } from './llm/errors.js';
 
 interface ReceivedRequest {
@@ -91,7 +92,12 @@ describe('createOpenAiEmbedder', () => {
       (answer.json as { data: unknown[] }).data.pop();
       return answer;
     };
-    await expect(embedderFor().embed(['a', 'b'])).rejects.toMatchObject({ code: 'EMBEDDING_FAILED', message: expect.stringContaining('returned 1 vectors for 2 texts') });
+    const error = await embedderFor().embed(['a', 'b']).catch((e: unknown) => e as ClinAgentError);
+    expect(error).toMatchObject({ code: 'EMBEDDING_FAILED', message: expect.stringContaining('returned 1 vectors for 2 texts') });
+    // The endpoint's address is the operator's: in the log and the trace (operatorDetailOf), never in the message.
+    expect(error.message).not.toContain(baseUrl);
+    expect(JSON.stringify(error.details)).not.toContain(baseUrl);
+    expect(operatorDetailOf(error)).toContain(baseUrl);
   });
 
   it('fails with EMBEDDING_FAILED when vectors in one answer differ in dimension', async () => {

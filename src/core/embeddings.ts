@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { ClinAgentError } from './errors.js';
-import { toLlmError } from './llm/errors.js';
+import { llmError, toLlmError } from './llm/errors.js';
 
 /**
  * Turns texts into vectors. `model` is recorded on every RAG collection, so it must change whenever the
@@ -56,7 +56,8 @@ export function createOpenAiEmbedder(config: OpenAiEmbedderConfig, options: { fe
   let dimension = 0;
 
   function fail(message: string, details: Record<string, unknown> = {}): ClinAgentError {
-    return new ClinAgentError('EMBEDDING_FAILED', `The embedding endpoint ${config.baseUrl} (model "${config.model}") ${message}`, { endpoint: config.baseUrl, model: config.model, ...details });
+    // Whoever searched reads what went wrong; the endpoint's address is for the operator's log and trace only.
+    return llmError('EMBEDDING_FAILED', `The embedding service ${message}`, `The embedding endpoint ${config.baseUrl} (model "${config.model}") ${message}`, { model: config.model, ...details });
   }
 
   async function embedBatch(batch: string[]): Promise<number[][]> {
