@@ -92,7 +92,7 @@ describe('createOpenAiEmbedder', () => {
       (answer.json as { data: unknown[] }).data.pop();
       return answer;
     };
-    const error = await embedderFor().embed(['a', 'b']).catch((e: unknown) => e as ClinAgentError);
+    const error = (await embedderFor().embed(['a', 'b']).then(() => undefined, (e: unknown) => e)) as ClinAgentError;
     expect(error).toMatchObject({ code: 'EMBEDDING_FAILED', message: expect.stringContaining('returned 1 vectors for 2 texts') });
     // The endpoint's address is the operator's: in the log and the trace (operatorDetailOf), never in the message.
     expect(error.message).not.toContain(baseUrl);
