@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
 import { runDefinition } from '../../agent/loop/run-definition.js';
+import { MAX_ANSWER_CHARS } from '../../agent/loop/correction.js';
 import { tokenBudget } from '../../agent/loop/stop-conditions.js';
 import type { AgentEventSink } from '../../agent/loop/events.js';
 import { createConversationRuns, type ConversationRun, type ConversationRunDeps } from '../../agent/runs/conversation-runs.js';
@@ -135,10 +136,10 @@ export function createConsultService(deps: ConsultServiceDeps) {
     };
     let judged: Judged;
     if (outcome.kind === 'waiting') {
-      judged = compose(next, { action: 'respond', response: stringOf(outcome.decision.response) || outcome.content, quickOptions: optionsOf(outcome.decision.quick_options) }, trace.traceId, said);
+      judged = compose(next, { action: 'respond', response: showable(stringOf(outcome.decision.response) || outcome.content, said), quickOptions: optionsOf(outcome.decision.quick_options) }, trace.traceId, said);
     } else if (outcome.kind === 'final') {
       const value = outcome.value as Record<string, unknown>;
-      judged = compose(next, { action: 'diagnose', response: stringOf(value.response) || stringOf(value.ready_reason) || 'I have enough information to conclude.', quickOptions: optionsOf(value.quick_options) }, trace.traceId, said);
+      judged = compose(next, { action: 'diagnose', response: showable(stringOf(value.response) || stringOf(value.ready_reason) || 'I have enough information to conclude.', said), quickOptions: optionsOf(value.quick_options) }, trace.traceId, said);
       next.status = 'diagnosed';
     } else {
       const isConsultBudget = outcome.reason === 'token_budget' && next.tokensUsed >= deps.tokenBudget;
@@ -309,6 +310,15 @@ function attachmentIdOf(state: ConsultState, ref: string): string | undefined {
 
 const stringOf = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
 const optionsOf = (value: unknown): string[] => (Array.isArray(value) ? value.filter((o): o is string => typeof o === 'string' && o.trim().length > 0).slice(0, 8) : []);
+
+/**
+ * A model that ignores its token limit can write 200 kB into `response`: nobody reads that, and it would be stored and
+ * sent back as history every turn. Such an answer is not shown; the patient reads the plain notice instead (the risk
+ * advice still leads it), and the trace keeps what the model wrote.
+ */
+function showable(response: string, said: string[]): string {
+  return response.length > MAX_ANSWER_CHARS ? patientNotice('unusable', patientLanguage(said)) : response;
+}
 
 /** Why the loop stopped, as the patient is told it (patient-notices.ts); a string, as the loop's reasons grow. */
 function stoppedNotice(reason: string): PatientNotice {

@@ -1,4 +1,5 @@
 import { jsonrepair } from 'jsonrepair';
+import { MAX_ANSWER_CHARS } from '../../agent/loop/correction.js';
 import type { AgentEvent, AgentEventSink } from '../../agent/loop/events.js';
 import type { PatientLanguage } from './patient-language.js';
 import { LEAD_MARK, LEVEL_GUIDANCE, withoutContradictions } from './risk/level-guidance.js';
@@ -27,7 +28,8 @@ export function responseStreamer(sink: AgentEventSink, guidance?: StreamGuidance
     round.raw += event.text;
     const response = partialResponse(round.raw);
     if (response === undefined) return;
-    const visible = guidance ? guided(response, guidance) : response;
+    // Past what a reply may hold the answer will not be shown (consult-service.ts `showable`): stream no more of it.
+    const visible = (guidance ? guided(response, guidance) : response).slice(0, MAX_ANSWER_CHARS);
     if (visible.length <= round.shown) return;
     sink({ ...event, text: visible.slice(round.shown) });
     round.shown = visible.length;
