@@ -1,14 +1,12 @@
+import { isRawStructure } from '../core/structured/looks-like-data.js';
+
 /**
  * The last gate before the person: an answer the question engine accepted can still be a data structure the model
  * wrote for a program (a JSON decision, a half-closed object) rather than prose. Shown as it is, it reads as a
- * fault to a coordinator, and its keys and values mean nothing to them.
+ * fault to a coordinator, and its keys and values mean nothing to them. The rule is every prose writer's (the
+ * weekly reports use it too), so it lives in core; it is re-exported here for the chat.
  */
-const STRUCTURE_START = /^\s*(?:```[a-z]*\s*)?(?:\{\s*"|\[\s*[{["])/i;
-
-/** True when the whole answer opens as a JSON object or an array of objects, strings or arrays. */
-export function isRawStructure(text: string): boolean {
-  return STRUCTURE_START.test(text);
-}
+export { isRawStructure };
 
 /** What could still turn out to open a structure: whitespace, a code fence, one bracket. */
 const MAY_OPEN_STRUCTURE = /^\s*(?:```[a-z]*\s*|`{1,2})?(?:[{[]\s*)?$/i;

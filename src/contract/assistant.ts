@@ -141,6 +141,12 @@ export const RegenerateReportRequest = z.strictObject({
   weekStart: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD, the Monday of the week').describe("the Monday of the ISO week, e.g. 2026-11-16; this week's Monday gives a report of the week so far (partial)"),
 });
 export type RegenerateReportRequest = z.input<typeof RegenerateReportRequest>;
+export const RegenerateReportResult = z.object({
+  stored: z.boolean().describe('true when the new report was written; false when the model failed (unavailable, or its answer unusable) and nothing was stored'),
+  report: MemoryReport.nullable().describe('the new report, or when nothing was stored the report of that week that still stands (null when there is none yet)'),
+  notice: z.string().nullable().describe('when nothing was stored: a plain sentence for the person saying so, why, and which report stands; null otherwise'),
+});
+export type RegenerateReportResult = z.infer<typeof RegenerateReportResult>;
 
 export const FeedbackRequest = z.strictObject({
   conversationId: Uuid,

@@ -116,14 +116,24 @@ export interface MemoryReportView {
   updatedAt: string;
 }
 
+/** What a regeneration came to, for the person who asked: a new report, or the one that still stands and why. */
+export interface RegenerateReportResult {
+  stored: boolean;
+  /** The new report, or when nothing was stored the one that stands (null when the week has none yet). */
+  report: MemoryReportView | null;
+  /** When nothing was stored: a plain sentence saying so, why, and which report stands; null otherwise. */
+  notice: string | null;
+}
+
 export interface MemoryReportsService {
   /** Newest first; weeks and years. */
   list(actor: User, projectId: string, options?: { kind?: MemoryReportKind; limit?: number }): Promise<MemoryReportView[]>;
   /**
    * Writers: (re)generate the report of the ISO week starting `weekStart` (a Monday, YYYY-MM-DD), replacing it. The
-   * running week gives a report of the week so far (`partial`); a week that has not started is refused.
+   * running week gives a report of the week so far (`partial`); a week that has not started is refused. A model
+   * that fails (an outage, an unusable answer) is an answer too: nothing stored, the report that stands, a notice.
    */
-  regenerate(actor: User, projectId: string, weekStart: string, now?: Date): Promise<MemoryReportView>;
+  regenerate(actor: User, projectId: string, weekStart: string, now?: Date): Promise<RegenerateReportResult>;
   /** For prompt assembly (history intents only): yearly summaries of older years, then at most `historyWeeks` weekly reports, oldest first, as one `<history>` data block. '' when there are none. */
   promptBlock(projectId: string): Promise<string>;
   /** Jobs: the report of the week that ended before `now` (and any missing earlier week with turns), then the yearly roll-up. */

@@ -63,6 +63,33 @@ describe('the report of this week so far', () => {
     }
   }, 120_000);
 
+  it('when the model fails, is not replaced: the writer reads why in plain words and the report that stands stays shown', async () => {
+    const context = await browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    try {
+      await withScreenshot(page, 'reports-this-week-not-stored', async () => {
+        await signIn(page, harness!.server.url, writerToken);
+        await page.goto(`${harness!.server.url}/#/trial/${PROJECT_ID}/reports`);
+        const report = page.locator('[data-testid="report-row"][data-kind="week"]');
+        await report.waitFor({ timeout: UI_TIMEOUT_MS });
+        // A model that answers with the report's fields as data instead of prose.
+        harness!.model.push({ reply: '{"summary": "screening logs", "highlights": ["logs"]}' });
+
+        await page.getByTestId('report-this-week').click();
+
+        const notice = page.getByTestId('report-regenerate-notice');
+        await notice.waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await notice.textContent()).toMatch(/could not be written: the model's answer was unusable .*The previous report of week \d{4}-W\d{2} \(made .+ UTC\) stands unchanged\./);
+        expect(await notice.textContent()).not.toContain('{');
+        expect(await page.getByTestId('report-regenerate-error').count()).toBe(0);
+        expect(await report.count()).toBe(1);
+        expect(await report.getByTestId('report-summary').textContent()).toBe(WEEK_REPORT);
+      });
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+
   it('is shown to a viewer as partial, without the button to write it', async () => {
     const context = await browser.newContext({ locale: 'en-US' });
     const page = await context.newPage();

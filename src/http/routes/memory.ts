@@ -49,7 +49,7 @@ export const memoryRoutes: FastifyPluginAsync<{ memory: ProjectMemory }> = async
 
   app.post<Project & { Body: RegenerateReportRequest }>('/api/iit/projects/:projectId/reports/regenerate', {
     config: { access: 'write' },
-    schema: { tags, summary: "(Re)generate one week's report from that week's conversations; this week's Monday gives a report of the week so far (partial: true), which the weekly job replaces with the full report when the week ends. A week not yet started is refused.", ...routeSchema('POST /api/iit/projects/:projectId/reports/regenerate') },
+    schema: { tags, summary: "(Re)generate one week's report from that week's conversations; this week's Monday gives a report of the week so far (partial: true), which the weekly job replaces with the full report when the week ends. A week not yet started is refused. When the model fails (unavailable, or its answer unusable) nothing is stored and the answer is still 200: stored false, the report that stands, and a notice saying why.", ...routeSchema('POST /api/iit/projects/:projectId/reports/regenerate') },
   }, async (request) => memory.reports.regenerate(requireUser(request), request.params.projectId, request.body.weekStart));
 
   app.get<Project>('/api/iit/projects/:projectId/feedback', {

@@ -113,7 +113,16 @@ export function createMemoryReports(deps: MemoryDeps): MemoryReportsService {
       await assertProjectWriter(deps.users, actor, projectId);
       const monday = parseWeekStart(weekStart);
       assertWeekStarted(monday, now);
-      const row = await generateWeek(projectId, monday, { name: actor.name, userId: actor.id }, now);
+      let row: ReportRow | undefined;
+      try {
+        row = await generateWeek(projectId, monday, { name: actor.name, userId: actor.id }, now);
+      } catch (error) {
+        if (!wasNotStored(error)) throw error;
+        // The person clicked "Regenerate" and gets a plain answer; the cause (endpoint, the server's words) is the operator's.
+        deps.logger.warn({ projectId, weekStart: formatDay(monday), code: error.code, err: error }, 'weekly report not regenerated: the model failed');
+        const standing = await selectReport(db, projectId, 'week', formatDay(monday));
+        return { stored: false, report: standing ? toView(standing) : null, notice: notStoredNotice(error.code, isoWeekLabel(monday), standing) };
+      }
       if (!row) {
         const period = monday.getTime() === mondayOf(now).getTime() ? `this week so far (${isoWeekLabel(monday)}, since ${formatDay(monday)})` : `that week (${isoWeekLabel(monday)}, from ${formatDay(monday)})`;
         throw new ClinAgentError('VALIDATION_FAILED', `There is no conversation in ${period} in project "${projectId}", so there is nothing to report. Choose a week in which the team talked with the assistant.`, {
@@ -121,7 +130,7 @@ export function createMemoryReports(deps: MemoryDeps): MemoryReportsService {
           projectId,
         });
       }
-      return toView(row);
+      return { stored: true, report: toView(row), notice: null };
     },
 
     async promptBlock(projectId) {
@@ -172,6 +181,32 @@ export function createMemoryReports(deps: MemoryDeps): MemoryReportsService {
     },
   };
   return service;
+}
+
+/** A model step that failed with nothing stored (see keepPrevious); a cancellation or a fault of ours is not one. */
+function wasNotStored(error: unknown): error is ClinAgentError {
+  return ClinAgentError.isInstance(error) && error.details.stored === false;
+}
+
+/** Why, in the words of the person who asked: what the model did, never its server's own error text. */
+function plainWhy(code: string): string {
+  switch (code) {
+    case 'LLM_BAD_RESPONSE':
+      return "the model's answer was unusable (cut off, empty, far too long or not written as prose)";
+    case 'LLM_TIMEOUT':
+      return 'the model did not answer in time';
+    case 'LLM_RATE_LIMITED':
+      return 'the model is busy with too many requests';
+    default:
+      return 'the model is unavailable';
+  }
+}
+
+function notStoredNotice(code: string, label: string, standing: ReportRow | undefined): string {
+  const stands = standing
+    ? `The previous report of week ${label} (made ${standing.updatedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC) stands unchanged.`
+    : `There is no report of week ${label} yet.`;
+  return `The new report of week ${label} could not be written: ${plainWhy(code)}. ${stands} Try again later; if it keeps happening, tell your administrator.`;
 }
 
 function reportKind(kind: unknown): MemoryReportKind | undefined {

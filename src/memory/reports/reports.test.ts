@@ -4,6 +4,7 @@ import { listAudit } from '../../core/audit/audit-log.js';
 import type { User } from '../../core/auth/users.js';
 import { conversationTurns } from '../../core/db/schema/conversations.js';
 import { memoryReports } from '../../core/db/schema/memory.js';
+import { ALL_TRACES } from '../../core/trace/store.js';
 import { DATA_NOT_INSTRUCTIONS } from '../../core/llm/untrusted-data.js';
 import { countTokens } from '../../core/tokenizer.js';
 import { startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedStep } from '../../testing/scripted-model.js';
@@ -74,6 +75,11 @@ describe.each(testEngines())('memory reports on %s', (engine) => {
     return rows.map((r) => r.label);
   }
 
+  /** The error the newest weekly-report run of a project ended with, as its trace keeps it. */
+  async function lastReportError(projectId: string) {
+    return (await ctx.trace.list(ALL_TRACES, { limit: 500 })).find((t) => t.name === 'memory.weekly_report' && t.projectId === projectId)?.error;
+  }
+
   async function rowsOf(projectId: string) {
     return ctx.db.select().from(memoryReports).where(eq(memoryReports.projectId, projectId)).orderBy(memoryReports.periodStart);
   }
@@ -106,7 +112,7 @@ describe.each(testEngines())('memory reports on %s', (engine) => {
     model.push({ reply: '<think>the team talked about screening</think>\n\n  Screening was paused pending the amendment.  ' });
     const sent = model.requests.length;
 
-    const report = await reportsWith(50).regenerate(owner, a, '2026-11-16');
+    const { stored, report, notice } = await reportsWith(50).regenerate(owner, a, '2026-11-16');
 
     expect(model.requests.length).toBe(sent + 1);
     const { system, user } = prompt(model.requests.at(-1)!);
@@ -118,6 +124,7 @@ describe.each(testEngines())('memory reports on %s', (engine) => {
     expect(user).toContain('A-AT-START');
     expect(user).toContain('A-ANSWER');
     for (const absent of ['A-BEFORE', 'A-NEXT-WEEK', 'TOOL-SECRET', 'Zhang San', 'B-SAME-WEEK', 'query_records']) expect(user).not.toContain(absent);
+    expect([stored, notice]).toEqual([true, null]);
     expect(report).toMatchObject({
       projectId: a,
       kind: 'week',
@@ -139,8 +146,8 @@ describe.each(testEngines())('memory reports on %s', (engine) => {
     const reports = reportsWith(50);
     model.push({ reply: 'First version.' }, { reply: 'Second version, longer than the first.' });
 
-    const first = await reports.regenerate(owner, p, '2026-11-09');
-    const second = await reports.regenerate(owner, p, '2026-11-09');
+    const first = (await reports.regenerate(owner, p, '2026-11-09')).report!;
+    const second = (await reports.regenerate(owner, p, '2026-11-09')).report!;
 
     const rows = await rowsOf(p);
     expect(rows).toHaveLength(1);
@@ -202,7 +209,7 @@ describe.each(testEngines())('memory reports on %s', (engine) => {
     const now = at('2026-11-25T12:00:00Z');
     model.push({ reply: 'Screening logs go in each site\'s screening form.' });
 
-    const soFar = await reports.regenerate(owner, p, '2026-11-23', now);
+    const soFar = (await reports.regenerate(owner, p, '2026-11-23', now)).report!;
 
     const { user } = prompt(model.requests.at(-1)!);
     expect(user).toMatch(/^Week 2026-W48 so far \(it has not ended; the log runs until 2026-11-25 12:00 UTC\)/);
@@ -231,13 +238,19 @@ describe.each(testEngines())('memory reports on %s', (engine) => {
     ]);
   });
 
-  it('keeps no report when the model answers nothing, so the job can retry', async () => {
+  it('keeps no report when the model answers nothing, and says there is none yet; the job fails so it can retry', async () => {
     const p = await project('reports-empty-answer');
     const log = await conversation(p);
     await log.say('user', 'anything to note this week?', at('2026-11-10T08:00:00Z'));
     model.push({ reply: '<think>nothing worth saying</think>   ' });
 
-    await expect(reportsWith(50).regenerate(owner, p, '2026-11-09')).rejects.toMatchObject({ code: 'LLM_BAD_RESPONSE' });
+    expect(await reportsWith(50).regenerate(owner, p, '2026-11-09')).toEqual({
+      stored: false,
+      report: null,
+      notice: "The new report of week 2026-W46 could not be written: the model's answer was unusable (cut off, empty, far too long or not written as prose). There is no report of week 2026-W46 yet. Try again later; if it keeps happening, tell your administrator.",
+    });
+    model.push({ reply: '   ' });
+    await expect(reportsWith(50).generateDue(p, at('2026-11-17T03:00:00Z'))).rejects.toMatchObject({ code: 'LLM_BAD_RESPONSE', details: { stored: false } });
     expect(await rowsOf(p)).toEqual([]);
     expect(await listAudit(ctx.db, p, { entityType: 'memory_report' })).toEqual([]);
   });
@@ -247,7 +260,7 @@ describe.each(testEngines())('memory reports on %s', (engine) => {
     const log = await conversation(p);
     await log.say('user', 'we moved the DSMB meeting to March', at('2026-11-10T08:00:00Z'));
     model.push({ reply: 'The DSMB meeting moved to March.' });
-    const good = await reportsWith(50).regenerate(owner, p, '2026-11-09');
+    const good = (await reportsWith(50).regenerate(owner, p, '2026-11-09')).report!;
     expect(model.requests.at(-1)!.body.max_tokens).toBe(700);
 
     const failures: Array<{ step: ScriptedStep; why: RegExp }> = [
@@ -255,14 +268,20 @@ describe.each(testEngines())('memory reports on %s', (engine) => {
       // A server that ignores max_tokens: 200 kB, and a reply twice as long as any that kept to the limit.
       { step: { reply: 'minutes of the meeting '.repeat(9000) }, why: /is \d+ characters, far over the 700 tokens it may write/ },
       { step: { reply: 'minutes of the meeting '.repeat(400) }, why: /is \d+ tokens, far over the 700 tokens it may write/ },
+      // A prose writer answering with data: the report's fields as JSON, whole, fenced, or cut off with a stray brace.
+      { step: { reply: '{"summary": "The DSMB meeting moved to March.", "highlights": ["DSMB"], "open_questions": []}' }, why: /as a data structure \(JSON\) instead of prose/ },
+      { step: { reply: '```json\n{"summary": 42, "highlights": "DSMB"}\n```' }, why: /as a data structure \(JSON\) instead of prose/ },
+      { step: { reply: '{"summary": "The DSMB meeting mo}}"' }, why: /as a data structure \(JSON\) instead of prose/ },
+      { step: { reply: '[{"week": "2026-W46", "decision": "DSMB in March"}]' }, why: /as a data structure \(JSON\) instead of prose/ },
     ];
     for (const { step, why } of failures) {
       model.push(step);
-      const error = await reportsWith(50).regenerate(owner, p, '2026-11-09').then(() => undefined, (e: unknown) => e as { code: string; status: number; message: string; details: Record<string, unknown> });
-      expect(error).toMatchObject({ code: 'LLM_BAD_RESPONSE', status: 502, details: { stored: false } });
-      expect(error!.message).toMatch(/^The new report of week 2026-W46 was not stored: The model's weekly report /);
-      expect(error!.message).toMatch(why);
-      expect(error!.message).toMatch(/The previous report of week 2026-W46 \(made \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\) stands unchanged\./);
+      const result = await reportsWith(50).regenerate(owner, p, '2026-11-09');
+      expect(result).toMatchObject({ stored: false, report: { id: good.id, summary: 'The DSMB meeting moved to March.', updatedAt: good.updatedAt } });
+      expect(result.notice).toMatch(/^The new report of week 2026-W46 could not be written: the model's answer was unusable /);
+      expect(result.notice).toMatch(/The previous report of week 2026-W46 \(made \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\) stands unchanged\./);
+      // Why exactly is the operator's: in the trace of the run, not in the notice.
+      expect(await lastReportError(p)).toMatch(why);
     }
 
     expect(await rowsOf(p)).toEqual([expect.objectContaining({ id: good.id, summary: 'The DSMB meeting moved to March.' })]);
@@ -273,7 +292,7 @@ describe.each(testEngines())('memory reports on %s', (engine) => {
     const fresh = await project('reports-bounded-first');
     await (await conversation(fresh)).say('user', 'first week', at('2026-11-10T08:00:00Z'));
     model.push({ reply: 'cut', finishReason: 'length' });
-    await expect(reportsWith(50).regenerate(owner, fresh, '2026-11-09')).rejects.toMatchObject({ status: 502, message: expect.stringContaining('There was no report of week 2026-W46 before, so there is none now.') });
+    expect(await reportsWith(50).regenerate(owner, fresh, '2026-11-09')).toMatchObject({ stored: false, report: null, notice: expect.stringContaining('There is no report of week 2026-W46 yet.') });
     expect(await rowsOf(fresh)).toEqual([]);
   });
 
@@ -285,16 +304,15 @@ describe.each(testEngines())('memory reports on %s', (engine) => {
     await reportsWith(50).regenerate(owner, p, '2026-11-09');
     await log.say('user', 'site 3 reopened', at('2026-11-11T08:00:00Z'));
 
-    model.push({ status: 500 }, { status: 500 }, { status: 500 });
-    await expect(reportsWith(50).regenerate(owner, p, '2026-11-09')).rejects.toMatchObject({
-      code: 'LLM_UNAVAILABLE',
-      status: 502,
-      message: expect.stringMatching(/^The new report of week 2026-W46 was not stored: .+ The previous report of week 2026-W46 \(made .+\) stands unchanged\./),
-    });
+    model.push({ status: 500, body: { error: { message: 'upstream exploded at http://10.9.8.7:8000/v1/chat/completions' } } }, { status: 500 }, { status: 500 });
+    const outage = await reportsWith(50).regenerate(owner, p, '2026-11-09');
+    expect(outage).toMatchObject({ stored: false, report: { summary: 'Site 3 closed.' } });
+    expect(outage.notice).toMatch(/^The new report of week 2026-W46 could not be written: the model is unavailable\. The previous report of week 2026-W46 \(made .+ UTC\) stands unchanged\./);
+    expect(outage.notice).not.toMatch(/10\.9\.8\.7|exploded|500/);
     const impatient = createLlmGateway({ baseUrl: model.baseURL, model: 'scripted-model', apiKey: 'sk-test-secret-key-000000000000', timeoutMs: 200, maxRetries: 0 });
     const deps: MemoryDeps = { db: ctx.db, llm: impatient, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, config: { hotMaxTokens: 2000, historyWeeks: 50 } };
     model.push({ stallMs: 2000 });
-    await expect(createMemoryReports(deps).regenerate(owner, p, '2026-11-09')).rejects.toMatchObject({ code: 'LLM_TIMEOUT', message: expect.stringContaining('stands unchanged') });
+    expect(await createMemoryReports(deps).regenerate(owner, p, '2026-11-09')).toMatchObject({ stored: false, notice: expect.stringMatching(/: the model did not answer in time\. .*stands unchanged/) });
     // The weekly job: the next week's report fails, nothing of it is stored, and the job fails so pg-boss retries it.
     await log.say('user', 'site 4 opened', at('2026-11-17T08:00:00Z'));
     model.push({ status: 500 }, { status: 500 }, { status: 500 });
@@ -337,6 +355,11 @@ describe.each(testEngines())('memory reports on %s', (engine) => {
     const [year] = (await rowsOf(p)).filter((r) => r.kind === 'year');
     expect(year).toEqual(before);
     expect(year!.summary).toBe('summary of year 2024');
+
+    // A yearly summary written as data is refused the same way.
+    model.push({ reply: '{"year": 2024, "summary": "In 2024 the team enrolled 40 subjects."}' });
+    await expect(reports.rollUpYears(p)).rejects.toMatchObject({ code: 'LLM_BAD_RESPONSE', message: expect.stringMatching(/^The new yearly summary of 2024 was not stored: The model wrote the yearly summary as a data structure \(JSON\) instead of prose.* stands unchanged\./) });
+    expect((await rowsOf(p)).filter((r) => r.kind === 'year')).toEqual([before]);
   });
 
   it('generates every ended week with turns, oldest first, at most a batch per call, and skips reported and silent weeks', async () => {

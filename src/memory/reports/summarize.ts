@@ -1,6 +1,7 @@
 import { ClinAgentError } from '../../core/errors.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
 import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.js';
+import { isRawStructure } from '../../core/structured/looks-like-data.js';
 import { countTokens, fitToBudget, trimToTokens } from '../../core/tokenizer.js';
 import type { TraceScope } from '../../core/trace/store.js';
 import { assertComplete, completeOnce } from '../../agent/loop/index.js';
@@ -89,6 +90,10 @@ async function ask(llm: LlmGateway, trace: TraceScope, system: string, user: str
   const summary = response.content.trim();
   if (!summary) {
     throw new ClinAgentError('LLM_BAD_RESPONSE', `The model returned an empty ${what}. The job retries it; if it keeps happening, check the model's output in the trace.`, { step: what });
+  }
+  // A report is read as prose, by people and by later history questions; a JSON object is the model answering for a program.
+  if (isRawStructure(summary)) {
+    throw new ClinAgentError('LLM_BAD_RESPONSE', `The model wrote the ${what} as a data structure (JSON) instead of prose, so it is not kept. If it keeps happening, check the model's output in the trace.`, { step: what });
   }
   const bound = maxTokens * REPLY_TOKEN_SLACK;
   const tokens = summary.length > bound * MAX_CHARS_PER_TOKEN ? undefined : countTokens(summary);

@@ -8,6 +8,7 @@ import type {
   HotMemoryVersion,
   MemoryReport,
   MemoryWriteResult,
+  RegenerateReportResult,
   ReplaceMemoryRequest,
   UpdateProfileRequest,
   UserProfile,
@@ -33,6 +34,7 @@ export type {
   IntentType,
   MemoryReport,
   MemoryWriteResult,
+  RegenerateReportResult,
   UpdateProfileRequest,
   UserProfile,
 } from '../../../src/contract/index.js';
@@ -57,7 +59,7 @@ export function createAssistantApi(http: HttpClient, postEventStream: PostEventS
 
     listReports: async (projectId: string, filter: { kind?: 'week' | 'year'; limit?: number } = {}) =>
       (await http.get<{ reports: MemoryReport[] }>(`${project(projectId)}/reports${queryString({ kind: filter.kind, limit: filter.limit?.toString() })}`)).reports,
-    regenerateReport: (projectId: string, weekStart: string) => http.post<MemoryReport>(`${project(projectId)}/reports/regenerate`, { weekStart }),
+    regenerateReport: (projectId: string, weekStart: string) => http.post<RegenerateReportResult>(`${project(projectId)}/reports/regenerate`, { weekStart }),
 
     listFeedback: async (projectId: string) => (await http.get<{ feedback: Feedback[] }>(`${project(projectId)}/feedback`)).feedback,
     sendFeedback: (projectId: string, request: FeedbackRequest) => http.post<Feedback>(`${project(projectId)}/feedback`, request),

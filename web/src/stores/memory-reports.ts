@@ -10,13 +10,15 @@ interface MemoryReportsState {
   /** Weeks (their Monday, YYYY-MM-DD) being regenerated. */
   regenerating: Record<string, boolean>;
   regenerateError: { weekStart: string; error: unknown } | null;
+  /** Why the last regeneration stored nothing (the model failed), in the server's plain words; the standing report stays listed. */
+  regenerateNotice: { weekStart: string; notice: string } | null;
   load(projectId: string): Promise<void>;
   /** (Re)writes the report of the ISO week starting `weekStart` from that week's conversations. */
   regenerate(projectId: string, weekStart: string): Promise<void>;
   reset(): void;
 }
 
-const INITIAL = { projectId: null, reports: [], hasLoaded: false, isLoading: false, error: null, regenerating: {}, regenerateError: null };
+const INITIAL = { projectId: null, reports: [], hasLoaded: false, isLoading: false, error: null, regenerating: {}, regenerateError: null, regenerateNotice: null };
 
 /** Newest period first; a week before the year it was rolled into. */
 function newestFirst(reports: MemoryReport[]): MemoryReport[] {
@@ -41,11 +43,13 @@ export const useMemoryReportsStore = create<MemoryReportsState>()((set, get) => 
 
   async regenerate(projectId, weekStart) {
     if (get().regenerating[weekStart]) return;
-    set((state) => ({ regenerating: { ...state.regenerating, [weekStart]: true }, regenerateError: null }));
+    set((state) => ({ regenerating: { ...state.regenerating, [weekStart]: true }, regenerateError: null, regenerateNotice: null }));
     try {
-      const report = await api.assistant.regenerateReport(projectId, weekStart);
+      const { stored, report, notice } = await api.assistant.regenerateReport(projectId, weekStart);
       if (get().projectId !== projectId) return;
-      set((state) => ({ reports: newestFirst([report, ...state.reports.filter((r) => r.id !== report.id && !(r.kind === report.kind && r.label === report.label))]) }));
+      if (!stored) set({ regenerateNotice: { weekStart, notice: notice ?? '' } });
+      // Not stored, the report that stands comes back too: listed as it is, in case the list had not loaded it.
+      if (report) set((state) => ({ reports: newestFirst([report, ...state.reports.filter((r) => r.id !== report.id && !(r.kind === report.kind && r.label === report.label))]) }));
     } catch (error) {
       if (get().projectId === projectId) set({ regenerateError: { weekStart, error } });
     } finally {

@@ -9,6 +9,12 @@ const GOOD = 'The team agreed to keep screening logs in the shared template and 
  * The weekly report (POST /api/iit/projects/:projectId/reports/regenerate, as the console asks for this week so
  * far). A regeneration whose model answer is unusable keeps the report that was there; a usable one replaces it.
  */
+/** What the person reads: the new report when it was stored, else the notice saying why not and what stands. */
+function personMessage(response: { status: number; body: any }): unknown {
+  if (response.status !== 200) return response.body?.message;
+  return response.body.stored ? response.body.report?.summary : response.body.notice;
+}
+
 export const weeklyReportTarget: FaultTarget = {
   id: 'weekly report',
   covers: [],
@@ -39,16 +45,16 @@ export const weeklyReportTarget: FaultTarget = {
       loopTool: { name: 'get_project_stats', arguments: {} },
       async prepare() {
         const made = await regenerate();
-        if (made.status !== 200) throw new Error(`the healthy report could not be made: ${JSON.stringify(made.body)}`);
+        if (made.status !== 200 || !made.body.stored) throw new Error(`the healthy report could not be made: ${JSON.stringify(made.body)}`);
         previous = await stored();
       },
       async turn() {
         const response = await regenerate();
-        return { status: response.status, message: response.status === 200 ? response.body.summary : response.body?.message, detail: response.body };
+        return { status: response.status, message: personMessage(response), detail: response.body };
       },
       async next() {
         const response = await regenerate();
-        return { status: response.status, message: response.body?.summary ?? response.body?.message };
+        return { status: response.status, message: personMessage(response) };
       },
       async invariant(fault) {
         const now = await stored();

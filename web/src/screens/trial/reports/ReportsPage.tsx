@@ -54,7 +54,7 @@ function ReportRow({ report, canWrite, isRegenerating, onRegenerate }: { report:
 export function ReportsPage({ projectId }: { projectId: string }) {
   const t = useT();
   const canWrite = WRITER_ROLES.has(useRoleIn(projectId) ?? 'viewer');
-  const { reports, hasLoaded, isLoading, error, regenerating, regenerateError, load, regenerate } = useMemoryReportsStore();
+  const { reports, hasLoaded, isLoading, error, regenerating, regenerateError, regenerateNotice, load, regenerate } = useMemoryReportsStore();
   const isCurrent = useMemoryReportsStore((state) => state.projectId === projectId);
   const [date, setDate] = useState(aWeekAgo);
   const weekStart = mondayOf(date);
@@ -106,6 +106,12 @@ export function ReportsPage({ projectId }: { projectId: string }) {
         ) : null}
 
         {error ? <ErrorAlert error={error} /> : null}
+        {regenerateNotice ? (
+          <div className="alert" role="status" data-testid="report-regenerate-notice" data-week={regenerateNotice.weekStart}>
+            <strong className="alert-title">{t('reports.regenerateFailed')}</strong>
+            <p className="small">{regenerateNotice.notice}</p>
+          </div>
+        ) : null}
         {regenerateError ? <ErrorAlert error={regenerateError.error} title={t('reports.regenerateFailed')} testId="report-regenerate-error" /> : null}
         {!isCurrent || (!hasLoaded && isLoading) ? <Spinner label={t('common.loading')} /> : null}
         {isCurrent && hasLoaded && !error && reports.length === 0 ? <p className="empty">{t('reports.empty')}</p> : null}
