@@ -15,7 +15,7 @@ import { buildSystemPrompt, historyMessages } from './prompt.js';
 import { analyzeQuery } from './query-analysis.js';
 import { reflect, type CustomValidator, type ReflexionResult } from './reflexion.js';
 import { stageTurnDefinition } from './stage-definition.js';
-import { recordTurn } from './turn-record.js';
+import { MAX_REPLY_CHARS, recordTurn } from './turn-record.js';
 import type { StageCompleteResult, StagedChatResponse, StagedRunState, StageProgress } from './types.js';
 
 export interface StageStepDeps {
@@ -57,18 +57,27 @@ export async function handleMessage(deps: StageStepDeps, input: StepInput & { me
   const plan = await trace.span('step', 'planning', { intent: query.intent, stage: stage.stageId }, async () => createPlan(query, stage), (p) => ({ output: p }));
 
   const filters = new Map<number, ReturnType<typeof createExtractedDataFilter>>();
+  // The reply is cut at MAX_REPLY_CHARS (turn-record.ts); a runaway answer streams no further than the reply shows.
+  const streamed = new Map<number, number>();
+  const send = (round: number, text: string) => {
+    const sent = streamed.get(round) ?? 0;
+    const piece = text.slice(0, Math.max(0, MAX_REPLY_CHARS - sent));
+    if (!piece) return;
+    streamed.set(round, sent + piece.length);
+    input.onEvent!({ type: 'text_delta', round, text: piece });
+  };
   const onEvent: AgentEventSink | undefined = input.onEvent && ((event) => {
     if (event.type === 'round_finished') {
       // What the filter held back to see whether a tag began (a trailing fence, a space) is the round's own text.
       const rest = filters.get(event.round)?.end();
-      if (rest) input.onEvent!({ type: 'text_delta', round: event.round, text: rest });
+      if (rest) send(event.round, rest);
       return input.onEvent!(event);
     }
     if (event.type !== 'text_delta') return input.onEvent!(event);
     // The <extracted_data> block is for us, not the reader: it is held back as it streams.
     const filter = filters.get(event.round) ?? filters.set(event.round, createExtractedDataFilter()).get(event.round)!;
     const text = filter.push(event.text);
-    if (text) input.onEvent!({ ...event, text });
+    if (text) send(event.round, text);
   });
   const outcome = await trace.span('step', 'execution', { strategy: plan.strategy, stage: stage.stageId, tools: stage.availableToolIds }, () =>
     runDefinition(stageTurnDefinition(config, stage, input.configVersion), {

@@ -28,7 +28,13 @@ describe('previewText', () => {
     expect(previewText('{"answer": "Line one\\nline \\"two\\" \\u00b0C", "citations": [')).toBe('Line one\nline "two" °C');
     expect(previewText('```json\n{"answer": "ok\\')).toBe('ok');
     expect(previewText('{"completion_rate": 0.8, "summary": "80% of')).toBe('80% of');
-    expect(previewText('{"ans')).toBe('{"ans');
     expect(previewText('Plain text answer')).toBe('Plain text answer');
+  });
+
+  it('never shows raw JSON: an answer field not yet arrived, or a model answer of the wrong shape, previews as nothing', () => {
+    expect(previewText('{"ans')).toBe('');
+    expect(previewText('{"answer": 42, "citations": {"items": 42}}')).toBe('');
+    expect(previewText('  [{"answer": "x"}]')).toBe('');
+    expect(previewText('```json\n{"summary": {"text": "80%"}}')).toBe('');
   });
 });

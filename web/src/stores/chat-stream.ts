@@ -56,15 +56,19 @@ export function waitingFor({ runId, awaiting, prompt }: Extract<RunProgressEvent
   return runId ? { runId, awaiting, prompt } : { awaiting, prompt };
 }
 
+const STRUCTURED_START = /^\s*(?:```|\{|\[)/;
+
 /**
  * Structured scenarios answer in JSON, which is hard to read while it arrives. When the text so far is a JSON
  * object with the answer field of a built-in output type (`answer` of qa_answer, `summary` of
- * data_check_report), show that string as far as it has come; otherwise the text as it is. The final result
- * replaces the preview either way.
+ * data_check_report), show that string as far as it has come; other JSON not at all; plain text as it is. The final
+ * result replaces the preview either way.
  */
 export function previewText(text: string): string {
   const start = /^\s*(?:```(?:json)?\s*)?\{[\s\S]*?"(?:answer|summary)"\s*:\s*"/.exec(text);
-  if (!start) return text;
+  // JSON without its answer string (the key not yet arrived, or a model answer of the wrong shape) is not for a
+  // person to read: nothing shows until the answer does, or the result replaces the preview.
+  if (!start) return STRUCTURED_START.test(text) ? '' : text;
   let preview = '';
   for (let i = start[0].length; i < text.length; i++) {
     const char = text[i]!;

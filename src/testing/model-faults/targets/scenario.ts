@@ -41,12 +41,13 @@ export function sampleOf(schema: JsonSchema | undefined, text: string): unknown 
 
 /**
  * What the console shows of a structured answer while it streams (web/src/stores/chat-stream.ts previewText): once
- * the text opens as an object with the answer field as a string, that string as far as it has come; else the text.
+ * the text opens as an object with the answer field as a string, that string as far as it has come; other JSON
+ * nothing; plain text as it is.
  */
 function consolePreview(watched: string, answerField: string | undefined): string {
   if (!answerField) return watched;
   const start = new RegExp(`^\\s*(?:\`\`\`(?:json)?\\s*)?\\{[\\s\\S]*?"${answerField}"\\s*:\\s*"`).exec(watched);
-  if (!start) return watched;
+  if (!start) return /^\s*(?:```|\{|\[)/.test(watched) ? '' : watched;
   let end = start[0].length;
   while (end < watched.length && watched[end] !== '"') end += watched[end] === '\\' ? 2 : 1;
   try {
