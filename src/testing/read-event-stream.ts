@@ -31,3 +31,20 @@ export async function* readEventStream(response: Response): AsyncGenerator<Recei
     await reader.cancel().catch(() => undefined);
   }
 }
+
+/** POSTs `body` as JSON to a streaming route with the bearer `token` and reads every event until the stream ends. */
+export async function postEventStream(url: string, token: string, body: unknown): Promise<ReceivedEvent[]> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify(body),
+  });
+  const events: ReceivedEvent[] = [];
+  for await (const event of readEventStream(response)) events.push(event);
+  return events;
+}
+
+/** The text a person watched arrive: every `text_delta` of the events, joined. */
+export function streamedText(events: readonly ReceivedEvent[]): string {
+  return events.filter((e) => e.event === 'text_delta').map((e) => e.data.text as string).join('');
+}

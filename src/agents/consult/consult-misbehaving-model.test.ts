@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsultReply, ConsultSession } from '../../contract/index.js';
 import type { Database } from '../../core/db/connect.js';
-import { readEventStream, type ReceivedEvent } from '../../testing/read-event-stream.js';
+import { postEventStream, streamedText } from '../../testing/read-event-stream.js';
 import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
 import { startServerOn, type ServerOnDatabase } from '../../testing/server-on-database.js';
 import { openTestDatabase, testEngines } from '../../testing/test-database.js';
@@ -76,13 +76,7 @@ describe.each(testEngines())('the consult under a misbehaving model on %s', (eng
   it('gives the emergency advice on the stream when the model times out, with no error event and no operator text', async () => {
     const sessionId = await start();
     model.push({ stallMs: 4000 });
-    const response = await fetch(`${server.url}/api/consult/sessions/${sessionId}/messages/stream`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ message: SEVERE_EN }),
-    });
-    const events: ReceivedEvent[] = [];
-    for await (const event of readEventStream(response)) events.push(event);
+    const events = await postEventStream(`${server.url}/api/consult/sessions/${sessionId}/messages/stream`, token, { message: SEVERE_EN });
     expect(events.map((e) => e.event)).not.toContain('error');
     const result = events.at(-1)!;
     expect(result).toMatchObject({ event: 'result', data: { riskLevel: 'urgent' } });
@@ -112,14 +106,8 @@ describe.each(testEngines())('the consult under a misbehaving model on %s', (eng
   it('streams the advice first and never the reassurance the saved reply leaves out', async () => {
     const sessionId = await start();
     model.push({ ...decide({ thought: 'Benign.', action: 'respond', response: 'This is most likely harmless, no need to worry. Do you have other moles like it?', quick_options: [] }), stream: { pieceChars: 5 } });
-    const response = await fetch(`${server.url}/api/consult/sessions/${sessionId}/messages/stream`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ message: 'A mole on my back grew and darkened, it has an irregular edge and it bleeds.' }),
-    });
-    const events: ReceivedEvent[] = [];
-    for await (const event of readEventStream(response)) events.push(event);
-    const streamed = events.filter((e) => e.event === 'text_delta').map((e) => e.data.text as string).join('');
+    const events = await postEventStream(`${server.url}/api/consult/sessions/${sessionId}/messages/stream`, token, { message: 'A mole on my back grew and darkened, it has an irregular edge and it bleeds.' });
+    const streamed = streamedText(events);
     expect(streamed).toMatch(/^⚠️ See a dermatologist within two weeks/);
     expect(streamed).not.toMatch(/harmless|no need to worry/i);
     expect(streamed).toContain('Do you have other moles like it?');

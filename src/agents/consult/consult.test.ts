@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsultReply, ConsultSession } from '../../contract/index.js';
 import type { Database } from '../../core/db/connect.js';
 import { multipartBody } from '../../testing/multipart.js';
-import { readEventStream, type ReceivedEvent } from '../../testing/read-event-stream.js';
+import { postEventStream, streamedText } from '../../testing/read-event-stream.js';
 import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
 import { startServerOn, type ServerOnDatabase } from '../../testing/server-on-database.js';
 import { openTestDatabase } from '../../testing/test-database.js';
@@ -147,17 +147,11 @@ describe('the dermatology consult', () => {
       { reply: JSON.stringify({ findings: ['annular erythematous plaque with a scaly border'], conditions: [{ name: 'tinea corporis', likelihood: 'high' }] }) },
       { ...decide({ thought: 'The image fits tinea.', action: 'respond', response: 'The photo shows a ring-shaped patch with a scaly border. Does it itch?', quick_options: ['Yes', 'No'], medical_context_update: { image_findings: ['annular scaly plaque'] } }), stream: { pieceChars: 9 } },
     );
-    const response = await fetch(`${server.url}/api/consult/sessions/${sessionId}/messages/stream`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${tokens.patient}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ message: 'Here is a photo of the patch.', image: { data: `data:image/png;base64,${PNG_1PX.toString('base64')}` } }),
-    });
-    const events: ReceivedEvent[] = [];
-    for await (const event of readEventStream(response)) events.push(event);
+    const events = await postEventStream(`${server.url}/api/consult/sessions/${sessionId}/messages/stream`, tokens.patient, { message: 'Here is a photo of the patch.', image: { data: `data:image/png;base64,${PNG_1PX.toString('base64')}` } });
     const vision = model.requests.at(-2)!.body;
     expect(vision.model).toBe('scripted-vision');
     expect(JSON.stringify(vision.messages)).toContain(`data:image/png;base64,${PNG_1PX.toString('base64')}`);
-    const streamed = events.filter((e) => e.event === 'text_delta').map((e) => e.data.text).join('');
+    const streamed = streamedText(events);
     expect(streamed).toBe('The photo shows a ring-shaped patch with a scaly border. Does it itch?');
     expect(events.map((e) => e.event)).toContain('tool_call_finished');
     expect(events.at(-1)).toMatchObject({ event: 'result', data: { action: 'respond', medicalContext: { image_findings: ['annular scaly plaque'] } } });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsultReply } from '../../../contract/index.js';
 import type { Database } from '../../../core/db/connect.js';
-import { readEventStream, type ReceivedEvent } from '../../../testing/read-event-stream.js';
+import { postEventStream, streamedText } from '../../../testing/read-event-stream.js';
 import { startScriptedModel, type ScriptedModel } from '../../../testing/scripted-model.js';
 import { startServerOn, type ServerOnDatabase } from '../../../testing/server-on-database.js';
 import { openTestDatabase, testEngines } from '../../../testing/test-database.js';
@@ -142,14 +142,8 @@ describe.each(testEngines())('medication safety and the dossier of a consult on 
   it('reads 青霉素过敏 the same way, and streams no excluded drug either', async () => {
     const sessionId = await start();
     model.push({ ...decide({ thought: '回答。', action: 'respond', response: '可以口服阿莫西林。请尽快就医。', quick_options: [] }), stream: { pieceChars: 3 } });
-    const response = await fetch(`${server.url}/api/consult/sessions/${sessionId}/messages/stream`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ message: '腿上红肿发热，我青霉素过敏。' }),
-    });
-    const events: ReceivedEvent[] = [];
-    for await (const event of readEventStream(response)) events.push(event);
-    const streamed = events.filter((e) => e.event === 'text_delta').map((e) => e.data.text).join('');
+    const events = await postEventStream(`${server.url}/api/consult/sessions/${sessionId}/messages/stream`, token, { message: '腿上红肿发热，我青霉素过敏。' });
+    const streamed = streamedText(events);
     expect(streamed).toContain('请尽快就医。');
     expect(streamed).not.toContain('阿莫西林');
     const result = events.at(-1)!;
