@@ -104,6 +104,20 @@ describe('the one agent loop', () => {
     expect(outcome.kind === 'stopped' && outcome.lastFailure).toMatchObject({ kind: 'tool', error: expect.stringContaining('lesionId') });
   });
 
+  it("never gives an earlier turn's answer as a stopped turn's last content", async () => {
+    // A continued conversation: the history holds the previous turn's answer; this turn's model only calls tools.
+    const messages = [
+      { role: 'system' as const, content: 'You are a dermatology consultant.' },
+      { role: 'user' as const, content: 'Lesion L7 has grown.' },
+      { role: 'assistant' as const, content: 'Last week: it looks benign, no need to worry.' },
+      { role: 'user' as const, content: 'It grew again. What now?' },
+    ];
+    model.push({ toolCalls: [{ name: 'lookup_lesion_history', arguments: {} }] }, { toolCalls: [{ name: 'lookup_lesion_history', arguments: { lesionId: '' } }] });
+    const { outcome } = await consult({ messages, decisions: undefined });
+    expect(outcome).toMatchObject({ kind: 'stopped', reason: 'error_breaker' });
+    expect(outcome.kind === 'stopped' && outcome.lastContent).toBe('');
+  });
+
   it('stops when the token budget is spent, counting what the endpoint reports', async () => {
     model.push({ reply: '{"action": "use_tool", "tool": "lookup_lesion_history", "arguments": {"lesionId": "L7"}}', usage: { prompt_tokens: 3500, completion_tokens: 600 } });
     const { outcome } = await consult();

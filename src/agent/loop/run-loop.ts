@@ -167,7 +167,8 @@ export async function runLoop<T>(config: LoopConfig<T>): Promise<LoopOutcome<T>>
         lastFailure = { kind: 'answer', problems: result.problems, ...(result.truncated ? { truncated: true } : {}) };
         break;
     }
-    lastContent = lastAssistantText(messages);
+    // This run's own text only: the history before it (a continued conversation) holds earlier turns' answers.
+    lastContent = lastAssistantText(messages.slice(config.messages.length));
   }
 }
 
