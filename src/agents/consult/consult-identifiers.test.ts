@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConsultReply } from '../../contract/index.js';
 import type { Database } from '../../core/db/connect.js';
 import { auditLog } from '../../core/db/schema/audit.js';
 import { consultDossiers } from '../../core/db/schema/consult.js';
@@ -7,6 +6,7 @@ import { conversationTurns } from '../../core/db/schema/conversations.js';
 import { agentRuns } from '../../core/db/schema/runs.js';
 import { spans, traces } from '../../core/db/schema/trace.js';
 import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
+import { consultClient } from '../../testing/consult-client.js';
 import { startServerOn, type ServerOnDatabase } from '../../testing/server-on-database.js';
 import { openTestDatabase, testEngines } from '../../testing/test-database.js';
 import { REDACTED } from './safety/identifiers.js';
@@ -52,16 +52,7 @@ describe.each(testEngines())('identifiers in a consult on %s', (engine) => {
   let token: string;
   let adminToken: string;
 
-  const call = async (method: string, path: string, body?: unknown, as = token) => {
-    const response = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${as}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const type = response.headers.get('content-type') ?? '';
-    return { status: response.status, body: (type.includes('json') ? await response.json() : await response.text()) as any };
-  };
-  const say = async (sessionId: string, message: string) => {
-    const answered = await call('POST', `/api/consult/sessions/${sessionId}/messages`, { message });
-    expect(answered.status, JSON.stringify(answered.body)).toBe(200);
-    return answered.body as ConsultReply;
-  };
+  const { call, say } = consultClient(() => ({ url: server.url, token }));
 
   beforeAll(async () => {
     database = await openTestDatabase({ engine });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConsultReply, ConsultSession } from '../../contract/index.js';
 import type { Database } from '../../core/db/connect.js';
 import { postEventStream, streamedText } from '../../testing/read-event-stream.js';
+import { consultClient } from '../../testing/consult-client.js';
 import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
 import { startServerOn, type ServerOnDatabase } from '../../testing/server-on-database.js';
 import { openTestDatabase, testEngines } from '../../testing/test-database.js';
@@ -27,17 +27,7 @@ describe.each(testEngines())('the consult under a misbehaving model on %s', (eng
   let server: ServerOnDatabase;
   let token: string;
 
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: response.status, body: (await response.json()) as any };
-  };
-  const start = async () => (await call('POST', '/api/consult/sessions', { title: 'Misbehaving model' })).body.sessionId as string;
-  const say = async (sessionId: string, message: string) => {
-    const answered = await call('POST', `/api/consult/sessions/${sessionId}/messages`, { message });
-    expect(answered.status, JSON.stringify(answered.body)).toBe(200);
-    return answered.body as ConsultReply;
-  };
-  const session = async (sessionId: string) => (await call('GET', `/api/consult/sessions/${sessionId}`)).body as ConsultSession;
+  const { call, start, say, session } = consultClient(() => ({ url: server.url, token }), { title: 'Misbehaving model' });
 
   beforeAll(async () => {
     database = await openTestDatabase({ engine });

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConsultReply, ConsultSession } from '../../contract/index.js';
+import type { ConsultSession } from '../../contract/index.js';
 import type { Database } from '../../core/db/connect.js';
 import { multipartBody } from '../../testing/multipart.js';
 import { postEventStream, streamedText } from '../../testing/read-event-stream.js';
+import { consultClient } from '../../testing/consult-client.js';
 import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
 import { startServerOn, type ServerOnDatabase } from '../../testing/server-on-database.js';
 import { openTestDatabase } from '../../testing/test-database.js';
@@ -26,17 +27,7 @@ describe('the dermatology consult', () => {
   const stopServer = () => server.stop();
   const withVision = () => ({ VISION_MODEL: 'scripted-vision', VISION_BASE_URL: model.baseURL });
 
-  const call = async (method: string, path: string, body?: unknown, token = tokens.patient) => {
-    const response = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const type = response.headers.get('content-type') ?? '';
-    return { status: response.status, headers: response.headers, body: (type.includes('json') ? await response.json() : type.includes('text') ? await response.text() : Buffer.from(await response.arrayBuffer())) as any };
-  };
-  const start = async () => (await call('POST', '/api/consult/sessions', { title: 'Rash' })).body.sessionId as string;
-  const say = async (sessionId: string, message: string, image?: { data: string }) => {
-    const answered = await call('POST', `/api/consult/sessions/${sessionId}/messages`, { message, ...(image ? { image } : {}) });
-    expect(answered.status, JSON.stringify(answered.body)).toBe(200);
-    return answered.body as ConsultReply;
-  };
+  const { call, start, say } = consultClient(() => ({ url: server.url, token: tokens.patient }), { title: 'Rash' });
   /** What the consult sent the model last: its last message (a tool result, or the patient's words). */
   const lastSent = () => model.requests.at(-1)!.body.messages.at(-1).content as string;
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConsultReply } from '../../../contract/index.js';
 import type { Database } from '../../../core/db/connect.js';
 import { postEventStream, streamedText } from '../../../testing/read-event-stream.js';
 import { startScriptedModel, type ScriptedModel } from '../../../testing/scripted-model.js';
+import { consultClient } from '../../../testing/consult-client.js';
 import { startServerOn, type ServerOnDatabase } from '../../../testing/server-on-database.js';
 import { openTestDatabase, testEngines } from '../../../testing/test-database.js';
 import { createDossierStore } from '../dossier/index.js';
@@ -22,17 +22,7 @@ describe.each(testEngines())('medication safety and the dossier of a consult on 
   let server: ServerOnDatabase;
   let token: string;
 
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const type = response.headers.get('content-type') ?? '';
-    return { status: response.status, body: (type.includes('json') ? await response.json() : await response.text()) as any };
-  };
-  const start = async () => (await call('POST', '/api/consult/sessions', { title: 'Acne' })).body.sessionId as string;
-  const say = async (sessionId: string, message: string, image?: { data: string }) => {
-    const answered = await call('POST', `/api/consult/sessions/${sessionId}/messages`, { message, ...(image ? { image } : {}) });
-    expect(answered.status, JSON.stringify(answered.body)).toBe(200);
-    return answered.body as ConsultReply;
-  };
+  const { call, start, say } = consultClient(() => ({ url: server.url, token }), { title: 'Acne' });
   /** The JSON result of the tool call the consult sent the model last. */
   const lastToolResult = () => {
     const sent = model.requests.at(-1)!.body.messages.at(-1).content as string;
