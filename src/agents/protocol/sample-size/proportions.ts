@@ -46,18 +46,35 @@ export function twoProportions(input: ParsedSampleSizeInput): SampleSizeResult {
   return { perGroup: g.perGroup, total: g.total, method: `two proportions, ${input.hypothesis.replace('_', '-')}, margin ${input.margin}, normal approximation (Chow, Shao & Wang 2008, ${section})`, assumptions: [...base, 'the difference is group 1 minus group 2', g.note] };
 }
 
-/** Chow, Shao & Wang (2008) 4.1: variance at the expected proportion p1. */
+/**
+ * Superiority and non-inferiority: the usual normal approximation of the score test, with the variance under the
+ * null hypothesis (at p0, or at the margin p0 + δ) for alpha and under the alternative (p1) for power
+ * (Fleiss, Levin & Paik 2003, 2.5; PASS "Tests for One Proportion"). Chow, Shao & Wang's 4.1 puts p1 q1 in both
+ * terms, which gives 80 instead of 85 for 0.5 -> 0.65. Equivalence keeps Chow 4.1.3: two one-sided tests.
+ */
 export function oneProportion(input: ParsedSampleSizeInput): SampleSizeResult {
   const p0 = input.p0!;
   const p1 = input.p1!;
   const gap = distance(input, p1 - p0, 'p1');
-  const n = roundUp(((zQuantile(1 - input.alpha / input.sides) + zPower(input)) ** 2 * p1 * (1 - p1)) / gap ** 2);
+  const zAlpha = zQuantile(1 - input.alpha / input.sides);
+  const sdAlt = Math.sqrt(p1 * (1 - p1));
+  let n: number;
+  let formula: string;
+  if (input.hypothesis === 'equivalence') {
+    n = roundUp(((zAlpha + zPower(input)) ** 2 * sdAlt ** 2) / gap ** 2);
+    formula = 'normal approximation with the variance at the expected proportion in both terms (Chow, Shao & Wang 2008, 4.1.3)';
+  } else {
+    const pNull = p0 + (input.hypothesis === 'non_inferiority' ? input.margin! : 0);
+    if (pNull <= 0 || pNull >= 1) throw invalid('margin', `p0 + margin is ${pNull}, which must lie between 0 and 1 to be a proportion under the null hypothesis`);
+    n = roundUp((zAlpha * Math.sqrt(pNull * (1 - pNull)) + zPower(input) * sdAlt) ** 2 / gap ** 2);
+    formula = `normal approximation, variance under the null hypothesis for alpha, under the alternative for power (p ${pNull} and ${p1})`;
+  }
   const total = roundUp(n / (1 - input.dropout));
-  const section = { superiority: '4.1.1', non_inferiority: '4.1.2', equivalence: '4.1.3' }[input.hypothesis];
+  const hypothesis = input.hypothesis === 'non_inferiority' ? `non-inferiority, margin ${input.margin}` : input.hypothesis === 'equivalence' ? `equivalence, margin ${input.margin}` : 'superiority';
   return {
     perGroup: [total, 0],
     total,
-    method: `one proportion, ${input.hypothesis.replace('_', '-')}, normal approximation (Chow, Shao & Wang 2008, ${section})`,
+    method: `one proportion, ${hypothesis}, ${formula}`,
     assumptions: [`proportion ${p0} under the null hypothesis, ${p1} expected, ${describe(input)}`, 'a single group: the second group is 0', input.dropout > 0 ? `${n} evaluable, inflated for ${input.dropout * 100}% dropout` : 'no dropout inflation'],
   };
 }

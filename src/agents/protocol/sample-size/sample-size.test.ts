@@ -68,10 +68,34 @@ describe('calculateSampleSize against published reference values', () => {
     expect(result.perGroup).toEqual([expected, expected]);
   });
 
-  it('one proportion (Chow 4.1.1): n = (z(1-a/2) + z(1-b))^2 p1 q1 / (p1 - p0)^2, p0 0.3, p1 0.5 -> 49.05 -> 50', () => {
-    const expected = Math.ceil(((Z['0.975'] + Z['0.8']) ** 2 * 0.25) / 0.2 ** 2);
-    expect(expected).toBe(50);
+  it('one proportion, issue 32: 0.5 -> 0.65 needs 85 (null variance for alpha, alternative for beta), not 80 (p1 q1 in both terms)', () => {
+    // n = (z(1-a/2) sqrt(p0 q0) + z(1-b) sqrt(p1 q1))^2 / (p1 - p0)^2 = 84.8 -> 85; R pwr.p.test (arcsine) gives 85.3 -> 86.
+    const expected = Math.ceil((Z['0.975'] * Math.sqrt(0.25) + Z['0.8'] * Math.sqrt(0.65 * 0.35)) ** 2 / 0.15 ** 2);
+    expect(expected).toBe(85);
+    const result = calculateSampleSize({ ...base, design: 'one_proportion', p0: 0.5, p1: 0.65 });
+    expect(result).toMatchObject({ perGroup: [85, 0], total: 85 });
+    expect(result.method).toContain('variance under the null hypothesis for alpha, under the alternative for power');
+  });
+
+  it('one proportion, p0 0.3 -> p1 0.5: (1.96 sqrt(.21) + 0.8416 sqrt(.25))^2 / 0.04 = 43.5 -> 44', () => {
+    const expected = Math.ceil((Z['0.975'] * Math.sqrt(0.21) + Z['0.8'] * 0.5) ** 2 / 0.2 ** 2);
+    expect(expected).toBe(44);
     expect(calculateSampleSize({ ...base, design: 'one_proportion', p0: 0.3, p1: 0.5 })).toMatchObject({ perGroup: [expected, 0], total: expected });
+  });
+
+  it('one proportion, non-inferiority: the null variance is at the margin, p0 + margin', () => {
+    // p0 0.8, margin -0.1: the null boundary is 0.7; expected 0.8, one-sided alpha 0.05.
+    const expected = Math.ceil((Z['0.95'] * Math.sqrt(0.7 * 0.3) + Z['0.8'] * Math.sqrt(0.8 * 0.2)) ** 2 / 0.1 ** 2);
+    expect(expected).toBe(119);
+    const result = calculateSampleSize({ ...base, sides: 1, design: 'one_proportion', p0: 0.8, p1: 0.8, hypothesis: 'non_inferiority', margin: -0.1 });
+    expect(result.total).toBe(expected);
+  });
+
+  it('one proportion, equivalence keeps Chow 4.1.3 (p1 q1 in both terms) and says so', () => {
+    const expected = Math.ceil(((Z['0.95'] + Z['0.9']) ** 2 * 0.25) / 0.1 ** 2);
+    const result = calculateSampleSize({ ...base, sides: 1, design: 'one_proportion', p0: 0.5, p1: 0.5, hypothesis: 'equivalence', margin: 0.1 });
+    expect(result.total).toBe(expected);
+    expect(result.method).toContain('variance at the expected proportion in both terms');
   });
 
   it('time to event: Schoenfeld, HR 0.7, alpha .05 two-sided, power .8, 1:1 -> 247 events; patients = events / event probability', () => {
@@ -86,6 +110,44 @@ describe('calculateSampleSize against published reference values', () => {
     const result = calculateSampleSize({ ...base, design: 'time_to_event', hazardRatio: 0.7, eventProbability: 1, method: 'freedman' });
     expect(result.events).toBe(expected);
     expect(result.method).toContain('Freedman');
+  });
+
+  // Issue 32: with ratio = n2 / n1 and the hazard ratio group 1 versus group 2, Freedman (1982) takes phi = n1 / n2,
+  // events = (z(1-a/2) + z(1-b))^2 (1 + phi HR)^2 / (phi (1 - HR)^2). Expected values worked by hand from that formula.
+  it.each([
+    [0.7, 2, 0.8, 318],
+    [0.7, 0.5, 0.8, 252],
+    [0.5, 3, 0.9, 172],
+  ])('time to event: Freedman, HR %s, ratio n2/n1 = %s, power %s -> %s events (phi = n1/n2)', (hazardRatio, ratio, power, events) => {
+    const phi = 1 / ratio;
+    const zBeta = power === 0.9 ? Z['0.9'] : Z['0.8'];
+    const byHand = Math.ceil(((Z['0.975'] + zBeta) ** 2 * (1 + phi * hazardRatio) ** 2) / (phi * (1 - hazardRatio) ** 2));
+    expect(byHand).toBe(events);
+    const result = calculateSampleSize({ ...base, power, design: 'time_to_event', hazardRatio, ratio, eventProbability: 1, method: 'freedman' });
+    expect(result.events).toBe(events);
+  });
+
+  it('time to event: Schoenfeld is symmetric in the allocation, (1 + k)^2 / k: ratio 2 and ratio 0.5 need the same events', () => {
+    const byHand = Math.ceil(((Z['0.975'] + Z['0.8']) ** 2 * 3 ** 2) / (2 * Math.log(0.7) ** 2)); // 277.6 -> 278
+    expect(byHand).toBe(278);
+    for (const ratio of [2, 0.5]) {
+      expect(calculateSampleSize({ ...base, design: 'time_to_event', hazardRatio: 0.7, ratio, eventProbability: 1 }).events).toBe(byHand);
+    }
+  });
+
+  it('time to event, unequal allocation: patients split n1 = N / (1 + ratio), n2 = ratio * n1', () => {
+    const result = calculateSampleSize({ ...base, design: 'time_to_event', hazardRatio: 0.7, ratio: 2, eventProbability: 0.5, method: 'freedman' });
+    // 318 events / 0.5 = 636 patients: 212 in group 1, 424 in group 2.
+    expect(result).toMatchObject({ events: 318, perGroup: [212, 424], total: 636 });
+  });
+
+  it('two means, unequal allocation: pwr.t2n.test(n1 = 48, n2 = 96, d = 0.5) has power 0.802, (47, 94) only 0.794', () => {
+    // Var(mean1 - mean2) = sd^2 (1/n1 + 1/n2) = sd^2 (1 + 1/ratio) / n1: the normal approximation gives 47.1 for group 1.
+    const normal = ((Z['0.975'] + Z['0.8']) ** 2 * 1.5) / 0.25;
+    expect(Math.ceil(normal)).toBe(48);
+    expect(calculateSampleSize({ ...base, design: 'two_means', effectSize: 0.5, ratio: 2 }).perGroup).toEqual([48, 96]);
+    // Ratio 0.5 puts the larger group first: pwr.t2n.test(n1 = 95, n2 = 48) has power 0.8007, (94, 47) 0.794.
+    expect(calculateSampleSize({ ...base, design: 'two_means', effectSize: 0.5, ratio: 0.5 }).perGroup).toEqual([95, 48]);
   });
 
   it('the registry tool runs the same calculation from its schema-parsed arguments', async () => {
