@@ -36,6 +36,14 @@ export function formatRelative(iso: string | null | undefined, locale: Locale, n
   return format.format(0, 'second');
 }
 
+/**
+ * The plural category of a count in a language (`one`, `other`, …), by the browser's CLDR rules: English has
+ * "1 problem" and "2 problems", Chinese one form for every count.
+ */
+export function pluralCategory(count: number, locale: Locale): Intl.LDMLPluralRule {
+  return new Intl.PluralRules(INTL_LOCALE[locale]).select(count);
+}
+
 /** A record or query value: blank for null or '', text as-is, anything else as compact JSON. */
 export function formatValue(value: unknown): string {
   if (value === null || value === undefined || value === '') return '';
