@@ -1,6 +1,7 @@
 import { Constants, LogicEngine } from 'json-logic-engine';
 import type { ClinicalOperator } from './clinical-operator.js';
 import { dateAfter, dateBefore, dateDiffDays, dateOnOrAfter, dateOnOrBefore, isDate } from './date-operators.js';
+import { decimalRound } from './decimal-round-operator.js';
 import { createMatchesOperator } from './matches-operator.js';
 import { createMatchingBudget } from './matching-budget.js';
 import { missingOfKeys, specMissing, specMissingSome } from './missing-operators.js';
@@ -30,7 +31,7 @@ export function createRuleEngine(): RuleEngine {
   const logic = new LogicEngine();
   // One budget for the engine is enough: an evaluation runs to its end before the next starts (one thread).
   const budget = createMatchingBudget();
-  const operators = [dateDiffDays, dateBefore, dateAfter, dateOnOrBefore, dateOnOrAfter, inWindow, isDate, isNumber, createMatchesOperator(budget)];
+  const operators = [dateDiffDays, dateBefore, dateAfter, dateOnOrBefore, dateOnOrAfter, inWindow, isDate, isNumber, decimalRound, createMatchesOperator(budget)];
   for (const operator of operators) {
     if (operator.name in logic.methods) throw new Error(`clinical operator ${operator.name} would shadow a json-logic-engine operator`);
     // deterministic: pure functions of their arguments, so the compiler may evaluate all-literal calls once at build

@@ -61,6 +61,25 @@ describe('compileRedcapLogic: datediff', () => {
     expect(dataQualityRule("[b] <> '' and datediff([a],[b],\"d\") > 30").fires({ a: '2024-01-01', b: null })).toBe(false);
   });
 
+  it('issue 32: a literal date reads in the format the fourth argument names ("mdy", "dmy"), as REDCap reads it', () => {
+    expect(compileRedcapLogic('datediff([d1], "01-11-2024", "d", "mdy") > 3')).toEqual(
+      { if: [blank('d1'), false, { '>': [abs({ date_diff_days: [{ var: 'd1' }, '2024-01-11'] }), 3] }] },
+    );
+    expect(compileRedcapLogic('datediff([d1], "01-11-2024", "d", "dmy") > 3')).toEqual(
+      { if: [blank('d1'), false, { '>': [abs({ date_diff_days: [{ var: 'd1' }, '2024-11-01'] }), 3] }] },
+    );
+    // 1 January to 11 January is 10 days; to 1 November, 305.
+    expect(dataQualityRule('datediff([d1], "01-11-2024", "d", "mdy") = 10').fires({ d1: '2024-01-01' })).toBe(true);
+    expect(dataQualityRule('datediff([d1], "01-11-2024", "d", "dmy") = 305').fires({ d1: '2024-01-01' })).toBe(true);
+    expect(dataQualityRule("datediff('1/11/2024', [d1], 'd', 'M-D-Y', true) = -10").fires({ d1: '2024-01-01' })).toBe(true);
+    expect(dataQualityRule('datediff([d1], "2024-01-11", "d") = 10').fires({ d1: '2024-01-01' })).toBe(true);
+    expect(dataQualityRule('datediff([d1], "2024-01-11 08:30", "d", "ymd") = 10').fires({ d1: '2024-01-01' })).toBe(true);
+    // A literal that is not a date in the named format is refused, saying how to write it.
+    expect(() => compileRedcapLogic('datediff([d1], "13-01-2024", "d", "mdy") > 3')).toThrow(/argument 2 "13-01-2024" is not a date in the "mdy" format; write it as MM-DD-YYYY, e.g. "11-01-2024"/);
+    expect(() => compileRedcapLogic('datediff([d1], "01-11-2024", "d") > 3')).toThrow(/argument 2 "01-11-2024" is not a date in the "ymd" format; write it as YYYY-MM-DD/);
+    expect(() => compileRedcapLogic('datediff("2024-02-30", [d1], "d") > 3')).toThrow(/argument 1 "2024-02-30" is not a date/);
+  });
+
   it('refuses "today", time units and unknown units by name', () => {
     expect(() => compileRedcapLogic("datediff([dob], 'today', 'y') < 18")).toThrow(/datediff with "today" at character 1 is not supported/);
     expect(() => compileRedcapLogic('datediff([a], [b], "h") > 1')).toThrow(/unit "h" needs the time of day/);
@@ -96,11 +115,10 @@ describe('compileRedcapLogic: other functions', () => {
     expect(dataQualityRule('if([pregnant], 1, 0) = 1').fires({ pregnant: '1' })).toBe(true);
   });
 
-  it('round(x, n) rounds half away from zero', () => {
-    const whole = { pipe: [{ '+': [abs({ var: '' }), 0.5] }, { '-': [{ var: '' }, { '%': [{ var: '' }, 1] }] }] };
+  it('round(x, n) rounds half away from zero, on the decimal digits (decimal_round)', () => {
     expect(compileRedcapLogic('round([bmi], 1) <> [bmi_recorded]')).toEqual({
       pipe: [
-        [{ '/': [{ pipe: [{ '*': [{ '+': [{ var: 'bmi' }] }, 10] }, { if: [{ '<': [{ var: '' }, 0] }, { '-': [whole] }, whole] }] }, 10] }, { var: 'bmi_recorded' }],
+        [{ decimal_round: [{ '+': [{ var: 'bmi' }] }, 1, 'half_away'] }, { var: 'bmi_recorded' }],
         { if: [{ is_number: { var: '1' } }, { '!==': [{ var: '0' }, { '+': [{ var: '1' }] }] }, { '!==': [{ cat: [{ '??': [{ var: '0' }, ''] }] }, { cat: [{ '??': [{ var: '1' }, ''] }] }] }] },
       ],
     });
@@ -113,6 +131,35 @@ describe('compileRedcapLogic: other functions', () => {
     engine('round(-2.4)', -2);
     engine('round(1.25, 1)', 1.3);
     expect(() => compileRedcapLogic('round([a], [b]) > 1')).toThrow(/round at character 1: decimals must be a whole number from 0 to 10/);
+  });
+
+  it('issue 32: round([v], 2) = 1.01 holds for 1.005, as in REDCap (PHP), though 1.005 * 100 is 100.49999999999999', () => {
+    const rule = dataQualityRule('round([v], 2) = 1.01');
+    expect(rule.fires({ v: '1.005' })).toBe(true);
+    expect(rule.fires({ v: 1.005 })).toBe(true);
+    expect(rule.fires({ v: '1.0049' })).toBe(false);
+    // PHP's round(): 5.045 -> 5.05, 5.055 -> 5.06, 1.955 -> 1.96, -1.005 -> -1.01, 0.285 -> 0.29.
+    for (const [value, expected] of [['5.045', 5.05], ['5.055', 5.06], ['1.955', 1.96], ['-1.005', -1.01], ['0.285', 0.29]] as const) {
+      expect(dataQualityRule(`round([v], 2) = ${expected}`).fires({ v: value }), `round(${value}, 2)`).toBe(true);
+    }
+    // Arithmetic first, then the rounding of the result's digits: 0.1 + 0.2 is 0.30000000000000004 -> 0.3.
+    expect(dataQualityRule('round([a] + [b], 1) = 0.3').fires({ a: '0.1', b: '0.2' })).toBe(true);
+  });
+
+  it('roundup and rounddown go towards +infinity and -infinity on the decimal digits (PHP ceil and floor)', () => {
+    expect(compileRedcapLogic('roundup([v], 1) > 2')).toEqual({ '>': [{ decimal_round: [{ '+': [{ var: 'v' }] }, 1, 'up'] }, 2] });
+    const engine = (logic: string, expected: number) => expect(dataQualityRule(`${logic} = ${expected}`).fires({}), logic).toBe(true);
+    engine('roundup(1.21, 1)', 1.3);
+    engine('roundup(-1.21, 1)', -1.2);
+    engine('roundup(1.1, 2)', 1.1); // binary: ceil(110.00000000000001) / 100 = 1.11
+    engine('roundup(4.2)', 5);
+    engine('rounddown(1.29, 1)', 1.2);
+    engine('rounddown(-1.21, 1)', -1.3);
+    engine('rounddown(0.29, 2)', 0.29); // binary: floor(28.999999999999996) / 100 = 0.28
+    engine('rounddown(4.8)', 4);
+    // A blank date's NaN passes through, so no comparison holds.
+    expect(dataQualityRule('roundup(datediff([a],[b],"d") / 7) >= 4').fires({ a: '2024-01-01' })).toBe(false);
+    expect(() => compileRedcapLogic('rounddown([a], 11) > 1')).toThrow(/rounddown at character 1: decimals must be a whole number from 0 to 10/);
   });
 
   it('abs(x)', () => {

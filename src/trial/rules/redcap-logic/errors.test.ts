@@ -17,7 +17,7 @@ describe('compileRedcapLogic: errors name the function or the position', () => {
   it('an unknown function is named with the supported ones', () => {
     const error = failure('[a] = 1 and mean([b], [c]) > 2');
     expect(error.message).toBe(
-      'REDCap logic: function "mean" at character 13 is not supported; supported functions: abs, contains, datediff, ends_with, if, isblankormissingcode, isnumber, max, min, not_contain, round, starts_with, sum.',
+      'REDCap logic: function "mean" at character 13 is not supported; supported functions: abs, contains, datediff, ends_with, if, isblankormissingcode, isnumber, max, min, not_contain, round, rounddown, roundup, starts_with, sum.',
     );
     expect(error.details).toMatchObject({ function: 'mean', position: 13 });
     expect(failure('today() > [a]').message).toContain('function "today" at character 1 is not supported; a rule over stored records must give the same answer');

@@ -1,5 +1,6 @@
 import type { Node } from './ast.js';
 import { absolute, anyOf, asCondition, asNumber, asText, isBlank, settled, withNaN, type JsonLogic, type Operand } from './json-logic.js';
+import { dateFormatOf, expectedDate, literalDateToIso, type DateFormat } from './literal-date.js';
 import { syntaxError } from './syntax-error.js';
 
 type Call = Extract<Node, { type: 'call' }>;
@@ -8,7 +9,7 @@ type FunctionCompiler = (call: Call, compile: Compile) => Operand;
 
 /**
  * REDCap's functions that the rule engine can express. Each keeps REDCap's meaning where it differs from JSON
- * Logic's: sum, min and max skip blank and non-numeric values, round goes half away from zero.
+ * Logic's: sum, min and max skip blank and non-numeric values, round goes half away from zero on the decimal digits.
  */
 const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
   datediff: compileDatediff,
@@ -19,7 +20,9 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
     const [condition, then, otherwise] = argumentsOf(call, compile, 3, 3, 'if(condition, value if true, value if false)');
     return { logic: { if: [asCondition(condition!), then!.logic, otherwise!.logic] }, kind: then!.kind === otherwise!.kind ? then!.kind : 'unknown' };
   },
-  round: compileRound,
+  round: rounding('half_away'),
+  roundup: rounding('up'),
+  rounddown: rounding('down'),
   abs: (call, compile) => {
     const [value] = argumentsOf(call, compile, 1, 1, 'abs(number)', { keepNaN: true });
     return withNaN({ logic: absolute(asNumber(value!)), kind: 'number' }, value!.nanWhen);
@@ -58,17 +61,17 @@ export function compileCall(call: Call, compile: Compile): Operand {
 }
 
 const DAYS_PER_UNIT: Readonly<Record<string, number>> = { d: 1, M: 30.44, y: 365.2425 };
-const DATE_FORMATS = new Set(['ymd', 'mdy', 'dmy']);
 
 /**
  * datediff(date1, date2, unit[, format][, signed]): date2 − date1, as an absolute value unless signed is true.
  * Days are whole calendar days (the engine's date_diff_days); months and years are days / 30.44 and
- * / 365.2425 as in REDCap. The format names how REDCap shows the dates; stored values are always Y-M-D.
+ * / 365.2425 as in REDCap. The format ("ymd" when left out) is how a date written in the logic reads, as in
+ * REDCap: datediff([d1], "01-11-2024", "d", "mdy") is to 11 January; stored values are always Y-M-D.
  * A blank date gives REDCap's NaN (`nanWhen`), so `datediff([a],[b],"d") > 30` does not flag a record without
  * both dates, as in REDCap; a date that is filled but not a date is still an error finding, for a person to see.
  */
 function compileDatediff(call: Call, compile: Compile): Operand {
-  const usage = 'datediff([date1], [date2], "d"|"M"|"y"[, "ymd"][, true])';
+  const usage = 'datediff([date1], [date2], "d"|"M"|"y"[, "ymd"|"mdy"|"dmy"][, true])';
   const args = argumentsOf(call, compile, 3, 5, usage);
   for (const date of args.slice(0, 2)) {
     const text = typeof date.logic === 'string' ? date.logic.toLowerCase() : '';
@@ -85,12 +88,22 @@ function compileDatediff(call: Call, compile: Compile): Operand {
     throw syntaxError(`datediff at character ${call.position}: ${problem}; write ${usage}`, call.position, { function: 'datediff' });
   }
   let signed = false;
+  let format: DateFormat = 'ymd';
   for (const [offset, option] of args.slice(3).entries()) {
+    const named = offset === 0 && typeof option.logic === 'string' ? dateFormatOf(option.logic) : undefined;
     if (typeof option.logic === 'boolean') signed = option.logic;
-    else if (offset === 0 && typeof option.logic === 'string' && DATE_FORMATS.has(option.logic.toLowerCase().replaceAll('-', ''))) continue;
+    else if (named !== undefined) format = named;
     else throw syntaxError(`datediff at character ${call.position}: argument ${offset + 4} must be a date format ("ymd", "mdy", "dmy") or true/false; write ${usage}`, call.position, { function: 'datediff' });
   }
-  const days: JsonLogic = { date_diff_days: [args[0]!.logic, args[1]!.logic] };
+  const dates = args.slice(0, 2).map((date, index) => {
+    if (typeof date.logic !== 'string') return date.logic;
+    const iso = literalDateToIso(date.logic, format);
+    if (iso === undefined) {
+      throw syntaxError(`datediff at character ${call.position}: argument ${index + 1} ${JSON.stringify(date.logic)} is not a date in the "${format}" format; write it as ${expectedDate(format)}`, call.position, { function: 'datediff' });
+    }
+    return iso;
+  });
+  const days: JsonLogic = { date_diff_days: dates };
   const magnitude = signed ? days : absolute(days);
   const perUnit = DAYS_PER_UNIT[unit]!;
   // A literal date is never blank; a field (or a computed date) may be.
@@ -98,20 +111,21 @@ function compileDatediff(call: Call, compile: Compile): Operand {
   return withNaN({ logic: perUnit === 1 ? magnitude : { '/': [magnitude, perUnit] }, kind: 'number' }, anyOf(blankDates));
 }
 
-/** round(number[, decimals]): half away from zero, as REDCap (PHP) rounds; JSON Logic has no rounding. */
-function compileRound(call: Call, compile: Compile): Operand {
-  const [value, places] = argumentsOf(call, compile, 1, 2, 'round(number, decimals)', { keepNaN: true });
-  const decimals = places === undefined ? 0 : places.logic;
-  if (typeof decimals !== 'number' || !Number.isInteger(decimals) || decimals < 0 || decimals > 10) {
-    throw syntaxError(`round at character ${call.position}: decimals must be a whole number from 0 to 10, got ${JSON.stringify(decimals)}`, call.position, { function: 'round' });
-  }
-  const scale = 10 ** decimals;
-  const scaled = scale === 1 ? asNumber(value!) : { '*': [asNumber(value!), scale] };
-  // On the scaled value s: t = |s| + 0.5 with its fraction removed (t - t % 1), given the sign of s.
-  const magnitude: JsonLogic = { '+': [absolute({ var: '' }), 0.5] };
-  const whole: JsonLogic = { pipe: [magnitude, { '-': [{ var: '' }, { '%': [{ var: '' }, 1] }] }] };
-  const rounded: JsonLogic = { pipe: [scaled, { if: [{ '<': [{ var: '' }, 0] }, { '-': [whole] }, whole] }] };
-  return withNaN({ logic: scale === 1 ? rounded : { '/': [rounded, scale] }, kind: 'number' }, value!.nanWhen);
+/**
+ * round, roundup and rounddown(number[, decimals]): on the number's decimal digits with the engine's
+ * `decimal_round`, as REDCap (PHP) rounds what a person typed: round(1.005, 2) is 1.01, half away from zero;
+ * roundup and rounddown go towards +∞ and −∞ (PHP's ceil and floor). JSON Logic has no rounding, and binary
+ * arithmetic (1.005 * 100 = 100.49999999999999) would give 1.
+ */
+function rounding(mode: 'half_away' | 'up' | 'down'): FunctionCompiler {
+  return (call, compile) => {
+    const [value, places] = argumentsOf(call, compile, 1, 2, `${call.name}(number, decimals)`, { keepNaN: true });
+    const decimals = places === undefined ? 0 : places.logic;
+    if (typeof decimals !== 'number' || !Number.isInteger(decimals) || decimals < 0 || decimals > 10) {
+      throw syntaxError(`${call.name} at character ${call.position}: decimals must be a whole number from 0 to 10, got ${JSON.stringify(decimals)}`, call.position, { function: call.name });
+    }
+    return withNaN({ logic: { decimal_round: [asNumber(value!), decimals, mode] }, kind: 'number' }, value!.nanWhen);
+  };
 }
 
 /** Folds the numeric arguments (blank and non-numeric ones skipped, as REDCap does) with `step`. */
