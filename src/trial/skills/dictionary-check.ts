@@ -11,8 +11,8 @@ export interface ProjectDictionary {
   events: readonly string[];
 }
 
-/** Fields every record context has besides the dictionary's (record-context.ts adds them). */
-const CONTEXT_FIELDS = ['record_id', 'site'];
+/** Fields every record context has besides the dictionary's (record-context.ts adds them; redcap_arms in longitudinal projects). */
+const CONTEXT_FIELDS = ['record_id', 'site', 'redcap_arms'];
 
 /**
  * Every field name a skill reads, checked against a project's dictionary: each rule's `field`, every name its JSON

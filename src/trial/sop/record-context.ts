@@ -53,7 +53,9 @@ export async function loadRecordContexts(db: Db, projectId: string, recordIds: r
   if (!recordIds.length) return out;
   const rows = await db.select().from(trialRecords).where(and(eq(trialRecords.projectId, projectId), recordIds.length === 1 ? eq(trialRecords.recordId, recordIds[0]!) : inArray(trialRecords.recordId, [...recordIds])));
   if (!rows.length) return out;
-  const order = (await db.select({ eventName: trialEvents.eventName }).from(trialEvents).where(eq(trialEvents.projectId, projectId)).orderBy(asc(trialEvents.ordinal))).map((e) => e.eventName);
+  const schedule = await db.select({ eventName: trialEvents.eventName, armNum: trialEvents.armNum }).from(trialEvents).where(eq(trialEvents.projectId, projectId)).orderBy(asc(trialEvents.ordinal));
+  const order = schedule.map((e) => e.eventName);
+  const armOf = new Map(schedule.map((e) => [e.eventName, e.armNum]));
   const identifiers = new Set(
     (await db.select({ name: trialFields.fieldName }).from(trialFields).where(and(eq(trialFields.projectId, projectId), eq(trialFields.identifier, true)))).map((f) => f.name),
   );
@@ -64,7 +66,7 @@ export async function loadRecordContexts(db: Db, projectId: string, recordIds: r
     else byRecord.set(row.recordId, [row]);
   }
   const rankOf = new Map(order.map((event, i) => [event, i]));
-  for (const [recordId, recordRows] of byRecord) out.set(recordId, buildContext(recordId, recordRows, rankOf, identifiers));
+  for (const [recordId, recordRows] of byRecord) out.set(recordId, buildContext(recordId, recordRows, rankOf, armOf, identifiers));
   return out;
 }
 
@@ -79,7 +81,15 @@ export function recordIdsByProject(items: Iterable<{ projectId: string; recordId
   return new Map([...out].map(([projectId, ids]) => [projectId, [...ids]]));
 }
 
-function buildContext(recordId: string, rows: Array<{ eventName: string; site: string | null; version: number; data: Data }>, rankOf: ReadonlyMap<string, number>, identifiers: ReadonlySet<string>): RecordContext {
+/**
+ * A longitudinal record's data also holds `redcap_arms`, the arms (REDCap arm_num) of the events it has, so a rule
+ * can apply to the subjects of an arm only: an imported REDCap rule on `[visit_1_arm_1][vld1]` must not fire for a
+ * subject of arm 2, who never has that visit (as in REDCap Data Quality). Not in the model's view: it is schedule,
+ * not data.
+ */
+export const ARMS_FIELD = 'redcap_arms';
+
+function buildContext(recordId: string, rows: Array<{ eventName: string; site: string | null; version: number; data: Data }>, rankOf: ReadonlyMap<string, number>, armOf: ReadonlyMap<string, number>, identifiers: ReadonlySet<string>): RecordContext {
   const rank = (event: string) => rankOf.get(event) ?? Number.MAX_SAFE_INTEGER;
   rows.sort((a, b) => rank(a.eventName) - rank(b.eventName) || a.eventName.localeCompare(b.eventName));
   // A subject belongs to one site (its REDCap data access group); an export may carry it on some rows only.
@@ -99,6 +109,7 @@ function buildContext(recordId: string, rows: Array<{ eventName: string; site: s
     modelEvents[row.eventName] = withoutIdentifiers(row.data, identifiers);
     versions[row.eventName] = row.version;
   }
+  data[ARMS_FIELD] = [...new Set(rows.flatMap((row) => (armOf.has(row.eventName) ? [armOf.get(row.eventName)!] : [])))].sort((a, b) => a - b);
   return { recordId, site, data, modelView: assign(bare<unknown>(), { record_id: recordId, site, events: modelEvents }), versions, events: rows.map((r) => r.eventName), identifierValues: valuesOfIdentifiers(rows, identifiers) };
 }
 
