@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_NESTING_DEPTH } from '../core/nesting-depth.js';
 import { startProbeServer, type ProbeServer } from '../testing/probe-server.js';
 import { testEngines } from '../testing/test-database.js';
 import { buildServer, type RouteInfo } from './server.js';
@@ -102,6 +103,20 @@ describe.each(testEngines())('malformed ids, filters and NUL bytes on every rout
         expect(inBody.statusCode, `${route.method} ${route.url} with a NUL in the body`).toBe(400);
         expect(inBody.json().details).toEqual({ field: 'body.probe.nested[1]' });
       }
+    }
+  });
+
+  it('refuses a body nested deeper than the limit on every route that takes one with 400 naming the limit', async () => {
+    // Written as text: JSON.stringify of a value 5 000 deep overflows the stack itself.
+    const deep = `{"probe":${'{"a":['.repeat(5000)}1${']}'.repeat(5000)}}`;
+    const withBodies = app.routeTable.filter((r) => r.method === 'POST' || r.method === 'PATCH' || r.method === 'PUT');
+    expect(withBodies.length).toBeGreaterThan(20);
+    for (const route of withBodies) {
+      const url = fill(route.url.replace(':projectId', 'probe'), '00000000-0000-4000-8000-000000000000');
+      const response = await app.inject({ method: route.method as 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, payload: deep });
+      expectNoCrash(response, `${route.method} ${url} with a body 10 000 levels deep`);
+      expect(response.statusCode, `${route.method} ${url}: ${response.body.slice(0, 200)}`).toBe(400);
+      expect(response.json()).toMatchObject({ code: 'VALIDATION_FAILED', details: { limit: MAX_NESTING_DEPTH } });
     }
   });
 

@@ -6,6 +6,8 @@ import { VERSION } from '../version.js';
 import { accessHook } from './access.js';
 import { multipartPluginOptions, readMultipartBody } from './multipart-body.js';
 import { refuseUnstorableText } from './unstorable-text.js';
+import { registerJsonBodyParser } from './json-body.js';
+import { refuseJsonUploadFields } from './json-upload-fields.js';
 import { registerConsole } from './console.js';
 import { errorHandler } from './error-handler.js';
 import { agentRoutes } from './routes/agent.js';
@@ -62,6 +64,8 @@ export async function buildServer(ctx: AppContext, options: { serveConsole?: boo
     bodyLimit: 5 * 1024 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
   }) as unknown as FastifyInstance;
+  // JSON bodies deeper than MAX_NESTING_DEPTH are refused while parsing, before anything walks them.
+  registerJsonBodyParser(app);
   const routeTable: RouteInfo[] = [];
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/api/')) {
@@ -83,9 +87,10 @@ export async function buildServer(ctx: AppContext, options: { serveConsole?: boo
   app.setErrorHandler(errorHandler);
   app.addHook('onRequest', accessHook(ctx.users));
   app.addHook('preValidation', refuseUnstorableText);
+  app.addHook('preValidation', refuseJsonUploadFields);
 
   await app.register(healthRoutes, { ctx });
-  await app.register(authRoutes, { users: ctx.users });
+  await app.register(authRoutes, { users: ctx.users, signIn: ctx.config.signIn });
   await app.register(userRoutes, { users: ctx.users });
   await app.register(scenarioRoutes, { ctx });
   await app.register(agentRoutes, { ctx });

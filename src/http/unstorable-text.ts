@@ -1,9 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ClinAgentError } from '../core/errors.js';
+import { MAX_NESTING_DEPTH } from '../core/nesting-depth.js';
 import { escapeUnstorable, unstorableKind, type UnstorableKind } from '../core/unstorable-text.js';
 
-/** Deeper than any body we accept; past it the walk stops rather than recurse without bound. */
-const MAX_DEPTH = 32;
+/** No body deeper than this gets past the JSON parser (json-body.ts), so the walk sees every string of one. */
+const MAX_DEPTH = MAX_NESTING_DEPTH;
 /** A key is named in the error; one pasted paragraph long is cut, so the answer never echoes a flood. */
 const KEY_CHARS_SHOWN = 60;
 
