@@ -200,6 +200,12 @@ export const pendingActions = pgTable(
     severity: text('severity').$type<'error' | 'warning' | 'info'>().notNull(),
     /** The value the rule read when it last fired (`v1_arm_1.age` -> 17). */
     value: jsonValue('value'),
+    /**
+     * sha256 of every value the rule read when it last fired (trial/sop/read-fingerprint.ts): a finding a person
+     * decided (closed as verified, withdrawn by a rejected review) is raised again only once one of them changes.
+     * Never sent to clients: a hash over values would let one who sees a field masked test guesses against it.
+     */
+    readFingerprint: text('read_fingerprint'),
     status: text('status').$type<QueryStatus>().notNull().default('open'),
     /** The run that last saw the finding fire; equals taskRunId until a later run confirms it. */
     lastTaskRunId: uuid('last_task_run_id'),
