@@ -117,7 +117,8 @@ describe.each(testEngines())('skill tools (dry run, REDCap rules import, amendme
   describe('POST /skills/dry-run', () => {
     it('tries a skill on the whole trial: the records its hard rules would flag, soft rules skipped, nothing written', async () => {
       const before = await rowCounts();
-      const response = await post('dry-run', { yaml: TRIED_SKILL });
+      // The PI: the skill reads dob, an identifier field only those who see identifiers may try rules on.
+      const response = await post('dry-run', { yaml: TRIED_SKILL }, 'pi');
       expect(response.statusCode, response.body).toBe(200);
       const result = response.json() as SkillDryRunResult;
       expect(result).toMatchObject({ skillId: 'tried', records: 5, fired: 2, recordsFiring: 2, truncated: false });
@@ -128,18 +129,19 @@ describe.each(testEngines())('skill tools (dry run, REDCap rules import, amendme
     });
 
     it('tries one record, and answers 404 for a record the trial does not have', async () => {
-      const one = (await post('dry-run', { yaml: TRIED_SKILL, recordId: '102' })).json() as SkillDryRunResult;
+      const one = (await post('dry-run', { yaml: TRIED_SKILL, recordId: '102' }, 'pi')).json() as SkillDryRunResult;
       expect(one).toMatchObject({ records: 1, fired: 1 });
       expect(firingOf(one)).toEqual(['102 sbp-140']);
-      const missing = await post('dry-run', { yaml: TRIED_SKILL, recordId: '999' });
+      const missing = await post('dry-run', { yaml: TRIED_SKILL, recordId: '999' }, 'pi');
       expect(missing.statusCode).toBe(404);
       expect(missing.json().message).toContain('Record "999" does not exist');
     });
 
-    it('masks the value of a finding on an identifier field for a member without identifier access', async () => {
+    it('refuses a skill reading an identifier field to a member without identifier access (its verdicts would tell the value); the PI sees it', async () => {
       const onDob = (result: SkillDryRunResult) => result.firing.find((f) => f.field === 'dob');
-      const coordinator = (await post('dry-run', { yaml: TRIED_SKILL, recordId: '202' })).json() as SkillDryRunResult;
-      expect(onDob(coordinator)).toMatchObject({ recordId: '202', eventName: 'screening_arm_2', value: null, masked: true });
+      const coordinator = await post('dry-run', { yaml: TRIED_SKILL, recordId: '202' });
+      expect(coordinator.statusCode).toBe(403);
+      expect(coordinator.json()).toMatchObject({ code: 'FORBIDDEN', details: { fields: ['dob'] } });
       const pi = (await post('dry-run', { yaml: TRIED_SKILL, recordId: '202' }, 'pi')).json() as SkillDryRunResult;
       expect(onDob(pi)).toMatchObject({ value: '1949-12-24', masked: false });
     });
@@ -152,7 +154,7 @@ describe.each(testEngines())('skill tools (dry run, REDCap rules import, amendme
 
     it('refuses an invalid skill with 422 listing every problem, and a request with neither or both forms with 400', async () => {
       const invalid = TRIED_SKILL.replace('date_on_or_after', 'between').replace('{ var: baseline_arm_1.sbp }, 140', '{ var: baseline_arm_1.sbpp }, 140').replace('on_fail: end_flagged', 'on_fail: nowhere');
-      const response = await post('dry-run', { yaml: invalid });
+      const response = await post('dry-run', { yaml: invalid }, 'pi');
       expect(response.statusCode).toBe(422);
       const body = response.json() as { code: string; details: { problems: Array<{ path: string; message: string }> } };
       expect(body.code).toBe('SKILL_INVALID');
@@ -235,7 +237,7 @@ describe.each(testEngines())('skill tools (dry run, REDCap rules import, amendme
     });
 
     it('treats a skill no version of which is active for the trial as all new', async () => {
-      const impact = (await post('impact', { yaml: TRIED_SKILL })).json() as SkillImpact;
+      const impact = (await post('impact', { yaml: TRIED_SKILL }, 'pi')).json() as SkillImpact;
       expect(impact).toMatchObject({ skillId: 'tried', isNewSkill: true, rules: { added: [{ ruleId: 'born-1950-or-later' }, { ruleId: 'sbp-140' }, { ruleId: 'judge', kind: 'soft' }], removed: [], changed: [], unchanged: 0 }, openQueries: { total: 0, byRule: [] } });
       expect(impact.records.affected).toBe(2);
       expect(impact.skippedNodes).toEqual([{ node: 'judge', reason: expect.stringContaining('re-run every record') }]);

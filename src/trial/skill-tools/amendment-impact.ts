@@ -1,6 +1,7 @@
 import type { Db } from '../../core/db/connect.js';
 import { compileRules, type CompiledRules, type HardRule } from '../rules/index.js';
 import type { Skill } from '../sop/load-skills.js';
+import { withIdentifiersBlank } from './blank-identifiers.js';
 import { liveQueriesByRule } from './live-queries-by-rule.js';
 import { forEachRecordBatch } from './record-batches.js';
 import { diffSkillRules, type RuleDiff } from './rule-diff.js';
@@ -38,9 +39,10 @@ export interface AmendmentImpact {
  * What activating `proposed` instead of `current` (the active version for the project, if any) would change, before
  * it is activated: the rules it adds, removes and changes, the live queries of the removed and changed ones, and the
  * records where those rules' verdicts differ between the two versions, evaluated on the stored data in batches.
- * Writes nothing.
+ * `hidden`: the identifier fields of a reader who may not see them, blank in the data the rules run on (the caller
+ * refuses rules reading them; this is the second line). Writes nothing.
  */
-export async function amendmentImpact(db: Db, input: { projectId: string; current: Skill | undefined; proposed: Skill }): Promise<AmendmentImpact> {
+export async function amendmentImpact(db: Db, input: { projectId: string; current: Skill | undefined; proposed: Skill; hidden?: (field: string) => boolean }): Promise<AmendmentImpact> {
   const started = performance.now();
   const { projectId, current, proposed } = input;
   const diff = diffSkillRules(current, proposed);
@@ -60,7 +62,8 @@ export async function amendmentImpact(db: Db, input: { projectId: string; curren
   let evaluated = 0;
   if (before || after) {
     evaluated = await forEachRecordBatch(db, projectId, async (records) => {
-      for (const record of records) {
+      for (const shown of records) {
+        const record = input.hidden ? withIdentifiersBlank(shown, input.hidden) : shown;
         const ruleIds = differingVerdicts(before ? await before.runInSlices(record.data) : [], after ? await after.runInSlices(record.data) : []);
         if (ruleIds.length) affected.set(record.recordId, ruleIds);
       }

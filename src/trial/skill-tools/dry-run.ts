@@ -1,6 +1,7 @@
 import type { Db } from '../../core/db/connect.js';
 import type { IdentifierMask } from '../identifiers.js';
 import type { Skill } from '../sop/load-skills.js';
+import { withIdentifiersBlank } from './blank-identifiers.js';
 import { forEachRecordBatch } from './record-batches.js';
 import { hardRuleFindings, skippedSoftNodes, type SkillFinding, type SkippedNode } from './skill-findings.js';
 
@@ -28,7 +29,8 @@ export interface DryRunResult {
  * Which records a skill's hard rules would flag, on one record or the whole trial, writing nothing: no task run, no
  * query, no audit entry. Records are read in batches (record-batches.ts), so a 10 000-subject trial answers in
  * seconds. `mask` is the reader's view of identifier fields: a finding's value on one is withheld as queries
- * withhold it. Access is the caller's to check.
+ * withhold it, and for a reader who may not see them the rules run on the record with identifiers blank (the
+ * caller has refused a skill that reads one: readProposedSkill). Access is the caller's to check.
  */
 export async function dryRunSkill(db: Db, input: { projectId: string; skill: Skill; recordId?: string; mask: IdentifierMask }): Promise<DryRunResult> {
   const started = performance.now();
@@ -40,7 +42,7 @@ export async function dryRunSkill(db: Db, input: { projectId: string; skill: Ski
     input.projectId,
     async (batch) => {
       for (const record of batch) {
-        const findings = await hardRuleFindings(input.skill, record);
+        const findings = await hardRuleFindings(input.skill, input.mask.isMasking ? withIdentifiersBlank(record, input.mask.isIdentifier) : record);
         if (findings.length) recordsFiring += 1;
         fired += findings.length;
         for (const finding of findings) if (firing.length < MAX_DRY_RUN_FINDINGS) firing.push(input.mask.query(finding));

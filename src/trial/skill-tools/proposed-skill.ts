@@ -1,7 +1,9 @@
+import type { User } from '../../core/auth/users.js';
 import type { Db } from '../../core/db/connect.js';
 import { ClinAgentError } from '../../core/errors.js';
 import type { ToolRegistry } from '../../core/tools/registry.js';
 import { buildSkillDefinition, type Skill } from '../sop/load-skills.js';
+import { assertMayUseIdentifierRules, type IdentifierRuleAction } from '../skills/identifier-rule-access.js';
 import { loadDictionaries } from '../skills/load-dictionaries.js';
 import type { SkillProblem } from '../skills/skill-problem.js';
 import { readSkillSource } from '../skills/skill-source.js';
@@ -18,14 +20,17 @@ export interface ProposedSkillSource {
  * every rule compiled, tools registered, and every field and event it reads against the project's dictionary. A
  * skill with any problem is refused with SKILL_INVALID (422) listing every problem (`details.problems`, as the
  * validate route lists them); VALIDATION_FAILED (400) when neither or both of `yaml` and `definition` are sent.
+ * A skill reading identifier fields `access.actor` may not see in the project is refused first (FORBIDDEN, naming
+ * them): its verdicts would tell them the values (identifier-rule-access.ts).
  */
-export async function readProposedSkill(deps: { db: Db; tools: ToolRegistry }, projectId: string, input: ProposedSkillSource): Promise<Skill> {
+export async function readProposedSkill(deps: { db: Db; tools: ToolRegistry }, projectId: string, input: ProposedSkillSource, access: { actor: User; action: IdentifierRuleAction }): Promise<Skill> {
   const hasYaml = typeof input.yaml === 'string';
   if (hasYaml === (input.definition !== undefined)) {
     throw new ClinAgentError('VALIDATION_FAILED', `Send the skill once: as "yaml" (the text of a skill file) or as "definition" (the same as a JSON object), ${hasYaml ? 'not both' : 'one of them is required'}.`, { field: hasYaml ? 'definition' : 'yaml' });
   }
   const source = readSkillSource(hasYaml ? { yaml: input.yaml! } : { definition: input.definition! });
   if (!source.definition) throw invalidSkill(source.problems, []);
+  await assertMayUseIdentifierRules(deps.db, access.actor, { projectIds: [projectId], definition: source.definition, action: access.action });
   const { dictionaries, skipped } = await loadDictionaries(deps.db, [projectId]);
   const validation = validateSkill(source.definition, { tools: deps.tools, dictionaries, skipped });
   if (!validation.valid) throw invalidSkill(validation.problems, validation.notes);

@@ -2,17 +2,16 @@ import { assertProjectWriter } from '../../core/auth/project-access.js';
 import type { MembershipCheck } from '../../core/auth/membership.js';
 import type { User } from '../../core/auth/users.js';
 import type { Db } from '../../core/db/connect.js';
-import { ClinAgentError } from '../../core/errors.js';
 import type { ToolRegistry } from '../../core/tools/registry.js';
 import { identifierMask } from '../identifiers.js';
+import { assertMayUseIdentifierRules } from '../skills/identifier-rule-access.js';
 import type { Skill } from '../sop/load-skills.js';
 import { skillAppliesTo } from '../sop/skill-catalog.js';
-import { loadDictionaries } from '../skills/load-dictionaries.js';
 import { amendmentImpact } from './amendment-impact.js';
 import { dryRunSkill } from './dry-run.js';
 import { readProposedSkill, type ProposedSkillSource } from './proposed-skill.js';
 import { importRedcapDqRules } from './redcap-dq-import.js';
-import { readRedcapDqCsv, type RedcapDqRule } from './redcap-dq-rules.js';
+import { previewRedcapRulesImport, readRedcapRulesRequest, redcapImportContext, type RedcapRulesImportRequest } from './redcap-dq-request.js';
 
 export interface SkillToolsDeps {
   db: Db;
@@ -23,12 +22,7 @@ export interface SkillToolsDeps {
   activeSkills: () => readonly Skill[] | Promise<readonly Skill[]>;
 }
 
-export interface RedcapRulesImportRequest {
-  csv?: string;
-  rules?: RedcapDqRule[];
-  skillId: string;
-  name: string;
-}
+export type { RedcapRulesImportRequest } from './redcap-dq-request.js';
 
 /**
  * Tools for writing a skill before it is saved or activated: try it on the trial (dry run), import a site's REDCap
@@ -41,36 +35,35 @@ export function createSkillTools(deps: SkillToolsDeps) {
     /** Which records the skill's hard rules would flag, on `recordId` or every record; identifier values masked for `actor` as in queries. */
     dryRun: async (actor: User, projectId: string, input: ProposedSkillSource & { recordId?: string }) => {
       await assertProjectWriter(deps.users, actor, projectId);
-      const skill = await readProposedSkill(deps, projectId, input);
+      const skill = await readProposedSkill(deps, projectId, input, { actor, action: 'dry-run' });
       const mask = await identifierMask(deps.db, projectId, actor);
       return dryRunSkill(deps.db, { projectId, skill, recordId: input.recordId, mask });
     },
-    /** A skill holding the REDCap rules (a Data Quality rules CSV, or a list), for the editor; rules it cannot hold are listed in `problems`. */
+    /**
+     * A skill holding the REDCap rules (a Data Quality rules CSV, or a list), for the editor; rules it cannot hold are
+     * listed in `problems`. With `preview`, only the list of every rule as it would be imported or why not.
+     */
     importRedcapRules: async (actor: User, projectId: string, input: RedcapRulesImportRequest) => {
       await assertProjectWriter(deps.users, actor, projectId);
-      const read = readRules(input);
-      const { dictionaries } = await loadDictionaries(deps.db, [projectId]);
-      const imported = importRedcapDqRules({ rules: read.rules, skillId: input.skillId, name: input.name, projectId, dictionary: dictionaries[0] });
+      const read = readRedcapRulesRequest(input);
+      const request = { rules: read.rules, skillId: input.skillId, name: input.name, projectId, ...(await redcapImportContext(deps.db, projectId)) };
+      if (input.preview) return previewRedcapRulesImport(request, read.problems, (definition) => readProposedSkill(deps, projectId, { definition }, { actor, action: 'import' }));
+      const imported = importRedcapDqRules(request);
       // The editor saves what it is given: it must pass the checks activation makes, so saving it cannot fail on them.
-      await readProposedSkill(deps, projectId, { definition: imported.definition });
+      await readProposedSkill(deps, projectId, { definition: imported.definition }, { actor, action: 'import' });
       return { ...imported, problems: [...read.problems, ...imported.problems] };
     },
     /** What activating the proposed version would change against the active one: rules, live queries, records, and the records to re-run. */
     impact: async (actor: User, projectId: string, input: ProposedSkillSource) => {
       await assertProjectWriter(deps.users, actor, projectId);
-      const proposed = await readProposedSkill(deps, projectId, input);
+      const proposed = await readProposedSkill(deps, projectId, input, { actor, action: 'analyse the impact of' });
       const current = (await deps.activeSkills()).find((skill) => skill.id === proposed.id && skillAppliesTo(skill, projectId));
-      return amendmentImpact(deps.db, { projectId, current, proposed });
+      // The active version's rules the proposed one changes or removes are evaluated too: reading an identifier, they are not for this actor either.
+      await assertMayUseIdentifierRules(deps.db, actor, { projectIds: [projectId], definition: proposed, replaces: current ? [current] : [], action: 'analyse the impact of' });
+      const mask = await identifierMask(deps.db, projectId, actor);
+      return amendmentImpact(deps.db, { projectId, current, proposed, ...(mask.isMasking ? { hidden: mask.isIdentifier } : {}) });
     },
   };
 }
 
 export type SkillTools = ReturnType<typeof createSkillTools>;
-
-function readRules(input: RedcapRulesImportRequest): ReturnType<typeof readRedcapDqCsv> {
-  const hasCsv = typeof input.csv === 'string';
-  if (hasCsv === Array.isArray(input.rules)) {
-    throw new ClinAgentError('VALIDATION_FAILED', `Send the REDCap rules once: as "csv" (REDCap's Data Quality rules export: rule_name,rule_logic,...) or as "rules" ([{name, logic}]), ${hasCsv ? 'not both' : 'one of them is required'}.`, { field: hasCsv ? 'rules' : 'csv' });
-  }
-  return hasCsv ? readRedcapDqCsv(input.csv!) : { rules: input.rules!.map((rule) => ({ name: rule.name.trim(), logic: rule.logic.trim() })), problems: [] };
-}

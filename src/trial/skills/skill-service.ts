@@ -6,6 +6,7 @@ import { ClinAgentError } from '../../core/errors.js';
 import type { ToolRegistry } from '../../core/tools/registry.js';
 import { assertProjectReader } from '../../core/auth/project-access.js';
 import type { SkillCatalog } from '../sop/skill-catalog.js';
+import { assertMayUseIdentifierRules } from './identifier-rule-access.js';
 import { assertCanEditSkill, canReadSkill, unknownSkill } from './skill-access.js';
 import { auditSkillChange, definitionProjects, unionProjects } from './skill-audit.js';
 import { allProjectIds, loadDictionaries } from './load-dictionaries.js';
@@ -84,6 +85,7 @@ export function createSkillService(deps: SkillServiceDeps) {
     const existing = isNew ? [] : await store.rows(skillId);
     if (!isNew && !existing.length) throw unknownSkill(skillId);
     await assertCanEditSkill(users, actor, skillId, { ...(isNew ? {} : { scope: scopeOf(existing) }), projects });
+    await assertMayUseIdentifierRules(db, actor, { projectIds: unionProjects([projects, isNew ? [] : scopeOf(existing)]), definition: source.definition, replaces: replacedVersions(existing), action: 'save' });
     const row = await db.transaction(async (txRaw) => {
       const tx = txRaw as unknown as Db;
       const txStore = createSkillStore(tx);
@@ -156,6 +158,7 @@ export function createSkillService(deps: SkillServiceDeps) {
       }
       const projects = definitionProjects(target.definition);
       await assertCanEditSkill(users, actor, skillId, { scope: scopeOf(rows), projects });
+      await assertMayUseIdentifierRules(db, actor, { projectIds: unionProjects([projects, scopeOf(rows)]), definition: target.definition, replaces: active ? [active.definition] : [], action: 'activate' });
       // Checked against every project the skill applies to, whoever activates it: those are the trials it will run on.
       const validation = await validateFor(target.definition, projects);
       if (!validation.valid) {
@@ -177,6 +180,12 @@ export function createSkillService(deps: SkillServiceDeps) {
 }
 
 export type SkillService = ReturnType<typeof createSkillService>;
+
+/** What a new draft takes the place of: the active version and the newest one (rows are newest first). */
+function replacedVersions(rows: readonly SkillVersionRow[]): unknown[] {
+  const active = rows.find((r) => r.status === 'active');
+  return [...new Set([active, rows[0]])].flatMap((row) => (row ? [row.definition] : []));
+}
 
 function scopeOf(rows: readonly SkillVersionRow[]): string[] | null {
   return unionProjects(rows.map((r) => definitionProjects(r.definition)));
