@@ -1,11 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
-/** Platform roles, from most to least privileged. Admins manage users; viewers only read. */
-export const ROLES = ['admin', 'pi', 'coordinator', 'viewer'] as const;
+/**
+ * Platform roles, from most to least privileged. Admins manage users; viewers only read. A data manager reviews
+ * QC findings and closes (or reopens) queries; a coordinator is the site, which answers them.
+ */
+export const ROLES = ['admin', 'pi', 'data_manager', 'coordinator', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 /** A role a member can have in one project (project_members.role): admin is platform-wide only. */
-export const PROJECT_ROLES = ['pi', 'coordinator', 'viewer'] as const;
+export const PROJECT_ROLES = ['pi', 'data_manager', 'coordinator', 'viewer'] as const;
 export type ProjectRole = (typeof PROJECT_ROLES)[number];
 
 export const users = pgTable('users', {
@@ -70,7 +73,7 @@ export const projectMembers = pgTable(
      */
     role: text('role').$type<ProjectRole>(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.userId] }), check('project_members_role_check', sql`${t.role} IS NULL OR ${t.role} IN ('pi', 'coordinator', 'viewer')`)],
+  (t) => [primaryKey({ columns: [t.projectId, t.userId] }), check('project_members_role_check', sql`${t.role} IS NULL OR ${t.role} IN ('pi', 'data_manager', 'coordinator', 'viewer')`)],
 );
 
 /**

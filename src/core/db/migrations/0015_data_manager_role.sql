@@ -1,0 +1,2 @@
+ALTER TABLE "project_members" DROP CONSTRAINT "project_members_role_check";--> statement-breakpoint
+ALTER TABLE "project_members" ADD CONSTRAINT "project_members_role_check" CHECK ("project_members"."role" IS NULL OR "project_members"."role" IN ('pi', 'data_manager', 'coordinator', 'viewer'));
