@@ -22,6 +22,7 @@ export const TraceSummary = z.object({
   projectId: z.string().nullable().describe('the project whose data the run read'),
   endedAt: z.string().nullable(),
   durationMs: z.int().nullable(),
+  contentWithheld: z.boolean().optional().describe("true: another user's private conversation (consult, Protocol Agent); input, output and errors are left out, timings, tokens and status shown"),
 });
 export type TraceSummary = z.infer<typeof TraceSummary>;
 export const TraceList = z.object({ traces: z.array(TraceSummary) });

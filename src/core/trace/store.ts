@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/connect.js';
 import { spans, traces } from '../db/schema/trace.js';
 import { errorMessage } from '../errors.js';
@@ -53,6 +53,8 @@ export interface SpanView extends StepView {
 
 export interface TraceView extends StepView {
   userId: string | null;
+  /** True when the run is someone else's private conversation: timings, tokens and status only (see privateTraceView). */
+  contentWithheld?: boolean;
   projectId: string | null;
   endedAt: string | null;
   durationMs: number | null;
@@ -64,9 +66,20 @@ export interface TraceView extends StepView {
  * runs they started and the runs over projects they belong to; admins (and internal callers such as tests
  * and the CLI, which already hold the database) see all.
  */
-export type TraceReader = { all: true } | { all?: false; userId: string; projectIds: ReadonlyArray<string> };
+export type TraceReader = { all: true; userId?: string } | { all?: false; userId: string; projectIds: ReadonlyArray<string> };
 
+/**
+ * Trace kinds of private conversations: a consult and a Protocol Agent conversation are their owner's (anyone else,
+ * an admin included, gets 404 on the conversation itself), so their traces are too. An admin still sees that they
+ * ran, how long and how many tokens, without what was said; a project member who is not the owner sees nothing.
+ */
+export const PRIVATE_TRACE_KINDS: ReadonlySet<string> = new Set(['consult', 'staged_agent']);
+
+/** Internal readers (tests, the CLI) that already hold the database: every trace with its content. */
 export const ALL_TRACES: TraceReader = { all: true };
+
+/** An admin: every trace, but another user's private conversation without its content. */
+export const adminReader = (userId: string): TraceReader => ({ all: true, userId });
 
 export interface TraceStore {
   /** `userId`: who started the run; `projectId`: the project whose data it reads. Both decide who may read it. */
@@ -86,11 +99,17 @@ export interface TraceStore {
 function visibleTo(reader: TraceReader): SQL | undefined {
   if (reader.all) return undefined;
   const own = isUuid(reader.userId) ? eq(traces.userId, reader.userId) : undefined;
-  const projects = reader.projectIds.length ? inArray(traces.projectId, [...reader.projectIds]) : undefined;
+  // A project member reads the project's runs, not a member's private conversation that happened to name the project.
+  const projects = reader.projectIds.length ? and(inArray(traces.projectId, [...reader.projectIds]), notInArray(traces.kind, [...PRIVATE_TRACE_KINDS])) : undefined;
   // No user and no project: a condition that matches nothing, never an absent one that matches everything.
   const readable = or(own, projects) ?? sql`false`;
   // An admin-only trace (the trial assistant's thoughts and observations) is not its user's nor its project's to read.
   return and(eq(traces.adminOnly, false), readable);
+}
+
+/** Whether `reader` sees only the outline of this trace: another user's private conversation, read by an admin. */
+function withholdsContent(trace: { kind: string; userId: string | null }, reader: TraceReader): boolean {
+  return PRIVATE_TRACE_KINDS.has(trace.kind) && reader.userId !== undefined && trace.userId !== reader.userId;
 }
 
 /** What runs need to size the trace writer; the defaults suit a server (see TraceWriterOptions). */
@@ -185,8 +204,15 @@ export function createTraceStore(db: Db, options: TraceStoreOptions = {}): Trace
       const [trace] = await db.select().from(traces).where(and(eq(traces.id, id), visibleTo(reader)));
       if (!trace) return undefined;
       const rows = await db.select().from(spans).where(eq(spans.traceId, id)).orderBy(asc(spans.seq));
+      // Messages, tool arguments and results, outputs and error texts are all what was said: none of it is shown.
+      const withheld = withholdsContent(trace, reader);
+      const content = <T>(value: T): T | null => (withheld ? null : value);
       return {
         ...trace,
+        input: content(trace.input),
+        output: content(trace.output),
+        error: content(trace.error),
+        ...(withheld ? { contentWithheld: true } : {}),
         startedAt: trace.startedAt.toISOString(),
         endedAt: trace.endedAt?.toISOString() ?? null,
         spans: rows.map((s) => ({
@@ -194,9 +220,9 @@ export function createTraceStore(db: Db, options: TraceStoreOptions = {}): Trace
           kind: s.kind,
           name: s.name,
           status: s.status,
-          input: s.input,
-          output: s.output,
-          error: s.error,
+          input: content(s.input),
+          output: content(s.output),
+          error: content(s.error),
           promptTokens: s.promptTokens,
           completionTokens: s.completionTokens,
           startedAt: s.startedAt.toISOString(),
@@ -216,7 +242,12 @@ export function createTraceStore(db: Db, options: TraceStoreOptions = {}): Trace
         .where(visibleTo(reader))
         .orderBy(desc(traces.startedAt))
         .limit(Math.min(Math.max(limit, 1), 500));
-      return rows.map((r) => ({ ...r, startedAt: r.startedAt.toISOString(), endedAt: r.endedAt?.toISOString() ?? null }));
+      return rows.map((r) => ({
+        ...r,
+        ...(withholdsContent(r, reader) ? { error: null, contentWithheld: true } : {}),
+        startedAt: r.startedAt.toISOString(),
+        endedAt: r.endedAt?.toISOString() ?? null,
+      }));
     },
 
     flush: () => writer.flush(),

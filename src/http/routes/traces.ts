@@ -1,15 +1,18 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { MembershipStore } from '../../core/auth/membership.js';
 import { ClinAgentError } from '../../core/errors.js';
-import { ALL_TRACES, type TraceReader, type TraceStore } from '../../core/trace/store.js';
+import { adminReader, type TraceReader, type TraceStore } from '../../core/trace/store.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
 
 export const traceRoutes: FastifyPluginAsync<{ trace: TraceStore; users: MembershipStore }> = async (app, { trace, users }) => {
-  /** Admins read every trace; anyone else their own runs and runs over their projects. */
+  /**
+   * Admins read every trace (another user's consult or protocol conversation as timings, tokens and status only);
+   * anyone else their own runs and the runs over their projects that are not someone's private conversation.
+   */
   async function readerOf(request: FastifyRequest): Promise<TraceReader> {
     const user = requireUser(request);
-    return user.role === 'admin' ? ALL_TRACES : { userId: user.id, projectIds: await users.projectIds(user.id) };
+    return user.role === 'admin' ? adminReader(user.id) : { userId: user.id, projectIds: await users.projectIds(user.id) };
   }
 
   app.get<{ Querystring: { limit?: number } }>(
