@@ -48,20 +48,45 @@ export type SkillDryRunResult = z.infer<typeof SkillDryRunResult>;
 /** The skill id rule of a skill file, so a bad one is refused (400) before anything is built. */
 const SkillId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/).describe('1-64 lowercase letters, digits, - or _');
 
+const RuleSeverity = z.enum(['error', 'warning', 'info']);
+
 /** POST /api/iit/projects/:projectId/skills/import-redcap-rules */
 export const ImportRedcapRulesRequest = z.strictObject({
   csv: z.string().max(MAX_SKILL_SOURCE_CHARS).optional().describe("REDCap's Data Quality rules export (rule_name,rule_logic,real_time_execution)"),
-  rules: z.array(z.strictObject({ name: NameText.min(1), logic: z.string().min(1).max(20_000) })).max(2000).optional().describe('instead of csv: the rules as a list'),
+  rules: z
+    .array(z.strictObject({ name: NameText.min(1), logic: z.string().min(1).max(20_000), severity: RuleSeverity.optional().describe('the severity of its findings; default error') }))
+    .max(2000)
+    .optional()
+    .describe('instead of csv: the rules as a list'),
   skillId: SkillId,
   name: NameText.min(1).describe("the skill's name"),
+  preview: z.boolean().optional().describe('true: list each rule as it would be imported (id, field, severity, arms) or why not, and build no skill'),
+  severities: z.record(NameText, RuleSeverity).optional().describe('severity by rule name (rule_name), e.g. {"Age under 18": "warning"}; rules without one get error'),
 });
 export type ImportRedcapRulesRequest = z.infer<typeof ImportRedcapRulesRequest>;
 
+/** One rule sent, as it would be imported or why not. */
+export const RedcapRuleListing = z.object({
+  position: z.int().describe('1-based, in the order sent'),
+  line: z.int().optional().describe('the CSV line, for rules sent as csv'),
+  name: z.string(),
+  logic: z.string(),
+  status: z.enum(['importable', 'refused']),
+  ruleId: z.string().optional(),
+  field: z.string().optional().describe('the field its queries are raised on'),
+  severity: RuleSeverity.optional(),
+  arms: z.array(z.int()).optional().describe("it names events of these arms only, so it applies to their subjects only (REDCap's arm_num); absent: every subject"),
+  reason: z.string().optional().describe('refused: why'),
+});
+export type RedcapRuleListing = z.infer<typeof RedcapRuleListing>;
+
 export const ImportRedcapRulesResult = z.object({
-  yaml: z.string().describe('the skill for the editor, each rule under a comment quoting its REDCap logic; not saved'),
-  definition: z.looseObject({}),
-  imported: z.int().describe('rules the skill holds'),
+  preview: z.literal(true).optional().describe('present for a preview, which has no yaml or definition'),
+  yaml: z.string().optional().describe('the skill for the editor, each rule under a comment quoting its REDCap logic; not saved. Absent in a preview'),
+  definition: z.looseObject({}).optional().describe('the same skill as an object; absent in a preview'),
+  imported: z.int().describe('rules the skill holds (a preview: would hold)'),
   problems: z.array(z.object({ rule: z.string(), message: z.string() })).describe('rules left out and why (an unsupported function, a field or event the project lacks)'),
+  rules: z.array(RedcapRuleListing).describe('every rule sent, in order, as imported or why not'),
 });
 export type ImportRedcapRulesResult = z.infer<typeof ImportRedcapRulesResult>;
 

@@ -7,21 +7,21 @@ describe('readRedcapDqCsv', () => {
     const csv = '\uFEFFrule_name,rule_logic,real_time_execution\r\n"Age under 18","[age] < 18",n\r\n"Late visit","datediff([v1_arm_1][visit_date], [v2_arm_1][visit_date], ""d"") > 30\nand [v2_arm_1][visit_date] <> \'\'",y\r\n';
     expect(readRedcapDqCsv(csv)).toEqual({
       rules: [
-        { name: 'Age under 18', logic: '[age] < 18' },
-        { name: 'Late visit', logic: 'datediff([v1_arm_1][visit_date], [v2_arm_1][visit_date], "d") > 30\nand [v2_arm_1][visit_date] <> \'\'' },
+        { name: 'Age under 18', logic: '[age] < 18', line: 2 },
+        { name: 'Late visit', logic: 'datediff([v1_arm_1][visit_date], [v2_arm_1][visit_date], "d") > 30\nand [v2_arm_1][visit_date] <> \'\'', line: 3 },
       ],
       problems: [],
     });
   });
 
   it('accepts the header as a spreadsheet names it, in any column order', () => {
-    expect(readRedcapDqCsv('Rule Logic (Show discrepancy only if...),Rule Name\n[age] < 18,Age under 18').rules).toEqual([{ name: 'Age under 18', logic: '[age] < 18' }]);
-    expect(readRedcapDqCsv('name,logic\nAge under 18,[age] < 18').rules).toEqual([{ name: 'Age under 18', logic: '[age] < 18' }]);
+    expect(readRedcapDqCsv('Rule Logic (Show discrepancy only if...),Rule Name\n[age] < 18,Age under 18').rules).toEqual([{ name: 'Age under 18', logic: '[age] < 18', line: 2 }]);
+    expect(readRedcapDqCsv('name,logic\nAge under 18,[age] < 18').rules).toEqual([{ name: 'Age under 18', logic: '[age] < 18', line: 2 }]);
   });
 
   it('lists a rule without logic by its line and names a rule without a name by its line', () => {
     expect(readRedcapDqCsv('rule_name,rule_logic\nEmpty,\n,[age] > 120')).toEqual({
-      rules: [{ name: 'Rule on line 3', logic: '[age] > 120' }],
+      rules: [{ name: 'Rule on line 3', logic: '[age] > 120', line: 3 }],
       problems: [{ rule: 'Empty', message: expect.stringContaining('line 2: the rule has no logic') }],
     });
   });

@@ -5,6 +5,10 @@ import { readCsvTable } from '../import/csv-table.js';
 export interface RedcapDqRule {
   name: string;
   logic: string;
+  /** The severity its findings get; REDCap's export has none, so the importer picks one (the import's default without). */
+  severity?: 'error' | 'warning' | 'info';
+  /** The CSV line the rule came from. */
+  line?: number;
 }
 
 /** More rules than any project keeps; a larger file is a mistake (a records export sent as rules). */
@@ -51,7 +55,7 @@ export function readRedcapDqCsv(text: string): { rules: RedcapDqRule[]; problems
       problems.push({ rule: name || `line ${row.line}`, message: `line ${row.line}: the rule has no logic; write the condition that marks a discrepancy, e.g. [age] < 18` });
       continue;
     }
-    rules.push({ name: name || `Rule on line ${row.line}`, logic });
+    rules.push({ name: name || `Rule on line ${row.line}`, logic, line: row.line });
   }
   return { rules, problems };
 }
