@@ -50,6 +50,7 @@ export const DataQueryFilter = z.strictObject({
   field: NameText.optional(),
   severity: QuerySeverity.optional(),
   recordId: NameText.optional(),
+  ruleId: NameText.optional().describe('the rule that raised the query (its id in the skill)'),
   taskRunId: Uuid.optional(),
 });
 export type DataQueryFilter = z.infer<typeof DataQueryFilter>;
@@ -89,7 +90,16 @@ export type BulkCloseQueriesRequest = z.infer<typeof BulkCloseQueriesRequest>;
 
 export const BulkCloseQueriesResponse = z.object({
   closed: z.int(),
-  skipped: z.array(z.object({ id: z.string(), status: QueryStatus.nullable().describe('null when the project has no such query'), why: z.string() })),
+  skipped: z.array(
+    z.object({
+      id: z.string(),
+      status: QueryStatus.nullable().describe('null when the project has no such query'),
+      recordId: z.string().nullable().describe('the record the query is on (null when no such query exists)'),
+      eventName: z.string().nullable(),
+      field: z.string().nullable(),
+      why: z.string().describe('names the record and field, not the query id'),
+    }),
+  ),
 });
 export type BulkCloseQueriesResponse = z.infer<typeof BulkCloseQueriesResponse>;
 

@@ -67,6 +67,7 @@ export interface QueryFilter {
   field?: string;
   severity?: string;
   recordId?: string;
+  ruleId?: string;
   taskRunId?: string;
   /** Absent: every matching query. Callers that show a page use pageQueries (queries/query-page.ts). */
   limit?: number;
@@ -87,6 +88,7 @@ export function queryConditions(filter: Omit<QueryFilter, 'limit' | 'offset'>): 
     filter.field ? eq(pendingActions.field, filter.field) : undefined,
     filter.severity ? eq(pendingActions.severity, filter.severity as DataQuery['severity']) : undefined,
     filter.recordId ? eq(pendingActions.recordId, filter.recordId) : undefined,
+    filter.ruleId ? eq(pendingActions.ruleId, filter.ruleId) : undefined,
     filter.taskRunId ? eq(pendingActions.taskRunId, filter.taskRunId) : undefined,
   )!;
 }

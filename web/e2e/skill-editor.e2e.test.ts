@@ -1,4 +1,4 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsole, launchBrowser, signIn, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
 import { startHarness, stopHarness, type Harness } from './harness.js';
@@ -8,7 +8,8 @@ import { startHarness, stopHarness, type Harness } from './harness.js';
  * dictionary's name, the suggestion fixes the text, the draft is saved and activated without a restart, and the
  * Dry run button shows the route's answer (or its error). Then an amendment: the limit drops to 104.7 kg, Impact
  * names the changed rule and the two demo records above it at baseline (S077 105.0 kg, S071 104.8 kg), and once
- * version 2 is active the editor re-runs QC on just those two records.
+ * version 2 is active the editor re-runs QC on just those two records. And a long skill: a YAML error on line 38 is
+ * marked on line 38 (its number in the gutter, the underline and the lint marker side by side) after scrolling.
  */
 
 const ADMIN_TOKEN = 'e2e-admin-token-skill-editor-0123456789';
@@ -26,6 +27,32 @@ nodes:
     on_pass: end_ok
     on_fail: end_flagged
 `;
+
+const BAD_LINE = '        message: Weight: above 207 kg';
+
+/** 51 lines: ten weight limits of four lines each; line 38 (the seventh rule's message) is not YAML. */
+function longSkill(): string {
+  const head = ['# A long skill: ten weight limits', 'id: long-checks', 'name: Long checks', 'description: ten limits, to scroll', `projects: [${PROJECT_ID}]`, 'start_node: checks', 'nodes:', '  checks:', '    type: hard_rule', '    rules:'];
+  const rules = Array.from({ length: 10 }, (_, i) => [
+    `      - id: weight-max-${i + 1}`,
+    '        field: v1_arm_1.weight_kg',
+    `        logic: { "<=": [{ var: v1_arm_1.weight_kg }, ${201 + i}] }`,
+    `        message: "Weight above ${201 + i} kg"`,
+  ]).flat();
+  const lines = [...head, ...rules, '    on_pass: end_ok', '    on_fail: end_flagged'];
+  lines[37] = BAD_LINE;
+  return `${lines.join('\n')}\n`;
+}
+
+/** The vertical middle of an element on screen, to compare rows of the editor and its gutters. */
+async function middleOf(locator: Locator): Promise<number> {
+  const box = await locator.boundingBox();
+  expect(box).not.toBeNull();
+  return box!.y + box!.height / 2;
+}
+
+/** The editor's text as shown (CodeMirror draws each line as an element; a short skill is all on screen). */
+const shownText = (page: Page) => page.locator('.cm-content .cm-line').allTextContents().then((lines) => lines.join('\n'));
 
 let browser: Browser;
 let harness: Harness | undefined;
@@ -58,14 +85,14 @@ describe('the skill editor', () => {
         await suggestion.waitFor({ timeout: UI_TIMEOUT_MS });
         expect(await page.getByTestId('skill-problems').textContent()).toContain('rule "weight-max" (node checks) reads unknown field "weigth_kg" of event "v1_arm_1"');
         await suggestion.click();
-        expect(await editor.inputValue()).toContain('{ var: v1_arm_1.weight_kg }');
+        expect(await shownText(page)).toContain('{ var: v1_arm_1.weight_kg }');
         await page.getByTestId('skill-validate').click();
         await page.locator('[data-testid="skill-problems"][data-valid="true"]').waitFor({ timeout: UI_TIMEOUT_MS });
 
         await page.getByTestId('skill-save').click();
         await page.waitForURL(/#\/trial\/demo-htn-01\/skills\/weight-checks$/, { timeout: UI_TIMEOUT_MS });
         await page.getByTestId('skill-version-1').waitFor({ timeout: UI_TIMEOUT_MS });
-        expect(await editor.inputValue()).toContain('# Weight plausibility at baseline');
+        expect(await shownText(page)).toContain('# Weight plausibility at baseline');
 
         await page.getByTestId('skill-activate').click();
         await page.locator('[data-testid="skill-outcome"]', { hasText: 'Version 1 is active' }).waitFor({ timeout: UI_TIMEOUT_MS });
@@ -76,7 +103,7 @@ describe('the skill editor', () => {
         await page.locator('[data-testid="skill-dry-run-result"], [data-testid="skill-dry-run-error"]').first().waitFor({ timeout: UI_TIMEOUT_MS });
 
         // The amendment, measured before it is activated: one rule changed, the records whose verdict flips.
-        await editor.fill((await editor.inputValue()).replace('200] }, message: "Weight above 200 kg"', '104.7] }, message: "Weight above 104.7 kg"'));
+        await editor.fill(SKILL.replace('weigth_kg', 'weight_kg').replace('200] }, message: "Weight above 200 kg"', '104.7] }, message: "Weight above 104.7 kg"'));
         await page.getByTestId('skill-impact').click();
         const impact = page.getByTestId('skill-impact-result');
         await impact.waitFor({ timeout: UI_TIMEOUT_MS });
@@ -108,4 +135,49 @@ describe('the skill editor', () => {
       await context.close();
     }
   }, 180_000);
+
+  it('marks a YAML error on line 38 of a long skill on line 38 after scrolling, and starts a new skill from a field the trial has', async () => {
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    try {
+      await withScreenshot(page, 'skill-editor-long', async () => {
+        await signIn(page, harness!.server.url, ADMIN_TOKEN);
+        await page.goto(`${harness!.server.url}/#/trial/${PROJECT_ID}/skills`);
+        const editor = page.getByTestId('skill-editor');
+        await editor.waitFor({ timeout: UI_TIMEOUT_MS });
+
+        // The template names a field of this trial's dictionary, so it validates as it stands.
+        await page.waitForFunction(() => /field: \w+/.test(document.querySelector('.cm-content')?.textContent ?? '') && !(document.querySelector('.cm-content')?.textContent ?? '').includes('your_field'), undefined, { timeout: UI_TIMEOUT_MS });
+        await page.getByTestId('skill-validate').click();
+        await page.locator('[data-testid="skill-problems"][data-valid="true"]').waitFor({ timeout: UI_TIMEOUT_MS });
+
+        await editor.fill(longSkill());
+        await page.getByTestId('skill-validate').click();
+        const problem = page.locator('[data-testid="skill-problem"][data-line="38"]').first();
+        await problem.waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await problem.textContent()).toContain('line 38');
+
+        // Scrolled to the end, as the reporter scrolled: line 38 is on screen, below where the editor started.
+        const scroller = page.locator('.skill-editor-frame .cm-scroller');
+        await scroller.evaluate((element) => (element.scrollTop = element.scrollHeight));
+        expect(await scroller.evaluate((element) => element.scrollTop)).toBeGreaterThan(0);
+        const marked = page.locator('.cm-content .cm-line', { has: page.locator('.cm-lintRange-error') }).first();
+        await marked.waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await marked.textContent()).toBe(BAD_LINE);
+        const number = page.locator('.cm-lineNumbers .cm-gutterElement').filter({ hasText: /^38$/ });
+        const marker = page.locator('.cm-gutter-lint .cm-gutterElement', { has: page.locator('.cm-lint-marker-error') }).first();
+        const row = await middleOf(marked);
+        expect(Math.abs((await middleOf(number)) - row)).toBeLessThan(2);
+        expect(Math.abs((await middleOf(marker)) - row)).toBeLessThan(2);
+
+        // Back to the top, then the problem's line button brings line 38 back into view.
+        await scroller.evaluate((element) => (element.scrollTop = 0));
+        await problem.getByTestId('skill-problem-line').click();
+        await page.locator('.cm-activeLine', { hasText: BAD_LINE.trim() }).waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(Math.abs((await middleOf(number)) - (await middleOf(marked)))).toBeLessThan(2);
+      });
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });

@@ -12,7 +12,7 @@ export const trialQueryRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app,
     '/api/iit/projects/:projectId/queries',
     {
       schema: {
-        tags: ['trial QC'], summary: 'One page of data queries (one per violation), filtered by status, site, field, severity, record or run, sorted by a column; with the total and the counts per status',
+        tags: ['trial QC'], summary: 'One page of data queries (one per violation), filtered by status, site, field, severity, record, rule or run, sorted by a column; with the total and the counts per status',
         ...routeSchema('GET /api/iit/projects/:projectId/queries'),
       },
     },

@@ -31,6 +31,10 @@ export interface BulkCloseSkip {
   id: string;
   /** Null when no such query exists in the project. */
   status: QueryStatus | null;
+  /** The record, visit and field the query is on, as the site knows it (null when no such query exists). */
+  recordId: string | null;
+  eventName: string | null;
+  field: string | null;
   why: string;
 }
 
@@ -39,7 +43,14 @@ export interface BulkCloseResult {
   skipped: BulkCloseSkip[];
 }
 
-type Target = { id: string; status: Exclude<QueryStatus, 'held'> };
+type Target = { id: string; status: Exclude<QueryStatus, 'held'>; recordId: string; eventName: string; field: string };
+
+/** "record S017, v1_arm_1.weight_kg": how a data manager finds the query again, never by its uuid. */
+function whereQueryIs(row: Pick<Target, 'recordId' | 'eventName' | 'field'>): string {
+  return `record ${row.recordId}, ${row.eventName ? `${row.eventName}.` : ''}${row.field}`;
+}
+
+const located = (row: Pick<Target, 'recordId' | 'eventName' | 'field'>) => ({ recordId: row.recordId, eventName: row.eventName, field: row.field });
 
 // Stored statuses; a held query is also stored as one of these, so every statement adds notHeld.
 const CLOSABLE = (Object.keys(TRANSITIONS) as QueryStatus[]).filter((status) => status !== 'held' && TRANSITIONS[status].includes('closed')) as Target['status'][];
@@ -63,7 +74,7 @@ async function targetsById(tx: Db, projectId: string, queryIds: string[], skippe
   const wellFormed = ids.filter(isUuid);
   const found = wellFormed.length
     ? await tx
-        .select({ id: pendingActions.id, status: pendingActions.status, heldByTaskRunId: pendingActions.heldByTaskRunId })
+        .select({ id: pendingActions.id, status: pendingActions.status, heldByTaskRunId: pendingActions.heldByTaskRunId, recordId: pendingActions.recordId, eventName: pendingActions.eventName, field: pendingActions.field })
         .from(pendingActions)
         .where(and(eq(pendingActions.projectId, projectId), inArray(pendingActions.id, wellFormed)))
         .for('update')
@@ -72,10 +83,10 @@ async function targetsById(tx: Db, projectId: string, queryIds: string[], skippe
   const targets: Target[] = [];
   for (const id of ids) {
     const row = byId.get(id);
-    if (!row) skipped.push({ id, status: null, why: `No query "${id}" exists in project "${projectId}".` });
-    else if (shownStatus(row) === 'held') skipped.push({ id, status: 'held', why: `It is held for the data manager's review of task run ${row.heldByTaskRunId} and has not reached the site; approve or reject that review.` });
-    else if (!CLOSABLE.includes(row.status)) skipped.push({ id, status: row.status, why: `A ${row.status} query can go to ${TRANSITIONS[row.status].join(' or ')}, not closed.` });
-    else targets.push({ id: row.id, status: row.status });
+    if (!row) skipped.push({ id, status: null, recordId: null, eventName: null, field: null, why: `No query "${id}" exists in project "${projectId}"; reload the list and select again.` });
+    else if (shownStatus(row) === 'held') skipped.push({ id, status: 'held', ...located(row), why: `The query on ${whereQueryIs(row)} is held for the data manager's review of its QC run and has not reached the site; approve or reject it on the review page.` });
+    else if (!CLOSABLE.includes(row.status)) skipped.push({ id, status: row.status, ...located(row), why: `The query on ${whereQueryIs(row)} is ${row.status}: it can go to ${TRANSITIONS[row.status].join(' or ')}, not closed.` });
+    else targets.push({ id: row.id, status: row.status, ...located(row) });
   }
   return targets;
 }
@@ -84,7 +95,7 @@ async function targetsByFilter(tx: Db, projectId: string, filter: BulkCloseFilte
   const where = queryConditions({ ...filter, projectId });
   if (!where) return [];
   const targets = await tx
-    .select({ id: pendingActions.id, status: pendingActions.status })
+    .select({ id: pendingActions.id, status: pendingActions.status, recordId: pendingActions.recordId, eventName: pendingActions.eventName, field: pendingActions.field })
     .from(pendingActions)
     .where(and(where, inArray(pendingActions.status, CLOSABLE), notHeld))
     .orderBy(pendingActions.id)
@@ -116,7 +127,7 @@ export async function bulkCloseQueries(db: Db, input: BulkCloseInput): Promise<B
       .returning({ id: pendingActions.id });
     const closedIds = new Set(updated.map((row) => row.id));
     const closed = targets.filter((target) => closedIds.has(target.id));
-    for (const target of targets) if (!closedIds.has(target.id)) skipped.push({ id: target.id, status: target.status, why: 'It changed while being closed; reload and try again.' });
+    for (const target of targets) if (!closedIds.has(target.id)) skipped.push({ id: target.id, status: target.status, ...located(target), why: `The query on ${whereQueryIs(target)} changed while being closed; reload and try again.` });
     await appendAuditEntries(
       tx,
       closed.map((target) => ({ projectId: input.projectId, entityType: 'query', entityId: target.id, action: 'status:closed', actor: input.actor, oldValue: { status: target.status }, newValue: { status: 'closed' }, reason })),

@@ -2,6 +2,7 @@ import { asc, count, desc, sql, type AnyColumn, type SQL, type SQLWrapper } from
 import type { Db } from '../../core/db/connect.js';
 import { pendingActions } from '../../core/db/schema/trial.js';
 import { ClinAgentError } from '../../core/errors.js';
+import { naturalRecordOrder } from './record-order.js';
 import { queryConditions, shownStatusSql, TRANSITIONS, withTransitions, type DataQuery, type QueryFilter, type QueryStatus } from '../queries.js';
 
 export const QUERY_SORT_COLUMNS = ['createdAt', 'updatedAt', 'status', 'recordId', 'eventName', 'field', 'ruleId', 'site', 'severity'] as const;
@@ -41,11 +42,10 @@ function rank(column: AnyColumn | SQL, ranks: Record<string, number>): SQL {
   return sql`CASE ${column} ${sql.raw(whens)} END`;
 }
 
-const SORT_EXPRESSIONS: Record<QuerySortColumn, AnyColumn | SQLWrapper> = {
+const SORT_EXPRESSIONS: Record<Exclude<QuerySortColumn, 'recordId'>, AnyColumn | SQLWrapper> = {
   createdAt: pendingActions.createdAt,
   updatedAt: pendingActions.updatedAt,
   status: rank(shownStatusSql, STATUS_RANK),
-  recordId: pendingActions.recordId,
   eventName: pendingActions.eventName,
   field: pendingActions.field,
   ruleId: pendingActions.ruleId,
@@ -55,12 +55,12 @@ const SORT_EXPRESSIONS: Record<QuerySortColumn, AnyColumn | SQLWrapper> = {
 
 /**
  * One page of a project's queries in a stable order: the chosen column, then the record (queries raised by one
- * run share a creation time), then the id, so every query appears on exactly one page however many tie.
+ * run share a creation time), then the id, so every query appears on exactly one page however many tie. Records
+ * go in natural order (2, 10, 16, 108), as a site numbers its subjects.
  */
 function orderBy(sort: QuerySortColumn, order: SortOrder): SQL[] {
   const direction = order === 'asc' ? asc : desc;
-  const keys = [direction(SORT_EXPRESSIONS[sort])];
-  if (sort !== 'recordId') keys.push(asc(pendingActions.recordId));
+  const keys = sort === 'recordId' ? naturalRecordOrder(pendingActions.recordId, order) : [direction(SORT_EXPRESSIONS[sort]), ...naturalRecordOrder(pendingActions.recordId)];
   keys.push(direction(pendingActions.id));
   return keys;
 }

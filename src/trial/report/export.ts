@@ -51,7 +51,7 @@ export async function reportToXlsx(report: ViolationsReport): Promise<Buffer> {
   for (const [title, counts] of [['By field', report.byField], ['By rule', report.byRule], ['By site', report.bySite], ['By severity', report.bySeverity], ['By status', report.byStatus]] as const) {
     summary.addRow([]);
     summary.addRow([title, 'Count']).font = { bold: true };
-    for (const { key, count } of counts) summary.addRow([key, count]);
+    for (const { key, count } of counts) summary.addRow([key || (title === 'By site' ? '(no site)' : key), count]);
   }
   addRuleYieldSheet(workbook, report.ruleYield);
   return Buffer.from(await workbook.xlsx.writeBuffer());

@@ -14,6 +14,7 @@ import type {
   QueryFilters,
   QueryPageRequest,
   QueryTransition,
+  RecordEvent,
   ReviewDecision,
   TaskRun,
   TaskRunStatus,
@@ -96,6 +97,8 @@ export function createTrialApi(http: HttpClient) {
       http.getFile(`${project(projectId)}/report?format=${format}`),
 
     getRecord: (projectId: string, recordId: string) => http.get<TrialRecordView>(`${project(projectId)}/records/${segment(recordId)}`),
+    /** Record rows (one per record and event), in record order; `limit` of them from the first. */
+    listRecords: async (projectId: string, limit: number) => (await http.get<{ records: RecordEvent[] }>(`${project(projectId)}/records?limit=${limit}`)).records,
     listAudit: async (projectId: string, filter: { entityType?: AuditEntityType; entityId?: string } = {}) =>
       (await http.get<{ entries: AuditEntry[] }>(`${project(projectId)}/audit${queryString(filter)}`)).entries,
   };

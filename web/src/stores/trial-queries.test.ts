@@ -33,7 +33,7 @@ describe('the query list store', () => {
   });
 
   it('keeps ticks across pages, drops them with a new filter, and closes them with one reason', async () => {
-    const bulkClose = vi.spyOn(api.trial, 'bulkCloseQueries').mockResolvedValue({ closed: 1, skipped: [{ id: 'b', status: 'closed', why: 'A closed query can go to reopened, not closed.' }] });
+    const bulkClose = vi.spyOn(api.trial, 'bulkCloseQueries').mockResolvedValue({ closed: 1, skipped: [{ id: 'b', status: 'closed', recordId: 'S002', eventName: '', field: 'age', why: 'The query on record S002, age is closed: it can go to reopened, not closed.' }] });
     const store = useTrialQueriesStore.getState();
     await store.load('p1');
     store.select(['a', 'b'], true);

@@ -78,8 +78,10 @@ export function BulkCloseBar({ projectId }: { projectId: string }) {
                 {t('queries.bulk.skipped', { count: result.skipped.length })}
                 <ul className="small">
                   {result.skipped.map((skip) => (
-                    <li key={skip.id} data-testid="query-bulk-skipped">
-                      <code>{skip.id.slice(0, 8)}</code> {skip.status ? `(${enumLabel(t, 'query.status', skip.status)}) ` : ''}
+                    <li key={skip.id} data-testid="query-bulk-skipped" data-record-id={skip.recordId ?? ''}>
+                      {/* The record and field, as the data manager finds the query again; never its id. */}
+                      {skip.recordId ? <strong>{skip.recordId}</strong> : t('queries.bulk.skippedNotFound')} {skip.field ? <code>{skip.eventName ? `${skip.eventName}.${skip.field}` : skip.field}</code> : null}{' '}
+                      {skip.status ? `(${enumLabel(t, 'query.status', skip.status)}) ` : ''}
                       {skip.why}
                     </li>
                   ))}

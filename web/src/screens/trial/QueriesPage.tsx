@@ -3,6 +3,7 @@ import type { QueryFilters, QuerySeverity, QueryStatus, TrialProject } from '../
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Spinner } from '../../components/Spinner';
 import { useT } from '../../i18n/use-t';
+import { QUERY_CLOSER_ROLES, useRoleIn, WRITER_ROLES } from '../../stores/project-role';
 import { useTrialQueriesStore } from '../../stores/trial-queries';
 import { pageRows } from '../../stores/query-paging';
 import { BulkCloseBar } from './BulkCloseBar';
@@ -23,6 +24,10 @@ export function QueriesPage({ project }: { project: TrialProject }) {
   const isCurrent = useTrialQueriesStore((state) => state.projectId === projectId);
   const activeFilters = isCurrent ? filters : {};
   const [recordText, setRecordText] = useState(activeFilters.recordId ?? '');
+  // What this page offers follows the role in the trial: a viewer reads, the site answers, data management closes.
+  const role = useRoleIn(projectId) ?? 'viewer';
+  const mayChangeData = WRITER_ROLES.has(role);
+  const mayClose = QUERY_CLOSER_ROLES.has(role);
 
   useEffect(() => {
     void load(projectId);
@@ -41,6 +46,7 @@ export function QueriesPage({ project }: { project: TrialProject }) {
 
   const sites = project.sites.map((site) => site.site).filter(Boolean);
   const fields = (isCurrent ? report?.byField ?? [] : []).map((row) => row.key);
+  const rules = (isCurrent ? report?.byRule ?? [] : []).map((row) => row.key).sort();
   const hasFilters = Object.keys(activeFilters).length > 0;
 
   return (
@@ -101,6 +107,17 @@ export function QueriesPage({ project }: { project: TrialProject }) {
             </select>
           </label>
           <label className="filter">
+            <span>{t('queries.filter.rule')}</span>
+            <select data-testid="query-filter-rule" value={activeFilters.ruleId ?? ''} onChange={(e) => change({ ruleId: e.target.value || undefined })}>
+              <option value="">{t('queries.filter.all')}</option>
+              {(activeFilters.ruleId && !rules.includes(activeFilters.ruleId) ? [activeFilters.ruleId, ...rules] : rules).map((rule) => (
+                <option key={rule} value={rule}>
+                  {rule}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="filter">
             <span>{t('queries.filter.severity')}</span>
             <select data-testid="query-filter-severity" value={activeFilters.severity ?? ''} onChange={(e) => change({ severity: (e.target.value || undefined) as QuerySeverity | undefined })}>
               <option value="">{t('queries.filter.all')}</option>
@@ -148,7 +165,7 @@ export function QueriesPage({ project }: { project: TrialProject }) {
         {isCurrent && hasLoaded && total === 0 ? (
           <p className="empty">{hasFilters ? t('queries.empty') : t('queries.emptyProject')}</p>
         ) : null}
-        {isCurrent && queries.length > 0 ? <QueryTable projectId={projectId} queries={queries} isInteractive /> : null}
+        {isCurrent && queries.length > 0 ? <QueryTable projectId={projectId} queries={queries} isInteractive mayChangeData={mayChangeData} maySelect={mayClose} /> : null}
         {isCurrent && hasLoaded && total > 0 ? <QueryPager projectId={projectId} /> : null}
       </section>
     </>

@@ -9,7 +9,7 @@ import { routes } from '../../router';
 import { useTrialQueriesStore } from '../../stores/trial-queries';
 import { AuditTrail } from './AuditTrail';
 import { siteLabel } from './labels';
-import { needsComment } from './query-lifecycle';
+import { needsComment, noLongerFiresKey, offeredMoves } from './query-lifecycle';
 import { QueryStatusBadge, SeverityBadge } from './TrialBadges';
 
 interface QueryTableProps {
@@ -22,20 +22,25 @@ interface QueryTableProps {
    * store (its page, sort and selection), turns them on.
    */
   isInteractive?: boolean;
+  /** The role in the trial may change its data: lifecycle buttons are offered (a viewer gets none). */
+  mayChangeData?: boolean;
+  /** The role may close queries: rows can be ticked for bulk close. */
+  maySelect?: boolean;
 }
 
-export function QueryTable({ projectId, queries, showRecord = true, isInteractive = false }: QueryTableProps) {
+export function QueryTable({ projectId, queries, showRecord = true, isInteractive = false, mayChangeData = false, maySelect = false }: QueryTableProps) {
   const t = useT();
   // Queries raised on a whole record carry no event; an empty column would only push the message aside.
   const showEvent = queries.some((query) => query.eventName);
-  const columnCount = 6 + (showRecord ? 1 : 0) + (showEvent ? 1 : 0) + (isInteractive ? 2 : 0);
+  const canSelect = isInteractive && maySelect;
+  const columnCount = 6 + (showRecord ? 1 : 0) + (showEvent ? 1 : 0) + (isInteractive ? 1 : 0) + (canSelect ? 1 : 0);
   const Header = isInteractive ? SortableHeader : PlainHeader;
   return (
     <div className="table-scroll">
       <table className="table query-table">
         <thead>
           <tr>
-            {isInteractive ? <SelectPageHeader queries={queries} /> : null}
+            {canSelect ? <SelectPageHeader queries={queries} /> : null}
             {showRecord ? <Header column="recordId" label={t('queries.col.record')} /> : null}
             {showEvent ? <Header column="eventName" label={t('queries.col.event')} /> : null}
             <Header column="site" label={t('queries.col.site')} />
@@ -56,6 +61,8 @@ export function QueryTable({ projectId, queries, showRecord = true, isInteractiv
               showRecord={showRecord}
               showEvent={showEvent}
               isInteractive={isInteractive}
+              mayChangeData={mayChangeData}
+              canSelect={canSelect}
               columnCount={columnCount}
             />
           ))}
@@ -131,10 +138,12 @@ interface QueryRowProps {
   showRecord: boolean;
   showEvent: boolean;
   isInteractive: boolean;
+  mayChangeData: boolean;
+  canSelect: boolean;
   columnCount: number;
 }
 
-function QueryRow({ projectId, query, showRecord, showEvent, isInteractive, columnCount }: QueryRowProps) {
+function QueryRow({ projectId, query, showRecord, showEvent, isInteractive, mayChangeData, canSelect, columnCount }: QueryRowProps) {
   const t = useT();
   const format = useFormat();
   const [pending, setPending] = useState<QueryTransition | null>(null);
@@ -145,7 +154,7 @@ function QueryRow({ projectId, query, showRecord, showEvent, isInteractive, colu
   return (
     <>
       <tr data-testid="query-row" data-query-id={query.id} data-status={query.status} className={pending ? 'row-editing' : undefined}>
-        {isInteractive ? <SelectRowCell query={query} /> : null}
+        {canSelect ? <SelectRowCell query={query} /> : null}
         {showRecord ? (
           <td>
             <a href={routes.trialRecord(projectId, query.recordId)} data-testid="query-record-link">
@@ -177,7 +186,7 @@ function QueryRow({ projectId, query, showRecord, showEvent, isInteractive, colu
           ) : null}
           {query.noLongerFires ? (
             <div className="muted small" data-testid="query-no-longer-fires">
-              {t('queries.noLongerFires', { run: (query.noLongerFires.qcRunId ?? query.noLongerFires.taskRunId).slice(0, 8) })}
+              {t(noLongerFiresKey(query, mayChangeData), { run: (query.noLongerFires.qcRunId ?? query.noLongerFires.taskRunId).slice(0, 8) })}
             </div>
           ) : null}
         </td>
@@ -185,7 +194,7 @@ function QueryRow({ projectId, query, showRecord, showEvent, isInteractive, colu
         {isInteractive ? (
           <td className="actions-col">
             <div className="row-actions">
-              {query.allowedTransitions.map((to) => (
+              {offeredMoves(query, mayChangeData).map((to) => (
                 <button
                   key={to}
                   type="button"

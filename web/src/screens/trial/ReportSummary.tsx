@@ -3,7 +3,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import type { MessageKey } from '../../i18n/en';
 import { useT } from '../../i18n/use-t';
 import { useTrialQueriesStore } from '../../stores/trial-queries';
-import { enumLabel } from './labels';
+import { enumLabel, siteLabel } from './labels';
 
 /** Rows shown per breakdown; the downloads hold every row. */
 const TOP_ROWS = 6;
@@ -80,7 +80,7 @@ export function ReportSummary({ projectId, report }: { projectId: string; report
       <div className="breakdown-grid">
         <Breakdown title={t('report.byField')} counts={report.byField} total={report.total} />
         <Breakdown title={t('report.byRule')} counts={report.byRule} total={report.total} />
-        <Breakdown title={t('report.bySite')} counts={report.bySite} total={report.total} />
+        <Breakdown title={t('report.bySite')} counts={report.bySite} total={report.total} label={(key) => siteLabel(t, key)} />
         <Breakdown
           title={t('report.bySeverity')}
           counts={report.bySeverity}

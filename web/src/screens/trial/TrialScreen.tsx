@@ -6,7 +6,7 @@ import type { MessageKey } from '../../i18n/en';
 import { useT } from '../../i18n/use-t';
 import { routes, type TrialPage } from '../../router';
 import { useReviewQueueStore, waitingCount } from '../../stores/review-queue';
-import { useRoleIn } from '../../stores/project-role';
+import { useRoleIn, WRITER_ROLES } from '../../stores/project-role';
 import { useSessionStore } from '../../stores/session';
 import { useTrialCatalogStore } from '../../stores/trial-catalog';
 import { ProjectPicker } from './ProjectPicker';
@@ -53,7 +53,10 @@ export function TrialScreen({ projectId, page }: { projectId: string | null; pag
   const reviewCount = useReviewQueueStore((state) => (state.projectId === projectId && state.hasLoaded ? waitingCount(state) : null));
   const firstProjectId = projects[0]?.id;
   const isAdmin = useSessionStore((state) => state.user?.role === 'admin');
-  const seesMembers = ROLES_SEEING_MEMBERS.has(useRoleIn(projectId) ?? '');
+  const role = useRoleIn(projectId) ?? 'viewer';
+  const seesMembers = ROLES_SEEING_MEMBERS.has(role);
+  // Importing writes the trial's data: a viewer has no Import tab (the server refuses a viewer's preview too).
+  const mayImport = WRITER_ROLES.has(role);
 
   useEffect(() => {
     void load();
@@ -116,7 +119,7 @@ export function TrialScreen({ projectId, page }: { projectId: string | null; pag
             </span>
           </div>
           <nav className="tabs" aria-label={t('trial.title')}>
-            {TABS.filter(({ tab }) => tab !== 'members' || seesMembers).map(({ tab, label, href }) => (
+            {TABS.filter(({ tab }) => (tab !== 'members' || seesMembers) && (tab !== 'import' || mayImport)).map(({ tab, label, href }) => (
               <a
                 key={tab}
                 href={href(project.id)}
@@ -133,14 +136,14 @@ export function TrialScreen({ projectId, page }: { projectId: string | null; pag
               </a>
             ))}
           </nav>
-          <TrialPageView key={project.id} project={project} page={page} skills={skills} />
+          <TrialPageView key={project.id} project={project} page={page} skills={skills} mayImport={mayImport} />
         </>
       ) : null}
     </main>
   );
 }
 
-function TrialPageView({ project, page, skills }: { project: TrialProject; page: TrialPage; skills: QcSkill[] }) {
+function TrialPageView({ project, page, skills, mayImport }: { project: TrialProject; page: TrialPage; skills: QcSkill[]; mayImport: boolean }) {
   switch (page.kind) {
     case 'runs':
       return <QcRunsPage projectId={project.id} skills={skills} />;
@@ -159,10 +162,21 @@ function TrialPageView({ project, page, skills }: { project: TrialProject; page:
     case 'reports':
       return <ReportsPage projectId={project.id} />;
     case 'import':
+      // Opened by its address as a viewer: say why there is nothing to do here rather than offer refused buttons.
+      if (!mayImport) return <ReadOnlyNotice text="trial.import.readOnly" />;
       return <ImportPage projectId={project.id} />;
     case 'members':
       return <ProjectMembersPage projectId={project.id} />;
     case 'skills':
       return <SkillsPage projectId={project.id} skillId={page.skillId} />;
   }
+}
+
+function ReadOnlyNotice({ text }: { text: MessageKey }) {
+  const t = useT();
+  return (
+    <p className="panel empty" data-testid="trial-read-only">
+      {t(text)}
+    </p>
+  );
 }

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { useT } from '../../../i18n/use-t';
+import { byRecord } from '../record-order';
 import { useSkillEditorStore } from './skill-editor-store';
 
 /** Tries the skill in the editor on this trial's records (POST /api/iit/projects/:projectId/skills/dry-run); writes nothing. */
@@ -33,7 +34,7 @@ export function SkillDryRun({ projectId }: { projectId: string }) {
                 </tr>
               </thead>
               <tbody>
-                {dryRun.firing.map((finding, i) => (
+                {byRecord(dryRun.firing).map((finding, i) => (
                   <tr key={`${finding.recordId}:${finding.eventName}:${finding.ruleId}:${i}`}>
                     <td>{finding.recordId}</td>
                     <td>{finding.eventName}</td>

@@ -4,7 +4,6 @@ import { Spinner } from '../../../components/Spinner';
 import { useT } from '../../../i18n/use-t';
 import { routes } from '../../../router';
 import { useTrialCatalogStore } from '../../../stores/trial-catalog';
-import { newSkillTemplate } from './replace-word';
 import { useSkillEditorStore } from './skill-editor-store';
 import { SkillDryRun } from './SkillDryRun';
 import { SkillImpact } from './SkillImpact';
@@ -15,12 +14,15 @@ import { SkillVersions } from './SkillVersions';
 
 /**
  * One skill in the editor (or a new one when `skillId` is null): Validate against this trial's dictionary, Save
- * draft, Activate, Dry run, Impact (and the re-run it offers once activated), and its versions. `canEdit` only
- * hides controls; the server decides who may change what.
+ * draft, Activate, Dry run, Impact (and the re-run it offers once activated), and its versions. `canEdit` (change
+ * this skill) and `canTry` (validate and dry-run: a writer of the trial; a viewer only reads) follow the role in the
+ * trial, so no button is offered that the server would refuse; the server still decides.
  */
-export function SkillEditorPanel({ projectId, skillId, canEdit }: { projectId: string; skillId: string | null; canEdit: boolean }) {
+export function SkillEditorPanel({ projectId, skillId, canEdit, canTry }: { projectId: string; skillId: string | null; canEdit: boolean; canTry: boolean }) {
   const t = useT();
   const [comment, setComment] = useState('');
+  // A new object on every click, so a second click on the same problem scrolls to it again.
+  const [goToLine, setGoToLine] = useState<{ line: number } | null>(null);
   const store = useSkillEditorStore();
   const { text, savedText, viewing, validation, busy, error, outcome, versions } = store;
 
@@ -28,7 +30,7 @@ export function SkillEditorPanel({ projectId, skillId, canEdit }: { projectId: s
     // An impact of this skill stays (a new skill's first save moves the page to its own address); another's goes.
     const impact = useSkillImpactStore.getState();
     if (impact.last?.impact.skillId !== skillId) impact.reset();
-    void useSkillEditorStore.getState().open(skillId, newSkillTemplate(projectId));
+    void useSkillEditorStore.getState().open(skillId, projectId);
   }, [skillId, projectId]);
 
   const save = async () => {
@@ -74,11 +76,13 @@ export function SkillEditorPanel({ projectId, skillId, canEdit }: { projectId: s
       ) : (
         <>
           {!canEdit ? <p className="muted small">{t('skillEditor.readOnly')}</p> : null}
-          <SkillTextEditor text={text} onChange={store.setText} readOnly={!canEdit} />
+          <SkillTextEditor text={text} onChange={store.setText} readOnly={!canEdit} validation={validation} onSuggestion={store.applySuggestion} goToLine={goToLine} />
           <div className="skill-actions">
-            <button type="button" className="button" data-testid="skill-validate" disabled={busy !== null} onClick={() => void store.validate(projectId)}>
-              {t('skillEditor.validate')}
-            </button>
+            {canTry ? (
+              <button type="button" className="button" data-testid="skill-validate" disabled={busy !== null} onClick={() => void store.validate(projectId)}>
+                {t('skillEditor.validate')}
+              </button>
+            ) : null}
             {canEdit ? (
               <>
                 <input className="input" value={comment} placeholder={t('skillEditor.comment')} aria-label={t('skillEditor.comment')} onChange={(event) => setComment(event.target.value)} />
@@ -92,8 +96,8 @@ export function SkillEditorPanel({ projectId, skillId, canEdit }: { projectId: s
             ) : null}
             {text !== savedText && store.skillId ? <span className="muted small">{t('skillEditor.unsaved')}</span> : null}
           </div>
-          {validation ? <SkillProblems validation={validation} onSuggestion={store.applySuggestion} /> : null}
-          <SkillDryRun projectId={projectId} />
+          {validation ? <SkillProblems validation={validation} text={text} onSuggestion={canEdit ? store.applySuggestion : undefined} onGoToLine={(line) => setGoToLine({ line })} /> : null}
+          {canTry ? <SkillDryRun projectId={projectId} /> : null}
           {canEdit ? <SkillImpact projectId={projectId} /> : null}
         </>
       )}

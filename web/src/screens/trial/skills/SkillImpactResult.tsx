@@ -1,6 +1,7 @@
 import type { SkillImpact } from '../../../api/skills-api';
 import { useT } from '../../../i18n/use-t';
 import { routes } from '../../../router';
+import { byRecord } from '../record-order';
 
 type RuleRef = SkillImpact['rules']['added'][number];
 
@@ -36,7 +37,11 @@ export function SkillImpactResult({ projectId, impact, isStale }: { projectId: s
         <li className="muted">{t('skillImpact.rules.unchanged', { count: rules.unchanged })}</li>
       </ul>
 
-      <p data-testid="skill-impact-queries">{t('skillImpact.queries', { count: openQueries.total })}</p>
+      <p data-testid="skill-impact-queries" title={t('skillImpact.queries.hint')}>
+        {t('skillImpact.queries', { count: openQueries.total })}
+        <br />
+        <span className="muted small" data-testid="skill-impact-queries-hint">{t('skillImpact.queries.hint')}</span>
+      </p>
       {openQueries.byRule.length > 0 ? (
         <table className="table small">
           <thead>
@@ -60,10 +65,14 @@ export function SkillImpactResult({ projectId, impact, isStale }: { projectId: s
         </table>
       ) : null}
 
-      <p data-testid="skill-impact-records">{t('skillImpact.records', { affected: records.affected, evaluated: records.evaluated })}</p>
+      <p title={t('skillImpact.records.hint')}>
+        <span data-testid="skill-impact-records">{t('skillImpact.records', { affected: records.affected, evaluated: records.evaluated })}</span>
+        <br />
+        <span className="muted small" data-testid="skill-impact-records-hint">{t('skillImpact.records.hint')}</span>
+      </p>
       {records.sample.length > 0 ? (
         <ul className="small" data-testid="skill-impact-sample">
-          {records.sample.map((row) => (
+          {byRecord(records.sample).map((row) => (
             <li key={row.recordId}>
               <a href={routes.trialRecord(projectId, row.recordId)}>{row.recordId}</a>{' '}
               <span className="muted">{row.ruleIds.join(', ')}</span>
@@ -72,7 +81,9 @@ export function SkillImpactResult({ projectId, impact, isStale }: { projectId: s
           {records.affected > records.sample.length ? <li className="muted">{t('skillImpact.sampleMore', { count: records.affected - records.sample.length })}</li> : null}
         </ul>
       ) : null}
-      <p className="muted small">{rerun.truncated ? t('skillImpact.rerunAll', { count: rerun.count }) : t('skillImpact.rerun', { count: rerun.count })}</p>
+      <p className="muted small" title={t('skillImpact.rerun.hint')}>
+        {rerun.truncated ? t('skillImpact.rerunAll', { count: rerun.count }) : t('skillImpact.rerun', { count: rerun.count })} {t('skillImpact.rerun.hint')}
+      </p>
 
       {skippedNodes.length > 0 ? (
         <ul className="small muted" data-testid="skill-impact-skipped">

@@ -6,8 +6,6 @@ import { useTrialCatalogStore } from '../../../stores/trial-catalog';
 import { SkillEditorPanel } from './SkillEditorPanel';
 import './skills.css';
 
-/** Roles that may change a trial's data; viewers read. Admins change every skill, the others their trials' ones. */
-
 /** The Skills tab: the skills of this trial (active, draft, invalid) and the one open in the editor. */
 export function SkillsPage({ projectId, skillId }: { projectId: string; skillId: string | null }) {
   const t = useT();
@@ -42,7 +40,7 @@ export function SkillsPage({ projectId, skillId }: { projectId: string; skillId:
             ))}
           </ul>
         </nav>
-        {skillId !== null || isWriter ? <SkillEditorPanel projectId={projectId} skillId={skillId} canEdit={canEdit} /> : null}
+        {skillId !== null || isWriter ? <SkillEditorPanel projectId={projectId} skillId={skillId} canEdit={canEdit} canTry={isWriter} /> : null}
       </div>
     </section>
   );

@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import { api } from '../../../api';
 import type { SkillDetail, SkillDryRunResult, SkillValidation, SkillVersionSummary, SkillVersionView } from '../../../api/skills-api';
 import { replaceWord } from './replace-word';
+import { newSkillTemplate, templateFieldOf } from './skill-template';
 
 export type EditorBusy = 'load' | 'validate' | 'save' | 'activate' | 'dryRun' | null;
 export type EditorOutcome = { kind: 'saved' | 'activated'; version: number } | null;
@@ -22,7 +23,8 @@ interface SkillEditorState {
   busy: EditorBusy;
   error: unknown;
   outcome: EditorOutcome;
-  open(skillId: string | null, template: string): Promise<void>;
+  /** Opens a skill, or (null) a new one from a template built on a field of this trial's dictionary. */
+  open(skillId: string | null, projectId: string): Promise<void>;
   setText(text: string): void;
   validate(projectId: string): Promise<void>;
   /** Saves a draft; the skill id it was saved under (a new skill's comes from its YAML). */
@@ -60,9 +62,22 @@ export const useSkillEditorStore = create<SkillEditorState>()((set, get) => {
   return {
     skillId: null, detail: null, versions: [], text: '', savedText: '', viewing: null, busy: null, ...CLEAR,
 
-    async open(skillId, template) {
-      set({ skillId, detail: null, versions: [], viewing: null, busy: null, ...CLEAR, text: skillId ? '' : template, savedText: '' });
-      if (skillId) await act('load', () => reload(skillId));
+    async open(skillId, projectId) {
+      const placeholder = newSkillTemplate(projectId, null);
+      set({ skillId, detail: null, versions: [], viewing: null, busy: null, ...CLEAR, text: skillId ? '' : placeholder, savedText: '' });
+      if (skillId) {
+        await act('load', () => reload(skillId));
+        return;
+      }
+      // The dictionary is read from the first record's CRF; the template is swapped in only if nothing was typed yet.
+      try {
+        const [first] = await api.trial.listRecords(projectId, 1);
+        const crf = first ? (await api.trial.getRecord(projectId, first.recordId)).crf : null;
+        const template = newSkillTemplate(projectId, templateFieldOf(crf));
+        if (get().skillId === null && get().text === placeholder) set({ text: template });
+      } catch {
+        // A trial whose records cannot be read keeps the placeholder, which says what to name.
+      }
     },
     setText: (text) => set({ text }),
     async validate(projectId) {
