@@ -178,6 +178,16 @@ describe.each(testEngines())('a rule reading an identifier field is only for tho
       expectRefused(await call('coordinator', 'PUT', '/api/iit/skills/coord-own/draft', { definition: skill(BORN_1991, { id: 'coord-own' }) }), ['dob']);
     });
 
+    it("says so when the editor checks such a skill (which computes nothing), and not to the PI", async () => {
+      const notesOf = async (who: keyof typeof auth) => {
+        const response = await call(who, 'POST', '/api/iit/skills/validate', { definition: skill(PHONE_STARTS_3, { id: 'checked' }) });
+        expect(response.statusCode, response.body).toBe(200);
+        return (response.json() as { notes: string[] }).notes;
+      };
+      expect(await notesOf('coordinator')).toEqual([expect.stringMatching(/You cannot save a rule that reads identifier fields of project "oracle" \(phone\)/)]);
+      expect(await notesOf('pi')).toEqual([]);
+    });
+
     it("refuses a coordinator activating, changing or removing the PI's rule on an identifier; the PI activates it", async () => {
       const rules = [
         { id: 'phone-format', field: 'sex', logic: { or: [{ missing: ['phone'] }, { matches: [{ var: 'phone' }, '^[0-9]{10}$'] }] }, message: 'Phone is not 10 digits' },

@@ -59,6 +59,20 @@ export async function assertMayUseIdentifierRules(
   }
 }
 
+/**
+ * For the editor's checks (validate), which write and compute nothing: what assertMayUseIdentifierRules would say
+ * on saving, one note per project, so the author learns it before writing more.
+ */
+export async function identifierRuleNotes(db: Db, actor: Pick<User, 'id' | 'role'>, projectIds: readonly string[], definition: unknown): Promise<string[]> {
+  if (actor.role === 'admin') return [];
+  const notes: string[] = [];
+  for (const projectId of projectIds) {
+    const reads = await identifierReadsIn(db, projectId, definition);
+    if (reads.length && !(await canViewIdentifiers(db, projectId, actor))) notes.push(refusal(projectId, actor, reads, 'save').message);
+  }
+  return notes;
+}
+
 /** The reads of identifier fields of `projectId` by a skill definition's rules; empty when the project has none. */
 export async function identifierReadsIn(db: Db, projectId: string, definition: unknown): Promise<IdentifierRead[]> {
   return (await identifierReader(db, projectId))?.(definition) ?? [];

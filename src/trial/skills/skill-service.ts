@@ -6,7 +6,7 @@ import { ClinAgentError } from '../../core/errors.js';
 import type { ToolRegistry } from '../../core/tools/registry.js';
 import { assertProjectReader } from '../../core/auth/project-access.js';
 import type { SkillCatalog } from '../sop/skill-catalog.js';
-import { assertMayUseIdentifierRules } from './identifier-rule-access.js';
+import { assertMayUseIdentifierRules, identifierRuleNotes } from './identifier-rule-access.js';
 import { assertCanEditSkill, canReadSkill, unknownSkill } from './skill-access.js';
 import { auditSkillChange, definitionProjects, unionProjects } from './skill-audit.js';
 import { allProjectIds, loadDictionaries } from './load-dictionaries.js';
@@ -137,11 +137,13 @@ export function createSkillService(deps: SkillServiceDeps) {
     async validate(actor: User, input: SkillSourceInput & { projectId?: string }): Promise<SkillValidation> {
       const source = readSkillSource(input);
       if (!source.definition) return { valid: false, problems: source.problems, notes: [] };
-      if (input.projectId !== undefined) {
-        await assertProjectReader(users, actor, input.projectId);
-        return validateFor(source.definition, [input.projectId], actor);
-      }
-      return validateFor(source.definition, definitionProjects(source.definition), actor);
+      if (input.projectId !== undefined) await assertProjectReader(users, actor, input.projectId);
+      const projectIds = input.projectId !== undefined ? [input.projectId] : definitionProjects(source.definition);
+      const result = await validateFor(source.definition, projectIds, actor);
+      // Rules on identifier fields the author may not see: saving would be refused, so the editor says so now.
+      const readable = projectIds === null ? [] : (await users.listProjects(actor)).map((p) => p.id).filter((id) => projectIds.includes(id));
+      result.notes.push(...(await identifierRuleNotes(db, actor, readable, source.definition)));
+      return result;
     },
 
     /**
