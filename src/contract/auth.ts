@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { IdText, NameText } from './common.js';
 
 /** Roles in the order of what they may do; the same list as core/db/schema/auth.ts ROLES. */
-export const ROLES = ['admin', 'pi', 'coordinator', 'viewer'] as const;
+export const ROLES = ['admin', 'pi', 'data_manager', 'coordinator', 'viewer'] as const;
 export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
 /** A member's role in one trial (admin is platform-wide only); the same list as core/db/schema/auth.ts PROJECT_ROLES. */
-export const PROJECT_ROLES = ['pi', 'coordinator', 'viewer'] as const;
+export const PROJECT_ROLES = ['pi', 'data_manager', 'coordinator', 'viewer'] as const;
 export const ProjectRole = z.enum(PROJECT_ROLES);
 export type ProjectRole = z.infer<typeof ProjectRole>;
 
@@ -34,8 +34,15 @@ export const UserList = z.object({ users: z.array(ManagedUser) });
 /** POST /api/users */
 export const CreateUserRequest = z.strictObject({ name: z.string().min(1).max(100), role: Role });
 export type CreateUserRequest = z.infer<typeof CreateUserRequest>;
-export const CreateUserResponse = z.object({ user: User, token: z.string().describe('the first token, shown only once') });
-export type CreateUserResponse = z.infer<typeof CreateUserResponse>;
+/** A one-time sign-in link for a user: what an admin passes on instead of a bearer token. */
+export const SignInLinkResponse = z.object({
+  user: User,
+  signInLink: z.string().describe('opens the console and signs the user in once; the user then holds their own token, which the admin never sees'),
+  expiresAt: z.string().describe('the link stops working then, or once used'),
+});
+export type SignInLinkResponse = z.infer<typeof SignInLinkResponse>;
+export const CreateUserResponse = SignInLinkResponse;
+export type CreateUserResponse = SignInLinkResponse;
 
 /** PATCH /api/users/:id */
 export const SetRoleRequest = z.strictObject({ role: Role });

@@ -28,6 +28,7 @@ import {
   CreateProjectRequest,
   CreateUserRequest,
   CreateUserResponse,
+  SignInLinkResponse,
   IssueTokenRequest,
   IssueTokenResponse,
   LoginRequest,
@@ -116,7 +117,7 @@ const projectParams = textParams('projectId');
 export const routes = {
   'GET /api/health': { response: { 200: Health } },
 
-  'POST /api/auth/login': { body: LoginRequest, response: { 200: LoginResponse, ...errorResponses } },
+  'POST /api/auth/login': { body: LoginRequest, response: { 200: LoginResponse, ...errorResponses, 429: ApiErrorBody } },
   'GET /api/me': { response: { 200: Me, ...errorResponses } },
   'GET /api/projects': { response: { 200: ProjectList, ...errorResponses } },
   'POST /api/projects': { body: CreateProjectRequest, response: { 201: Project, ...errorResponses } },
@@ -132,6 +133,7 @@ export const routes = {
   'POST /api/users/:id/deactivate': { params: uuidParams('id'), response: { 200: ManagedUser, ...errorResponses } },
   'POST /api/users/:id/reactivate': { params: uuidParams('id'), response: { 200: ManagedUser, ...errorResponses } },
   'POST /api/users/:id/tokens': { params: uuidParams('id'), body: IssueTokenRequest, response: { 201: IssueTokenResponse, ...errorResponses } },
+  'POST /api/users/:id/sign-in-link': { params: uuidParams('id'), response: { 201: SignInLinkResponse, ...errorResponses } },
   'GET /api/users/:id/tokens': { params: uuidParams('id'), response: { 200: TokenList, ...errorResponses } },
   'POST /api/tokens/:id/revoke': { params: uuidParams('id'), response: { 200: AccountToken, ...errorResponses } },
 

@@ -87,6 +87,9 @@ const envSchema = z.object({
   MEMORY_WEEKLY_CRON: cron('0 3 * * 1'),
   // A leaked user token stops working on its own after this many days; 10 years is the upper bound.
   TOKEN_TTL_DAYS: positiveInt(30, '30').refine((n) => n >= 1 && n <= 3650, { message: 'must be between 1 and 3650 days, e.g. 30' }),
+  // Sign-in code attempts (POST /api/auth/login) per client address in a window; more answer 429 until it ends.
+  SIGN_IN_MAX_ATTEMPTS: positiveInt(20, '20').refine((n) => n >= 1 && n <= 10_000, { message: 'must be between 1 and 10000 attempts, e.g. 20' }),
+  SIGN_IN_WINDOW_SECONDS: positiveInt(900, '900').refine((n) => n >= 1 && n <= 86_400, { message: 'must be between 1 and 86400 seconds, e.g. 900' }),
   CLINAGENT_ADMIN_TOKEN: optionalString.refine((value) => value === undefined || value.length >= 24, {
     message: 'must be at least 24 characters so it cannot be guessed; generate one with `openssl rand -hex 24`',
   }),
@@ -169,6 +172,8 @@ export interface Config {
   adminToken?: string;
   /** Days a user token (sign-in link, issued by an admin) works; CLINAGENT_ADMIN_TOKEN never expires. */
   tokenTtlDays: number;
+  /** Sign-in code attempts allowed per client address in each window (SIGN_IN_MAX_ATTEMPTS, SIGN_IN_WINDOW_SECONDS). */
+  signIn: { maxAttempts: number; windowMs: number };
   logLevel: string;
 }
 
@@ -257,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     uploads: { maxFileBytes: e.UPLOAD_MAX_BYTES, maxTotalBytes: e.UPLOAD_MAX_TOTAL_BYTES === undefined ? 2 * e.UPLOAD_MAX_BYTES : Number(e.UPLOAD_MAX_TOTAL_BYTES) },
     adminToken: e.CLINAGENT_ADMIN_TOKEN,
     tokenTtlDays: e.TOKEN_TTL_DAYS,
+    signIn: { maxAttempts: e.SIGN_IN_MAX_ATTEMPTS, windowMs: e.SIGN_IN_WINDOW_SECONDS * 1000 },
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -9,6 +9,8 @@ const STATUS = {
   VALIDATION_FAILED: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
+  /** Too many attempts of something guessable (sign-in codes) from one client; details.retryAfterSeconds says when to try again. */
+  TOO_MANY_ATTEMPTS: 429,
   NOT_FOUND: 404,
   CONFLICT_STATE: 409,
   /** The embedded database folder is open in another process (a running server). */

@@ -1,5 +1,7 @@
 import { and, desc, eq, inArray, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../core/db/connect.js';
+import { QUERY_CLOSER_ROLES, WRITER_ROLES } from '../core/auth/users.js';
+import type { Role } from '../core/db/schema/auth.js';
 import { ACTIVE_QUERY_STATUSES, pendingActions, type QueryStatus as StoredQueryStatus } from '../core/db/schema/trial.js';
 import { ClinAgentError } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
@@ -134,5 +136,19 @@ export async function transitionQuery(db: Db, input: { projectId: string; queryI
     await appendAudit(tx as unknown as Db, { projectId: input.projectId, entityType: 'query', entityId: input.queryId, action: `status:${input.to}`, actor: input.actor, oldValue: { status: current.status }, newValue: { status: input.to }, reason: input.comment });
     return withTransitions(updated);
   });
+}
+
+/**
+ * The moves that decide a query: closing it (resolved, or verified against source) and reopening it (the answer
+ * does not resolve it). They are data management's (core/auth/users.ts QUERY_CLOSER_ROLES: admin, PI, data
+ * manager); the site (coordinator) only answers. Checked by TrialQc with assertQueryCloser for every caller.
+ */
+export const DECIDING_MOVES: readonly QueryStatus[] = ['closed', 'reopened'];
+
+/** The moves this role may make next, so a client offers only those: the site answers only, a viewer nothing. */
+export function transitionsFor<T extends { allowedTransitions: QueryStatus[] }>(query: T, role: Role): T {
+  if (QUERY_CLOSER_ROLES.has(role)) return query;
+  if (!WRITER_ROLES.has(role)) return { ...query, allowedTransitions: [] };
+  return { ...query, allowedTransitions: query.allowedTransitions.filter((to) => !DECIDING_MOVES.includes(to)) };
 }
 

@@ -1,7 +1,7 @@
 import type { Config } from '../core/config.js';
 import type { Db } from '../core/db/connect.js';
 import { ClinAgentError } from '../core/errors.js';
-import { assertProjectReader, assertProjectRole, assertProjectWriter } from '../core/auth/project-access.js';
+import { assertProjectReader, assertProjectRole, assertProjectWriter, assertQueryCloser } from '../core/auth/project-access.js';
 import type { MembershipCheck } from '../core/auth/membership.js';
 import type { ProjectDirectory } from '../core/auth/projects.js';
 import type { User } from '../core/auth/users.js';
@@ -15,7 +15,7 @@ import { skillAppliesTo, type SkillCatalog } from './sop/skill-catalog.js';
 import { activeSkillSummaries, listSkillSummaries } from './skills/list-skills.js';
 import { getQcProgress, listQcRuns, listTaskRuns, startQcRun } from './qc/qc-runs.js';
 import { newWorkerId, reviewTaskRun } from './qc/workers.js';
-import { listQueries, transitionQuery } from './queries.js';
+import { DECIDING_MOVES, listQueries, transitionQuery, transitionsFor } from './queries.js';
 import { pageQueries, type QueryPageRequest } from './queries/query-page.js';
 import { bulkCloseQueries, type BulkCloseInput } from './queries/bulk-close.js';
 import { buildViolationsReport } from './report/violations-report.js';
@@ -287,21 +287,25 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
     },
     /** One page of queries, sorted, with the total and the counts per status. */
     queries: async (actor: User, request: QueryPageRequest) => {
-      await assertMember(request.projectId, actor);
+      const role = await assertProjectRole(ctx.users, actor, request.projectId);
       const mask = await identifierMask(ctx.db, request.projectId, actor);
       const page = await pageQueries(ctx.db, request);
-      return { ...page, queries: page.queries.map(mask.query) };
+      return { ...page, queries: page.queries.map((query) => transitionsFor(mask.query(query), role)) };
     },
     /** Closes the listed (or filtered) queries that may close, with one reason, each audited; reports the rest. */
     bulkCloseQueries: async (actor: User, projectId: string, input: Omit<BulkCloseInput, 'projectId' | 'actor'>) => {
-      await assertWriter(projectId, actor);
+      // Closing is data management's decision (admin, PI, data manager); the site answers queries.
+      await assertQueryCloser(ctx.users, actor, projectId, 'close queries');
       return bulkCloseQueries(ctx.db, { ...input, projectId, actor: actor.name });
     },
     /** The returned query follows the actor's view of identifiers. */
     transitionQuery: async (actor: User, projectId: string, queryId: string, to: QueryStatus, comment: string) => {
-      await assertWriter(projectId, actor);
+      // The site answers; closing and reopening are data management's (admin, PI, data manager).
+      if (DECIDING_MOVES.includes(to)) await assertQueryCloser(ctx.users, actor, projectId, to === 'closed' ? 'close a query' : 'reopen a query');
+      else await assertWriter(projectId, actor);
+      const role = await assertProjectRole(ctx.users, actor, projectId);
       const query = await transitionQuery(ctx.db, { projectId, queryId, to, actor: actor.name, comment });
-      return (await identifierMask(ctx.db, projectId, actor)).query(query);
+      return transitionsFor((await identifierMask(ctx.db, projectId, actor)).query(query), role);
     },
     report: async (actor: User, projectId: string) => {
       await assertMember(projectId, actor);

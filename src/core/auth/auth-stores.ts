@@ -2,7 +2,7 @@ import type { Db } from '../db/connect.js';
 import { createTokenStore, type TokenStore } from './api-tokens.js';
 import { createTokenAuthenticator, type TokenAuthenticator } from './authenticate.js';
 import { createAdminBootstrap, type AdminBootstrap } from './bootstrap-admin.js';
-import { createLoginCodeStore, type LoginCodeStore } from './login-codes.js';
+import { createLoginCodeStore, issueLoginCodeIn, type LoginCodeStore } from './login-codes.js';
 import { createMembershipStore, type MembershipStore } from './membership.js';
 import { createProjectStore, type ProjectStore } from './projects.js';
 import { createTokenIssuer } from './token-issuer.js';
@@ -19,7 +19,7 @@ export function createAuthStores(db: Db, options: { tokenTtlDays?: number } = {}
   const issueToken = createTokenIssuer(options);
   const loginCodes = createLoginCodeStore(db, { issueToken });
   return {
-    ...createUserStore(db, { issueToken }),
+    ...createUserStore(db, { issueToken, issueLoginCode: issueLoginCodeIn }),
     ...createTokenStore(db, { issueToken }),
     ...createTokenAuthenticator(db),
     ...loginCodes,

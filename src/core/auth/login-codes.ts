@@ -1,4 +1,5 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
+import { appendAudit, PLATFORM_AUDIT_SCOPE } from '../audit/audit-log.js';
 import type { Db } from '../db/connect.js';
 import { loginCodes, users } from '../db/schema/auth.js';
 import { ClinAgentError } from '../errors.js';
@@ -8,7 +9,26 @@ import { toUser } from './user-rows.js';
 import type { User } from './users.js';
 
 /** A one-time sign-in code is valid this long: long enough to open the link, short enough to be useless if leaked later. */
-const LOGIN_CODE_TTL_MS = 24 * 60 * 60 * 1000;
+export const LOGIN_CODE_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** The path of the console that exchanges a code (web/src/stores/session.ts reads `?login=`); prefixed with the server's origin. */
+export const signInPath = (code: string): string => `/?login=${encodeURIComponent(code)}`;
+
+/**
+ * Issues a one-time sign-in code for a user on `tx`, with its audit entry, so both commit with whatever the caller
+ * does in the same transaction (a new user). What an admin hands a user instead of a bearer token: the code works
+ * once and for LOGIN_CODE_TTL_MS; the token it is exchanged for is the user's alone and never seen by the admin.
+ */
+export type LoginCodeIssuer = (tx: Db, user: Pick<User, 'id' | 'name'>, actor: string) => Promise<{ code: string; expiresAt: string }>;
+
+export const issueLoginCodeIn: LoginCodeIssuer = async (tx, user, actor) => {
+  const code = generateToken('login_');
+  const expiresAt = new Date(Date.now() + LOGIN_CODE_TTL_MS);
+  await tx.insert(loginCodes).values({ codeHash: hashToken(code), userId: user.id, expiresAt });
+  // Never the code: the audit trail is readable by admins, and a code read there could still be used.
+  await appendAudit(tx, { projectId: PLATFORM_AUDIT_SCOPE, entityType: 'user', entityId: user.id, action: 'sign_in_link_issued', actor, newValue: { userName: user.name, expiresAt: expiresAt.toISOString() } });
+  return { code, expiresAt: expiresAt.toISOString() };
+};
 
 /** One-time sign-in links (printed at first start and by `clinagent login-link`), each exchanged once for a token. */
 export interface LoginCodeStore {

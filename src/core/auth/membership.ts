@@ -18,7 +18,7 @@ export interface MembershipCheck {
    * platform role; null when they are not a member. What a member may do in a project goes by this role.
    */
   roleIn(projectId: string, user: User): Promise<Role | null>;
-  /** Whether the user has a writer role (coordinator, PI) in at least one project, whatever their platform role. */
+  /** Whether the user has a writer role (coordinator, data manager, PI) in at least one project, whatever their platform role. */
   writesInSomeProject(user: User): Promise<boolean>;
 }
 
@@ -61,7 +61,7 @@ export function createMembershipStore(db: Db): MembershipStore {
       const [row] = await db
         .select({ projectId: projectMembers.projectId })
         .from(projectMembers)
-        .where(and(eq(projectMembers.userId, user.id), inArray(projectMembers.role, ['pi', 'coordinator'])))
+        .where(and(eq(projectMembers.userId, user.id), inArray(projectMembers.role, ['pi', 'data_manager', 'coordinator'])))
         .limit(1);
       return Boolean(row);
     },

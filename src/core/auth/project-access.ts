@@ -1,7 +1,7 @@
 import { ClinAgentError } from '../errors.js';
 import type { MembershipCheck } from './membership.js';
 import type { Role } from '../db/schema/auth.js';
-import { WRITER_ROLES, type User } from './users.js';
+import { QUERY_CLOSER_ROLES, WRITER_ROLES, type User } from './users.js';
 
 /*
  * Who may read and change a project's data, checked by the library functions that touch it (trial QC today,
@@ -23,8 +23,26 @@ export async function assertProjectReader(users: MembershipCheck, actor: User, p
 export async function assertProjectWriter(users: MembershipCheck, actor: User, projectId: string): Promise<void> {
   const role = await assertProjectRole(users, actor, projectId);
   if (!WRITER_ROLES.has(role)) {
-    throw new ClinAgentError('FORBIDDEN', `Your role "${role}" can only read in project "${projectId}". Ask an admin for the coordinator or PI role in this project to make changes.`, { role, projectId, needs: [...WRITER_ROLES] });
+    throw new ClinAgentError('FORBIDDEN', `Your role "${role}" can only read in project "${projectId}". Ask an admin for the coordinator, data manager or PI role in this project to make changes.`, { role, projectId, needs: [...WRITER_ROLES] });
   }
+}
+
+/**
+ * Closing or reopening a data query is data management's decision, not the site's: admins, the trial's PI and its
+ * data managers. A coordinator answers the query; a viewer only reads. Non-members get NOT_FOUND, as for a read.
+ * `what` names the move in the refusal ("close queries", "reopen a query").
+ */
+export async function assertQueryCloser(users: MembershipCheck, actor: User, projectId: string, what: string): Promise<Role> {
+  const role = await assertProjectRole(users, actor, projectId);
+  if (!QUERY_CLOSER_ROLES.has(role)) {
+    const site = role === 'coordinator' ? ' The site answers queries (mark one answered with what was found); ' : ' ';
+    throw new ClinAgentError(
+      'FORBIDDEN',
+      `Only a data manager, the PI or an admin may ${what} in project "${projectId}"; your role there is "${role}".${site}ask the trial's data manager or PI to decide it, or an admin for the data_manager role.`,
+      { role, projectId, needs: [...QUERY_CLOSER_ROLES] },
+    );
+  }
+  return role;
 }
 
 /** The actor's role in the project (admin, the member's project role, or their platform role); NOT_FOUND for a non-member. */
@@ -39,6 +57,6 @@ export async function assertProjectRole(users: MembershipCheck, actor: User, pro
 /** Viewers read only; the same answer whether a route or the library refuses the change. */
 export function assertWriterRole(actor: Pick<User, 'role'>): void {
   if (!WRITER_ROLES.has(actor.role)) {
-    throw new ClinAgentError('FORBIDDEN', `Your role "${actor.role}" can only read. Ask an admin for the coordinator, PI or admin role to make changes.`, { role: actor.role, needs: [...WRITER_ROLES] });
+    throw new ClinAgentError('FORBIDDEN', `Your role "${actor.role}" can only read. Ask an admin for the coordinator, data manager, PI or admin role to make changes.`, { role: actor.role, needs: [...WRITER_ROLES] });
   }
 }

@@ -166,7 +166,7 @@ export function createProjectMembers(db: Db): ProjectMembers {
 }
 
 /**
- * A role for one project: pi, coordinator or viewer. Admin is platform-wide (an admin is in every project with every
+ * A role for one project: pi, data_manager, coordinator or viewer. Admin is platform-wide (an admin is in every project with every
  * right), so it is refused here, as is a project role for an admin, which could only take rights away on paper.
  */
 function projectRole(user: User, role: unknown): ProjectRole {

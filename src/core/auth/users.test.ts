@@ -4,6 +4,7 @@ import type { Database } from '../db/connect.js';
 import { createTokenStore } from './api-tokens.js';
 import { createTokenAuthenticator } from './authenticate.js';
 import { createTokenIssuer } from './token-issuer.js';
+import { issueLoginCodeIn } from './login-codes.js';
 import { createUserStore } from './users.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -23,7 +24,7 @@ describe.each(testEngines())('user accounts and tokens on %s', (engine) => {
 
   it("gives a new user a first token that the authenticator accepts and that lives the issuer's configured days", async () => {
     const issueToken = createTokenIssuer({ tokenTtlDays: 2 });
-    const { user, token } = await createUserStore(database.db, { issueToken }).create({ name: 'nurse-wang', role: 'coordinator' });
+    const { user, token } = await createUserStore(database.db, { issueToken, issueLoginCode: issueLoginCodeIn }).create({ name: 'nurse-wang', role: 'coordinator' });
 
     expect(await createTokenAuthenticator(database.db).authenticate(token)).toMatchObject({ ok: true, user: { id: user.id, name: 'nurse-wang', role: 'coordinator' } });
     const [info] = await createTokenStore(database.db, { issueToken }).listTokens(user.id, admin);
@@ -33,7 +34,7 @@ describe.each(testEngines())('user accounts and tokens on %s', (engine) => {
 
   it('refuses the tokens of a deactivated user with the reason, and accepts them again after reactivation', async () => {
     const issueToken = createTokenIssuer();
-    const accounts = createUserStore(database.db, { issueToken });
+    const accounts = createUserStore(database.db, { issueToken, issueLoginCode: issueLoginCodeIn });
     const authenticator = createTokenAuthenticator(database.db);
     const { user } = await accounts.create({ name: 'monitor-zhao', role: 'viewer' });
     const { token } = await createTokenStore(database.db, { issueToken }).issueToken(user.id, { label: 'laptop' });

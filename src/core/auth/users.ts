@@ -4,6 +4,7 @@ import type { Db } from '../db/connect.js';
 import { ROLES, users, type Role } from '../db/schema/auth.js';
 import { ClinAgentError } from '../errors.js';
 import { isUuid } from '../ids.js';
+import type { LoginCodeIssuer } from './login-codes.js';
 import type { TokenIssuer } from './token-issuer.js';
 import { findUser, iso, toUser, userNotFound, userRow, type UserRow } from './user-rows.js';
 
@@ -24,12 +25,29 @@ export interface UserSummary extends User {
 export type Actor = Pick<User, 'id' | 'name' | 'role'>;
 
 /** Roles that may change data. Viewers read only. */
-export const WRITER_ROLES: ReadonlySet<Role> = new Set(['admin', 'pi', 'coordinator']);
+export const WRITER_ROLES: ReadonlySet<Role> = new Set(['admin', 'pi', 'data_manager', 'coordinator']);
+
+/**
+ * Roles that may close and reopen data queries (one by one, in bulk, or as verified against source). As in an EDC's
+ * discrepancy workflow, the site (coordinator) answers a query and data management decides it is resolved.
+ */
+export const QUERY_CLOSER_ROLES: ReadonlySet<Role> = new Set(['admin', 'pi', 'data_manager']);
 
 /** User accounts and their roles; tokens, sign-in codes and project membership have stores of their own. */
 export interface UserStore {
-  /** Creates a user with a first token (returned once) and audit entries for both. */
+  /**
+   * Creates a user with a first bearer token (returned once) and audit entries for both: for scripts and tests that
+   * act as the user. People get `invite` instead, so nobody but them ever holds their token.
+   */
   create(input: { name: string; role: Role }, actor?: string): Promise<{ user: User; token: string }>;
+  /**
+   * Creates a user with a one-time sign-in code (what POST /api/users and the console hand out): the admin passes on
+   * a link that works once and expires (login-codes.ts LOGIN_CODE_TTL_MS); the token it is exchanged for is the
+   * user's own. Audited: the user's creation and the code's issue (never the code).
+   */
+  invite(input: { name: string; role: Role }, actor: string): Promise<{ user: User; loginCode: string; expiresAt: string }>;
+  /** Admin: a new one-time sign-in code for an active user (the first one expired or was lost); audited. */
+  issueSignInCode(userId: string, actor: Actor): Promise<{ user: User; loginCode: string; expiresAt: string }>;
   list(): Promise<UserSummary[]>;
   get(id: string): Promise<User | undefined>;
   /** Admin: changes a user's role; the last active admin cannot lose it. */
@@ -50,7 +68,22 @@ function assertAdmin(actor: Actor): void {
   if (actor.role !== 'admin') throw new ClinAgentError('FORBIDDEN', `Only admins may change users; your role is "${actor.role}". Ask an admin.`, { role: actor.role, needs: ['admin'] });
 }
 
-export function createUserStore(db: Db, deps: { issueToken: TokenIssuer }): UserStore {
+export function createUserStore(db: Db, deps: { issueToken: TokenIssuer; issueLoginCode: LoginCodeIssuer }): UserStore {
+  /** The user row and its audit entry, on `tx`, so the first credential commits with it or not at all. */
+  async function insertUser(tx: Db, name: string, role: Role, actor: string): Promise<User> {
+    const [row] = await tx.insert(users).values({ name, role }).onConflictDoNothing().returning();
+    if (!row) throw nameTaken(name);
+    const user = toUser(row);
+    await appendAudit(tx, { projectId: PLATFORM_AUDIT_SCOPE, entityType: 'user', entityId: user.id, action: 'created', actor, newValue: { name, role } });
+    return user;
+  }
+
+  async function assertNew(name: string, role: Role): Promise<void> {
+    if (!ROLES.includes(role)) throw unknownRole(role);
+    const [existing] = await db.select({ id: users.id }).from(users).where(eq(users.name, name));
+    if (existing) throw nameTaken(name);
+  }
+
   /**
    * Every change of a user first locks the active admin rows, in id order, then the user's row: two admins
    * demoting each other at the same moment then run one after the other, and the second sees one admin
@@ -81,17 +114,37 @@ export function createUserStore(db: Db, deps: { issueToken: TokenIssuer }): User
 
   return {
     async create({ name, role }, actor = 'system') {
-      if (!ROLES.includes(role)) throw unknownRole(role);
-      const [existing] = await db.select({ id: users.id }).from(users).where(eq(users.name, name));
-      if (existing) throw nameTaken(name);
+      await assertNew(name, role);
       return db.transaction(async (txRaw) => {
         const tx = txRaw as unknown as Db;
-        const [row] = await tx.insert(users).values({ name, role }).onConflictDoNothing().returning();
-        if (!row) throw nameTaken(name);
-        const user = toUser(row);
-        await appendAudit(tx, { projectId: PLATFORM_AUDIT_SCOPE, entityType: 'user', entityId: user.id, action: 'created', actor, newValue: { name, role } });
+        const user = await insertUser(tx, name, role, actor);
         const { token } = await deps.issueToken(tx, user, 'created with user', actor);
         return { user, token };
+      });
+    },
+
+    async invite({ name, role }, actor) {
+      await assertNew(name, role);
+      return db.transaction(async (txRaw) => {
+        const tx = txRaw as unknown as Db;
+        const user = await insertUser(tx, name, role, actor);
+        const { code, expiresAt } = await deps.issueLoginCode(tx, user, actor);
+        return { user, loginCode: code, expiresAt };
+      });
+    },
+
+    async issueSignInCode(userId, actor) {
+      assertAdmin(actor);
+      if (!isUuid(userId)) throw userNotFound(userId);
+      return db.transaction(async (txRaw) => {
+        const tx = txRaw as unknown as Db;
+        const row = await userRow(tx, userId, true);
+        if (row.deactivatedAt) {
+          throw new ClinAgentError('CONFLICT_STATE', `"${row.name}" is deactivated, so a sign-in link would not work. Reactivate them first (POST /api/users/${userId}/reactivate).`, { userId, reason: 'deactivated' });
+        }
+        const user = toUser(row);
+        const { code, expiresAt } = await deps.issueLoginCode(tx, user, actor.name);
+        return { user, loginCode: code, expiresAt };
       });
     },
 

@@ -25,10 +25,15 @@ describe.each(testEngines())('users and tokens on %s', (engine) => {
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
   const as = (token: string, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) =>
     app.inject({ method, url, headers: bearer(token), ...(payload === undefined ? {} : { payload: payload as object }) });
+  /** Created as an admin does, then signed in once with the one-time link, as the new user does. */
   const newUser = async (name: string, role: 'admin' | 'pi' | 'coordinator' | 'viewer') => {
     const response = await as(ADMIN_TOKEN, 'POST', '/api/users', { name, role });
     expect(response.statusCode, response.body).toBe(201);
-    return response.json() as { user: { id: string; name: string }; token: string };
+    const { user, signInLink } = response.json() as { user: { id: string; name: string }; signInLink: string };
+    const code = new URL(signInLink).searchParams.get('login');
+    const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { code } });
+    expect(login.statusCode, login.body).toBe(200);
+    return { user, token: login.json<{ token: string }>().token };
   };
   const platformAudit = async (entityId: string) =>
     (await ctx.db.select().from(auditLog).where(and(eq(auditLog.projectId, PLATFORM_AUDIT_SCOPE), eq(auditLog.entityId, entityId))).orderBy(auditLog.id)).map((e) => ({ action: e.action, actor: e.actor, entityType: e.entityType, oldValue: e.oldValue, newValue: e.newValue }));
@@ -59,8 +64,12 @@ describe.each(testEngines())('users and tokens on %s', (engine) => {
     expect(adminTokens.find((t: { label: string }) => t.label === 'CLINAGENT_ADMIN_TOKEN')).toMatchObject({ expiresAt: null, revokedAt: null });
 
     const adminName = (await ctx.users.get(adminId))!.name;
-    expect(await platformAudit(user.id)).toEqual([{ action: 'created', actor: adminName, entityType: 'user', oldValue: null, newValue: { name: 'ttl-user', role: 'coordinator' } }]);
-    expect(await platformAudit(tokens[0].id)).toEqual([expect.objectContaining({ action: 'issued', actor: adminName, entityType: 'token' })]);
+    expect(await platformAudit(user.id)).toEqual([
+      { action: 'created', actor: adminName, entityType: 'user', oldValue: null, newValue: { name: 'ttl-user', role: 'coordinator' } },
+      { action: 'sign_in_link_issued', actor: adminName, entityType: 'user', oldValue: null, newValue: { userName: 'ttl-user', expiresAt: expect.any(String) } },
+    ]);
+    // The token is made when the user signs in with the link, by them: the admin never held it.
+    expect(await platformAudit(tokens[0].id)).toEqual([expect.objectContaining({ action: 'issued', actor: 'ttl-user', entityType: 'token' })]);
   });
 
   it('answers 401 saying the token expired and how to get a new one', async () => {
@@ -134,8 +143,8 @@ describe.each(testEngines())('users and tokens on %s', (engine) => {
     // Revoking again changes nothing and is not audited twice.
     expect((await as(ADMIN_TOKEN, 'POST', `/api/tokens/${daveTokenId}/revoke`)).statusCode).toBe(200);
     const adminName = (await ctx.users.get(adminId))!.name;
-    expect((await platformAudit(daveTokenId)).map((e) => [e.action, e.actor])).toEqual([['issued', adminName], ['revoked', adminName]]);
-    expect((await platformAudit(carolTokenId)).map((e) => [e.action, e.actor])).toEqual([['issued', adminName], ['revoked', 'carol']]);
+    expect((await platformAudit(daveTokenId)).map((e) => [e.action, e.actor])).toEqual([['issued', 'dave'], ['revoked', adminName]]);
+    expect((await platformAudit(carolTokenId)).map((e) => [e.action, e.actor])).toEqual([['issued', 'carol'], ['revoked', 'carol']]);
   });
 
   it('issues another token on request of an admin only, refusing a deactivated user', async () => {
@@ -149,7 +158,7 @@ describe.each(testEngines())('users and tokens on %s', (engine) => {
     const withoutBody = await as(ADMIN_TOKEN, 'POST', `/api/users/${erin.user.id}/tokens`);
     expect(withoutBody.statusCode, withoutBody.body).toBe(201);
     const labels = (await as(ADMIN_TOKEN, 'GET', `/api/users/${erin.user.id}/tokens`)).json().tokens.map((t: { label: string }) => t.label);
-    expect(labels.sort()).toEqual(['created with user', 'issued by admin', 'laptop']);
+    expect(labels.sort()).toEqual(['issued by admin', 'laptop', 'sign-in link']);
 
     await as(ADMIN_TOKEN, 'POST', `/api/users/${erin.user.id}/deactivate`);
     const refused = await as(ADMIN_TOKEN, 'POST', `/api/users/${erin.user.id}/tokens`, {});
@@ -174,7 +183,7 @@ describe.each(testEngines())('users and tokens on %s', (engine) => {
     expect(unknownRole.statusCode).toBe(400);
     expect(unknownRole.json().message).toContain('body.role');
     const adminName = (await ctx.users.get(adminId))!.name;
-    expect((await platformAudit(frank.user.id)).slice(1)).toEqual([{ action: 'role_changed', actor: adminName, entityType: 'user', oldValue: { role: 'viewer' }, newValue: { role: 'coordinator' } }]);
+    expect((await platformAudit(frank.user.id)).slice(2)).toEqual([{ action: 'role_changed', actor: adminName, entityType: 'user', oldValue: { role: 'viewer' }, newValue: { role: 'coordinator' } }]);
   });
 
   it("stops a deactivated user's tokens at once and restores them on reactivation", async () => {
@@ -195,7 +204,7 @@ describe.each(testEngines())('users and tokens on %s', (engine) => {
 
     expect((await as(ADMIN_TOKEN, 'POST', `/api/users/${gina.user.id}/reactivate`)).json().deactivatedAt).toBeNull();
     expect((await as(gina.token, 'GET', '/api/me')).statusCode).toBe(200);
-    expect((await platformAudit(gina.user.id)).map((e) => e.action)).toEqual(['created', 'deactivated', 'reactivated']);
+    expect((await platformAudit(gina.user.id)).map((e) => e.action)).toEqual(['created', 'sign_in_link_issued', 'deactivated', 'reactivated']);
     const listed = (await as(ADMIN_TOKEN, 'GET', '/api/users')).json().users.find((u: { id: string }) => u.id === gina.user.id);
     expect(listed).toMatchObject({ name: 'gina', deactivatedAt: null, createdAt: expect.any(String) });
   });

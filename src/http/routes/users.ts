@@ -1,7 +1,8 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TokenStore } from '../../core/auth/api-tokens.js';
 import type { UserStore } from '../../core/auth/users.js';
 import type { Role } from '../../core/db/schema/auth.js';
+import { signInPath } from '../../core/auth/login-codes.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
 
@@ -19,11 +20,30 @@ export const userRoutes: FastifyPluginAsync<{ users: UserStore & TokenStore }> =
       config: { access: 'admin' },
       schema: {
         tags: ['auth'],
-        summary: 'Create a user with a role (admin); returns their first token, shown only once',
+        summary: 'Create a user with a role (admin); returns a one-time sign-in link for them (it works once and expires), never a token',
         ...routeSchema('POST /api/users'),
       },
     },
-    async (request, reply) => reply.status(201).send(await users.create(request.body, requireUser(request).name)),
+    async (request, reply) => {
+      const { user, loginCode, expiresAt } = await users.invite(request.body, requireUser(request).name);
+      return reply.status(201).send({ user, signInLink: linkFor(request, loginCode), expiresAt });
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/api/users/:id/sign-in-link',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['auth'],
+        summary: 'A new one-time sign-in link for a user (admin): when the first expired or was lost; works once and expires',
+        ...routeSchema('POST /api/users/:id/sign-in-link'),
+      },
+    },
+    async (request, reply) => {
+      const { user, loginCode, expiresAt } = await users.issueSignInCode(request.params.id, requireUser(request));
+      return reply.status(201).send({ user, signInLink: linkFor(request, loginCode), expiresAt });
+    },
   );
 
   app.patch<{ Params: { id: string }; Body: { role: Role } }>(
@@ -108,3 +128,8 @@ export const userRoutes: FastifyPluginAsync<{ users: UserStore & TokenStore }> =
     async (request) => users.revokeToken(request.params.id, requireUser(request)),
   );
 };
+
+/** The link as the admin reached the server (the console's own address), so it opens the same console for the user. */
+function linkFor(request: FastifyRequest, code: string): string {
+  return `${request.protocol}://${request.host}${signInPath(code)}`;
+}

@@ -87,7 +87,8 @@ describe.each(testEngines())('SOP runs on %s', (engine) => {
     await store.importRecords('p1', [row('S1', 40, '2025-03-01'), row('S2', 90, '2025-03-01'), row('S3', 50, '2025-03-12'), row('S4', 16, '2025-03-20')], { actor: 'test' });
     qc = createTrialQc(ctx, 'test-worker');
     for (const name of ['alice', 'dm', 'site-crc'] as const) {
-      staff[name] = (await ctx.users.create({ name, role: 'coordinator' })).user;
+      // The site answers queries; the data manager closes or reopens them.
+      staff[name] = (await ctx.users.create({ name, role: name === 'dm' ? 'data_manager' : 'coordinator' })).user;
       await ctx.users.addMember('p1', staff[name].id);
     }
     workers = await registerQcWorkers({ ...qc.sop, jobs: ctx.jobs! }, { concurrency: 2, sweepIntervalMs: 500, staleMs: 1000 });

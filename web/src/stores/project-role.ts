@@ -3,7 +3,9 @@ import { useSessionStore } from './session';
 import { useTrialCatalogStore } from './trial-catalog';
 
 /** Roles that may change a trial's data; the server's list (core/auth/users.ts WRITER_ROLES). */
-export const WRITER_ROLES: ReadonlySet<string> = new Set(['admin', 'pi', 'coordinator']);
+export const WRITER_ROLES: ReadonlySet<string> = new Set(['admin', 'pi', 'data_manager', 'coordinator']);
+/** Roles that may close and reopen queries: data management, not the site (core/auth/users.ts QUERY_CLOSER_ROLES). */
+export const QUERY_CLOSER_ROLES: ReadonlySet<string> = new Set(['admin', 'pi', 'data_manager']);
 
 /**
  * The signed-in user's role in a trial: the one an admin set for it, else their platform role (the projects list

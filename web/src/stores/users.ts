@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import { api, type CreateUserResponse, type ManagedUser, type Role } from '../api';
 
-export const ROLES: readonly Role[] = ['admin', 'pi', 'coordinator', 'viewer'];
+export const ROLES: readonly Role[] = ['admin', 'pi', 'data_manager', 'coordinator', 'viewer'];
 
 interface UsersState {
   users: ManagedUser[];
@@ -12,14 +12,19 @@ interface UsersState {
   saving: Record<string, boolean>;
   /** The last refused change (a 409 for the last admin says why), shown on that user's row. */
   changeError: { userId: string; error: unknown } | null;
-  /** The user just created with their first token, shown once until dismissed (the server never shows it again). */
-  created: CreateUserResponse | null;
+  /**
+   * The one-time sign-in link just made for a user (a new one, or `isNew` false: a new link for an existing user),
+   * shown until dismissed: the server never shows it again.
+   */
+  created: (CreateUserResponse & { isNew: boolean }) | null;
   isCreating: boolean;
   createError: unknown;
   load(): Promise<void>;
   /** Creates a user; true when created (the form then clears). */
   create(name: string, role: Role): Promise<boolean>;
   dismissCreated(): void;
+  /** A new one-time sign-in link for an existing user, shown as `created`; a refusal goes to that user's row. */
+  issueLink(userId: string): Promise<void>;
   setRole(userId: string, role: Role): Promise<void>;
   setActive(userId: string, isActive: boolean): Promise<void>;
   dismissError(): void;
@@ -73,7 +78,7 @@ export const useUsersStore = create<UsersState>()((set, get) => {
         const created = await api.account.createUser(name, role);
         // Listed at once with the fields the list shows; the next load brings the server's own row.
         const listed: ManagedUser = { ...created.user, createdAt: new Date().toISOString(), deactivatedAt: null };
-        set((state) => ({ created, users: [...state.users, listed] }));
+        set((state) => ({ created: { ...created, isNew: true }, users: [...state.users, listed] }));
         return true;
       } catch (error) {
         set({ createError: error });
@@ -83,5 +88,17 @@ export const useUsersStore = create<UsersState>()((set, get) => {
       }
     },
     dismissCreated: () => set({ created: null }),
+
+    async issueLink(userId) {
+      if (get().saving[userId]) return;
+      set((state) => ({ saving: { ...state.saving, [userId]: true }, changeError: null, created: null }));
+      try {
+        set({ created: { ...(await api.account.signInLink(userId)), isNew: false } });
+      } catch (error) {
+        set({ changeError: { userId, error } });
+      } finally {
+        set((state) => ({ saving: { ...state.saving, [userId]: false } }));
+      }
+    },
   };
 });

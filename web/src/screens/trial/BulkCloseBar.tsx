@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useT } from '../../i18n/use-t';
+import { QUERY_CLOSER_ROLES, useRoleIn } from '../../stores/project-role';
 import { useTrialQueriesStore } from '../../stores/trial-queries';
 import { enumLabel } from './labels';
 
@@ -17,6 +18,8 @@ export function BulkCloseBar({ projectId }: { projectId: string }) {
   const [reason, setReason] = useState('');
   const count = selected.length;
   const canSubmit = !isBulkClosing && count > 0 && reason.trim() !== '';
+  // Closing is data management's (data manager, PI, admin); the site answers queries one by one.
+  const mayClose = QUERY_CLOSER_ROLES.has(useRoleIn(projectId) ?? 'viewer');
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -27,6 +30,7 @@ export function BulkCloseBar({ projectId }: { projectId: string }) {
     }
   }
 
+  if (!mayClose) return null;
   return (
     <>
       {count > 0 ? (

@@ -1,16 +1,19 @@
 import { useState, type FormEvent } from 'react';
 import type { Role } from '../../api';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
 import { routes } from '../../router';
 import { ROLES, useUsersStore } from '../../stores/users';
 
 /**
- * Admins: a new user with a role. The server answers with their first token, shown here once (it keeps only a
- * hash): the admin passes it on, and the user signs in with it. Trials are opened to them on a trial's Members tab.
+ * Admins: a new user with a role. The server answers with a one-time sign-in link, shown here once (it keeps only a
+ * hash): the admin passes it on, the user opens it once and then holds a token of their own that the admin never
+ * sees. Trials are opened to them on a trial's Members tab. A new link for an existing user shows here too.
  */
 export function CreateUserForm() {
   const t = useT();
+  const format = useFormat();
   const { create, isCreating, createError, created, dismissCreated } = useUsersStore();
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('coordinator');
@@ -47,16 +50,18 @@ export function CreateUserForm() {
       </form>
       {created ? (
         <div className="alert" role="status" data-testid="user-created">
-          <strong className="alert-title">{t('users.create.done', { name: created.user.name })}</strong>
-          <p className="small">{t('users.create.tokenOnce')}</p>
-          <code className="token-once" data-testid="user-created-token">
-            {created.token}
+          <strong className="alert-title">{t(created.isNew ? 'users.create.done' : 'users.link.done', { name: created.user.name })}</strong>
+          <p className="small">{t('users.create.linkOnce', { time: format.dateTime(created.expiresAt) })}</p>
+          <code className="token-once" data-testid="user-created-link">
+            {created.signInLink}
           </code>
-          <p className="small">
-            {t('users.create.next')} <a href={routes.trial()}>{t('users.create.toTrials')}</a>
-          </p>
+          {created.isNew ? (
+            <p className="small">
+              {t('users.create.next')} <a href={routes.trial()}>{t('users.create.toTrials')}</a>
+            </p>
+          ) : null}
           <div className="inline-form-actions">
-            <button type="button" className="button button-small" onClick={() => void navigator.clipboard?.writeText(created.token)}>
+            <button type="button" className="button button-small" onClick={() => void navigator.clipboard?.writeText(created.signInLink)}>
               {t('users.create.copy')}
             </button>
             <button type="button" className="button button-small button-ghost" onClick={dismissCreated}>

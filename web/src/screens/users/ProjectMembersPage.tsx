@@ -10,7 +10,7 @@ import { useSessionStore } from '../../stores/session';
 import { useUsersStore } from '../../stores/users';
 
 /** The roles a member can have in one trial (admin is platform-wide), as the API takes them. */
-const PROJECT_ROLES: readonly ProjectRole[] = ['pi', 'coordinator', 'viewer'];
+const PROJECT_ROLES: readonly ProjectRole[] = ['pi', 'data_manager', 'coordinator', 'viewer'];
 import './users.css';
 
 /**

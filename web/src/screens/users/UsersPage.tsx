@@ -76,7 +76,7 @@ function UserRow({ user, isMe }: { user: ManagedUser; isMe: boolean }) {
   const [showTokens, setShowTokens] = useState(false);
   const isSaving = useUsersStore((state) => Boolean(state.saving[user.id]));
   const changeError = useUsersStore((state) => (state.changeError?.userId === user.id ? state.changeError.error : null));
-  const { setRole, setActive, dismissError } = useUsersStore();
+  const { setRole, setActive, dismissError, issueLink } = useUsersStore();
   const isActive = user.deactivatedAt === null;
 
   return (
@@ -111,6 +111,13 @@ function UserRow({ user, isMe }: { user: ManagedUser; isMe: boolean }) {
           <button type="button" className="button button-small" data-testid="user-tokens-toggle" aria-expanded={showTokens} onClick={() => setShowTokens(!showTokens)}>
             {showTokens ? t('users.hideTokens') : t('users.showTokens')}
           </button>{' '}
+          {isActive ? (
+            <>
+              <button type="button" className="button button-small" data-testid="user-sign-in-link" disabled={isSaving} onClick={() => void issueLink(user.id)}>
+                {t('users.link.issue')}
+              </button>{' '}
+            </>
+          ) : null}
           <button
             type="button"
             className={`button button-small ${isActive ? 'button-danger' : ''}`}
