@@ -88,6 +88,10 @@ export async function buildServer(ctx: AppContext, options: { serveConsole?: boo
   app.addHook('onRequest', accessHook(ctx.users));
   app.addHook('preValidation', refuseUnstorableText);
   app.addHook('preValidation', refuseJsonUploadFields);
+  // No response is ever to be read as another type than it declares (an uploaded image as HTML, a JSON error as script).
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+  });
 
   await app.register(healthRoutes, { ctx });
   await app.register(authRoutes, { users: ctx.users, signIn: ctx.config.signIn });

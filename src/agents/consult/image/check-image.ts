@@ -1,3 +1,4 @@
+import { imageSize } from 'image-size';
 import { ClinAgentError } from '../../../core/errors.js';
 
 export type ImageMimeType = 'image/jpeg' | 'image/png' | 'image/webp';
@@ -5,6 +6,20 @@ export type ImageMimeType = 'image/jpeg' | 'image/png' | 'image/webp';
 /** What the vision models we target read, and what a phone or a screenshot produces. */
 export const ACCEPTED_IMAGE_TYPES: readonly ImageMimeType[] = ['image/jpeg', 'image/png', 'image/webp'];
 const ACCEPTED = 'JPEG, PNG or WebP';
+
+/**
+ * The largest image accepted, read from its header before it is stored or sent to a vision model: a few hundred
+ * bytes of PNG can declare 100 000 x 100 000 pixels, which a decoder would try to allocate (40 GB). A 200-megapixel
+ * phone photo is 16 320 x 12 240; vision models scale everything down to about 2 000 pixels a side anyway.
+ */
+export const MAX_IMAGE_SIDE_PX = 16_384;
+export const MAX_IMAGE_PIXELS = 50_000_000;
+
+/**
+ * Markup a browser would run if it ever rendered the file as a page: a JPEG-and-HTML polyglot starts as a valid
+ * JPEG and carries a page in a comment segment. XMP metadata (`<x:xmpmeta`, `<rdf:RDF`) is legitimate and not matched.
+ */
+const ACTIVE_MARKUP = /<(script|html|body|iframe|object|embed|svg|form|meta|link|style)[\s>/]/i;
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
@@ -27,7 +42,7 @@ const KNOWN_OTHERS: Array<{ name: string; matches: (bytes: Buffer) => boolean }>
  * file name or a declared type, which anyone can set. Refuses an empty file, a file over `maxBytes`
  * (UPLOAD_TOO_LARGE) and any other format (VALIDATION_FAILED naming what was found and what is accepted).
  */
-export function checkImage(bytes: Buffer, maxBytes: number): { mimeType: ImageMimeType } {
+export function checkImage(bytes: Buffer, maxBytes: number): { mimeType: ImageMimeType; width: number; height: number } {
   if (bytes.length === 0) {
     throw new ClinAgentError('VALIDATION_FAILED', `The image is empty (0 bytes). Send a ${ACCEPTED} photo of the skin, or ask the patient to upload it again.`, { field: 'image', bytes: 0 });
   }
@@ -39,13 +54,42 @@ export function checkImage(bytes: Buffer, maxBytes: number): { mimeType: ImageMi
     );
   }
   const mimeType = sniffImageType(bytes);
-  if (mimeType) return { mimeType };
+  if (mimeType) return { mimeType, ...checkContent(bytes, mimeType) };
   const found = KNOWN_OTHERS.find((kind) => kind.matches(bytes))?.name ?? `unrecognised data starting with bytes ${hexPrefix(bytes)}`;
   throw new ClinAgentError('VALIDATION_FAILED', `The file is ${found}, not an image ClinAgent can analyse. Send a ${ACCEPTED} photo (most phones can save or share as JPEG).`, {
     field: 'image',
     found,
     accepted: ACCEPTED_IMAGE_TYPES,
   });
+}
+
+/** The image's dimensions within bounds, and no page hidden in it; what is refused says why and what to send. */
+function checkContent(bytes: Buffer, mimeType: ImageMimeType): { width: number; height: number } {
+  const kind = mimeType.slice('image/'.length).toUpperCase();
+  let size: { width?: number; height?: number };
+  try {
+    // image-size reads the whole underlying ArrayBuffer, and a small Buffer is a slice of a shared pool: it must see
+    // these bytes alone, or a cut-off header would be completed from whatever lies after it.
+    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+    size = imageSize(own);
+  } catch {
+    size = {};
+  }
+  const { width, height } = size;
+  if (!width || !height) {
+    throw new ClinAgentError('VALIDATION_FAILED', `The image starts as a ${kind} but its size cannot be read from it (the file is cut off or damaged). Send the photo again, or save it anew as JPEG.`, { field: 'image' });
+  }
+  if (width > MAX_IMAGE_SIDE_PX || height > MAX_IMAGE_SIDE_PX || width * height > MAX_IMAGE_PIXELS) {
+    throw new ClinAgentError(
+      'VALIDATION_FAILED',
+      `The image is ${width} x ${height} pixels; the largest accepted is ${MAX_IMAGE_SIDE_PX} pixels a side and ${MAX_IMAGE_PIXELS / 1_000_000} megapixels in all. Send a smaller photo (a lower camera resolution, or a cropped picture of the affected area).`,
+      { field: 'image', width, height, maxSide: MAX_IMAGE_SIDE_PX, maxPixels: MAX_IMAGE_PIXELS },
+    );
+  }
+  if (ACTIVE_MARKUP.test(bytes.toString('latin1'))) {
+    throw new ClinAgentError('VALIDATION_FAILED', `The file is a ${kind} that also carries web page markup (HTML or script), which a photo never does. Send the photo straight from the camera or a screenshot, or save it anew as JPEG.`, { field: 'image', found: 'markup' });
+  }
+  return { width, height };
 }
 
 function sniffImageType(bytes: Buffer): ImageMimeType | undefined {

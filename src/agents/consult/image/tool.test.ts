@@ -1,3 +1,4 @@
+import { jpegDeclaring } from '../../../testing/test-images.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rejectionOf } from '../../../testing/error-of.js';
 import { loadConfig } from '../../../core/config.js';
@@ -9,7 +10,7 @@ import { createVisionGateway } from './vision-gateway.js';
 
 /** A real 1x1 PNG. */
 const TINY_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
-const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01]);
+const JPEG = jpegDeclaring(320, 240);
 const ATTACHMENT_REF = 'attachment:1';
 const ANSWER = {
   findings: ['Well-demarcated annular plaque, about 3 cm, with a raised scaly border and central clearing'],
