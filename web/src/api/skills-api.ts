@@ -1,6 +1,8 @@
 import type { HttpClient } from './http-client';
 import type {
   ActivateSkillResult,
+  ImportRedcapRulesRequest,
+  ImportRedcapRulesResult,
   SavedSkillDraft,
   SkillDetail,
   SkillDryRunResult,
@@ -10,7 +12,7 @@ import type {
   SkillVersionView,
 } from '../../../src/contract/index.js';
 
-export type { ActivateSkillResult, SavedSkillDraft, SkillDetail, SkillDryRunResult, SkillImpact, SkillProblem, SkillValidation, SkillVersionSummary, SkillVersionView } from '../../../src/contract/index.js';
+export type { ActivateSkillResult, ImportRedcapRulesRequest, ImportRedcapRulesResult, RedcapRuleListing, SavedSkillDraft, SkillDetail, SkillDryRunResult, SkillImpact, SkillProblem, SkillValidation, SkillVersionSummary, SkillVersionView } from '../../../src/contract/index.js';
 
 const segment = encodeURIComponent;
 
@@ -29,5 +31,7 @@ export function createSkillsApi(http: HttpClient) {
       http.post<SkillDryRunResult>(`/api/iit/projects/${segment(projectId)}/skills/dry-run`, { yaml, ...(recordId ? { recordId } : {}) }),
     /** What activating `yaml` instead of the active version would change on this trial; writes nothing. */
     impact: (projectId: string, yaml: string) => http.post<SkillImpact>(`/api/iit/projects/${segment(projectId)}/skills/impact`, { yaml }),
+    /** REDCap Data Quality rules as a skill for the editor; with `preview: true`, each rule as it would be imported or why not. Writes nothing. */
+    importRedcapRules: (projectId: string, body: ImportRedcapRulesRequest) => http.post<ImportRedcapRulesResult>(`/api/iit/projects/${segment(projectId)}/skills/import-redcap-rules`, body),
   };
 }

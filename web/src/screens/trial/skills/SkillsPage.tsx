@@ -3,6 +3,7 @@ import { useT } from '../../../i18n/use-t';
 import { routes } from '../../../router';
 import { useRoleIn, WRITER_ROLES } from '../../../stores/project-role';
 import { useTrialCatalogStore } from '../../../stores/trial-catalog';
+import { RedcapRuleImport } from './RedcapRuleImport';
 import { SkillEditorPanel } from './SkillEditorPanel';
 import './skills.css';
 
@@ -40,7 +41,13 @@ export function SkillsPage({ projectId, skillId }: { projectId: string; skillId:
             ))}
           </ul>
         </nav>
-        {skillId !== null || isWriter ? <SkillEditorPanel projectId={projectId} skillId={skillId} canEdit={canEdit} canTry={isWriter} /> : null}
+        {skillId !== null || isWriter ? (
+          <div>
+            {/* A new skill may start from a site's REDCap Data Quality rules. */}
+            {skillId === null && isWriter ? <RedcapRuleImport projectId={projectId} /> : null}
+            <SkillEditorPanel projectId={projectId} skillId={skillId} canEdit={canEdit} canTry={isWriter} />
+          </div>
+        ) : null}
       </div>
     </section>
   );
