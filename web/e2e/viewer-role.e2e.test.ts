@@ -1,6 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pendingActions, taskRuns } from '../../src/core/db/schema/trial.js';
+import { importRedcapCsv } from '../../src/trial/import/import-redcap-csv.js';
+import { createTrialStore } from '../../src/trial/store/trial-store.js';
 import { buildConsole, launchBrowser, signIn, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
 import { startHarness, stopHarness, type Harness } from './harness.js';
 
@@ -13,6 +15,13 @@ import { startHarness, stopHarness, type Harness } from './harness.js';
 
 const ADMIN_TOKEN = 'e2e-admin-token-viewer-role-0123456789';
 const PROJECT_ID = 'demo-htn-01';
+/** A trial whose dictionary has a field name as long as REDCap allows names to be in practice (no spaces to break at). */
+const LONG_NAMES = 'e2e-long-names';
+const LONG_FIELD = 'serious_adverse_event_reported_to_ethics_committee_within_24_hours_date';
+const DICTIONARY = `Variable / Field Name,Form Name,Section Header,Field Type,Field Label,"Choices, Calculations, OR Slider Labels",Field Note,Text Validation Type OR Show Slider Number,Text Validation Min,Text Validation Max,Identifier?,Branching Logic (Show field only if...),Required Field?,Custom Alignment,Question Number (surveys only),Matrix Group Name,Matrix Ranking?,Field Annotation
+record_id,safety,,text,Subject ID,,,,,,,,,,,,,
+${LONG_FIELD},safety,,text,SAE_reported_to_ethics_committee_within_24_hours_date,,,,,,,,,,,,,
+`;
 
 let browser: Browser;
 let harness: Harness | undefined;
@@ -25,6 +34,9 @@ beforeAll(async () => {
   const viewer = await ctx.users.create({ name: 'monitor-li', role: 'viewer' });
   await ctx.users.addMember(PROJECT_ID, viewer.user.id);
   viewerToken = (await ctx.users.issueToken(viewer.user.id, { label: 'e2e' })).token;
+  await ctx.users.createProject({ id: LONG_NAMES, name: 'Long names' });
+  await ctx.users.addMember(LONG_NAMES, viewer.user.id);
+  await importRedcapCsv(createTrialStore(ctx.db), LONG_NAMES, { dictionaryCsv: DICTIONARY, recordsCsv: `record_id,${LONG_FIELD}\nR1,2026-03-02\n` }, 'e2e');
   // A closed query (its lifecycle allows Reopen) and an open one, on two records of the demo trial.
   const [run] = await ctx.db.insert(taskRuns).values({ projectId: PROJECT_ID, skillId: 'demo-core-checks', recordId: 'S010', status: 'COMPLETED', currentNode: 'end' }).returning();
   const query = { projectId: PROJECT_ID, taskRunId: run!.id, eventName: 'v1_arm_1', site: '', nodeId: 'core_checks', severity: 'error' as const };
@@ -74,6 +86,26 @@ describe('pages follow the role in the trial', () => {
         await page.goto(`${harness!.server.url}/#/trial/${PROJECT_ID}/import`);
         await page.getByTestId('trial-read-only').waitFor({ timeout: UI_TIMEOUT_MS });
         expect(await page.getByTestId('import-preview').count()).toBe(0);
+      });
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+
+  it('keeps a long field name inside its column on the record page', async () => {
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    try {
+      await withScreenshot(page, 'viewer-role-long-names', async () => {
+        await signIn(page, harness!.server.url, viewerToken);
+        await page.goto(`${harness!.server.url}/#/trial/${LONG_NAMES}/records/R1`);
+        await page.getByTestId('crf').waitFor({ timeout: UI_TIMEOUT_MS });
+        await page.locator('.crf-name', { hasText: LONG_FIELD }).waitFor({ timeout: UI_TIMEOUT_MS });
+        // Nothing in the field column is wider than the column: the name wraps instead of running over the visits.
+        const overflowing = await page.locator('th.record-field-col').evaluateAll((cells) =>
+          cells.filter((cell) => cell.scrollWidth > cell.clientWidth + 1 || [...cell.querySelectorAll('*')].some((child) => child.getBoundingClientRect().right > cell.getBoundingClientRect().right + 1)).map((cell) => cell.textContent),
+        );
+        expect(overflowing).toEqual([]);
       });
     } finally {
       await context.close();
