@@ -19,7 +19,7 @@ export const trialSkillToolRoutes: FastifyPluginAsync<{ skillTools: SkillTools }
     config: { access: 'write' },
     schema: {
       tags: ['trial QC'],
-      summary: "Turn REDCap Data Quality rules (the rules export CSV, or a list of {name, logic}) into a skill for the editor: one hard rule each, compiled to JSON Logic. Rules with an unsupported function or a field the dictionary lacks are listed in problems and left out; rules reading an identifier field are refused (403) to members who may not see identifiers. Not saved",
+      summary: "Turn REDCap Data Quality rules (the rules export CSV, or a list of {name, logic}) into a skill for the editor: one hard rule each, compiled to JSON Logic, with the severity sent for it (rules[].severity, or severities by rule name; error without one); a rule naming events of some arms applies only to the subjects of those arms. Rules with an unsupported function or a field the dictionary lacks are listed in problems and left out; rules reading an identifier field are refused (403) to members who may not see identifiers. preview: true lists every rule as it would be imported or why not (identifier refusals included) and builds no skill. Not saved",
       ...routeSchema('POST /api/iit/projects/:projectId/skills/import-redcap-rules'),
     },
   }, async (request) => skillTools.importRedcapRules(requireUser(request), request.params.projectId, request.body));
