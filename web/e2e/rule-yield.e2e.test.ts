@@ -46,7 +46,7 @@ describe('rule yield in the console', () => {
         const quiet = page.locator('[data-testid="rule-yield-row"][data-rule="quiet-rule"]');
         expect(await quiet.getAttribute('data-low-yield')).toBe('false');
         expect(await quiet.getByTestId('rule-yield-value').textContent()).toBe('—');
-        expect(await page.getByTestId('rule-yield-hint').textContent()).toContain('1 rule(s) changed data in under 20% of at least 10 closed queries');
+        expect(await page.getByTestId('rule-yield-hint').textContent()).toContain('1 rule changed data in under 20% of at least 10 closed queries');
         expect(await page.getByTestId('rule-yield').textContent()).not.toContain('value-never-shown');
       });
     } finally {
