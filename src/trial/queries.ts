@@ -17,7 +17,7 @@ export type QueryStatus = StoredQueryStatus | 'held';
 type QueryRow = typeof pendingActions.$inferSelect;
 
 /** A query as clients see it: the stored row with the status people see, plus the moves its lifecycle allows next. */
-export type DataQuery = Omit<QueryRow, 'status'> & { status: QueryStatus; allowedTransitions: QueryStatus[] };
+export type DataQuery = Omit<QueryRow, 'status' | 'readFingerprint'> & { status: QueryStatus; allowedTransitions: QueryStatus[] };
 
 const isActive = (status: StoredQueryStatus): boolean => (ACTIVE_QUERY_STATUSES as readonly string[]).includes(status);
 
@@ -27,7 +27,9 @@ export function shownStatus(row: Pick<QueryRow, 'status' | 'heldByTaskRunId'>): 
 
 export const withTransitions = (row: QueryRow): DataQuery => {
   const status = shownStatus(row);
-  return { ...row, status, allowedTransitions: TRANSITIONS[status] };
+  // The hash of the values the rule read stays on the server: whoever sees a value masked could test guesses against it.
+  const { readFingerprint: _serverOnly, ...shown } = row;
+  return { ...shown, status, allowedTransitions: TRANSITIONS[status] };
 };
 
 // Constants of the schema only, inlined so the expression is the same text wherever it is grouped or sorted by.
@@ -138,6 +140,7 @@ export async function transitionQuery(db: Db, input: { projectId: string; queryI
   });
 }
 
+
 /**
  * The moves that decide a query: closing it (resolved, or verified against source) and reopening it (the answer
  * does not resolve it). They are data management's (core/auth/users.ts QUERY_CLOSER_ROLES: admin, PI, data
@@ -151,4 +154,3 @@ export function transitionsFor<T extends { allowedTransitions: QueryStatus[] }>(
   if (!WRITER_ROLES.has(role)) return { ...query, allowedTransitions: [] };
   return { ...query, allowedTransitions: query.allowedTransitions.filter((to) => !DECIDING_MOVES.includes(to)) };
 }
-

@@ -4,9 +4,10 @@ import { queryRows, type Db } from '../../core/db/connect.js';
 import { ACTIVE_QUERY_STATUSES, pendingActions, taskRuns } from '../../core/db/schema/trial.js';
 import type { RunStep } from '../../agent/runs/run-shape.js';
 import type { RunUpdate, StepCommit } from '../../agent/runs/run-store.js';
-import type { Finding } from './findings.js';
+import { isDecidedOnSameValues, type Finding } from './findings.js';
 import { recordIdsByProject } from './record-context.js';
-import type { TaskRun, TaskRunStepWrites } from './task-runs.js';
+import { supersedeReviews, type TaskRun, type TaskRunStepWrites } from './task-runs.js';
+import { takeOverOlderReviews } from './review-items.js';
 
 type Step = StepCommit<TaskRun, TaskRunStepWrites>;
 type PerRun = (tx: Db, run: TaskRun, step: RunStep, update: RunUpdate & TaskRunStepWrites) => Promise<AuditEntryInput[]>;
@@ -43,6 +44,8 @@ export async function commitBatchWrites(tx: Db, steps: readonly Step[], perRun: 
       for (const finding of fired) {
         const sameKey = mine.filter((q) => q.eventName === finding.eventName && q.ruleId === finding.ruleId && q.field === finding.field);
         const live = sameKey.find((q) => ACTIVE.has(q.status));
+        // Decided by a person on these very values: nothing to write (findings.ts raiseOne does the same).
+        if (!live && sameKey.length && isDecidedOnSameValues(latest(sameKey), finding)) continue;
         // A changed value is audited as firing again; a closed one is reopened: findings.ts does both.
         if (live ? live.noLongerFires !== null || JSON.stringify(live.value ?? null) !== JSON.stringify(finding.value ?? null) : sameKey.length > 0) {
           plan.length = 0;
@@ -69,6 +72,10 @@ export async function commitBatchWrites(tx: Db, steps: readonly Step[], perRun: 
   }
   const ending = steps.filter((s) => !slow.has(s) && (s.update.status === 'COMPLETED' || s.update.status === 'FAILED'));
   audit.push(...(await releaseHeldQueries(tx, ending)));
+  // A run written by perRun took over older reviews there; the others here. Cancels last: each writes its audit at once.
+  const takeOver = await takeOverOlderReviews(tx, steps.filter((s) => !slow.has(s) && s.update.status === 'SUSPENDED').map((s) => s.run));
+  audit.push(...takeOver.audit);
+  await supersedeReviews(tx, takeOver.superseded);
   return audit;
 }
 
@@ -81,11 +88,16 @@ interface KnownQuery {
   status: string;
   value: unknown;
   noLongerFires: unknown;
+  readFingerprint: string | null;
+  updatedAt: Date;
   /** The skill of the run that last saw it fire: a query is closed only by a run of that skill. */
   skillId: string | null;
 }
 
 const recordKey = (projectId: string, recordId: string) => `${projectId}\u0000${recordId}`;
+
+/** The query of a finding last closed or withdrawn (raiseOne reads the same one). */
+const latest = (queries: readonly KnownQuery[]): KnownQuery => queries.reduce((a, b) => (b.updatedAt > a.updatedAt ? b : a));
 
 /** Every query of the batch's records, live or not, with the skill that last saw it fire: one query per project. */
 async function queriesOfRecords(tx: Db, steps: readonly Step[]): Promise<Map<string, KnownQuery[]>> {
@@ -95,6 +107,7 @@ async function queriesOfRecords(tx: Db, steps: readonly Step[]): Promise<Map<str
       .select({
         id: pendingActions.id, recordId: pendingActions.recordId, eventName: pendingActions.eventName, ruleId: pendingActions.ruleId, field: pendingActions.field,
         status: pendingActions.status, value: pendingActions.value, noLongerFires: pendingActions.noLongerFires, skillId: taskRuns.skillId,
+        readFingerprint: pendingActions.readFingerprint, updatedAt: pendingActions.updatedAt,
       })
       .from(pendingActions)
       .leftJoin(taskRuns, eq(taskRuns.id, sql`coalesce(${pendingActions.lastTaskRunId}, ${pendingActions.taskRunId})`))
@@ -137,7 +150,7 @@ function hasStale(run: TaskRun, update: RunUpdate & TaskRunStepWrites, queries: 
  */
 async function touchLiveQueries(tx: Db, seen: ReadonlyArray<{ step: Step; finding: Finding; queryId: string }>): Promise<Step[]> {
   if (!seen.length) return [];
-  const values = seen.map(({ step, finding, queryId }) => ({ id: queryId, run: step.run.id, message: finding.message }));
+  const values = seen.map(({ step, finding, queryId }) => ({ id: queryId, run: step.run.id, message: finding.message, fp: finding.readFingerprint ?? null }));
   // Locked first in the one order every writer of queries uses (record, then finding key): an UPDATE ... FROM
   // takes its rows in whatever order its plan reads them.
   await tx
@@ -147,8 +160,8 @@ async function touchLiveQueries(tx: Db, seen: ReadonlyArray<{ step: Step; findin
     .orderBy(asc(pendingActions.projectId), asc(pendingActions.recordId), asc(pendingActions.eventName), asc(pendingActions.ruleId), asc(pendingActions.field))
     .for('update');
   const touched = await queryRows<{ id: string }>(tx, sql`
-    UPDATE ${pendingActions} SET last_task_run_id = v.run, message = v.message, updated_at = now()
-    FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(id uuid, run uuid, message text)
+    UPDATE ${pendingActions} SET last_task_run_id = v.run, message = v.message, read_fingerprint = v.fp, updated_at = now()
+    FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(id uuid, run uuid, message text, fp text)
     WHERE ${pendingActions.id} = v.id AND ${pendingActions.status} IN ('open', 'answered', 'reopened')
     RETURNING ${pendingActions.id} AS id`);
   const ok = new Set(touched.map((r) => r.id));
@@ -173,6 +186,7 @@ async function openQueries(tx: Db, fresh: ReadonlyArray<{ step: Step; finding: F
       .values(chunk.map(({ step: { run, step, update }, finding }) => ({
         projectId: run.projectId, taskRunId: run.id, lastTaskRunId: run.id, heldByTaskRunId: run.id, recordId: run.recordId, eventName: finding.eventName,
         site: update.site ?? '', nodeId: step.node, ruleId: finding.ruleId, field: finding.field, message: finding.message, severity: finding.severity, value: finding.value ?? null,
+        readFingerprint: finding.readFingerprint ?? null,
       })))
       .onConflictDoNothing()
       .returning({ id: pendingActions.id, projectId: pendingActions.projectId, recordId: pendingActions.recordId, eventName: pendingActions.eventName, ruleId: pendingActions.ruleId, field: pendingActions.field, message: pendingActions.message, value: pendingActions.value, taskRunId: pendingActions.taskRunId });

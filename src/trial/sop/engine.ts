@@ -17,6 +17,8 @@ import { eventOf, loadRecordContext, loadRecordContexts, recordIdsByProject, typ
 import type { Skill } from './load-skills.js';
 import type { ReviewNotifier } from './notify.js';
 import type { SopNode } from './skill-schema.js';
+import { readFingerprint, ruleReads } from './read-fingerprint.js';
+import { hasHeldFindings } from './review-items.js';
 import { getTaskRun, taskRunStore, type TaskRun, type TaskRunStepWrites } from './task-runs.js';
 
 export interface SopDeps {
@@ -117,6 +119,12 @@ async function executeNode(deps: SopDeps, skill: Skill, trace: TraceRun, run: Ta
     return { step: { type: 'unknown', outcome: 'error' }, update: { nextNode: 'end_error', status: 'FAILED', error: `node "${nodeId}" is not in skill ${skill.id} (was the skill file changed while the run was suspended?)` } };
   }
   if (node.type === 'human_review') {
+    // After findings, a review is about the queries held back for it; when every finding is already at the site or
+    // was decided on the same values, there is nothing to review and the run goes on as approved (review-items.ts).
+    if (run.steps.some((step) => step.outcome === 'fail') && !(await hasHeldFindings(deps.db, run))) {
+      const next = node.on_approve;
+      return { step: { type: node.type, outcome: 'nothing_to_review', next, detail: { reason: 'every finding is already at the site or was decided on the same values' } }, update: { nextNode: next, status: 'RUNNING' } };
+    }
     const reviewRequest: ReviewRequest = { kind: 'review_node', node: nodeId, description: node.description, onRejectQueries: node.on_reject_queries };
     return { step: { type: node.type, outcome: 'suspended', next: 'review' }, update: { nextNode: nodeId, status: 'SUSPENDED', onApprove: node.on_approve, onReject: node.on_reject, reviewRequest: asRunRequest(reviewRequest) } };
   }
@@ -149,7 +157,10 @@ async function checkHardRules(skill: Skill, nodeId: string, record: RecordContex
   return {
     kind: 'checked',
     passed: violations.length === 0,
-    findings: violations.map((v) => ({ ...v, message: withoutIdentifierValues(v.message, record.identifierValues), eventName: eventOf(record, v.field) })),
+    findings: violations.map((v) => {
+      const rule = compiled.rules.find((r) => r.id === v.ruleId);
+      return { ...v, message: withoutIdentifierValues(v.message, record.identifierValues), eventName: eventOf(record, v.field), readFingerprint: readFingerprint(rule ? ruleReads(rule) : [v.field], record.data) };
+    }),
     ruleIds: compiled.rules.map((r) => r.id),
     detail: { violations: violations.length, versions: record.versions },
   };
@@ -182,7 +193,7 @@ async function checkSoftRule(deps: SopDeps, trace: Parameters<typeof runWithRetr
   return {
     kind: 'checked',
     passed: result.passed,
-    findings: result.passed ? [] : [{ ruleId: nodeId, eventName, field: node.field, message: result.reason, severity: node.severity, value: fieldValue(record.data, node.field) }],
+    findings: result.passed ? [] : [{ ruleId: nodeId, eventName, field: node.field, message: result.reason, severity: node.severity, value: fieldValue(record.data, node.field), readFingerprint: readFingerprint([node.field], record.data) }],
     ruleIds: [nodeId],
     detail,
   };

@@ -28,6 +28,8 @@ export interface Finding {
   severity: 'error' | 'warning' | 'info';
   /** The value the rule read. */
   value: unknown;
+  /** Every value the rule read, hashed (read-fingerprint.ts); absent for a finding a person raised. */
+  readFingerprint?: string | null;
 }
 
 export interface FindingScope {
@@ -69,7 +71,7 @@ async function raiseOne(tx: Db, scope: FindingScope, finding: Finding): Promise<
       const changed = JSON.stringify(live.value ?? null) !== JSON.stringify(finding.value ?? null) || live.noLongerFires !== null;
       await tx
         .update(pendingActions)
-        .set({ lastTaskRunId: scope.taskRunId, value: finding.value ?? null, message: finding.message, noLongerFires: null, updatedAt: now })
+        .set({ lastTaskRunId: scope.taskRunId, value: finding.value ?? null, readFingerprint: finding.readFingerprint ?? null, message: finding.message, noLongerFires: null, updatedAt: now })
         .where(eq(pendingActions.id, live.id));
       return changed
         ? [entry(live.id, 'fired_again', { value: live.value, noLongerFires: live.noLongerFires }, { value: finding.value ?? null, taskRunId: scope.taskRunId })]
@@ -81,11 +83,13 @@ async function raiseOne(tx: Db, scope: FindingScope, finding: Finding): Promise<
       .where(and(key, inArray(pendingActions.status, ['closed', 'cancelled'])))
       .orderBy(desc(pendingActions.updatedAt))
       .limit(1);
+    // Decided by a person on these very values (closed as verified, withdrawn by a rejected review): not raised again.
+    if (last && isDecidedOnSameValues(last, finding)) return [];
     if (last) {
       // The status in the WHERE lets one of two racing runs reopen it; the other finds it live next attempt.
       const [reopened] = await tx
         .update(pendingActions)
-        .set({ status: 'reopened', lastTaskRunId: scope.taskRunId, heldByTaskRunId: scope.taskRunId, value: finding.value ?? null, message: finding.message, severity: finding.severity, noLongerFires: null, updatedAt: now })
+        .set({ status: 'reopened', lastTaskRunId: scope.taskRunId, heldByTaskRunId: scope.taskRunId, value: finding.value ?? null, readFingerprint: finding.readFingerprint ?? null, message: finding.message, severity: finding.severity, noLongerFires: null, updatedAt: now })
         .where(and(eq(pendingActions.id, last.id), inArray(pendingActions.status, ['closed', 'cancelled'])))
         .returning({ id: pendingActions.id });
       if (reopened) {
@@ -109,6 +113,7 @@ async function raiseOne(tx: Db, scope: FindingScope, finding: Finding): Promise<
         message: finding.message,
         severity: finding.severity,
         value: finding.value ?? null,
+        readFingerprint: finding.readFingerprint ?? null,
       })
       .onConflictDoNothing()
       .returning({ id: pendingActions.id });
@@ -118,6 +123,17 @@ async function raiseOne(tx: Db, scope: FindingScope, finding: Finding): Promise<
     // Another run opened it between our look and our insert; the next attempt finds it live.
   }
   throw new Error(`could not settle the query for ${keyOf(finding)} after ${MAX_ATTEMPTS} attempts`);
+}
+
+/**
+ * A closed or withdrawn query that a person decided (the system's "no longer fires" closes are not decisions: the
+ * data changed under them) on the values the finding reads now. Queries stored before fingerprints compare the
+ * value of their field.
+ */
+export function isDecidedOnSameValues(last: { noLongerFires: unknown; readFingerprint: string | null; value: unknown }, finding: Pick<Finding, 'value' | 'readFingerprint'>): boolean {
+  if (last.noLongerFires !== null) return false;
+  if (last.readFingerprint && finding.readFingerprint) return last.readFingerprint === finding.readFingerprint;
+  return JSON.stringify(last.value ?? null) === JSON.stringify(finding.value ?? null);
 }
 
 /** What a node checked: the rules it ran, fired or not, and every rule its skill has now. */
@@ -221,10 +237,10 @@ async function closeLocked(tx: Db, scope: FindingScope, stale: SQL | undefined, 
  */
 export async function settleHeldQueries(
   tx: Db,
-  input: { projectId: string; taskRunId: string; outcome: 'release' | 'close' | 'cancel'; actor: string; reason: string },
+  input: { projectId: string; taskRunId: string; outcome: 'release' | 'close' | 'cancel'; actor: string; reason: string; /** Only these (a decision per finding); absent: every query the run holds. */ queryIds?: readonly string[] },
 ): Promise<AuditEntryInput[]> {
   const now = new Date();
-  const held = and(eq(pendingActions.heldByTaskRunId, input.taskRunId), inArray(pendingActions.status, [...ACTIVE_QUERY_STATUSES]));
+  const held = and(eq(pendingActions.heldByTaskRunId, input.taskRunId), inArray(pendingActions.status, [...ACTIVE_QUERY_STATUSES]), input.queryIds ? inArray(pendingActions.id, [...input.queryIds]) : undefined);
   if (input.outcome === 'release') {
     // A held query marked as no longer firing never reaches the site: it is withdrawn, so nobody is asked about a
     // value that is no longer in the record (closeNoLongerFiring now withdraws them at once; rows marked before

@@ -183,7 +183,7 @@ describe.each(testEngines().flatMap((engine) => [[engine, 'one by one'], [engine
     expect(await getQcProgress(ctx.db, batch.id)).toMatchObject({ status: 'completed', done: 1, total: 1 });
   });
 
-  it('keeps a review that still holds a query that fires', async () => {
+  it('keeps the review of a query that still fires, one per record: the newer run takes it over (issue 32)', async () => {
     useSkill('reviewed', [AGE(75), SBP], true);
     await import_([row('F1', { age: 15, sbp: 250 })]);
     const [first] = await run('reviewed', ['F1']);
@@ -193,8 +193,8 @@ describe.each(testEngines().flatMap((engine) => [[engine, 'one by one'], [engine
     expect(second!.status).toBe('SUSPENDED');
     const byRule = new Map((await queriesOf('F1')).map((q) => [q.ruleId, q]));
     expect(byRule.get('age-range')).toMatchObject({ status: 'cancelled' });
-    expect(byRule.get('sbp-max')).toMatchObject({ status: 'held', heldByTaskRunId: first!.id });
-    expect((await getTaskRun(ctx.db, first!.id))!.status).toBe('SUSPENDED');
+    expect(byRule.get('sbp-max')).toMatchObject({ status: 'held', heldByTaskRunId: second!.id });
+    expect((await getTaskRun(ctx.db, first!.id))!.status).toBe('CANCELLED');
   });
 
   it('closes each query exactly once when two runs of one record race, and a third run changes nothing', async () => {

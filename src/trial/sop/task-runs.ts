@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { and, asc, eq, inArray, or } from 'drizzle-orm';
 import { queryRows, sql, type Db } from '../../core/db/connect.js';
 import { ACTIVE_QUERY_STATUSES, pendingActions, taskRuns, trialRecords, type ReviewRequest, type TaskRunStatus } from '../../core/db/schema/trial.js';
@@ -12,6 +13,7 @@ import { stableJson } from '../store/stable-json.js';
 import { completeQcRunIfDone } from '../qc/qc-runs.js';
 import { closeNoLongerFiring, raiseFindings, settleHeldQueries, type CheckedRules, type Finding } from './findings.js';
 import { eventOf, loadRecordContext, recordIdsByProject } from './record-context.js';
+import { takeOverOlderReviews } from './review-items.js';
 
 export type TaskRun = typeof taskRuns.$inferSelect;
 
@@ -78,9 +80,20 @@ async function commitRunWrites(tx: Db, run: TaskRun, step: RunStep, update: RunU
   audit.push(...stale.audit);
   // A run that ends without a review holding its queries back lets them go to the site.
   if (terminal) audit.push(...(await settleHeldQueries(tx, { projectId: run.projectId, taskRunId: run.id, outcome: 'release', actor: scope.actor, reason: `task run ${run.id} ended` })));
+  const takeOver = update.status === 'SUSPENDED' ? await takeOverOlderReviews(tx, [run]) : { audit: [], superseded: [] };
+  audit.push(...takeOver.audit);
   // Last: ending a review writes its audit entry at once, so every query row lock is taken before.
   await withdrawReviews(tx, stale.reviewsToWithdraw, `its findings no longer fire: ${scope.qcRunId ? `QC run ${scope.qcRunId}, ` : ''}task run ${run.id} checked record ${run.recordId} again`);
+  await supersedeReviews(tx, takeOver.superseded);
   return audit;
+}
+
+/** Older reviews of a record and skill, replaced by a newer run's (review-items.ts): cancelled, their batches completed if done. */
+export async function supersedeReviews(tx: Db, superseded: ReadonlyArray<{ id: string; by: string }>): Promise<void> {
+  for (const { id, by } of superseded) {
+    const cancelled = await taskRunStore.cancel(tx, id, 'system', `superseded: the review of task run ${by} replaces this one`);
+    if (cancelled.qcRunId) await completeQcRunIfDone(tx, cancelled.qcRunId);
+  }
 }
 
 /**
@@ -118,6 +131,11 @@ async function withdrawReviews(tx: Db, taskRunIds: readonly string[], reason: st
     const withdrawn = await taskRunStore.cancel(tx, id, 'system', `review withdrawn: ${reason}`);
     if (withdrawn.qcRunId) await completeQcRunIfDone(tx, withdrawn.qcRunId);
   }
+}
+
+/** The dataHash a suspended run's review shows now (as the run store computes it), for a decision per finding. */
+export async function reviewDataHash(tx: Db, run: TaskRun): Promise<string> {
+  return createHash('sha256').update((await reviewFingerprints(tx, [run])).get(run.id)!).digest('hex');
 }
 
 export const getTaskRun = (db: Db, id: string): Promise<TaskRun | undefined> => taskRunStore.get(db, id);
