@@ -86,3 +86,67 @@ describe.each(process.env.TEST_DATABASE_URL ? [process.env.TEST_DATABASE_URL] : 
     expect(again.stderr).toMatch(/CONFLICT_STATE: The target database is not empty: it already holds .*trial_records/);
   }, 180_000);
 });
+
+/**
+ * Issue 32: `clinagent db copy --to postgres://...` refused with VECTOR_STORE_UNAVAILABLE for a trial that never used
+ * retrieval, because the first start had embedded the demo protocol. On a server without pgvector (as the test
+ * server is) the copy now moves everything else and says what it left and how to bring it back.
+ */
+describe.each(process.env.TEST_DATABASE_URL ? [process.env.TEST_DATABASE_URL] : [])('clinagent db copy to PostgreSQL without pgvector', (serverUrl) => {
+  let workDir: string;
+  let dataDir: string;
+  let target: { url: string; drop(): Promise<void> };
+  let hasPgvector: boolean;
+
+  beforeAll(async () => {
+    workDir = await mkdtemp(path.join(tmpdir(), 'clinagent-db-copy-rag-'));
+    dataDir = path.join(workDir, 'data');
+    const { key } = await loadAuditKey(loadConfig({ DATA_DIR: dataDir }).audit, { createIfMissing: true });
+    const database = await openDatabase({ dataDir, auditKey: key });
+    try {
+      await runMigrations(database);
+      await ensureDemoTrial(createTrialStore(database.db), 'system');
+      // What the first start leaves: the demo protocol embedded into its scenario's collection.
+      await database.db.execute(sql`INSERT INTO rag_collections (name, embedding_model, dimension) VALUES ('protocols', 'local-hash', 3)`);
+      await database.db.execute(sql`INSERT INTO rag_documents (id, scenario_id, collection, source_file, content_hash, chunk_count) VALUES ('doc_demo', 'protocol-qa', 'protocols', 'demo-protocol.md', 'h', 2)`);
+      await database.db.execute(sql`INSERT INTO rag_chunks (document_id, chunk_index, scenario_id, collection, content, start_offset, end_offset, embedding) VALUES ('doc_demo', 0, 'protocol-qa', 'protocols', 'a', 0, 1, '[0.1,0.2,0.3]'), ('doc_demo', 1, 'protocol-qa', 'protocols', 'b', 1, 2, '[0.3,0.2,0.1]')`);
+    } finally {
+      await database.close();
+    }
+    target = await createThrowawayDatabase(serverUrl);
+    const check = await openDatabase({ databaseUrl: target.url, poolSize: 1 });
+    try {
+      const [row] = await queryRows<{ yes: boolean }>(check.db, sql`SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS yes`);
+      hasPgvector = row!.yes;
+    } finally {
+      await check.close();
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await target?.drop();
+    await rm(workDir, { recursive: true, force: true });
+  });
+
+  it('copies the trial, says it left the embeddings behind (tables and rows) and how to bring them back', async () => {
+    const copy = await runCli(['db', 'copy', '--to', target.url], { DATA_DIR: dataDir }, 120_000);
+    expect(copy.stderr).toBe('');
+    expect(copy.code).toBe(0);
+    expect(copy.stdout).toMatch(/audit chain OK/);
+    if (hasPgvector) {
+      expect(copy.stdout).not.toContain('Left behind');
+      return;
+    }
+    expect(copy.stdout).toContain('Left behind: rag_collections (1 row), rag_documents (1 row), rag_chunks (2 rows)');
+    expect(copy.stdout).toContain('protocol-qa: demo-protocol.md (document doc_demo, collection protocols)');
+    expect(copy.stdout).toContain('clinagent ingest <scenarioId> <file>');
+    expect(copy.stdout).toContain('Next: set DATABASE_URL=');
+    const check = await openDatabase({ databaseUrl: target.url, poolSize: 1 });
+    try {
+      const [row] = await queryRows<{ n: number }>(check.db, sql`SELECT count(*)::int AS n FROM trial_records WHERE project_id = 'demo-htn-01'`);
+      expect(row!.n).toBeGreaterThan(0);
+    } finally {
+      await check.close();
+    }
+  }, 180_000);
+});

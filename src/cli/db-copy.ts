@@ -110,6 +110,7 @@ function printReport(report: CopyDatabaseReport, to: string): void {
   }
   process.stdout.write(lines.join('\n') + '\n');
   if (report.skipped.length) process.stdout.write(`Not on the target, and empty on the source, so nothing is lost: ${report.skipped.join(', ')}.\n`);
+  if (report.leftOut.length) process.stdout.write(leftOutNotice(report));
   if (report.dryRun) {
     process.stdout.write('Dry run: the target is empty and can take this copy; nothing was written. Run again without --dry-run to copy.\n');
     return;
@@ -125,6 +126,21 @@ function printReport(report: CopyDatabaseReport, to: string): void {
   } else {
     process.stdout.write('The copy does not match the source: do not switch to it. Drop the target database, create it empty, and run the copy again; report the lines above if it happens again.\n');
   }
+}
+
+/**
+ * What a copy to a server without pgvector left behind, and how to bring it back: retrieval (document search for the
+ * protocol assistant and scenarios with rag) is unavailable there until the documents are embedded again.
+ */
+function leftOutNotice(report: CopyDatabaseReport): string {
+  const tables = report.leftOut.map((t) => `${t.table} (${t.rows} row${t.rows === 1 ? '' : 's'})`).join(', ');
+  const documents = report.documentsToIngest.map((d) => `    ${d.scenarioId}: ${d.sourceFile} (document ${d.id}, collection ${d.collection})`);
+  return [
+    `${report.dryRun ? 'Will leave' : 'Left'} behind: ${tables}: the document embeddings for retrieval, which need the pgvector extension the target server does not have. Everything else ${report.dryRun ? 'will be' : 'was'} copied; retrieval answers VECTOR_STORE_UNAVAILABLE on the target until they are back.`,
+    ...(documents.length ? ['Documents to ingest again:', ...documents] : []),
+    'To bring them back you need a PostgreSQL server with pgvector (e.g. `apt install postgresql-16-pgvector`, or the pgvector/pgvector image) and a database created there after pgvector was installed (the migrations create the embeddings table only where pgvector is): either copy again from this source into such an empty database (the embeddings come along), or run ClinAgent on it and ingest each document above again (`clinagent ingest <scenarioId> <file>`; a scenario\'s own documents are ingested at start, a trial\'s protocol documents are uploaded again on its Protocol tab).',
+    '',
+  ].join('\n');
 }
 
 function redact(value: string): string {

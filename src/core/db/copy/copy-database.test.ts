@@ -195,7 +195,7 @@ describe(`clinagent db copy: PGlite to ${TARGET_ENGINE}`, () => {
     }
   }, 60_000);
 
-  it('copies embeddings where the target has pgvector and refuses, before writing, where it has not', async () => {
+  it('copies embeddings where the target has pgvector, and where it has not copies everything else, naming what it left', async () => {
     const withVectors = await openTestDatabase({ engine: 'pglite' });
     const fresh = await emptyTarget();
     try {
@@ -207,10 +207,18 @@ describe(`clinagent db copy: PGlite to ${TARGET_ENGINE}`, () => {
         expect((await copyDatabase(withVectors, fresh)).ok).toBe(true);
         expect(await rowsOf(fresh.db, 'SELECT embedding::text AS e FROM rag_chunks')).toEqual(await rowsOf(withVectors.db, 'SELECT embedding::text AS e FROM rag_chunks'));
       } else {
-        const refusal = await rejectionOf(copyDatabase(withVectors, fresh));
-        expect(refusal).toMatchObject({ code: 'VECTOR_STORE_UNAVAILABLE' });
-        expect(refusal.message).toContain('Install pgvector on the target server');
-        expect(await rowsOf(fresh.db, "SELECT to_regclass('public.projects') IS NULL AS absent")).toEqual([{ absent: true }]);
+        // Issue 32: a trial that never used retrieval moved nowhere, because the first start had embedded a document.
+        await withVectors.db.execute(sql`INSERT INTO projects (id, name) VALUES ('p-no-rag', 'Never used retrieval')`);
+        const dry = await copyDatabase(withVectors, fresh, { dryRun: true });
+        expect(dry.leftOut.map((t) => t.table).sort()).toEqual(['rag_chunks', 'rag_collections', 'rag_documents']);
+        const report = await copyDatabase(withVectors, fresh);
+        expect(report.ok).toBe(true);
+        expect(report.leftOut.sort((a, b) => a.table.localeCompare(b.table))).toEqual([{ table: 'rag_chunks', rows: 1 }, { table: 'rag_collections', rows: 1 }, { table: 'rag_documents', rows: 1 }]);
+        expect(report.documentsToIngest).toEqual([{ id: 'd1', scenarioId: 's1', collection: 'c1', sourceFile: 'a.md' }]);
+        expect(report.tables.map((t) => t.table)).not.toContain('rag_documents');
+        expect(await rowsOf(fresh.db, "SELECT id FROM projects WHERE id = 'p-no-rag'")).toEqual([{ id: 'p-no-rag' }]);
+        expect(await rowsOf(fresh.db, 'SELECT count(*)::int AS n FROM rag_documents')).toEqual([{ n: 0 }]);
+        expect(await rowsOf(fresh.db, "SELECT to_regclass('public.rag_chunks') IS NULL AS absent")).toEqual([{ absent: true }]);
       }
     } finally {
       await fresh.close();

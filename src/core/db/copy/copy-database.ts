@@ -1,14 +1,23 @@
 import { readAuditChainKey } from '../../audit/audit-chain-key.js';
 import { ClinAgentError, errorMessage } from '../../errors.js';
-import type { Database, Db } from '../connect.js';
+import { queryRows, sql, type Database, type Db } from '../connect.js';
 import { runMigrations } from '../migrate.js';
 import { countRows, planCopy, type CopyPlan } from './copy-plan.js';
 import { clearSeededRows, copyRows, readSequences, restoreUserTriggers, withoutUserTriggers, writeSequences, type CopyProgress } from './copy-rows.js';
-import { assertSameSchema, assertTargetEmpty, assertVectorsFit, tablesWithVectors } from './target-checks.js';
+import { assertSameSchema, assertTargetEmpty, retrievalLeftOut, type LeftOutTable } from './target-checks.js';
 import { compareCounts, readAuditHeads, verifyCopiedAudit, type AuditCopyCheck, type AuditHeads, type TableCount } from './verify-copy.js';
 
 export type { CopyProgress } from './copy-rows.js';
 export type { TableCount, AuditCopyCheck } from './verify-copy.js';
+export type { LeftOutTable } from './target-checks.js';
+
+/** A document whose embeddings were left behind: what to ingest again where pgvector is. */
+export interface DocumentToIngest {
+  id: string;
+  scenarioId: string;
+  collection: string;
+  sourceFile: string;
+}
 
 export interface CopyDatabaseOptions {
   /** Make every check and report what would be copied, writing nothing on either side. */
@@ -24,6 +33,13 @@ export interface CopyDatabaseReport {
   tables: TableCount[];
   /** Empty source tables the target has no place for (rag_chunks on a server without pgvector). */
   skipped: string[];
+  /**
+   * Tables with rows left behind because the target has no pgvector: the embeddings (rag_chunks) and the rows that
+   * only describe them (rag_documents, rag_collections). Not counted in `tables`; `ok` does not depend on them.
+   */
+  leftOut: LeftOutTable[];
+  /** The documents of the left-out tables, to ingest again on a server with pgvector. */
+  documentsToIngest: DocumentToIngest[];
   sequences: number;
   /** Null on a dry run. */
   audit: AuditCopyCheck | null;
@@ -35,8 +51,9 @@ export interface CopyDatabaseReport {
  * Copies every row of ClinAgent's schema from `source` (normally the embedded PGlite) into an empty `target`
  * (normally a PostgreSQL server), then verifies the row count of every table and every audit chain on the target.
  *
- * - Refuses a target that holds data, and (before writing anything) one without pgvector when the source has
- *   embeddings. Then migrates the target to this version's schema and checks the two schemas agree.
+ * - Refuses a target that holds data. On a target without pgvector, leaves the embeddings behind (and the rows
+ *   that only describe them) instead of refusing: a trial that never used retrieval still moves, and the report
+ *   says what was left and what to ingest again. Then migrates the target and checks the two schemas agree.
  * - One transaction on the target for all tables, in one snapshot of the source: a copy that fails part-way (a
  *   full disk, a dropped connection, a killed process) leaves the target with the schema and no rows, so the same
  *   command can simply run again. The alternative, a transaction per table with resume, would leave a target that
@@ -54,15 +71,18 @@ export async function copyDatabase(source: Database, target: Database, options: 
   const names = plan.tables.map((t) => t.name);
   const counts = await countRows(source.db, names);
   await assertTargetEmpty(target.db, names, target.auditKey?.fingerprint);
-  await assertVectorsFit(target.db, tablesWithVectors(plan.tables, counts));
+  const leftOut = await retrievalLeftOut(target.db, plan.tables, counts);
+  const isLeft = (table: string) => leftOut.some((t) => t.table === table);
+  const documentsToIngest = isLeft('rag_documents') ? await documentsOf(source.db) : [];
   await assertAuditKeyFits(source.db, target, counts.get('audit_log') ?? 0);
   if (options.dryRun) {
-    return { dryRun: true, tables: names.map((table) => ({ table, source: counts.get(table) ?? 0, target: 0 })), skipped: [], sequences: plan.sequences.length, audit: null, ok: true };
+    const tables = names.filter((table) => !isLeft(table)).map((table) => ({ table, source: counts.get(table) ?? 0, target: 0 }));
+    return { dryRun: true, tables, skipped: [], leftOut, documentsToIngest, sequences: plan.sequences.length, audit: null, ok: true };
   }
   await runMigrations(target);
   const targetPlan = await planCopy(target.db);
-  const skipped = assertSameSchema(plan.tables, targetPlan.tables, counts);
-  const copied = plan.tables.filter((t) => !skipped.includes(t.name));
+  const skipped = assertSameSchema(plan.tables.filter((t) => !isLeft(t.name)), targetPlan.tables, counts);
+  const copied = plan.tables.filter((t) => !skipped.includes(t.name) && !isLeft(t.name));
   const sequences = plan.sequences.filter((s) => targetPlan.sequences.includes(s));
   const snapshot = await source.db.transaction(
     async (txn) => {
@@ -77,7 +97,12 @@ export async function copyDatabase(source: Database, target: Database, options: 
   );
   const tables = await compareCounts(target.db, snapshot.snapshotCounts, copied.map((t) => t.name));
   const audit = await verifyCopiedAudit(target.db, snapshot.heads);
-  return { dryRun: false, tables, skipped, sequences: sequences.length, audit, ok: audit.ok && tables.every((t) => t.source === t.target) };
+  return { dryRun: false, tables, skipped, leftOut, documentsToIngest, sequences: sequences.length, audit, ok: audit.ok && tables.every((t) => t.source === t.target) };
+}
+
+async function documentsOf(source: Db): Promise<DocumentToIngest[]> {
+  const rows = await queryRows<{ id: string; scenario_id: string; collection: string; source_file: string }>(source, sql`SELECT id, scenario_id, collection, source_file FROM rag_documents ORDER BY scenario_id, source_file, id`);
+  return rows.map((r) => ({ id: r.id, scenarioId: r.scenario_id, collection: r.collection, sourceFile: r.source_file }));
 }
 
 async function copyInOneTransaction(

@@ -43,19 +43,39 @@ export function tablesWithVectors(tables: readonly CopyTable[], counts: Readonly
   return tables.filter((t) => (counts.get(t.name) ?? 0) > 0 && t.columns.some((c) => /^(vector|halfvec|sparsevec)\b/.test(c.type))).map((t) => t.name);
 }
 
+/** A table the copy leaves behind, with its rows on the source. */
+export interface LeftOutTable {
+  table: string;
+  rows: number;
+}
+
 /**
- * Embeddings need pgvector on the target; without it the migrations leave the vector tables out (RAG is then
- * unavailable) and the copy would lose the embeddings. Checked before anything is written.
+ * Embeddings need pgvector on the target; without it the migrations create no vector tables (retrieval is then
+ * unavailable there, as on any server without pgvector). Rather than refuse the whole copy, as it did when the
+ * first start had embedded a demo protocol nobody used, the copy leaves retrieval behind: the tables with vectors
+ * and the tables that only they refer to (a document's row without its chunks would read as ingested, so a later
+ * re-ingest would skip it as unchanged). Everything else is copied; the report lists what was left and how to
+ * bring it back. Empty when the target has pgvector or the source holds no embeddings.
  */
-export async function assertVectorsFit(target: Db, vectorTables: readonly string[]): Promise<void> {
-  if (!vectorTables.length) return;
+export async function retrievalLeftOut(target: Db, tables: readonly CopyTable[], counts: ReadonlyMap<string, number>): Promise<LeftOutTable[]> {
+  const vectorTables = tablesWithVectors(tables, counts);
+  if (!vectorTables.length) return [];
   const [row] = await queryRows<{ available: boolean }>(target, sql`SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS available`);
-  if (row?.available) return;
-  throw new ClinAgentError(
-    'VECTOR_STORE_UNAVAILABLE',
-    `The source holds embeddings (${vectorTables.join(', ')}), but the target PostgreSQL server has no pgvector extension, so they cannot be copied. Install pgvector on the target server (for example \`apt install postgresql-16-pgvector\`, or the pgvector/pgvector Docker image), then run the copy again. Nothing was written.`,
-    { tables: vectorTables },
-  );
+  if (row?.available) return [];
+  const left = new Set(vectorTables);
+  // Parents that no copied table refers to go too; repeated until nothing changes (documents, then collections).
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const table of tables) {
+      if (left.has(table.name)) continue;
+      const referrers = tables.filter((t) => t.parents.includes(table.name));
+      if (referrers.length && referrers.every((t) => left.has(t.name))) {
+        left.add(table.name);
+        changed = true;
+      }
+    }
+  }
+  return tables.filter((t) => left.has(t.name)).map((t) => ({ table: t.name, rows: counts.get(t.name) ?? 0 }));
 }
 
 /**
