@@ -112,6 +112,9 @@ describe('the skill editor', () => {
         expect(await impact.getByTestId('skill-impact-removed').count()).toBe(0);
         expect(await impact.getAttribute('data-affected')).toBe('2');
         expect(await impact.getByTestId('skill-impact-records').textContent()).toContain('Records whose verdict changes: 2 of 200 checked');
+        // Each count says what it counts (issue 32: "the impact panel's two counts are unexplained").
+        expect(await impact.getByTestId('skill-impact-records-hint').textContent()).toContain('checked with the active version and with the text in the editor');
+        expect(await impact.getByTestId('skill-impact-queries-hint').textContent()).toContain('a re-run closes those of removed rules');
         expect(await impact.getByTestId('skill-impact-sample').locator('a').allTextContents()).toEqual(['S071', 'S077']);
         expect(await page.getByTestId('skill-rerun-affected').count()).toBe(0);
 
