@@ -142,10 +142,21 @@ describe.each(testEngines())('a rule reading an identifier field is only for tho
       expectRefused(await tool('dry-run', { definition: skill({ '==': [{ var: 'sex' }, '1'] }, { field: 'phone' }) }), ['phone']);
     });
 
-    it('still tries a coordinator\'s rule that reads no identifier', async () => {
+    it('still tries a coordinator\'s rule that reads no identifier, nor more of a visit than whether it was entered', async () => {
       const response = await tool('dry-run', { definition: skill(SEX_IS_1) });
       expect(response.statusCode, response.body).toBe(200);
       expect((response.json() as SkillDryRunResult).firing.map((f) => f.recordId)).toEqual(['S1']);
+      const visit = await tool('dry-run', { definition: skill({ '!': { missing: ['week4_arm_1'] } }, { field: 'week4_arm_1.sbp' }) });
+      expect(visit.statusCode, visit.body).toBe(200);
+      expect((visit.json() as SkillDryRunResult).firing.map((f) => f.recordId)).toEqual(['S3']);
+    });
+
+    it('refuses everyone a rule raising its query on a whole visit, whose value would carry its identifier fields', async () => {
+      const onVisit = skill({ '==': [{ var: 'sex' }, '2'] }, { field: 'screening_arm_1' });
+      const pi = await tool('dry-run', { definition: onVisit }, 'pi');
+      expect(pi.statusCode, pi.body).toBe(422);
+      expect(pi.json().message).toContain('raises its query on event "screening_arm_1", not on a field');
+      expectRefused(await tool('dry-run', { definition: onVisit }), ['phone', 'dob', 'contact']);
     });
 
     it('answers the same coordinator once an admin grants identifier access, and the PI always', async () => {

@@ -46,6 +46,8 @@ export function checkAgainstDictionary(skill: Pick<SkillFile, 'nodes'>, dictiona
     };
     if (events.has(head)) {
       if (next !== undefined) checkField(next, head);
+      // The query's value is what its field holds: a whole visit, identifier fields included, shown to every reader.
+      else if (isQueryField) problems.push({ path, message: `${who} raises its query on event "${head}", not on a field${inProject}: name the field, as "${head}.<field>"`, word: head });
       return;
     }
     if (isField(head)) return;

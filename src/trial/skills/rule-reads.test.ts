@@ -20,6 +20,12 @@ describe('what a rule reads (for who may write it: identifier-rule-access.ts)', 
     expect(reads({ keys: [{ var: 'v1_arm_1' }] })).toEqual(['whole:v1_arm_1']);
   });
 
+  it('counts whether a visit was entered (missing, exists) as no read of what it holds; a blank identifier still counts', () => {
+    expect(reads({ and: [{ missing: ['v2_arm_1'] }, { exists: 'v1_arm_1' }, { missing_some: [1, ['v2_arm_1']] }] })).toEqual(['field:v2_arm_1', 'field:v1_arm_1', 'field:v2_arm_1']);
+    expect(reads({ missing: ['v1_arm_1.phone'] })).toEqual(['field:v1_arm_1.phone']);
+    expect(reads({ '!!': { var: 'v2_arm_1' } })).toEqual(['whole:v2_arm_1']);
+  });
+
   it("inside an iterator reads the item's names, and the record's again through ../ or a climbing val", () => {
     expect(reads({ some: [{ var: 'list' }, { '==': [{ var: '' }, { var: 'phone' }] }] })).toEqual(['field:list', 'field:', 'field:phone']);
     expect(reads({ map: [[1], { var: '../' }] })).toEqual(['whole:']);

@@ -123,8 +123,10 @@ function visit(walk: Walk, node: unknown, path: string, scope: Scope, depth: num
         if (list.length > 1) visit(walk, list.slice(1), argsPath, scope, depth + 1);
         break;
       case 'val':
-      case 'exists':
         addSegments(walk, args, argsPath, scope, depth);
+        break;
+      case 'exists':
+        addSegments(walk, args, argsPath, scope, depth, true);
         break;
       case 'missing':
         addNames(walk, args, argsPath, scope, depth);
@@ -148,10 +150,13 @@ function visit(walk: Walk, node: unknown, path: string, scope: Scope, depth: num
   }
 }
 
-/** A `var` name: a literal path (`../` climbing out of an iterator to an outer scope, maybe the record), or computed. */
-function addName(walk: Walk, name: unknown, path: string, scope: Scope, depth = 0): void {
-  if (name === undefined || name === null || name === '') return add(walk, path, scope, []);
-  if (typeof name === 'number') return add(walk, path, scope, [String(name)]);
+/**
+ * A `var` name: a literal path (`../` climbing out of an iterator to an outer scope, maybe the record), or computed.
+ * `isPresence`: only whether the path holds a value is read (exists), which says nothing of what an object holds.
+ */
+function addName(walk: Walk, name: unknown, path: string, scope: Scope, depth = 0, isPresence = false): void {
+  if (name === undefined || name === null || name === '') return add(walk, path, scope, [], isPresence);
+  if (typeof name === 'number') return add(walk, path, scope, [String(name)], isPresence);
   if (typeof name !== 'string') {
     walk.out.push({ rule: walk.rule, path, kind: 'computed', segments: [] });
     visit(walk, name, path, scope, depth + 1);
@@ -163,13 +168,13 @@ function addName(walk: Walk, name: unknown, path: string, scope: Scope, depth = 
     rest = rest.slice(3);
     climbed = true;
   }
-  add(walk, path, climbed ? 'record' : scope, pathSegments(rest));
+  add(walk, path, climbed ? 'record' : scope, pathSegments(rest), isPresence);
 }
 
 /** `val` and `exists`: a name, or segments (a leading one-item array climbs scopes). */
-function addSegments(walk: Walk, args: unknown, path: string, scope: Scope, depth: number): void {
-  if (!Array.isArray(args)) return addName(walk, args, path, scope, depth);
-  if (args.length === 1 && !Array.isArray(args[0])) return addName(walk, args[0], path, scope, depth);
+function addSegments(walk: Walk, args: unknown, path: string, scope: Scope, depth: number, isPresence = false): void {
+  if (!Array.isArray(args)) return addName(walk, args, path, scope, depth, isPresence);
+  if (args.length === 1 && !Array.isArray(args[0])) return addName(walk, args[0], path, scope, depth, isPresence);
   let parts = args;
   let at = scope;
   if (Array.isArray(args[0]) && args[0].length === 1) {
@@ -182,12 +187,15 @@ function addSegments(walk: Walk, args: unknown, path: string, scope: Scope, dept
     visit(walk, parts, path, scope, depth + 1);
     return;
   }
-  add(walk, path, at, parts.map(String));
+  add(walk, path, at, parts.map(String), isPresence);
 }
 
-/** `missing` and `missing_some`: a list of names, each one read; a computed list reads any field. */
+/**
+ * `missing` and `missing_some`: a list of names whose presence is read (a blank identifier is as masked as a filled
+ * one, so naming one still counts; a whole event, whether the visit was entered, does not); a computed list reads any.
+ */
 function addNames(walk: Walk, names: unknown, path: string, scope: Scope, depth: number): void {
-  if (typeof names === 'string') return add(walk, path, scope, pathSegments(names));
+  if (typeof names === 'string') return add(walk, path, scope, pathSegments(names), true);
   if (!Array.isArray(names)) {
     if (names !== undefined && names !== null) {
       walk.out.push({ rule: walk.rule, path, kind: 'computed', segments: [] });
@@ -196,7 +204,7 @@ function addNames(walk: Walk, names: unknown, path: string, scope: Scope, depth:
     return;
   }
   names.forEach((name, i) => {
-    if (typeof name === 'string' || typeof name === 'number') add(walk, `${path}[${i}]`, scope, pathSegments(String(name)));
+    if (typeof name === 'string' || typeof name === 'number') add(walk, `${path}[${i}]`, scope, pathSegments(String(name)), true);
     else {
       walk.out.push({ rule: walk.rule, path: `${path}[${i}]`, kind: 'computed', segments: [] });
       visit(walk, name, `${path}[${i}]`, scope, depth + 1);
@@ -207,11 +215,11 @@ function addNames(walk: Walk, names: unknown, path: string, scope: Scope, depth:
 /**
  * A literal read. Of the record: no segment is the whole record, and a path ending at an event is the whole
  * visit. Of an iterator's item: the item comes from an expression walked on its own, so only the names matter
- * (an identifier's name, or an event's, still counts).
+ * (an identifier's name, or an event's, still counts). A presence check of a whole object is not a read of it.
  */
-function add(walk: Walk, path: string, scope: Scope, segments: string[]): void {
+function add(walk: Walk, path: string, scope: Scope, segments: string[], isPresence = false): void {
   const last = segments[segments.length - 1];
-  const isWhole = last === undefined ? scope === 'record' : walk.context.isEvent(last);
+  const isWhole = !isPresence && (last === undefined ? scope === 'record' : walk.context.isEvent(last));
   walk.out.push({ rule: walk.rule, path, kind: isWhole ? 'whole' : 'field', segments });
 }
 
