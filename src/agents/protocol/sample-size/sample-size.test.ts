@@ -69,7 +69,7 @@ describe('calculateSampleSize against published reference values', () => {
   });
 
   it('one proportion, issue 32: 0.5 -> 0.65 needs 85 (null variance for alpha, alternative for beta), not 80 (p1 q1 in both terms)', () => {
-    // n = (z(1-a/2) sqrt(p0 q0) + z(1-b) sqrt(p1 q1))^2 / (p1 - p0)^2 = 84.8 -> 85; R pwr.p.test (arcsine) gives 85.3 -> 86.
+    // n = (z(1-a/2) sqrt(p0 q0) + z(1-b) sqrt(p1 q1))^2 / (p1 - p0)^2 = 84.8 -> 85; R pwr.p.test (arcsine h = 0.3047) gives 84.5 -> 85.
     const expected = Math.ceil((Z['0.975'] * Math.sqrt(0.25) + Z['0.8'] * Math.sqrt(0.65 * 0.35)) ** 2 / 0.15 ** 2);
     expect(expected).toBe(85);
     const result = calculateSampleSize({ ...base, design: 'one_proportion', p0: 0.5, p1: 0.65 });
