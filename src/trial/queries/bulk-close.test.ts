@@ -13,7 +13,8 @@ const REASON = 'Duplicates of the site query raised on paper';
 describe('closing queries in bulk', () => {
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;
   let qc: ReturnType<typeof createTrialQc>;
-  const as: Record<'coordinator' | 'viewer' | 'outsider', User> = {} as never;
+  // Data management closes queries (issue 32: the site answers, the data manager closes).
+  const as: Record<'dataManager' | 'viewer' | 'outsider', User> = {} as never;
   let insert: (projectId: string, recordId: string, status: QueryStatus, site?: string) => Promise<string>;
 
   const statusOf = async (id: string) => (await ctx.db.select({ status: pendingActions.status }).from(pendingActions).where(eq(pendingActions.id, id)))[0]?.status;
@@ -21,10 +22,11 @@ describe('closing queries in bulk', () => {
   beforeAll(async () => {
     ctx = await buildTestContext();
     qc = createTrialQc(ctx);
-    for (const role of ['coordinator', 'viewer'] as const) as[role] = (await ctx.users.create({ name: `bulk-${role}`, role })).user;
+    as.dataManager = (await ctx.users.create({ name: 'bulk-data-manager', role: 'data_manager' })).user;
+    as.viewer = (await ctx.users.create({ name: 'bulk-viewer', role: 'viewer' })).user;
     as.outsider = (await ctx.users.create({ name: 'bulk-outsider', role: 'coordinator' })).user;
     for (const id of [PROJECT, OTHER]) await ctx.users.createProject({ id, name: id });
-    for (const role of ['coordinator', 'viewer'] as const) await ctx.users.addMember(PROJECT, as[role].id);
+    for (const role of ['dataManager', 'viewer'] as const) await ctx.users.addMember(PROJECT, as[role].id);
     await ctx.users.addMember(OTHER, as.outsider.id);
     const runs: Record<string, string> = {};
     for (const id of [PROJECT, OTHER]) {
@@ -53,14 +55,15 @@ describe('closing queries in bulk', () => {
       await insert(PROJECT, 'S5', 'cancelled'),
     ];
     const foreign = await insert(OTHER, 'S1', 'open');
-    const result = await qc.bulkCloseQueries(as.coordinator, PROJECT, { queryIds: [open, answered, reopened, closed, cancelled, foreign, 'not-an-id', open], reason: ` ${REASON} ` });
+    const result = await qc.bulkCloseQueries(as.dataManager, PROJECT, { queryIds: [open, answered, reopened, closed, cancelled, foreign, 'not-an-id', open], reason: ` ${REASON} ` });
 
     expect(result.closed).toBe(3);
     expect(result.skipped).toEqual([
-      { id: closed, status: 'closed', why: 'A closed query can go to reopened, not closed.' },
-      { id: cancelled, status: 'cancelled', why: 'A cancelled query can go to reopened, not closed.' },
-      { id: foreign, status: null, why: `No query "${foreign}" exists in project "${PROJECT}".` },
-      { id: 'not-an-id', status: null, why: `No query "not-an-id" exists in project "${PROJECT}".` },
+      // Named by record and field, as the data manager finds them again (issue 32), not by query id.
+      { id: closed, status: 'closed', recordId: 'S4', eventName: '', field: 'age', why: 'The query on record S4, age is closed: it can go to reopened, not closed.' },
+      { id: cancelled, status: 'cancelled', recordId: 'S5', eventName: '', field: 'age', why: 'The query on record S5, age is cancelled: it can go to reopened, not closed.' },
+      { id: foreign, status: null, recordId: null, eventName: null, field: null, why: `No query "${foreign}" exists in project "${PROJECT}"; reload the list and select again.` },
+      { id: 'not-an-id', status: null, recordId: null, eventName: null, field: null, why: `No query "not-an-id" exists in project "${PROJECT}"; reload the list and select again.` },
     ]);
     for (const id of [open, answered, reopened]) expect(await statusOf(id)).toBe('closed');
     expect(await statusOf(cancelled)).toBe('cancelled');
@@ -68,7 +71,7 @@ describe('closing queries in bulk', () => {
 
     // The same entry a single close writes: who, the move, old and new status, and the one reason.
     const single = await insert(PROJECT, 'S6', 'open');
-    await qc.transitionQuery(as.coordinator, PROJECT, single, 'closed', REASON);
+    await qc.transitionQuery(as.dataManager, PROJECT, single, 'closed', REASON);
     const trail = await listAudit(ctx.db, PROJECT, { entityType: 'query' });
     const shape = (entityId: string) => {
       const entries = trail.filter((entry) => entry.entityId === entityId);
@@ -77,7 +80,7 @@ describe('closing queries in bulk', () => {
       return { ...rest, oldStatus: (oldValue as { status: string }).status };
     };
     const { oldStatus: _singleOld, ...singleShape } = shape(single);
-    expect(singleShape).toEqual({ projectId: PROJECT, entityType: 'query', action: 'status:closed', actor: 'bulk-coordinator', newValue: { status: 'closed' }, reason: REASON });
+    expect(singleShape).toEqual({ projectId: PROJECT, entityType: 'query', action: 'status:closed', actor: 'bulk-data-manager', newValue: { status: 'closed' }, reason: REASON });
     for (const [id, from] of [[open, 'open'], [answered, 'answered'], [reopened, 'reopened']] as const) expect(shape(id)).toEqual({ ...singleShape, oldStatus: from });
     for (const id of [closed, cancelled, foreign]) expect(trail.some((entry) => entry.entityId === id)).toBe(false);
     expect(await listAudit(ctx.db, OTHER, { entityType: 'query' })).toEqual([]);
@@ -88,20 +91,20 @@ describe('closing queries in bulk', () => {
     const alreadyClosed = await insert(PROJECT, 'F3', 'closed', 'SITE-09');
     const otherSite = await insert(PROJECT, 'F4', 'open', 'SITE-08');
     const otherProject = await insert(OTHER, 'F5', 'open', 'SITE-09');
-    expect(await qc.bulkCloseQueries(as.coordinator, PROJECT, { filter: { site: 'SITE-09' }, reason: REASON })).toEqual({ closed: 2, skipped: [] });
+    expect(await qc.bulkCloseQueries(as.dataManager, PROJECT, { filter: { site: 'SITE-09' }, reason: REASON })).toEqual({ closed: 2, skipped: [] });
     const rows = await ctx.db.select({ id: pendingActions.id, status: pendingActions.status }).from(pendingActions).where(inArray(pendingActions.id, [...inFilter, alreadyClosed, otherSite, otherProject]));
     expect(Object.fromEntries(rows.map((row) => [row.id, row.status]))).toEqual({ [inFilter[0]!]: 'closed', [inFilter[1]!]: 'closed', [alreadyClosed]: 'closed', [otherSite]: 'open', [otherProject]: 'open' });
     expect((await listAudit(ctx.db, PROJECT, { entityType: 'query', entityId: alreadyClosed }))).toEqual([]);
-    expect(await qc.bulkCloseQueries(as.coordinator, PROJECT, { filter: { taskRunId: 'malformed' }, reason: REASON })).toEqual({ closed: 0, skipped: [] });
+    expect(await qc.bulkCloseQueries(as.dataManager, PROJECT, { filter: { taskRunId: 'malformed' }, reason: REASON })).toEqual({ closed: 0, skipped: [] });
   });
 
   it('refuses a viewer and a non-member, and a request without a reason or with both ids and a filter, closing nothing', async () => {
     const id = await insert(PROJECT, 'V1', 'open');
     await expect(qc.bulkCloseQueries(as.viewer, PROJECT, { queryIds: [id], reason: REASON })).rejects.toMatchObject({ code: 'FORBIDDEN', details: { role: 'viewer' } });
     await expect(qc.bulkCloseQueries(as.outsider, PROJECT, { queryIds: [id], reason: REASON })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(qc.bulkCloseQueries(as.coordinator, PROJECT, { queryIds: [id], reason: '  ' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'reason' } });
-    await expect(qc.bulkCloseQueries(as.coordinator, PROJECT, { queryIds: [id], filter: {}, reason: REASON })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'queryIds' } });
-    await expect(qc.bulkCloseQueries(as.coordinator, PROJECT, { queryIds: [], reason: REASON })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'queryIds' } });
+    await expect(qc.bulkCloseQueries(as.dataManager, PROJECT, { queryIds: [id], reason: '  ' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'reason' } });
+    await expect(qc.bulkCloseQueries(as.dataManager, PROJECT, { queryIds: [id], filter: {}, reason: REASON })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'queryIds' } });
+    await expect(qc.bulkCloseQueries(as.dataManager, PROJECT, { queryIds: [], reason: REASON })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'queryIds' } });
     expect(await statusOf(id)).toBe('open');
     expect(await listAudit(ctx.db, PROJECT, { entityType: 'query', entityId: id })).toEqual([]);
   });
