@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ClinAgentError, errorMessage } from '../core/errors.js';
+import { loadEnvFile } from './env-file.js';
 
 const USAGE = `Usage: clinagent <command> [arguments]
 
@@ -22,7 +23,8 @@ Commands:
                                 import and qc need CLINAGENT_TOKEN; they find the server by --url, CLINAGENT_URL,
                                 or the HOST and PORT the server reads
 
-Configuration comes from environment variables; see .env.example.`;
+Configuration comes from environment variables, and from .env in the working folder (or the file
+CLINAGENT_ENV_FILE names) for any not set: every command reads the same settings as serve. See .env.example.`;
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -56,6 +58,8 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
   try {
+    // Before any command reads its configuration: every command sees the settings `serve` sees.
+    loadEnvFile();
     return await (await load())(rest);
   } catch (error) {
     process.stderr.write(`clinagent ${command}: ${ClinAgentError.isInstance(error) ? `${error.code}: ${error.message}` : errorMessage(error)}\n`);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { defaultAuditKeyFile } from './audit/audit-key-location.js';
 import { ClinAgentError } from './errors.js';
 
 /**
@@ -163,10 +164,11 @@ export interface Config {
   dify: { allowHttp: boolean };
   /**
    * The audit chain's key (docs/audit-trail.md): AUDIT_KEY itself, or the file keyFile holds it in. createKeyFile is
-   * true for the default file beside the data folder, which the first start creates; a file the administrator
+   * true for the default file (beside the data folder; on PostgreSQL without DATA_DIR, one per database in the user's
+   * configuration folder, legacyKeyFile being where older versions put it), which the first start creates; a file the administrator
    * named must exist. anchorCron, when set, posts the chains' heads to the review webhook on that schedule.
    */
-  audit: { key?: string; keyFile: string; createKeyFile: boolean; anchorCron?: string };
+  audit: { key?: string; keyFile: string; legacyKeyFile?: string; createKeyFile: boolean; anchorCron?: string };
   /** Multipart uploads: bytes per file, and bytes of all files of one request together. */
   uploads: { maxFileBytes: number; maxTotalBytes: number };
   adminToken?: string;
@@ -224,6 +226,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     );
   }
   const dataDir = path.resolve(cwd, e.DATA_DIR ?? '.clinagent');
+  // On PostgreSQL without DATA_DIR, not in the working folder: core/audit/audit-key-location.ts.
+  const defaultKey = defaultAuditKeyFile({ databaseUrl: e.DATABASE_URL, dataDirSet: e.DATA_DIR !== undefined, dataDir, env });
+  const auditKeyFile = e.AUDIT_KEY_FILE ? { keyFile: path.resolve(cwd, e.AUDIT_KEY_FILE) } : { keyFile: defaultKey.file, legacyKeyFile: defaultKey.legacyFile };
   return {
     llm: {
       apiKey: e.LLM_API_KEY,
@@ -258,7 +263,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     redcap: { allowHttp: e.REDCAP_ALLOW_HTTP === 'true' },
     dify: { allowHttp: e.DIFY_ALLOW_HTTP === 'true' },
     // Beside the data folder, not in it: a copy of the folder (a backup, a support bundle) must not carry the key.
-    audit: { key: e.AUDIT_KEY, keyFile: path.resolve(cwd, e.AUDIT_KEY_FILE ?? `${dataDir}.audit-key`), createKeyFile: e.AUDIT_KEY_FILE === undefined, anchorCron: e.AUDIT_ANCHOR_CRON },
+    // On PostgreSQL without DATA_DIR, in the user's configuration folder, never the working folder.
+    audit: { key: e.AUDIT_KEY, ...auditKeyFile, createKeyFile: e.AUDIT_KEY_FILE === undefined, anchorCron: e.AUDIT_ANCHOR_CRON },
     uploads: { maxFileBytes: e.UPLOAD_MAX_BYTES, maxTotalBytes: e.UPLOAD_MAX_TOTAL_BYTES === undefined ? 2 * e.UPLOAD_MAX_BYTES : Number(e.UPLOAD_MAX_TOTAL_BYTES) },
     adminToken: e.CLINAGENT_ADMIN_TOKEN,
     tokenTtlDays: e.TOKEN_TTL_DAYS,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
@@ -83,5 +83,43 @@ describe('AuditKey', () => {
       const viaPads = createHash('sha256').update(Buffer.from(outerPad, 'hex')).update(inner).digest('hex');
       expect(viaPads).toBe(key.mac('["entry"]'));
     }
+  });
+});
+
+/** Issue 32: a start on PostgreSQL left `.clinagent.audit-key` in the working folder. */
+describe('the default audit key file on PostgreSQL', () => {
+  let workDir: string;
+  const url = 'postgres://clinagent:secret@db.example.org:6543/trials';
+
+  beforeEach(async () => {
+    workDir = await mkdtemp(path.join(tmpdir(), 'clinagent-audit-key-pg-'));
+  });
+
+  afterEach(async () => {
+    await rm(workDir, { recursive: true, force: true });
+  });
+
+  it('is one file per database in the configuration folder, never the working folder; beside DATA_DIR when set', () => {
+    const config = loadConfig({ DATABASE_URL: url, XDG_CONFIG_HOME: path.join(workDir, 'config') }, path.join(workDir, 'checkout'));
+    expect(config.audit.keyFile).toBe(path.join(workDir, 'config', 'clinagent', 'audit-keys', 'db.example.org_6543_trials.audit-key'));
+    expect(config.audit.keyFile).not.toContain('secret');
+    expect(loadConfig({ DATABASE_URL: url, HOME: workDir }, '/srv').audit.keyFile).toBe(path.join(workDir, '.config', 'clinagent', 'audit-keys', 'db.example.org_6543_trials.audit-key'));
+    expect(loadConfig({ DATABASE_URL: url, DATA_DIR: '/var/lib/clinagent' }, '/srv').audit.keyFile).toBe('/var/lib/clinagent.audit-key');
+    expect(loadConfig({}, '/srv').audit.keyFile).toBe('/srv/.clinagent.audit-key');
+  });
+
+  it('creates the key there, and keeps using one an older version left in the working folder, saying where to move it', async () => {
+    const fresh = await loadAuditKey(loadConfig({ DATABASE_URL: url, XDG_CONFIG_HOME: path.join(workDir, 'config') }, workDir).audit, { createIfMissing: true });
+    expect(fresh.createdFile).toBe(path.join(workDir, 'config', 'clinagent', 'audit-keys', 'db.example.org_6543_trials.audit-key'));
+
+    const old = path.join(workDir, 'old-checkout');
+    const legacySecret = 'f'.repeat(64);
+    await mkdir(old, { recursive: true });
+    await writeFile(path.join(old, '.clinagent.audit-key'), `${legacySecret}\n`);
+    const settings = loadConfig({ DATABASE_URL: url, XDG_CONFIG_HOME: path.join(workDir, 'other-config') }, old).audit;
+    const loaded = await loadAuditKey(settings, { createIfMissing: true });
+    expect(loaded.key.fingerprint).toBe(auditKeyFromSecret(legacySecret, 'x').fingerprint);
+    expect(loaded.createdFile).toBeUndefined();
+    expect(loaded.legacy).toEqual({ file: path.join(old, '.clinagent.audit-key'), moveTo: settings.keyFile });
   });
 });

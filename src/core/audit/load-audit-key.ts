@@ -9,10 +9,13 @@ export interface LoadedAuditKey {
   key: AuditKey;
   /** Set when this call created the default key file: the administrator must back it up. */
   createdFile?: string;
+  /** Set when the key came from where older versions kept it on PostgreSQL (the working folder): move it to `moveTo`. */
+  legacy?: { file: string; moveTo: string };
 }
 
 /**
- * The audit chain's key, from AUDIT_KEY or its key file. The default key file (`<DATA_DIR>.audit-key`) is created
+ * The audit chain's key, from AUDIT_KEY or its key file. The default key file (`<DATA_DIR>.audit-key`; on PostgreSQL
+ * without DATA_DIR, one per database in the user's configuration folder: audit-key-location.ts) is created
  * on first start when `createIfMissing`, readable by its owner only. A process that only reads the trail
  * (`clinagent audit verify`) passes false: a new key could not verify entries written with the old one.
  */
@@ -21,6 +24,10 @@ export async function loadAuditKey(settings: Config['audit'], options: { createI
   const source = `key file ${settings.keyFile}`;
   const existing = await readKeyFile(settings.keyFile);
   if (existing !== undefined) return { key: auditKeyFromSecret(existing, source) };
+  // A PostgreSQL installation started by an older version has its key in the working folder: keep using it (a new
+  // key could not verify its trail) and say where it belongs.
+  const legacy = settings.legacyKeyFile === undefined ? undefined : await readKeyFile(settings.legacyKeyFile);
+  if (legacy !== undefined) return { key: auditKeyFromSecret(legacy, `key file ${settings.legacyKeyFile}`), legacy: { file: settings.legacyKeyFile!, moveTo: settings.keyFile } };
   if (!settings.createKeyFile) {
     throw new ClinAgentError(
       'CONFIG_INVALID',
