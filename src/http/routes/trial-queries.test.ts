@@ -76,7 +76,7 @@ describe('GET /queries pages and POST /queries/bulk-close', () => {
     const missing = '00000000-0000-4000-8000-000000000000';
     const response = await bulkClose({ queryIds: [ids[0], ids[1], missing], reason: 'duplicates' });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ closed: 2, skipped: [{ id: missing, status: null, why: `No query "${missing}" exists in project "${PROJECT}".` }] });
+    expect(response.json()).toEqual({ closed: 2, skipped: [{ id: missing, status: null, recordId: null, eventName: null, field: null, why: `No query "${missing}" exists in project "${PROJECT}"; reload the list and select again.` }] });
     const page = (await get('?status=closed&sort=recordId&order=asc')).json() as contract.DataQueryPage;
     expect(page.queries.map((q) => q.id)).toEqual([ids[0], ids[1]]);
     expect(page).toMatchObject({ total: 2, counts: { open: COUNT - 2, closed: 2 } });
