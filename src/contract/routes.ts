@@ -84,7 +84,7 @@ import {
   TrialProjectList,
   TrialRecordView,
 } from './trial-data.js';
-import { QcRunList, QcRunProgress, QcSkillList, ReviewTaskRunRequest, StartQcRunRequest, TaskRun, TaskRunFilter, TaskRunList } from './trial-qc.js';
+import { QcRunList, QcRunProgress, QcSkillList, ReviewDecisionsRequest, ReviewDecisionsResponse, ReviewTaskRunRequest, StartQcRunRequest, TaskRun, TaskRunFilter, TaskRunList } from './trial-qc.js';
 import { BulkCloseQueriesRequest, BulkCloseQueriesResponse, DataQuery, DataQueryListQuery, DataQueryPage, ReportQuery, TransitionQueryParams, TransitionQueryRequest } from './trial-queries.js';
 import { SampleSizeRequest, SampleSizeResponse } from './tools.js';
 import { ActivateSkillRequest, ActivateSkillResult, SavedSkillDraft, SaveSkillRequest, SkillDetail, SkillValidation, SkillVersionList, SkillVersionView, ValidateSkillRequest } from './trial-skills.js';
@@ -205,6 +205,7 @@ export const routes = {
   'POST /api/iit/projects/:projectId/skills/import-redcap-rules': { params: projectParams, body: ImportRedcapRulesRequest, response: { 200: ImportRedcapRulesResult, ...errorResponses, 422: ApiErrorBody } },
   'POST /api/iit/projects/:projectId/skills/impact': { params: projectParams, body: SkillImpactRequest, response: { 200: SkillImpact, ...errorResponses, 422: ApiErrorBody } },
   'POST /api/iit/task-runs/:id/review': { params: uuidParams('id'), body: ReviewTaskRunRequest, response: { 200: TaskRun, ...errorResponses } },
+  'POST /api/iit/projects/:projectId/reviews': { params: projectParams, body: ReviewDecisionsRequest, response: { 200: ReviewDecisionsResponse, ...errorResponses } },
 
   'GET /api/iit/projects/:projectId/queries': { params: projectParams, querystring: DataQueryListQuery, response: { 200: DataQueryPage, ...errorResponses } },
   'POST /api/iit/projects/:projectId/queries/bulk-close': { params: projectParams, body: BulkCloseQueriesRequest, response: { 200: BulkCloseQueriesResponse, ...errorResponses } },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { IdText, Uuid } from './common.js';
+import { IdText, MAX_OFFSET, Uuid } from './common.js';
+import { DataQuery } from './trial-queries.js';
 
 /** A QC skill (SOP flowchart) with its schedule. */
 export const QcSkill = z.object({
@@ -105,13 +106,60 @@ export const TaskRun = z.object({
   reviewDescription: z.string().nullable().optional().describe('for a suspended run, what the reviewer is asked to check'),
   reviewRequest: ReviewRequest.nullable().describe('why the run waits for a person (a review node, or a soft rule the model could not judge, with the technical reason)'),
   recoveredAt: z.string().nullable().describe('set while the run is picked up again after its worker stopped'),
+  findings: z.array(DataQuery).optional().describe('in a list: the queries the run holds back for its review (decided per finding) and those it saw fire that are already at the site'),
 });
 export type TaskRun = z.infer<typeof TaskRun>;
-export const TaskRunList = z.object({ taskRuns: z.array(TaskRun) });
+
+export const TASK_RUN_PAGE_SIZE_MAX = 500;
+
+/** One page of task runs: the review queue reads oldest first, other lists newest first. */
+export const TaskRunList = z.object({
+  taskRuns: z.array(TaskRun),
+  total: z.int().describe('matching runs over all pages'),
+  page: z.int(),
+  pageSize: z.int(),
+});
+export type TaskRunList = z.infer<typeof TaskRunList>;
 
 /** GET /api/iit/projects/:projectId/task-runs; status=SUSPENDED is the review queue. */
-export const TaskRunFilter = z.strictObject({ status: TaskRunStatus.optional(), qcRunId: Uuid.optional() });
+export const TaskRunFilter = z.strictObject({
+  status: TaskRunStatus.optional(),
+  qcRunId: Uuid.optional(),
+  page: z.int().min(1).max(Math.floor(MAX_OFFSET / TASK_RUN_PAGE_SIZE_MAX)).optional().describe('1-based; default 1'),
+  pageSize: z.int().min(1).max(TASK_RUN_PAGE_SIZE_MAX).optional().describe('default 50'),
+});
 export type TaskRunFilter = z.infer<typeof TaskRunFilter>;
+
+/**
+ * POST /api/iit/projects/:projectId/reviews: one decision with one comment over a selection of the review queue,
+ * whole runs or single findings of a run.
+ */
+export const ReviewDecisionsRequest = z.strictObject({
+  decision: ReviewDecision,
+  comment: z.string().max(5000).optional(),
+  items: z
+    .array(z.strictObject({
+      taskRunId: Uuid,
+      dataHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be the 64-hex dataHash of the run as shown').optional().describe('the run\'s reviewRequest.dataHash as shown: a run checked again since then is refused'),
+      queryIds: z.array(Uuid).min(1).max(200).optional().describe('the findings (held queries) decided; omitted: the whole run'),
+    }))
+    .min(1)
+    .max(1000),
+});
+export type ReviewDecisionsRequest = z.infer<typeof ReviewDecisionsRequest>;
+
+export const ReviewOutcome = z.object({
+  taskRunId: z.string(),
+  status: z.enum(['decided', 'partly_decided', 'refused']).describe('partly_decided: other findings of the run still wait; refused: nothing applied to this run'),
+  settled: z.int().optional().describe('findings sent to the site or withdrawn by this decision'),
+  code: z.string().optional(),
+  reason: z.string().optional().describe('review_data_changed: the record changed since it was shown; already_decided: someone decided first'),
+  message: z.string().optional(),
+  dataHash: z.string().optional().describe('for a run still waiting: the dataHash of what it shows now'),
+});
+export type ReviewOutcome = z.infer<typeof ReviewOutcome>;
+export const ReviewDecisionsResponse = z.object({ decided: z.int(), results: z.array(ReviewOutcome) });
+export type ReviewDecisionsResponse = z.infer<typeof ReviewDecisionsResponse>;
 
 /** POST /api/iit/task-runs/:id/review */
 export const ReviewTaskRunRequest = z.strictObject({

@@ -13,7 +13,9 @@ import type { ToolRegistry } from '../core/tools/registry.js';
 import type { TraceStore } from '../core/trace/store.js';
 import { skillAppliesTo, type SkillCatalog } from './sop/skill-catalog.js';
 import { activeSkillSummaries, listSkillSummaries } from './skills/list-skills.js';
-import { getQcProgress, listQcRuns, listTaskRuns, startQcRun } from './qc/qc-runs.js';
+import { getQcProgress, listQcRuns, listTaskRuns, pageTaskRuns, startQcRun, type TaskRunPageRequest } from './qc/qc-runs.js';
+import { decideReviews, type ReviewSelection } from './qc/review-decisions.js';
+import { runFindings } from './qc/run-findings.js';
 import { newWorkerId, reviewTaskRun } from './qc/workers.js';
 import { DECIDING_MOVES, listQueries, transitionQuery, transitionsFor } from './queries.js';
 import { pageQueries, type QueryPageRequest } from './queries/query-page.js';
@@ -278,6 +280,18 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
     taskRuns: async (actor: User, projectId: string, filter: { qcRunId?: string; statuses?: string[] } = {}) => {
       await assertMember(projectId, actor);
       return (await listTaskRuns(ctx.db, { projectId, ...filter })).map(withReviewDescription);
+    },
+    /** One page of task runs with the total; each run carries its findings as `actor` may see them (one request per page of the review queue). */
+    taskRunPage: async (actor: User, request: TaskRunPageRequest) => {
+      await assertMember(request.projectId, actor);
+      const page = await pageTaskRuns(ctx.db, request);
+      const [findings, mask] = await Promise.all([runFindings(ctx.db, request.projectId, page.taskRuns.map((run) => run.id)), identifierMask(ctx.db, request.projectId, actor)]);
+      return { ...page, taskRuns: page.taskRuns.map((run) => ({ ...withReviewDescription(run), findings: (findings.get(run.id) ?? []).map(mask.query) })) };
+    },
+    /** One decision and comment over a selection of the review queue: whole runs or single findings (qc/review-decisions.ts). */
+    decideReviews: async (actor: User, projectId: string, decision: 'approve' | 'reject', comment: string, items: ReviewSelection[]) => {
+      await assertWriter(projectId, actor);
+      return decideReviews({ db: ctx.db, jobs: jobs() }, { projectId, actor: actor.name, decision, comment, items });
     },
     /** `shownDataHash`: the run's reviewRequest.dataHash as the reviewer saw it (the console sends it). */
     review: async (actor: User, taskRunId: string, decision: 'approve' | 'reject', comment?: string, shownDataHash?: string) => {

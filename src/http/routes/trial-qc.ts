@@ -28,12 +28,23 @@ export const trialQcRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, { 
     schema: { tags: ['trial QC'], summary: 'Progress of one QC run (done / total / failed)', ...routeSchema('GET /api/iit/qc-runs/:id') },
   }, async (request) => qc.qcRun(requireUser(request), request.params.id));
 
-  app.get<{ Params: { projectId: string }; Querystring: { status?: string; qcRunId?: string } }>('/api/iit/projects/:projectId/task-runs', {
+  app.get<{ Params: { projectId: string }; Querystring: { status?: string; qcRunId?: string; page?: number; pageSize?: number } }>('/api/iit/projects/:projectId/task-runs', {
     schema: {
-      tags: ['trial QC'], summary: 'Task runs of a project; status=SUSPENDED is the review queue',
+      tags: ['trial QC'], summary: 'One page of a project\'s task runs with the total, each with its findings; status=SUSPENDED is the review queue (oldest first)',
       ...routeSchema('GET /api/iit/projects/:projectId/task-runs'),
     },
-  }, async (request) => ({ taskRuns: await qc.taskRuns(requireUser(request), request.params.projectId, { qcRunId: request.query.qcRunId, statuses: request.query.status ? [request.query.status] : undefined }) }));
+  }, async (request) => {
+    const { status, qcRunId, page, pageSize } = request.query;
+    return qc.taskRunPage(requireUser(request), { projectId: request.params.projectId, qcRunId, statuses: status ? [status] : undefined, page, pageSize });
+  });
+
+  app.post<{ Params: { projectId: string }; Body: { decision: 'approve' | 'reject'; comment?: string; items: Array<{ taskRunId: string; dataHash?: string; queryIds?: string[] }> } }>('/api/iit/projects/:projectId/reviews', {
+    config: { access: 'write' },
+    schema: {
+      tags: ['trial QC'], summary: 'Approve or reject a selection of the review queue with one comment: whole runs, or single findings of a run; each run is decided on its own and reported',
+      ...routeSchema('POST /api/iit/projects/:projectId/reviews'),
+    },
+  }, async (request) => qc.decideReviews(requireUser(request), request.params.projectId, request.body.decision, request.body.comment ?? '', request.body.items));
 
   app.get<{ Params: { id: string } }>('/api/iit/task-runs/:id', {
     schema: { tags: ['trial QC'], summary: 'One task run with every step it took', ...routeSchema('GET /api/iit/task-runs/:id') },

@@ -169,6 +169,41 @@ export async function listQcRuns(db: Db, projectId: string, limit = 50): Promise
   return out;
 }
 
+export const TASK_RUN_PAGE_SIZE = 50;
+export const TASK_RUN_PAGE_SIZE_MAX = 500;
+
+export interface TaskRunPageRequest {
+  projectId: string;
+  qcRunId?: string;
+  statuses?: string[];
+  /** 1-based; default 1. */
+  page?: number;
+  /** Default TASK_RUN_PAGE_SIZE. */
+  pageSize?: number;
+}
+
+/**
+ * One page of a project's task runs with the total, as the query list is paged (queries/query-page.ts): any run of
+ * any size of queue is reachable, none is cut off silently. The review queue (SUSPENDED) reads oldest first, so no
+ * record waits behind newer ones; other lists newest first. The id breaks ties, so every run is on exactly one page.
+ */
+export async function pageTaskRuns(db: Db, request: TaskRunPageRequest): Promise<{ taskRuns: Array<typeof taskRuns.$inferSelect>; total: number; page: number; pageSize: number }> {
+  const { page = 1, pageSize = TASK_RUN_PAGE_SIZE } = request;
+  for (const [name, value, max] of [['page', page, Number.MAX_SAFE_INTEGER], ['pageSize', pageSize, TASK_RUN_PAGE_SIZE_MAX]] as const) {
+    if (!Number.isInteger(value) || value < 1 || value > max) throw new ClinAgentError('VALIDATION_FAILED', `${name} must be a whole number from 1 to ${max}; got ${value}.`, { field: name });
+  }
+  // A malformed run id matches no run; compared with the uuid column it would make PostgreSQL throw.
+  if (request.qcRunId !== undefined && !isUuid(request.qcRunId)) return { taskRuns: [], total: 0, page, pageSize };
+  const where = and(eq(taskRuns.projectId, request.projectId), request.qcRunId ? eq(taskRuns.qcRunId, request.qcRunId) : undefined, request.statuses?.length ? inArray(taskRuns.status, request.statuses as never[]) : undefined);
+  const isQueue = request.statuses?.length === 1 && request.statuses[0] === 'SUSPENDED';
+  const direction = isQueue ? asc : desc;
+  const [rows, [counted]] = await Promise.all([
+    db.select().from(taskRuns).where(where).orderBy(direction(taskRuns.updatedAt), direction(taskRuns.id)).limit(pageSize).offset((page - 1) * pageSize),
+    db.select({ n: sql<number>`count(*)::int` }).from(taskRuns).where(where),
+  ]);
+  return { taskRuns: rows, total: Number(counted?.n ?? 0), page, pageSize };
+}
+
 export async function listTaskRuns(db: Db, filter: { projectId: string; qcRunId?: string; statuses?: string[]; limit?: number }) {
   // A malformed run id matches no run; compared with the uuid column it would make PostgreSQL throw.
   if (filter.qcRunId !== undefined && !isUuid(filter.qcRunId)) return [];
