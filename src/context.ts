@@ -100,7 +100,7 @@ export async function createContext(config: Config, options: CreateContextOption
   tools.register(assessRiskTool());
   tools.register(searchMedicationTool());
   // Scenarios are validated before the database opens: a typo should fail fast, not after migrations.
-  const scenarios = createScenarioCatalog(loadScenarios(config.scenariosDir, { difyAllowHttp: config.dify.allowHttp }), tools);
+  const scenarios = createScenarioCatalog(loadScenarios(config.scenariosDir, { difyAllowHttp: config.dify.allowHttp, difyAllowedHosts: config.dify.allowedHosts }), tools);
   // Staged agents' configurations are checked like definitions: every problem named with its stage and field.
   const validators = { ...PROTOCOL_VALIDATORS };
   const validateConfig = (raw: unknown, source: string) => validateStagedConfig(raw, { toolNames: new Set(tools.list().map((t) => t.name)), validators: new Set(Object.keys(validators)), source });
@@ -163,7 +163,7 @@ export async function createContext(config: Config, options: CreateContextOption
       secrets,
       scenarios,
       agents,
-      engines: createEngines({ dify: { secrets } }),
+      engines: createEngines({ dify: { secrets, allowedHosts: config.dify.allowedHosts } }),
       agentRuns,
       agentConfigs,
       stagedAgents,

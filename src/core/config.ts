@@ -72,6 +72,10 @@ const envSchema = z.object({
   DIFY_ALLOW_HTTP: optionalString.transform((value) => value ?? 'false').pipe(
     z.enum(['true', 'false'], { message: 'must be true or false; true lets Dify base URLs use plain http on any host (the app key then travels unencrypted)' }),
   ),
+  // The hosts a Dify base URL may name although they are loopback, private or link-local: the administrator's say alone.
+  DIFY_ALLOWED_HOSTS: optionalString
+    .transform((value) => (value ?? '').split(',').map((host) => host.trim().toLowerCase().replace(/^\[|\]$/g, '')).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[a-z0-9._:-]+$/, { message: 'must be host names or IP addresses separated by commas, without scheme, port or path, e.g. "127.0.0.1,dify.lab.example.org"' }))),
   UPLOAD_MAX_BYTES: positiveInt(50 * 1024 * 1024, '52428800').refine((n) => n >= 1024, { message: 'must be at least 1024 (bytes per uploaded file)' }),
   UPLOAD_MAX_TOTAL_BYTES: optionalString.refine((value) => value === undefined || /^\d+$/.test(value), { message: 'must be a whole number of bytes, e.g. 104857600' }),
   QC_CONCURRENCY: positiveInt(4, '4').refine((n) => n >= 1 && n <= 64, { message: 'must be between 1 and 64' }),
@@ -161,7 +165,8 @@ export interface Config {
    */
   redcap: { allowHttp: boolean };
   /** Dify apps named by scenarios (engine.type dify): their base URLs must be https unless loopback or allowHttp. */
-  dify: { allowHttp: boolean };
+  /** allowedHosts (DIFY_ALLOWED_HOSTS): hosts a Dify base URL may name although they are not public addresses. */
+  dify: { allowHttp: boolean; allowedHosts: string[] };
   /**
    * The audit chain's key (docs/audit-trail.md): AUDIT_KEY itself, or the file keyFile holds it in. createKeyFile is
    * true for the default file (beside the data folder; on PostgreSQL without DATA_DIR, one per database in the user's
@@ -261,7 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     memory: { hotMaxTokens: e.MEMORY_HOT_MAX_TOKENS, historyWeeks: e.MEMORY_HISTORY_WEEKS, distillCron: e.MEMORY_DISTILL_CRON, weeklyCron: e.MEMORY_WEEKLY_CRON },
     // REDCap credentials are per project (PUT /api/iit/projects/:id/redcap, admin), never one server-wide token.
     redcap: { allowHttp: e.REDCAP_ALLOW_HTTP === 'true' },
-    dify: { allowHttp: e.DIFY_ALLOW_HTTP === 'true' },
+    dify: { allowHttp: e.DIFY_ALLOW_HTTP === 'true', allowedHosts: e.DIFY_ALLOWED_HOSTS },
     // Beside the data folder, not in it: a copy of the folder (a backup, a support bundle) must not carry the key.
     // On PostgreSQL without DATA_DIR, in the user's configuration folder, never the working folder.
     audit: { key: e.AUDIT_KEY, ...auditKeyFile, createKeyFile: e.AUDIT_KEY_FILE === undefined, anchorCron: e.AUDIT_ANCHOR_CRON },

@@ -102,7 +102,7 @@ describe('scenario loading', () => {
     expect(scenario).toMatchObject({ id: 'my-dify-app', instructions: '', tools: [], rag: { enabled: false }, documents: [] });
     expect(scenario.engine).toEqual({ type: 'dify', baseUrl: 'https://dify.example.org/v1', apiKeyEnv: 'DIFY_MY_APP_KEY', appMode: 'agent' });
     const chat = folder({ 'c.yaml': 'id: c\nname: C\nengine: { type: dify, base_url: "http://127.0.0.1:5001/v1", api_key_env: DIFY_C }\n' });
-    expect(loadScenario(path.join(chat, 'c.yaml')).engine).toMatchObject({ appMode: 'chat', baseUrl: 'http://127.0.0.1:5001/v1' });
+    expect(loadScenario(path.join(chat, 'c.yaml'), { difyAllowedHosts: ['127.0.0.1'] }).engine).toMatchObject({ appMode: 'chat', baseUrl: 'http://127.0.0.1:5001/v1' });
   });
 
   it('refuses our prompt, tools, RAG and output type on a Dify scenario, saying the app has its own', () => {
@@ -128,14 +128,43 @@ describe('scenario loading', () => {
 
   it('sends the key over https only, unless the host is loopback or the server allows http', () => {
     const dir = folder({
-      'h.yaml': 'id: h\nname: H\nengine: { type: dify, base_url: "http://dify.lab.internal/v1", api_key_env: DIFY_H }\n',
+      'h.yaml': 'id: h\nname: H\nengine: { type: dify, base_url: "http://dify.lab.example.org/v1", api_key_env: DIFY_H }\n',
       'f.yaml': 'id: f\nname: F\nengine: { type: dify, base_url: "ftp://dify.example.org/v1", api_key_env: DIFY_F }\n',
       'u.yaml': 'id: u\nname: U\nengine: { type: dify, base_url: "https://me:pw@dify.example.org/v1", api_key_env: DIFY_U }\n',
     });
     expect(errorOf(() => loadScenario(path.join(dir, 'h.yaml'))).message).toMatch(/^- engine\.base_url: must be https.*DIFY_ALLOW_HTTP=true/m);
-    expect(loadScenario(path.join(dir, 'h.yaml'), { difyAllowHttp: true }).engine).toMatchObject({ baseUrl: 'http://dify.lab.internal/v1' });
+    expect(loadScenario(path.join(dir, 'h.yaml'), { difyAllowHttp: true }).engine).toMatchObject({ baseUrl: 'http://dify.lab.example.org/v1' });
     expect(errorOf(() => loadScenario(path.join(dir, 'f.yaml'), { difyAllowHttp: true })).message).toMatch(/^- engine\.base_url: must be an https URL, got ftp:/m);
     expect(errorOf(() => loadScenario(path.join(dir, 'u.yaml'))).message).toMatch(/^- engine\.base_url: must not carry a user name or password/m);
+  });
+
+  it('refuses a base URL on a link-local, loopback or private host unless DIFY_ALLOWED_HOSTS names it (issue 32)', () => {
+    const hosts: Record<string, RegExp> = {
+      'https://169.254.169.254/v1': /169\.254\.169\.254, a link-local address .*DIFY_ALLOWED_HOSTS/,
+      'https://[::ffff:169.254.169.254]/v1': /link-local address/,
+      'https://10.0.0.5/v1': /a private address/,
+      'https://192.168.1.20/v1': /a private address/,
+      'https://[fd00::5]/v1': /a private \(unique local\) address/,
+      'http://127.0.0.1:5001/v1': /a loopback address/,
+      // Numeric forms a URL parser turns into 127.0.0.1.
+      'https://2130706433/v1': /a loopback address/,
+      'https://0x7f000001/v1': /a loopback address/,
+      'https://localhost/v1': /this machine \(localhost\)/,
+      'https://metadata.google.internal/v1': /a local-network name/,
+    };
+    const files = Object.fromEntries(Object.keys(hosts).map((url, i) => [`s${i}.yaml`, `id: s${i}\nname: S\nengine: { type: dify, base_url: "${url}", api_key_env: DIFY_S }\n`]));
+    const dir = folder(files);
+    Object.entries(hosts).forEach(([url, why], i) => {
+      expect(errorOf(() => loadScenario(path.join(dir, `s${i}.yaml`))).message).toMatch(new RegExp(`^- engine\\.base_url: names .*${why.source}`, 'm'));
+    });
+    // Named by the administrator, a host on the lab network or this machine is used as written.
+    expect(loadScenario(path.join(dir, 's2.yaml'), { difyAllowedHosts: ['10.0.0.5'] }).engine).toMatchObject({ baseUrl: 'https://10.0.0.5/v1' });
+    expect(loadScenario(path.join(dir, 's4.yaml'), { difyAllowedHosts: ['fd00::5'] }).engine).toMatchObject({ baseUrl: 'https://[fd00::5]/v1' });
+    expect(loadScenario(path.join(dir, 's5.yaml'), { difyAllowedHosts: ['127.0.0.1'] }).engine).toMatchObject({ baseUrl: 'http://127.0.0.1:5001/v1' });
+    // Naming one host allows that host only.
+    expect(errorOf(() => loadScenario(path.join(dir, 's0.yaml'), { difyAllowedHosts: ['10.0.0.5'] })).message).toMatch(/link-local/);
+    // A public host needs no allowance.
+    expect(loadScenario(path.join(folder({ 'p.yaml': 'id: p\nname: P\nengine: { type: dify, base_url: "https://93.184.215.14/v1", api_key_env: DIFY_P }\n' }), 'p.yaml')).engine).toMatchObject({ baseUrl: 'https://93.184.215.14/v1' });
   });
 
   it('keeps Dify settings off built-in scenarios and still requires their prompt', () => {

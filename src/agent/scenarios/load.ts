@@ -25,6 +25,8 @@ export interface Scenario extends AgentDefinition<string> {
 export interface ScenarioPolicy {
   /** DIFY_ALLOW_HTTP=true: a Dify base URL may be plain http on any host (loopback always may). */
   difyAllowHttp?: boolean;
+  /** DIFY_ALLOWED_HOSTS: host names a Dify base URL may name although they are loopback, private or link-local. */
+  difyAllowedHosts?: ReadonlyArray<string>;
 }
 
 export const SCENARIO_KIND: DefinitionKind = {

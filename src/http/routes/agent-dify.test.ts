@@ -51,9 +51,10 @@ describe.each(testEngines())('scenarios on a Dify app (%s)', (engine) => {
     writeFileSync(path.join(dir, 'unset.yaml'), scenario('dify-unset', 'chat', 'DIFY_NOBODY_SET_THIS'));
     writeFileSync(path.join(dir, 'builtin.yaml'), 'id: plain\nname: Plain\nsystem_prompt: Be brief.\n');
     const sink = new Writable({ write(chunk, _encoding, done) { logLines.push(String(chunk)); done(); } });
-    const base = await buildTestContext({ engine, env: { SCENARIOS_DIR: dir }, logger: createLogger('debug', sink) });
+    // The stand-in Dify listens on loopback, which a Dify base URL may name only when the administrator allows it.
+    const base = await buildTestContext({ engine, env: { SCENARIOS_DIR: dir, DIFY_ALLOWED_HOSTS: '127.0.0.1' }, logger: createLogger('debug', sink) });
     // The key comes from the server's environment; retries wait 1 ms here so the 429 cases stay fast.
-    ctx = { ...base, engines: createEngines({ dify: { env: { DIFY_TEST_APP_KEY: APP_KEY }, secrets: base.secrets, retryDelaysMs: [1, 1] } }) };
+    ctx = { ...base, engines: createEngines({ dify: { env: { DIFY_TEST_APP_KEY: APP_KEY }, secrets: base.secrets, retryDelaysMs: [1, 1], allowedHosts: base.config.dify.allowedHosts } }) };
     app = await buildServer(ctx, { serveConsole: false });
     url = await app.listen({ port: 0, host: '127.0.0.1' });
     const created = await ctx.users.create({ name: 'coordinator', role: 'coordinator' });

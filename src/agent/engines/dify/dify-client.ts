@@ -42,7 +42,10 @@ export function createDifyClient(options: DifyClientOptions) {
     } catch (error) {
       if (signal?.aborted) throw cancelled();
       // fetch's own message names the host at most ("fetch failed", ECONNREFUSED), never a header.
-      throw new ClinAgentError('UPSTREAM_FAILED', `The Dify app of scenario ${options.scenarioId} could not be reached at ${options.baseUrl}: ${errorMessage(error)}. Check engine.base_url and that the Dify server is up.`, {});
+      // fetch says "fetch failed"; why (refused connection, a host resolving to a non-public address) is its cause.
+      const cause = (error as { cause?: unknown }).cause;
+      const why = cause ? `${errorMessage(error)}: ${errorMessage(cause)}` : errorMessage(error);
+      throw new ClinAgentError('UPSTREAM_FAILED', `The Dify app of scenario ${options.scenarioId} could not be reached at ${options.baseUrl}: ${why}. Check engine.base_url and that the Dify server is up.`, {});
     }
   }
 

@@ -6,6 +6,7 @@ import type { Scenario } from '../../scenarios/load.js';
 import type { AgentEngine, EngineRunOptions } from '../engine.js';
 import type { DifyAnswer } from './dify-answer.js';
 import { createDifyClient, type DifyClient } from './dify-client.js';
+import { createDifyFetch } from './dify-fetch.js';
 import { difyError } from './dify-errors.js';
 import { readDifyKey } from './dify-key.js';
 import { streamDifyAnswer } from './stream-dify-answer.js';
@@ -17,7 +18,10 @@ export interface DifyEngineOptions {
   secrets?: Pick<SecretRegistry, 'add'>;
   /** Waits before each retry of Dify's `too_many_requests`; three tries in all by default. */
   retryDelaysMs?: readonly number[];
+  /** Replaces the connect-time address check (createDifyFetch) with this fetch: tests only. */
   fetch?: typeof fetch;
+  /** DIFY_ALLOWED_HOSTS: hosts whose non-public addresses the connection may reach; every other host must resolve to public ones. */
+  allowedHosts?: ReadonlyArray<string>;
   /** Longest silence of a stream before it is given up; Dify pings every 10 s, so a minute means it is gone. */
   idleTimeoutMs?: number;
 }
@@ -36,12 +40,13 @@ export function createDifyEngine(options: DifyEngineOptions = {}): AgentEngine {
   const env = options.env ?? process.env;
   const retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const fetchFn = options.fetch ?? createDifyFetch(options.allowedHosts ?? []);
 
   function clientFor(scenario: Scenario): DifyClient {
     if (scenario.engine.type !== 'dify') throw new ClinAgentError('INTERNAL', `Scenario ${scenario.id} does not run on Dify.`);
     const apiKey = readDifyKey(scenario, env);
     options.secrets?.add(apiKey);
-    return createDifyClient({ scenarioId: scenario.id, baseUrl: scenario.engine.baseUrl, apiKey, retryDelaysMs, fetch: options.fetch });
+    return createDifyClient({ scenarioId: scenario.id, baseUrl: scenario.engine.baseUrl, apiKey, retryDelaysMs, fetch: fetchFn });
   }
 
   return {
