@@ -1,6 +1,6 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole, launchBrowser, signIn, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
+import { buildConsole, launchBrowser, signIn, snap, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
 import { startHarness, stopHarness, type Harness } from './harness.js';
 
 /**
@@ -172,6 +172,7 @@ describe('the skill editor', () => {
         const row = await middleOf(marked);
         expect(Math.abs((await middleOf(number)) - row)).toBeLessThan(2);
         expect(Math.abs((await middleOf(marker)) - row)).toBeLessThan(2);
+        await snap(page, 'en-skill-editor-line-38');
 
         // Back to the top, then the problem's line button brings line 38 back into view.
         await scroller.evaluate((element) => (element.scrollTop = 0));

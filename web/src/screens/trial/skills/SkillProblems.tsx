@@ -27,7 +27,8 @@ export function SkillProblems({ validation, text, onSuggestion, onGoToLine }: Sk
                   {t('skillEditor.line', { line })}
                 </button>
               ) : null}{' '}
-              <code>{problem.path}</code> {problem.message}{' '}
+              {/* A YAML error's path is its line and column, which the message and the line button already say. */}
+              {problem.path.startsWith('line ') ? null : <code>{problem.path}</code>} {problem.message}{' '}
               {problem.suggestion && problem.word && onSuggestion ? (
                 <button type="button" className="button button-small" data-testid="skill-suggestion" onClick={() => onSuggestion(problem.word!, problem.suggestion!)}>
                   {t('skillEditor.suggestion', { suggestion: problem.suggestion })}
