@@ -3,6 +3,7 @@ import type { Db } from '../../core/db/connect.js';
 import { auditLog } from '../../core/db/schema/audit.js';
 import { pendingActions, trialRecords } from '../../core/db/schema/trial.js';
 import { shownStatusSql, type QueryStatus } from '../queries.js';
+import { naturalRecordOrder } from '../store/record-order.js';
 
 /** Audit actions an import or a REDCap sync writes when it changes something (trial/store). */
 const IMPORT_ACTIONS = ['record.create', 'record.update', 'dictionary.replace', 'events.replace', 'arms.replace'] as const;
@@ -38,7 +39,7 @@ export async function selectRecordIds(db: Db, projectId: string, limit: number):
     .from(trialRecords)
     .where(eq(trialRecords.projectId, projectId))
     .groupBy(trialRecords.recordId)
-    .orderBy(sql`lpad(${trialRecords.recordId}, 64, '0') COLLATE "C"`, sql`${trialRecords.recordId} COLLATE "C"`)
+    .orderBy(...naturalRecordOrder(trialRecords.recordId))
     .limit(limit);
   return rows.map((row) => row.recordId);
 }

@@ -2,7 +2,7 @@ import { asc, count, desc, sql, type AnyColumn, type SQL, type SQLWrapper } from
 import type { Db } from '../../core/db/connect.js';
 import { pendingActions } from '../../core/db/schema/trial.js';
 import { ClinAgentError } from '../../core/errors.js';
-import { naturalRecordOrder } from './record-order.js';
+import { naturalRecordOrder } from '../store/record-order.js';
 import { queryConditions, shownStatusSql, TRANSITIONS, withTransitions, type DataQuery, type QueryFilter, type QueryStatus } from '../queries.js';
 
 export const QUERY_SORT_COLUMNS = ['createdAt', 'updatedAt', 'status', 'recordId', 'eventName', 'field', 'ruleId', 'site', 'severity'] as const;

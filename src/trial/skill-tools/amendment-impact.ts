@@ -72,7 +72,8 @@ export async function amendmentImpact(db: Db, input: { projectId: string; curren
 
   const rerun = new Set(affected.keys());
   for (const { recordIds } of queried.values()) for (const recordId of recordIds) rerun.add(recordId);
-  const rerunIds = [...rerun].sort();
+  // Natural order, as the record list shows them (2 before 10).
+  const rerunIds = [...rerun].sort(new Intl.Collator('en', { numeric: true }).compare);
   return {
     skillId: proposed.id,
     isNewSkill: current === undefined,

@@ -1,4 +1,5 @@
 import { and, asc, countDistinct, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { naturalRecordOrder } from './record-order.js';
 import type { Db } from '../../core/db/connect.js';
 import { trialEvents, trialRecords } from '../../core/db/schema/trial.js';
 import { ClinAgentError } from '../../core/errors.js';
@@ -35,7 +36,7 @@ export async function listRecords(db: Db, projectId: string, page: RecordPage = 
     .from(trialRecords)
     .leftJoin(trialEvents, and(eq(trialEvents.projectId, trialRecords.projectId), eq(trialEvents.eventName, trialRecords.eventName)))
     .where(whereFilter(projectId, page))
-    .orderBy(sql`lpad(${trialRecords.recordId}, 64, '0') COLLATE "C"`, sql`${trialRecords.recordId} COLLATE "C"`, asc(trialEvents.ordinal), sql`${trialRecords.eventName} COLLATE "C"`)
+    .orderBy(...naturalRecordOrder(trialRecords.recordId), asc(trialEvents.ordinal), sql`${trialRecords.eventName} COLLATE "C"`)
     .$dynamic();
   if (page.limit !== undefined) query = query.limit(page.limit);
   if (page.offset !== undefined) query = query.offset(page.offset);
