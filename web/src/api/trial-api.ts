@@ -16,7 +16,10 @@ import type {
   QueryTransition,
   RecordEvent,
   ReviewDecision,
+  ReviewDecisionsRequest,
+  ReviewDecisionsResponse,
   TaskRun,
+  TaskRunPage,
   TaskRunStatus,
   TrialProject,
   TrialRecordView,
@@ -67,8 +70,11 @@ export function createTrialApi(http: HttpClient) {
     listQcRuns: async (projectId: string) => (await http.get<{ qcRuns: QcRunProgress[] }>(`${project(projectId)}/qc-runs`)).qcRuns,
     getQcRun: (qcRunId: string) => http.get<QcRunProgress>(`/api/iit/qc-runs/${segment(qcRunId)}`),
 
-    listTaskRuns: async (projectId: string, filter: { status?: TaskRunStatus; qcRunId?: string } = {}) =>
-      (await http.get<{ taskRuns: TaskRun[] }>(`${project(projectId)}/task-runs${queryString(filter)}`)).taskRuns,
+    /** One page of task runs with the total, each with its findings (the review queue: status SUSPENDED, oldest first). */
+    pageTaskRuns: (projectId: string, filter: { status?: TaskRunStatus; qcRunId?: string } = {}, paging: { page?: number; pageSize?: number } = {}) =>
+      http.get<TaskRunPage>(`${project(projectId)}/task-runs${queryString({ ...filter, ...stringValues(paging) })}`),
+    /** One decision and comment over a selection of the review queue: whole runs, or single findings of a run. */
+    decideReviews: (projectId: string, body: ReviewDecisionsRequest) => http.post<ReviewDecisionsResponse>(`${project(projectId)}/reviews`, body),
     getTaskRun: (taskRunId: string) => http.get<TaskRun>(`/api/iit/task-runs/${segment(taskRunId)}`),
     /** `dataHash`: the run's reviewRequest.dataHash as shown, so a run checked again since then refuses the decision. */
     reviewTaskRun: (taskRunId: string, decision: ReviewDecision, comment: string, dataHash?: string) =>

@@ -31,6 +31,9 @@ export type {
   RecordValue,
   ReportCount,
   ReviewDecision,
+  ReviewDecisionsRequest,
+  ReviewDecisionsResponse,
+  ReviewOutcome,
   ReviewRequest,
   TaskRun,
   TaskRunReview,
@@ -44,6 +47,8 @@ export type {
 
 /** The query list's filters the console offers; paging and sorting are separate (QueryPageRequest). */
 export type QueryFilters = DataQueryFilter;
+/** One page of task runs (GET .../task-runs). */
+export type { TaskRunList as TaskRunPage } from '../../../src/contract/index.js';
 export type QueryPageRequest = Omit<DataQueryListQuery, keyof DataQueryFilter>;
 
 export interface DownloadedFile {

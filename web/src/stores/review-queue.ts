@@ -1,27 +1,41 @@
 import { create } from 'zustand';
-import { api, ApiError, type DataQuery, type ReviewDecision, type TaskRun } from '../api';
+import { api, ApiError, type ReviewDecision, type ReviewOutcome, type TaskRun } from '../api';
 
-export type RunQueries = { status: 'loading' } | { status: 'loaded'; queries: DataQuery[] } | { status: 'error'; error: unknown };
+export const REVIEW_PAGE_SIZE = 50;
 
 export type ReviewState =
   | { status: 'saving'; decision: ReviewDecision }
-  | { status: 'decided'; decision: ReviewDecision; run: TaskRun }
+  | { status: 'decided'; decision: ReviewDecision }
   | { status: 'error'; error: unknown };
+
+/** What a selection holds: a whole run (its every finding), or single findings of a run. */
+export type Selection = Record<string, { whole: boolean; queryIds: string[] }>;
 
 interface ReviewQueueState {
   projectId: string | null;
-  /** Runs suspended at a human_review node when last loaded; decided ones stay until the next load. */
+  /** One page of runs waiting at a review, oldest first, each with its findings (one request per page). */
   runs: TaskRun[];
+  total: number;
+  page: number;
   hasLoaded: boolean;
   isLoading: boolean;
   error: unknown;
-  queriesByRun: Record<string, RunQueries>;
+  /** Per run: a decision in flight, made, or refused. */
   reviews: Record<string, ReviewState>;
-  /** Another reviewer decided first (409 CONFLICT_STATE); the server's message is shown above the refreshed queue. */
+  /** Per finding (query id): the decision made on it from this page. */
+  findingDecisions: Record<string, ReviewDecision>;
+  selection: Selection;
+  /** A decision the server refused because someone decided first or the data changed; shown above the refreshed queue. */
   conflict: ApiError | null;
-  load(projectId: string): Promise<void>;
-  loadQueries(projectId: string, taskRunId: string): Promise<void>;
-  decide(projectId: string, taskRunId: string, decision: ReviewDecision, comment: string): Promise<void>;
+  load(projectId: string, page?: number): Promise<void>;
+  /**
+   * One decision and comment over runs or single findings, in one request. Returns false when nothing was applied.
+   * Refusals (decided elsewhere, data changed) reload the page and show why.
+   */
+  decide(projectId: string, decision: ReviewDecision, comment: string, selection: Selection): Promise<boolean>;
+  toggleRun(taskRunId: string): void;
+  toggleFinding(taskRunId: string, queryId: string): void;
+  selectPage(selected: boolean): void;
   dismissConflict(): void;
   reset(): void;
 }
@@ -29,85 +43,140 @@ interface ReviewQueueState {
 const INITIAL = {
   projectId: null,
   runs: [],
+  total: 0,
+  page: 1,
   hasLoaded: false,
   isLoading: false,
   error: null,
-  queriesByRun: {},
   reviews: {},
+  findingDecisions: {},
+  selection: {},
   conflict: null,
 } satisfies Partial<ReviewQueueState>;
 
-/** Runs still waiting for a decision, for the queue count. */
-export function waitingCount(state: Pick<ReviewQueueState, 'runs' | 'reviews'>): number {
-  return state.runs.filter((run) => state.reviews[run.id]?.status !== 'decided').length;
+/** Runs still waiting for a decision, for the queue count: the total over every page, less those decided here. */
+export function waitingCount(state: Pick<ReviewQueueState, 'runs' | 'reviews' | 'total'>): number {
+  return Math.max(0, state.total - state.runs.filter((run) => state.reviews[run.id]?.status === 'decided').length);
 }
 
-export const useReviewQueueStore = create<ReviewQueueState>()((set, get) => {
-  function setReview(taskRunId: string, review: ReviewState): void {
-    set((state) => ({ reviews: { ...state.reviews, [taskRunId]: review } }));
-  }
+/** The findings of a run a reviewer decides: those its review holds back from the site. */
+export function heldFindings(run: TaskRun) {
+  return (run.findings ?? []).filter((query) => query.status === 'held' && query.heldByTaskRunId === run.id);
+}
 
-  return {
-    ...INITIAL,
+export function selectedCount(selection: Selection): number {
+  return Object.values(selection).filter((entry) => entry.whole || entry.queryIds.length > 0).length;
+}
 
-    async load(projectId) {
-      if (get().projectId !== projectId) set({ ...INITIAL, projectId });
-      set({ isLoading: true, error: null });
-      try {
-        const runs = await api.trial.listTaskRuns(projectId, { status: 'SUSPENDED' });
-        if (get().projectId !== projectId) return;
-        // Oldest first: a queue is worked in the order runs stopped, so no record waits behind newer ones.
-        runs.sort((a, b) => a.updatedAt.localeCompare(b.updatedAt));
-        // Keep what is known about runs still waiting (their queries, a decision in flight); drop the rest.
-        const waiting = new Set(runs.map((run) => run.id));
-        const keep = <T>(byRun: Record<string, T>) => Object.fromEntries(Object.entries(byRun).filter(([id]) => waiting.has(id)));
-        set((state) => ({ runs, hasLoaded: true, reviews: keep(state.reviews), queriesByRun: keep(state.queriesByRun) }));
-      } catch (error) {
-        if (get().projectId === projectId) set({ error });
-      } finally {
-        set({ isLoading: false });
+export const useReviewQueueStore = create<ReviewQueueState>()((set, get) => ({
+  ...INITIAL,
+
+  async load(projectId, page) {
+    if (get().projectId !== projectId) set({ ...INITIAL, projectId });
+    const wanted = page ?? get().page;
+    set({ isLoading: true, error: null });
+    try {
+      const result = await api.trial.pageTaskRuns(projectId, { status: 'SUSPENDED' }, { page: wanted, pageSize: REVIEW_PAGE_SIZE });
+      if (get().projectId !== projectId) return;
+      // A page past the end (its last runs were decided): show the last page there is.
+      const last = Math.max(1, Math.ceil(result.total / REVIEW_PAGE_SIZE));
+      if (result.taskRuns.length === 0 && wanted > last) {
+        set({ page: last });
+        await get().load(projectId, last);
+        return;
       }
-    },
+      const waiting = new Set(result.taskRuns.map((run) => run.id));
+      const keep = <T>(byRun: Record<string, T>) => Object.fromEntries(Object.entries(byRun).filter(([id]) => waiting.has(id)));
+      set((state) => ({ runs: result.taskRuns, total: result.total, page: result.page, hasLoaded: true, reviews: keep(state.reviews), selection: keep(state.selection), findingDecisions: {} }));
+    } catch (error) {
+      if (get().projectId === projectId) set({ error });
+    } finally {
+      set({ isLoading: false });
+    }
+  },
 
-    async loadQueries(projectId, taskRunId) {
-      if (get().queriesByRun[taskRunId]) return;
-      set((state) => ({ queriesByRun: { ...state.queriesByRun, [taskRunId]: { status: 'loading' } } }));
-      let entry: RunQueries;
-      try {
-        entry = { status: 'loaded', queries: await api.trial.listQueries(projectId, { taskRunId }) };
-      } catch (error) {
-        entry = { status: 'error', error };
-      }
-      set((state) => ({ queriesByRun: { ...state.queriesByRun, [taskRunId]: entry } }));
-    },
-
-    async decide(projectId, taskRunId, decision, comment) {
-      if (get().reviews[taskRunId]?.status === 'saving') return;
-      setReview(taskRunId, { status: 'saving', decision });
-      set({ conflict: null });
-      try {
+  async decide(projectId, decision, comment, selection) {
+    const runs = get().runs;
+    const items = Object.entries(selection)
+      .filter(([, entry]) => entry.whole || entry.queryIds.length > 0)
+      .map(([taskRunId, entry]) => {
         // The decision is about the run as this page shows it; the server refuses it if the run was checked again since.
-        const shown = get().runs.find((run) => run.id === taskRunId)?.reviewRequest?.dataHash;
-        const run = await api.trial.reviewTaskRun(taskRunId, decision, comment.trim(), shown ?? undefined);
-        setReview(taskRunId, { status: 'decided', decision, run });
-      } catch (error) {
-        if (error instanceof ApiError && error.code === 'CONFLICT_STATE') {
-          // Someone decided first, or the record changed and the run is checking it again: reload so the queue
-          // shows only what still waits, as it is now.
-          set({ conflict: error });
-          await get().load(projectId);
-          return;
-        }
-        setReview(taskRunId, { status: 'error', error });
+        const dataHash = runs.find((run) => run.id === taskRunId)?.reviewRequest?.dataHash;
+        return { taskRunId, ...(dataHash ? { dataHash } : {}), ...(entry.whole ? {} : { queryIds: entry.queryIds }) };
+      });
+    if (!items.length || items.some((item) => get().reviews[item.taskRunId]?.status === 'saving')) return false;
+    set((state) => ({ conflict: null, reviews: { ...state.reviews, ...Object.fromEntries(items.map((item) => [item.taskRunId, { status: 'saving', decision } as ReviewState])) } }));
+    let results: ReviewOutcome[];
+    try {
+      results = (await api.trial.decideReviews(projectId, { decision, ...(comment.trim() ? { comment: comment.trim() } : {}), items })).results;
+    } catch (error) {
+      set((state) => ({ reviews: { ...state.reviews, ...Object.fromEntries(items.map((item) => [item.taskRunId, { status: 'error', error } as ReviewState])) } }));
+      return false;
+    }
+    const reviews: Record<string, ReviewState> = {};
+    const findingDecisions: Record<string, ReviewDecision> = {};
+    let refused: ReviewOutcome | undefined;
+    for (const result of results) {
+      const item = items.find((entry) => entry.taskRunId === result.taskRunId)!;
+      if (result.status === 'refused') {
+        refused ??= result;
+        reviews[result.taskRunId] = { status: 'error', error: new ApiError(409, result.code ?? 'CONFLICT_STATE', result.message ?? '', { reason: result.reason }) };
+      } else if (result.status === 'decided') {
+        reviews[result.taskRunId] = { status: 'decided', decision };
+      } else {
+        for (const id of item.queryIds ?? []) findingDecisions[id] = decision;
+        delete reviews[result.taskRunId];
       }
-    },
+    }
+    set((state) => {
+      const next = { ...state.reviews, ...reviews };
+      for (const result of results) if (result.status === 'partly_decided') delete next[result.taskRunId];
+      const selectionLeft = Object.fromEntries(Object.entries(state.selection).filter(([id]) => !items.some((item) => item.taskRunId === id)));
+      // A run still waiting shows what it holds now: its new dataHash goes with its next decision.
+      const runsNow = state.runs.map((run) => {
+        const result = results.find((r) => r.taskRunId === run.id && r.status === 'partly_decided');
+        return result?.dataHash && run.reviewRequest ? { ...run, reviewRequest: { ...run.reviewRequest, dataHash: result.dataHash } } : run;
+      });
+      return { reviews: next, findingDecisions: { ...state.findingDecisions, ...findingDecisions }, selection: selectionLeft, runs: runsNow };
+    });
+    if (refused && (refused.code === 'CONFLICT_STATE' || refused.code === 'NOT_FOUND')) {
+      // Someone decided first, or the record changed and the run is checking it again: reload so the queue shows
+      // only what still waits, as it is now.
+      set({ conflict: new ApiError(409, refused.code, refused.message ?? '', { reason: refused.reason }) });
+      await get().load(projectId);
+    }
+    return results.some((result) => result.status !== 'refused');
+  },
 
-    dismissConflict() {
-      set({ conflict: null });
-    },
+  toggleRun(taskRunId) {
+    set((state) => {
+      const entry = state.selection[taskRunId];
+      const selection = { ...state.selection };
+      if (entry?.whole) delete selection[taskRunId];
+      else selection[taskRunId] = { whole: true, queryIds: [] };
+      return { selection };
+    });
+  },
 
-    reset() {
-      set({ ...INITIAL });
-    },
-  };
-});
+  toggleFinding(taskRunId, queryId) {
+    set((state) => {
+      const entry = state.selection[taskRunId] ?? { whole: false, queryIds: [] };
+      const queryIds = entry.queryIds.includes(queryId) ? entry.queryIds.filter((id) => id !== queryId) : [...entry.queryIds, queryId];
+      return { selection: { ...state.selection, [taskRunId]: { whole: false, queryIds } } };
+    });
+  },
+
+  selectPage(selected) {
+    set((state) => ({
+      selection: selected ? Object.fromEntries(state.runs.filter((run) => state.reviews[run.id]?.status !== 'decided').map((run) => [run.id, { whole: true, queryIds: [] }])) : {},
+    }));
+  },
+
+  dismissConflict() {
+    set({ conflict: null });
+  },
+
+  reset() {
+    set({ ...INITIAL });
+  },
+}));

@@ -5,6 +5,7 @@ import { Spinner } from '../../components/Spinner';
 import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
 import { routes } from '../../router';
+import { useRoleIn, WRITER_ROLES } from '../../stores/project-role';
 import { useQcRunsStore } from '../../stores/qc-runs';
 import { useReviewQueueStore } from '../../stores/review-queue';
 import { enumLabel } from './labels';
@@ -18,6 +19,10 @@ export function QcRunsPage({ projectId, skills }: { projectId: string; skills: Q
   const { runs, hasLoaded, isLoading, error, load, watch } = useQcRunsStore();
   const isCurrent = useQcRunsStore((state) => state.projectId === projectId);
   const skillName = new Map(skills.map((skill) => [skill.id, skill.name]));
+  // Another trial's skill is that trial's business: this page lists the skills that run on this one (and invalid
+  // skill files, listed to admins, which are for no trial yet).
+  const trialSkills = skills.filter((skill) => skill.status === 'invalid' || !skill.projects || skill.projects.includes(projectId));
+  const mayRun = WRITER_ROLES.has(useRoleIn(projectId) ?? 'viewer');
   const waitingForReview = isCurrent ? runs.reduce((sum, run) => sum + run.suspended, 0) : 0;
 
   useEffect(() => {
@@ -41,7 +46,7 @@ export function QcRunsPage({ projectId, skills }: { projectId: string; skills: Q
             <p className="muted small">{t('skills.intro')}</p>
           </div>
         </div>
-        <SkillList projectId={projectId} skills={skills} />
+        <SkillList projectId={projectId} skills={trialSkills} mayRun={mayRun} />
       </section>
 
       <section className="panel section" aria-labelledby="runs-title">

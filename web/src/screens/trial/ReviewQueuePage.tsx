@@ -1,21 +1,40 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import type { QcSkill } from '../../api';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Spinner } from '../../components/Spinner';
 import { useT } from '../../i18n/use-t';
-import { useReviewQueueStore } from '../../stores/review-queue';
+import { useRoleIn, WRITER_ROLES } from '../../stores/project-role';
+import { REVIEW_PAGE_SIZE, selectedCount, useReviewQueueStore } from '../../stores/review-queue';
 import { ReviewItem } from './ReviewItem';
+import { RunPager } from './RunPager';
 
+/**
+ * The review queue, one page per request (each run comes with its findings), oldest first. A reviewer decides a
+ * record, a single finding of it, or a selection with one comment; a viewer sees the queue without the controls.
+ */
 export function ReviewQueuePage({ projectId, skills }: { projectId: string; skills: QcSkill[] }) {
   const t = useT();
-  const { runs, hasLoaded, isLoading, error, conflict, load, dismissConflict } = useReviewQueueStore();
+  const { runs, total, page, hasLoaded, isLoading, error, conflict, selection, reviews, load, decide, selectPage, dismissConflict } = useReviewQueueStore();
   const isCurrent = useReviewQueueStore((state) => state.projectId === projectId);
+  const mayDecide = WRITER_ROLES.has(useRoleIn(projectId) ?? 'viewer');
   const skillName = new Map(skills.map((skill) => [skill.id, skill.name]));
+  const [bulkComment, setBulkComment] = useState('');
+  const selected = selectedCount(selection);
+  const undecided = runs.filter((run) => reviews[run.id]?.status !== 'decided');
+  const isAllSelected = undecided.length > 0 && undecided.every((run) => selection[run.id]?.whole);
+  const isSaving = Object.values(reviews).some((review) => review.status === 'saving');
 
   // Fresh on every visit: other reviewers work the same queue.
   useEffect(() => {
     void load(projectId);
   }, [load, projectId]);
+
+  async function bulk(decision: 'approve' | 'reject'): Promise<void> {
+    if (await decide(projectId, decision, bulkComment, selection)) setBulkComment('');
+  }
+
+  // Someone deciding first and the data changing under the review are different news: say which.
+  const conflictTitle = conflict?.details?.reason === 'review_data_changed' ? t('review.dataChangedTitle') : t('review.conflictTitle');
 
   return (
     <section className="section" aria-labelledby="review-title">
@@ -31,7 +50,7 @@ export function ReviewQueuePage({ projectId, skills }: { projectId: string; skil
       {conflict ? (
         <ErrorAlert
           error={conflict}
-          title={t('review.conflictTitle')}
+          title={conflictTitle}
           testId="review-conflict"
           action={
             <button type="button" className="button button-small" onClick={dismissConflict}>
@@ -47,11 +66,41 @@ export function ReviewQueuePage({ projectId, skills }: { projectId: string; skil
           {t('review.empty')}
         </p>
       ) : null}
+      {isCurrent && hasLoaded && total > 0 ? (
+        <p className="muted small" data-testid="review-total">
+          {t('review.total', { count: total })}
+        </p>
+      ) : null}
+      {isCurrent && mayDecide && undecided.length > 0 ? (
+        <div className="panel review-bulk" data-testid="review-bulk">
+          <label className="small">
+            <input type="checkbox" data-testid="review-select-page" checked={isAllSelected} disabled={isSaving} onChange={() => selectPage(!isAllSelected)} /> {t('review.selectPage')}
+          </label>
+          <span className="small" data-testid="review-selected">
+            {t('review.selected', { count: selected })}
+          </span>
+          <input
+            type="text"
+            className="review-bulk-comment"
+            data-testid="review-bulk-comment"
+            placeholder={t('review.comment')}
+            aria-label={t('review.comment')}
+            value={bulkComment}
+            disabled={isSaving}
+            onChange={(event) => setBulkComment(event.target.value)}
+          />
+          <button type="button" className="button button-small button-danger" data-testid="review-bulk-reject" disabled={isSaving || selected === 0} onClick={() => void bulk('reject')}>
+            {t('review.rejectSelected')}
+          </button>
+          <button type="button" className="button button-small button-success" data-testid="review-bulk-approve" disabled={isSaving || selected === 0} onClick={() => void bulk('approve')}>
+            {t('review.approveSelected')}
+          </button>
+        </div>
+      ) : null}
       <div className="review-list">
-        {isCurrent
-          ? runs.map((run) => <ReviewItem key={run.id} projectId={projectId} run={run} skillName={skillName.get(run.skillId) ?? run.skillId} />)
-          : null}
+        {isCurrent ? runs.map((run) => <ReviewItem key={run.id} projectId={projectId} run={run} skillName={skillName.get(run.skillId) ?? run.skillId} mayDecide={mayDecide} />) : null}
       </div>
+      {isCurrent ? <RunPager page={page} pageSize={REVIEW_PAGE_SIZE} total={total} isLoading={isLoading} onPage={(next) => void load(projectId, next)} testId="review-pager" /> : null}
     </section>
   );
 }

@@ -4,8 +4,11 @@ import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
 import { useQcRunsStore } from '../../stores/qc-runs';
 
-/** Installed skills with their schedule; "Run QC" starts one over every record of the project. */
-export function SkillList({ projectId, skills }: { projectId: string; skills: QcSkill[] }) {
+/**
+ * Installed skills with their schedule; "Run QC" starts one over every record of the project. `mayRun` is false for a
+ * role that may not change the trial's data (a viewer): the button is not offered.
+ */
+export function SkillList({ projectId, skills, mayRun = true }: { projectId: string; skills: QcSkill[]; mayRun?: boolean }) {
   const t = useT();
   const format = useFormat();
   const startingSkillId = useQcRunsStore((state) => state.startingSkillId);
@@ -71,15 +74,17 @@ export function SkillList({ projectId, skills }: { projectId: string; skills: Qc
                   <p className="muted small">{t('skills.notForProject', { projects: (skill.projects ?? []).join(', ') })}</p>
                 ) : null}
               </div>
-              <button
-                type="button"
-                className="button button-primary"
-                data-testid={`skill-run-${skill.id}`}
-                disabled={!isForProject || startingSkillId !== null}
-                onClick={() => void start(projectId, skill.id)}
-              >
-                {isStarting ? t('skills.starting') : t('skills.run')}
-              </button>
+              {mayRun ? (
+                <button
+                  type="button"
+                  className="button button-primary"
+                  data-testid={`skill-run-${skill.id}`}
+                  disabled={!isForProject || startingSkillId !== null}
+                  onClick={() => void start(projectId, skill.id)}
+                >
+                  {isStarting ? t('skills.starting') : t('skills.run')}
+                </button>
+              ) : null}
             </li>
           );
         })}
