@@ -49,6 +49,11 @@ export async function appendAudit(db: Db, entry: AuditEntryInput): Promise<void>
  * it runs on the server's thread, which gets a turn between statements.
  */
 const ENTRIES_PER_INSERT = 1000;
+/**
+ * Characters of JSON per statement: an import's entries carry whole records (10 000 fields, long notes), and a
+ * thousand of those in one statement held the embedded database, and so the server, for seconds.
+ */
+const JSON_CHARS_PER_INSERT = 256 * 1024;
 
 /**
  * Several entries in as few statements as possible (a QC batch writes thousands). The entries travel as one JSON
@@ -57,9 +62,22 @@ const ENTRIES_PER_INSERT = 1000;
  */
 export async function appendAuditEntries(db: Db, entries: ReadonlyArray<AuditEntryInput>): Promise<void> {
   entries.forEach(assertComplete);
-  for (let start = 0; start < entries.length; start += ENTRIES_PER_INSERT) {
-    if (start > 0) await yieldToEventLoop();
-    const batch = entries.slice(start, start + ENTRIES_PER_INSERT).map((entry) => ({
+  let batch: string[] = [];
+  let chars = 0;
+  let statements = 0;
+  const insert = async () => {
+    if (statements++ > 0) await yieldToEventLoop();
+    await db.execute(sql`
+      INSERT INTO ${auditLog} (project_id, entity_type, entity_id, action, actor, old_value, new_value, reason)
+      SELECT v.project_id, v.entity_type, v.entity_id, v.action, v.actor, v.old_value, v.new_value, v.reason
+      FROM ROWS FROM (jsonb_to_recordset(${`[${batch.join(',')}]`}::jsonb) AS (project_id text, entity_type text, entity_id text, action text, actor text, old_value jsonb, new_value jsonb, reason text))
+        WITH ORDINALITY AS v(project_id, entity_type, entity_id, action, actor, old_value, new_value, reason, n)
+      ORDER BY v.n`);
+    batch = [];
+    chars = 0;
+  };
+  for (const entry of entries) {
+    const json = JSON.stringify({
       project_id: entry.projectId,
       entity_type: entry.entityType,
       entity_id: entry.entityId,
@@ -68,14 +86,12 @@ export async function appendAuditEntries(db: Db, entries: ReadonlyArray<AuditEnt
       old_value: entry.oldValue ?? null,
       new_value: entry.newValue ?? null,
       reason: entry.reason ?? '',
-    }));
-    await db.execute(sql`
-      INSERT INTO ${auditLog} (project_id, entity_type, entity_id, action, actor, old_value, new_value, reason)
-      SELECT v.project_id, v.entity_type, v.entity_id, v.action, v.actor, v.old_value, v.new_value, v.reason
-      FROM ROWS FROM (jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS (project_id text, entity_type text, entity_id text, action text, actor text, old_value jsonb, new_value jsonb, reason text))
-        WITH ORDINALITY AS v(project_id, entity_type, entity_id, action, actor, old_value, new_value, reason, n)
-      ORDER BY v.n`);
+    });
+    if (batch.length > 0 && (batch.length >= ENTRIES_PER_INSERT || chars + json.length > JSON_CHARS_PER_INSERT)) await insert();
+    batch.push(json);
+    chars += json.length;
   }
+  if (batch.length > 0) await insert();
 }
 
 /** An entry without "who" or "what" is worthless to an inspector, so it is refused before it is written. */

@@ -1,6 +1,18 @@
 import { parse } from 'csv-parse/sync';
 import { quote, type ImportProblem, type Parsed } from './problems.js';
 import { assertStorableCells } from './unstorable-cells.js';
+import { importTooLarge, IMPORT_LIMITS, type ImportLimit } from './import-limits.js';
+
+/** Bounds on what a file may expand into, checked while it is read (header row included in neither). */
+export interface TableLimits {
+  rows: { limit: ImportLimit; max: number };
+  cells?: { limit: ImportLimit; max: number };
+}
+
+/** The limits of a records file: rows, and rows x columns. */
+export const RECORD_TABLE_LIMITS: TableLimits = { rows: { limit: 'recordRows', max: IMPORT_LIMITS.recordRows }, cells: { limit: 'recordCells', max: IMPORT_LIMITS.recordCells } };
+/** The limit of a data dictionary: one row per field. */
+export const DICTIONARY_TABLE_LIMITS: TableLimits = { rows: { limit: 'dictionaryFields', max: IMPORT_LIMITS.dictionaryFields } };
 
 /** Rows of a file or API answer, keyed by column, each with its spreadsheet line (header = line 1). */
 export interface Table {
@@ -15,12 +27,26 @@ export interface Table {
  * but still counted, so line numbers match what a spreadsheet shows. A cell that cannot be stored (a NUL
  * character, a lone surrogate) refuses the whole file with 400 VALIDATION_FAILED naming each such cell.
  */
-export function readCsvTable(text: string, source: string): Parsed<Table> {
+export function readCsvTable(text: string, source: string, limits?: TableLimits): Parsed<Table> {
   const problems: ImportProblem[] = [];
   let cells: string[][];
+  // Counted as the parser goes, so a file over a limit is refused before it is all in memory.
+  let over: ReturnType<typeof importTooLarge> | undefined;
+  let rowCount = -1;
+  let cellCount = 0;
+  const onRecord = (record: string[]) => {
+    rowCount += 1;
+    if (rowCount === 0) return record;
+    cellCount += record.length;
+    if (limits && rowCount > limits.rows.max) over = importTooLarge(limits.rows.limit, source, `more than ${limits.rows.max.toLocaleString('en-US')}`);
+    else if (limits?.cells && cellCount > limits.cells.max) over = importTooLarge(limits.cells.limit, source, `more than ${limits.cells.max.toLocaleString('en-US')}`);
+    if (over) throw over;
+    return record;
+  };
   try {
-    cells = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: false }) as string[][];
+    cells = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: false, on_record: limits ? onRecord : undefined }) as string[][];
   } catch (error) {
+    if (over) throw over;
     const info = error as { records?: number; message?: string };
     // Rows parsed before the bad one, header included, so the bad row's spreadsheet line is one more.
     const line = (info.records ?? 0) + 1;

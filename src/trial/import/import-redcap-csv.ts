@@ -1,11 +1,5 @@
 import type { TrialStore } from '../store/trial-store.js';
-import type { TrialArm, TrialEvent } from '../store/types.js';
-import { decodeUploadText } from './decode-upload.js';
-import { parseArmsText } from './parse-arms.js';
-import { parseDictionaryText } from './parse-dictionary.js';
-import { parseEventsText } from './parse-events.js';
-import { parseRecordsText } from './parse-records.js';
-import { importInvalid, type ImportProblem, type Parsed } from './problems.js';
+import { parseOffLoop } from './off-loop/parse-off-loop.js';
 import { writeTrialExport, type TrialExport, type TrialImportSummary } from './write-trial-export.js';
 
 /**
@@ -46,54 +40,11 @@ export async function importRedcapCsv(
 
 /**
  * Decodes and checks every file of the export, writing nothing: the export as the import writes it, or
- * IMPORT_INVALID listing every bad line. The import and its preview both go through here.
+ * IMPORT_INVALID listing every bad line. The import and its preview both go through here. The files are read in
+ * a worker thread (a 50 MB export is seconds of parsing, which on the server's thread would stop every other
+ * request); only the stored schedule, which a file without events is checked against, is read here.
  */
 export async function checkRedcapCsv(store: TrialStore, projectId: string, files: RedcapCsvFiles): Promise<TrialExport> {
-  const text = (file: CsvFile, field: 'dictionary' | 'events' | 'arms' | 'records') =>
-    typeof file === 'string' ? file : decodeUploadText(file, { field, filename: files.fileNames?.[field] });
-  // Decoded first, all of them: a wrongly encoded file is refused before any line is checked.
-  const dictionaryText = text(files.dictionaryCsv, 'dictionary');
-  const eventsText = files.eventsCsv === undefined ? undefined : text(files.eventsCsv, 'events');
-  const armsText = files.armsCsv === undefined ? undefined : text(files.armsCsv, 'arms');
-  const recordsText = text(files.recordsCsv, 'records');
-
-  const dictionary = parseDictionaryText(dictionaryText, 'dictionary.csv');
-  const arms: Parsed<TrialArm[]> | undefined = armsText === undefined ? undefined : parseArmsText(armsText, 'arms.csv');
-  // Events are checked against the arms only when the arms themselves are usable.
-  const armsForEvents = arms && arms.problems.length === 0 ? { arms: arms.value, armsSource: 'arms.csv' } : {};
-  let events: Parsed<TrialEvent[]>;
-  if (eventsText === undefined) {
-    const stored = await store.getEvents(projectId);
-    events = { value: stored, problems: storedEventProblems(stored, arms) };
-  } else {
-    events = parseEventsText(eventsText, 'events.csv', armsForEvents);
-  }
-  const problems: ImportProblem[] = [...dictionary.problems, ...(arms?.problems ?? []), ...events.problems];
-  if (problems.length > 0) {
-    // Checked against a broken dictionary or schedule, every record row would show misleading problems.
-    problems.push({ source: 'records.csv', line: 1, field: '(file)', value: '', problem: 'not checked yet; fix the dictionary, arms and events problems first, then import again' });
-    throw importInvalid(problems);
-  }
-  const records = parseRecordsText(recordsText, { fields: dictionary.value, events: events.value }, 'records.csv');
-  if (records.problems.length > 0) throw importInvalid(records.problems);
-
-  return { fields: dictionary.value, events: eventsText === undefined ? undefined : events.value, arms: arms?.value, records: records.value, warnings: records.warnings };
-}
-
-/** A new arms file without an events file must still cover the arms of the stored schedule. */
-function storedEventProblems(stored: ReadonlyArray<TrialEvent>, arms: Parsed<TrialArm[]> | undefined): ImportProblem[] {
-  if (!arms || arms.problems.length > 0) return [];
-  const known = new Set(arms.value.map((arm) => arm.armNum));
-  const orphans = stored.filter((event) => !known.has(event.armNum ?? 1));
-  if (orphans.length === 0) return [];
-  const armNums = [...new Set(orphans.map((event) => event.armNum ?? 1))].join(', ');
-  return [
-    {
-      source: 'arms.csv',
-      line: 1,
-      field: 'arm_num',
-      value: armNums,
-      problem: `the project's stored events ${orphans.map((event) => event.eventName).join(', ')} are in arm ${armNums}, which this file does not define; send the events file of the same export too, or add the arm`,
-    },
-  ];
+  const storedEvents = files.eventsCsv === undefined ? await store.getEvents(projectId) : [];
+  return parseOffLoop({ kind: 'csv', files, storedEvents });
 }

@@ -1,5 +1,5 @@
 import type { TrialField } from '../store/types.js';
-import { readCsvTable, type Table } from './csv-table.js';
+import { DICTIONARY_TABLE_LIMITS, readCsvTable, type Table } from './csv-table.js';
 import { quote, valueOrThrow, type ImportProblem, type Parsed } from './problems.js';
 import { fieldTypeOf, IMPLICIT_CHOICES, parseChoices, REDCAP_FIELD_TYPES } from './redcap-field-type.js';
 import { boundOf, isValidBound } from './validate-value.js';
@@ -39,7 +39,7 @@ export function parseDictionaryCsv(text: string, source = 'dictionary.csv'): Tri
 }
 
 export function parseDictionaryText(text: string, source = 'dictionary.csv'): Parsed<TrialField[]> {
-  const table = readCsvTable(text, source);
+  const table = readCsvTable(text, source, DICTIONARY_TABLE_LIMITS);
   if (table.value.header.length === 0) return { value: [], problems: table.problems };
   const parsed = parseDictionaryTable(table.value);
   return { value: parsed.value, problems: [...table.problems, ...parsed.problems] };

@@ -1,5 +1,5 @@
 import type { RecordValue, TrialEvent, TrialField, TrialRecord } from '../store/types.js';
-import { readCsvTable, type Table } from './csv-table.js';
+import { readCsvTable, RECORD_TABLE_LIMITS, type Table } from './csv-table.js';
 import { quote, valueOrThrow, type ImportProblem, type ImportWarning, type Parsed } from './problems.js';
 import { validateValue, type CellCheck } from './validate-value.js';
 
@@ -26,7 +26,7 @@ export function parseRecordsCsv(text: string, schema: TrialSchema, source = 'rec
 export type ParsedRecords = Parsed<TrialRecord[]> & { warnings: ImportWarning[] };
 
 export function parseRecordsText(text: string, schema: TrialSchema, source = 'records.csv'): ParsedRecords {
-  const table = readCsvTable(text, source);
+  const table = readCsvTable(text, source, RECORD_TABLE_LIMITS);
   if (table.value.header.length === 0) return { value: [], problems: table.problems, warnings: [] };
   const parsed = parseRecordsTable(table.value, schema);
   return { value: parsed.value, problems: [...table.problems, ...parsed.problems], warnings: parsed.warnings };

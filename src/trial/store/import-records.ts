@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../core/db/connect.js';
 import { trialRecords } from '../../core/db/schema/trial.js';
@@ -22,6 +23,12 @@ export interface ImportRecordsResult {
 // Rows per INSERT and record ids per lookup: far below PostgreSQL's 65,535 bind parameters, and small
 // enough that PGlite's single connection is never held by one huge statement.
 const ROWS_PER_STATEMENT = 500;
+// Characters of values per INSERT: the embedded database runs each statement on the server's thread, and its
+// awaits resolve without giving timers and sockets a turn, so a batch of wide rows (10 000 fields, or long
+// text) is cut here and the server answers other requests between batches.
+const VALUE_CHARS_PER_STATEMENT = 512 * 1024;
+// Rows compared between two turns of the event loop.
+const ROWS_PER_TURN = 2000;
 
 /**
  * Upserts (record, event) rows in one transaction: all rows land or none. A row whose values are unchanged
@@ -38,7 +45,9 @@ export async function importRecords(db: Db, projectId: string, records: Readonly
     const toInsert: TrialRecord[] = [];
     const audit: AuditEntryInput[] = [];
     let updated = 0;
+    let turn = 0;
     for (const { record, change } of await changedRows(tx, projectId, records)) {
+      if (++turn % ROWS_PER_TURN === 0) await yieldToEventLoop();
       if (!change) {
         toInsert.push(record);
         audit.push({ projectId, entityType: 'record', entityId: record.recordId, action: 'record.create', actor: options.actor, oldValue: null, newValue: { eventName: record.eventName, site: record.site, data: record.data }, reason });
@@ -51,8 +60,8 @@ export async function importRecords(db: Db, projectId: string, records: Readonly
       audit.push({ projectId, entityType: 'record', entityId: record.recordId, action: 'record.update', actor: options.actor, ...change, reason });
       updated += 1;
     }
-    for (let start = 0; start < toInsert.length; start += ROWS_PER_STATEMENT) {
-      const batch = toInsert.slice(start, start + ROWS_PER_STATEMENT);
+    for (const batch of batchesOf(toInsert)) {
+      await yieldToEventLoop();
       await tx.insert(trialRecords).values(batch.map((record) => ({ projectId, recordId: record.recordId, eventName: record.eventName, site: record.site, data: record.data })));
     }
     await appendAuditEntries(tx, audit);
@@ -73,9 +82,16 @@ export async function compareRecords(db: Db, projectId: string, records: Readonl
 
 /** The rows an import changes, in order: new ones (change null) and stored ones whose values differ (their change). */
 async function changedRows(db: Db, projectId: string, records: ReadonlyArray<TrialRecord>): Promise<Array<{ record: TrialRecord; change: RecordChange | null }>> {
-  const stored = await selectStoredRows(db, projectId, [...new Set(records.map((record) => record.recordId))]);
+  const recordIds = [...new Set(records.map((record) => record.recordId))];
+  // The stored rows of a record are about as wide as the incoming ones: look up as many ids at once as give
+  // a statement of about VALUE_CHARS_PER_STATEMENT characters.
+  const sample = records.slice(0, 20);
+  const charsPerId = (sample.reduce((sum, record) => sum + valueChars(record), 0) / Math.max(1, sample.length)) * (records.length / Math.max(1, recordIds.length));
+  const idsPerLookup = Math.max(1, Math.min(ROWS_PER_STATEMENT, Math.floor(VALUE_CHARS_PER_STATEMENT / Math.max(1, charsPerId))));
+  const stored = await selectStoredRows(db, projectId, recordIds, idsPerLookup);
   const changed: Array<{ record: TrialRecord; change: RecordChange | null }> = [];
-  for (const record of records) {
+  for (const [index, record] of records.entries()) {
+    if (index > 0 && index % ROWS_PER_TURN === 0) await yieldToEventLoop();
     const before = stored.get(rowKey(record));
     if (!before) {
       changed.push({ record, change: null });
@@ -89,10 +105,11 @@ async function changedRows(db: Db, projectId: string, records: ReadonlyArray<Tri
 
 type StoredRow = { eventName: string; site: string; data: Record<string, RecordValue> };
 
-async function selectStoredRows(db: Db, projectId: string, recordIds: string[]): Promise<Map<string, StoredRow>> {
+async function selectStoredRows(db: Db, projectId: string, recordIds: string[], idsPerLookup: number): Promise<Map<string, StoredRow>> {
   const rows = new Map<string, StoredRow>();
-  for (let start = 0; start < recordIds.length; start += ROWS_PER_STATEMENT) {
-    const ids = recordIds.slice(start, start + ROWS_PER_STATEMENT);
+  for (let start = 0; start < recordIds.length; start += idsPerLookup) {
+    if (start > 0) await yieldToEventLoop();
+    const ids = recordIds.slice(start, start + idsPerLookup);
     const found = await db
       .select({ recordId: trialRecords.recordId, eventName: trialRecords.eventName, site: trialRecords.site, data: trialRecords.data })
       .from(trialRecords)
@@ -100,6 +117,33 @@ async function selectStoredRows(db: Db, projectId: string, recordIds: string[]):
     for (const row of found) rows.set(rowKey(row), row);
   }
   return rows;
+}
+
+/** Rows in INSERT batches of at most ROWS_PER_STATEMENT rows and about VALUE_CHARS_PER_STATEMENT characters of values. */
+function* batchesOf(records: ReadonlyArray<TrialRecord>): Generator<TrialRecord[]> {
+  let batch: TrialRecord[] = [];
+  let chars = 0;
+  for (const record of records) {
+    const size = valueChars(record);
+    if (batch.length > 0 && (batch.length >= ROWS_PER_STATEMENT || chars + size > VALUE_CHARS_PER_STATEMENT)) {
+      yield batch;
+      batch = [];
+      chars = 0;
+    }
+    batch.push(record);
+    chars += size;
+  }
+  if (batch.length > 0) yield batch;
+}
+
+function valueChars(record: TrialRecord): number {
+  let chars = 0;
+  // for...in, not Object.entries: a row of 10 000 fields would allocate 10 000 pairs to be counted.
+  for (const field in record.data) {
+    const value = record.data[field];
+    chars += field.length + (typeof value === 'string' ? value.length : 8);
+  }
+  return chars;
 }
 
 /** The parsers already refuse duplicates with line numbers; this guards callers that build records in code. */

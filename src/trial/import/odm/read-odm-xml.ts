@@ -1,5 +1,6 @@
 import { SaxesParser } from 'saxes';
 import { ClinAgentError } from '../../../core/errors.js';
+import { importTooLarge, IMPORT_LIMITS } from '../import-limits.js';
 import type { OdmProblem } from './odm-problems.js';
 
 /** An element of the study metadata, with its XML line for problems. Namespace prefixes are dropped from names. */
@@ -75,6 +76,7 @@ export function readOdmXml(text: string, source: string): { value: OdmDocument; 
   let form: { oid: string; repeatKey?: string } | undefined;
   let group: { oid: string; repeatKey?: string } | undefined;
   let item: OdmItemValue | undefined;
+  let elements = 0;
 
   parser.on('doctype', () => {
     // The event comes at the declaration's end; the data manager looks for where it starts.
@@ -87,6 +89,9 @@ export function readOdmXml(text: string, source: string): { value: OdmDocument; 
     );
   });
   parser.on('opentag', (tag) => {
+    // Counted as they come, so a file of millions of empty elements is refused before they are all held.
+    elements += 1;
+    if (elements > IMPORT_LIMITS.odmElements) throw importTooLarge('odmElements', source, `more than ${IMPORT_LIMITS.odmElements.toLocaleString('en-US')}`);
     const name = localName(tag.name);
     const attributes = tag.attributes as Record<string, string>;
     const line = parser.line;

@@ -1,0 +1,134 @@
+import { get } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestContext } from '../../testing/test-context.js';
+import { multipartBody, type MultipartFile } from '../../testing/multipart.js';
+import { testEngines } from '../../testing/test-database.js';
+import { buildServer } from '../server.js';
+
+const DICTIONARY_HEADER = 'Variable / Field Name,Form Name,Section Header,Field Type,Field Label,"Choices, Calculations, OR Slider Labels",Field Note,Text Validation Type OR Show Slider Number,Text Validation Min,Text Validation Max,Identifier?,Branching Logic (Show field only if...),Required Field?';
+// The issue's "done when": the health check stays under a second during any import up to the upload limit.
+const HEALTH_BOUND_MS = 1000;
+
+/** A dictionary of `count` text fields: record_id, then f1, f2, ... */
+function dictionaryOf(count: number): string {
+  const lines = [DICTIONARY_HEADER, 'record_id,baseline,,text,Subject ID,,,,,,,,'];
+  for (let i = 1; i < count; i++) lines.push(`f${i},baseline,,text,Field ${i},,,,,,,,`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `rows` records of every field of a `fields`-field dictionary, each value `cell` characters long. */
+function recordsOf(fields: number, rows: number, cell: number): Buffer {
+  const header = ['record_id', ...Array.from({ length: fields - 1 }, (_, i) => `f${i + 1}`)].join(',');
+  const values = Array.from({ length: fields - 1 }, (_, i) => `v${String(i).padStart(cell - 1, '0')}`.slice(0, cell)).join(',');
+  const lines = [header];
+  for (let row = 0; row < rows; row++) lines.push(`S${String(row).padStart(5, '0')},${values}`);
+  return Buffer.from(`${lines.join('\n')}\n`);
+}
+
+/** GET /api/health on a connection of its own, as a load balancer's probe asks: its status and how long it took. */
+function probeHealth(base: string): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    get(`${base}/api/health`, { agent: false }, (response) => {
+      response.resume();
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, ms: performance.now() - started }));
+    }).on('error', reject);
+  });
+}
+
+/** The ODM of the issue: 1.25 million empty elements, about 5 MB, around a minimal study. */
+function emptyElementsOdm(elements: number): Buffer {
+  return Buffer.concat([
+    Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<ODM xmlns="http://www.cdisc.org/ns/odm/v1.3" ODMVersion="1.3.2" FileOID="f" FileType="Snapshot"><Study OID="S"><GlobalVariables><StudyName>S</StudyName><StudyDescription>S</StudyDescription><ProtocolName>S</ProtocolName></GlobalVariables><MetaDataVersion OID="v1" Name="v1"></MetaDataVersion></Study><ClinicalData StudyOID="S" MetaDataVersionOID="v1">'),
+    Buffer.alloc(elements * 4, '<a/>'),
+    Buffer.from('</ClinicalData></ODM>\n'),
+  ]);
+}
+
+describe.each(testEngines())('the server keeps answering during a large import on %s', (engine) => {
+  let ctx: Awaited<ReturnType<typeof buildTestContext>>;
+  let app: Awaited<ReturnType<typeof buildServer>>;
+  let base: string;
+  let member: { authorization: string };
+
+  beforeAll(async () => {
+    ctx = await buildTestContext({ engine });
+    app = await buildServer(ctx, { serveConsole: false });
+    base = await app.listen({ port: 0, host: '127.0.0.1' });
+    const { user, token } = await ctx.users.create({ name: 'dm-large', role: 'coordinator' });
+    for (const id of ['large-odm', 'large-dictionary', 'large-upload']) {
+      await ctx.users.createProject({ id, name: id });
+      await ctx.users.addMember(id, user.id);
+    }
+    member = { authorization: `Bearer ${token}` };
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await ctx?.close();
+  });
+
+  /**
+   * Sends the import over HTTP as the console does while a monitor asks GET /api/health every 100 ms, and
+   * answers the import's response with the slowest health answer seen while it ran.
+   */
+  async function importWhilePolling(projectId: string, query: string, files: Record<string, MultipartFile>) {
+    const upload = multipartBody({ files });
+    let importing = true;
+    const latencies: number[] = [];
+    const poll = (async () => {
+      while (importing) {
+        const health = await probeHealth(base);
+        expect(health.status).toBe(200);
+        latencies.push(health.ms);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    // Let the monitor's first answer come in before the upload starts.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const response = await fetch(`${base}/api/iit/projects/${projectId}/imports${query}`, { method: 'POST', headers: { ...member, ...upload.headers }, body: upload.payload });
+    const body = await response.json();
+    importing = false;
+    await poll;
+    return { status: response.status, body, slowestHealthMs: Math.max(...latencies), healthAnswers: latencies.length };
+  }
+
+  it('answers the health check within a second while previewing an ODM file of 1.25 million empty elements', async () => {
+    const odm = emptyElementsOdm(1_250_000);
+    expect(odm.length).toBeGreaterThan(5_000_000);
+
+    const preview = await importWhilePolling('large-odm', '?preview=true', { odm: { name: 'empty-elements.odm.xml', content: odm, type: 'application/xml' } });
+
+    expect(preview.status, JSON.stringify(preview.body)).toBe(200);
+    expect(preview.healthAnswers).toBeGreaterThan(1);
+    expect(preview.slowestHealthMs).toBeLessThan(HEALTH_BOUND_MS);
+  }, 180_000);
+
+  it('answers within a second while previewing a 10 000-field dictionary with 200 rows', async () => {
+    const files = { dictionary: { name: 'wide-dictionary.csv', content: dictionaryOf(10_000) }, records: { name: 'wide-records.csv', content: recordsOf(10_000, 200, 3) } };
+
+    const preview = await importWhilePolling('large-dictionary', '?preview=true', files);
+    expect(preview.status, JSON.stringify(preview.body).slice(0, 2000)).toBe(200);
+    expect(preview.body).toMatchObject({ importable: true, counts: { fields: 10_000, rows: 200 } });
+    expect(preview.slowestHealthMs).toBeLessThan(HEALTH_BOUND_MS);
+  }, 300_000);
+
+  it('answers within a second while importing a records file of 50 MB, and while previewing it again', async () => {
+    // Long values (free text, as notes fields hold) keep the cells few enough for a test's time.
+    const fields = 100;
+    const records = recordsOf(fields, 5_800, 89);
+    expect(records.length).toBeGreaterThan(48 * 1024 * 1024);
+    expect(records.length).toBeLessThanOrEqual(50 * 1024 * 1024);
+
+    const imported = await importWhilePolling('large-upload', '', { dictionary: { name: 'dictionary.csv', content: dictionaryOf(fields) }, records: { name: 'records-50mb.csv', content: records } });
+
+    expect(imported.status, JSON.stringify(imported.body).slice(0, 2000)).toBe(201);
+    expect(imported.body).toMatchObject({ fields, records: { created: 5_800 } });
+    expect(imported.slowestHealthMs).toBeLessThan(HEALTH_BOUND_MS);
+
+    const again = await importWhilePolling('large-upload', '?preview=true', { dictionary: { name: 'dictionary.csv', content: dictionaryOf(fields) }, records: { name: 'records-50mb.csv', content: records } });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ importable: true, counts: { records: { created: 0, unchanged: 5_800 } } });
+    expect(again.slowestHealthMs).toBeLessThan(HEALTH_BOUND_MS);
+  }, 600_000);
+});
