@@ -67,6 +67,10 @@ describe.each(testEngines())('deep bodies at the edge (%s)', (engine) => {
     const bomb = await send('POST', '/api/iit/skills/validate', JSON.stringify({ yaml: ALIAS_BOMB }));
     expect(bomb.statusCode, bomb.body.slice(0, 300)).toBeLessThan(500);
     expect(bomb.body).toMatch(/aliases/);
+    // Saved rather than checked, the same YAML is refused with 400 and the same problem.
+    const saved = await send('POST', '/api/iit/skills', JSON.stringify({ yaml: ALIAS_BOMB }));
+    expect(saved.statusCode, saved.body.slice(0, 300)).toBe(400);
+    expect(saved.json().details.problems[0].message).toMatch(/aliases/);
 
     for (const logic of [`${'{"and": ['.repeat(5000)}true${']}'.repeat(5000)}`, `${'['.repeat(5000)}1${']'.repeat(5000)}`]) {
       const deep = await send('POST', '/api/iit/skills/validate', JSON.stringify({ yaml: skillYaml(logic) }));
