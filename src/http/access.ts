@@ -66,7 +66,7 @@ async function writesInTrialOf(users: Pick<MembershipCheck, 'roleIn' | 'writesIn
   return typeof projectId === 'string' ? WRITER_ROLES.has((await users.roleIn(projectId, user)) ?? user.role) : users.writesInSomeProject(user);
 }
 
-const NEW_TOKEN = 'Get a new one: open a new sign-in link (an admin prints one with `clinagent login-link`) or ask an admin to issue a token (POST /api/users/:id/tokens).';
+const NEW_TOKEN = 'Get a new one: ask an admin for a new sign-in link (Users page, "New sign-in link": POST /api/users/:id/sign-in-link; for the first admin, `clinagent login-link`).';
 
 /** Each refused token says why and what to do; `details.reason` lets the console word it in its own language. */
 function refusal(auth: Extract<Authentication, { ok: false }>): ClinAgentError {

@@ -53,7 +53,7 @@ export function createLoginCodeStore(db: Db, deps: { issueToken: TokenIssuer }):
         .where(and(eq(loginCodes.codeHash, hashToken(code)), isNull(loginCodes.usedAt), gt(loginCodes.expiresAt, new Date())))
         .returning({ userId: loginCodes.userId });
       if (!used) {
-        throw new ClinAgentError('UNAUTHENTICATED', 'This sign-in link is invalid, expired or already used. Ask an admin for a new one (`clinagent login-link`).');
+        throw new ClinAgentError('UNAUTHENTICATED', 'This sign-in link is invalid, expired or already used. Ask an admin for a new one (Users page, "New sign-in link"; for the first admin, `clinagent login-link`).');
       }
       const [row] = await db.select().from(users).where(eq(users.id, used.userId));
       if (!row) throw new ClinAgentError('UNAUTHENTICATED', 'The user of this sign-in link no longer exists.');

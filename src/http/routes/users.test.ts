@@ -81,7 +81,7 @@ describe.each(testEngines())('users and tokens on %s', (engine) => {
 
     expect(response.statusCode).toBe(401);
     expect(response.json()).toMatchObject({ code: 'UNAUTHENTICATED', details: { reason: 'expired' } });
-    expect(response.json().message).toMatch(/expired at .*sign-in link.*login-link.*POST \/api\/users\/:id\/tokens/);
+    expect(response.json().message).toMatch(/expired at .*new sign-in link.*POST \/api\/users\/:id\/sign-in-link/);
   });
 
   it('records when a token was last used, at most once a minute', async () => {
