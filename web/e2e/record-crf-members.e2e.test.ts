@@ -61,8 +61,10 @@ describe('the record page as a CRF, and trial members from the console', () => {
         await adminPage.getByTestId('user-create-name').fill('e2e-crc');
         await adminPage.getByTestId('user-create-role').selectOption('coordinator');
         await adminPage.getByTestId('user-create').click();
-        const token = (await adminPage.getByTestId('user-created-token').textContent({ timeout: UI_TIMEOUT_MS }))!.trim();
-        expect(token.length).toBeGreaterThan(20);
+        // The admin gets a one-time sign-in link to pass on, never the user's token.
+        let token = '';
+        const link = (await adminPage.getByTestId('user-created-link').textContent({ timeout: UI_TIMEOUT_MS }))!.trim();
+        expect(link.startsWith(`${server.url}/?login=login_`), link).toBe(true);
         await adminPage.locator('[data-testid="user-row"][data-user-name="e2e-crc"]').waitFor({ timeout: UI_TIMEOUT_MS });
 
         await adminPage.goto(`${server.url}/#/trial/${PROJECT_ID}/members`);
@@ -75,16 +77,27 @@ describe('the record page as a CRF, and trial members from the console', () => {
         await snap(adminPage, 'en-trial-members');
 
         await withScreenshot(crcPage, 'crf-members-coordinator', async () => {
-          await signIn(crcPage, server.url, token);
+          // The coordinator opens the link once: signed in, holding a token of their own.
+          await crcPage.goto(link);
+          await crcPage.getByTestId('nav-tokens').waitFor({ timeout: UI_TIMEOUT_MS });
+          token = (await crcPage.evaluate(() => localStorage.getItem('clinagent.token')))!;
+          expect(token).toMatch(/^cla_/);
           await openRecord(crcPage, server.url, '101');
           await cell(crcPage, 'dob', 'screening_arm_1').getByTestId('record-masked-value').waitFor({ timeout: UI_TIMEOUT_MS });
           expect(await crcPage.getByTestId('crf').textContent()).not.toContain('1961-05-12');
+
+          // The site answers queries; closing them is data management's: no Close, no selection to close in bulk.
+          await crcPage.goto(`${server.url}/#/trial/${PROJECT_ID}/queries`);
+          await crcPage.getByTestId('query-action-answered').first().waitFor({ timeout: UI_TIMEOUT_MS });
+          expect(await crcPage.getByTestId('query-action-closed').count()).toBe(0);
+          expect(await crcPage.getByTestId('query-select').count()).toBe(0);
         });
 
         await row.getByTestId('member-identifiers-toggle').check();
         await adminPage.waitForFunction(() => document.querySelector('[data-testid="member-row"][data-user-name="e2e-crc"]')?.getAttribute('data-sees-identifiers') === 'true', undefined, { timeout: UI_TIMEOUT_MS });
 
         await withScreenshot(crcPage, 'crf-members-coordinator-granted', async () => {
+          await openRecord(crcPage, server.url, '101');
           await crcPage.reload();
           await crcPage.getByTestId('crf').waitFor({ timeout: UI_TIMEOUT_MS });
           await crcPage.waitForFunction(() => document.querySelector('td[data-field="dob"][data-event="screening_arm_1"]')?.textContent?.includes('1961-05-12'), undefined, { timeout: UI_TIMEOUT_MS });
@@ -102,6 +115,18 @@ describe('the record page as a CRF, and trial members from the console', () => {
         await adminPage.waitForFunction(() => document.querySelector('[data-testid="member-row"][data-user-name="e2e-crc"]')?.getAttribute('data-role') === 'coordinator', undefined, { timeout: UI_TIMEOUT_MS });
         expect((await rememberAs()).status).toBe(200);
 
+        // Made the trial's data manager, the same person is offered Close on the query page.
+        await row.getByTestId('member-role').selectOption('data_manager');
+        await adminPage.waitForFunction(() => document.querySelector('[data-testid="member-row"][data-user-name="e2e-crc"]')?.getAttribute('data-role') === 'data_manager', undefined, { timeout: UI_TIMEOUT_MS });
+        await withScreenshot(crcPage, 'crf-members-data-manager', async () => {
+          await crcPage.goto(`${server.url}/#/trial/${PROJECT_ID}/queries`);
+          await crcPage.reload();
+          await crcPage.getByTestId('query-action-closed').first().waitFor({ timeout: UI_TIMEOUT_MS });
+          expect(await crcPage.getByTestId('query-select').count()).toBeGreaterThan(0);
+        });
+        await row.getByTestId('member-role').selectOption('');
+        await adminPage.waitForFunction(() => document.querySelector('[data-testid="member-row"][data-user-name="e2e-crc"]')?.getAttribute('data-role') === 'coordinator', undefined, { timeout: UI_TIMEOUT_MS });
+
         adminPage.once('dialog', (dialog) => void dialog.accept());
         await row.getByTestId('member-remove').click();
         await row.waitFor({ state: 'detached', timeout: UI_TIMEOUT_MS });
@@ -112,7 +137,7 @@ describe('the record page as a CRF, and trial members from the console', () => {
       await admin.close();
       await coordinator.close();
     }
-  });
+  }, 120_000);
 
   it('shows a longitudinal record with visits as labelled columns, coded values by label and a flagged cell with its query', async () => {
     const { server } = harness!;

@@ -34,10 +34,15 @@ async function api<T>(method: string, path: string, token: string, body?: unknow
   return { status: response.status, json: (await response.json()) as T };
 }
 
+/** Created as an admin does (the answer is a one-time sign-in link, never a token), then signed in once with it. */
 async function createUser(name: string, role: string): Promise<{ id: string; token: string }> {
-  const { status, json } = await api<{ user: { id: string }; token: string }>('POST', '/api/users', ADMIN_TOKEN, { name, role });
+  const { status, json } = await api<{ user: { id: string }; signInLink: string; token?: string }>('POST', '/api/users', ADMIN_TOKEN, { name, role });
   expect(status).toBe(201);
-  return { id: json.user.id, token: json.token };
+  expect(json.token).toBeUndefined();
+  const code = new URL(json.signInLink).searchParams.get('login');
+  const login = await fetch(`${harness!.server.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+  expect(login.status).toBe(200);
+  return { id: json.user.id, token: ((await login.json()) as { token: string }).token };
 }
 
 const tokenRow = (page: Page, label: string) => page.getByTestId('token-row').filter({ hasText: label });
@@ -56,7 +61,7 @@ describe('the tokens page', () => {
         await page.getByTestId('nav-tokens').click();
         await tokenRow(page, 'old laptop').waitFor({ timeout: UI_TIMEOUT_MS });
         expect(await page.getByTestId('token-row').count()).toBe(2);
-        const current = tokenRow(page, 'created with user');
+        const current = tokenRow(page, 'sign-in link');
         expect(await current.getByTestId('token-current').textContent()).toBe('This browser');
         expect(await page.getByTestId('token-table').textContent()).not.toContain(nurse.token);
 
