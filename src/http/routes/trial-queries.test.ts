@@ -13,14 +13,14 @@ const COUNT = 520;
 describe('GET /queries pages and POST /queries/bulk-close', () => {
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;
   let app: Awaited<ReturnType<typeof buildServer>>;
-  const headers: Record<'coordinator' | 'viewer', { authorization: string }> = {} as never;
+  const headers: Record<'data_manager' | 'coordinator' | 'viewer', { authorization: string }> = {} as never;
   let ids: string[];
 
   beforeAll(async () => {
     ctx = await buildTestContext();
     app = await buildServer(ctx, { serveConsole: false });
     await ctx.users.createProject({ id: PROJECT, name: 'HTTP queries' });
-    for (const role of ['coordinator', 'viewer'] as const) {
+    for (const role of ['data_manager', 'coordinator', 'viewer'] as const) {
       const made = await ctx.users.create({ name: `hq-${role}`, role });
       await ctx.users.addMember(PROJECT, made.user.id);
       headers[role] = { authorization: `Bearer ${made.token}` };
@@ -39,7 +39,7 @@ describe('GET /queries pages and POST /queries/bulk-close', () => {
   });
 
   const get = (query: string, who: 'coordinator' | 'viewer' = 'viewer') => app.inject({ method: 'GET', url: `/api/iit/projects/${PROJECT}/queries${query}`, headers: headers[who] });
-  const bulkClose = (payload: unknown, who: 'coordinator' | 'viewer' = 'coordinator') => app.inject({ method: 'POST', url: `/api/iit/projects/${PROJECT}/queries/bulk-close`, headers: headers[who], payload: payload as object });
+  const bulkClose = (payload: unknown, who: keyof typeof headers = 'data_manager') => app.inject({ method: 'POST', url: `/api/iit/projects/${PROJECT}/queries/bulk-close`, headers: headers[who], payload: payload as object });
 
   it('keeps the contract and the library to the same columns and limits', () => {
     expect(contract.QuerySortColumn.options).toEqual([...QUERY_SORT_COLUMNS]);
@@ -69,8 +69,9 @@ describe('GET /queries pages and POST /queries/bulk-close', () => {
     }
   });
 
-  it('lets a writer close a selection with one reason, and refuses a viewer or a request without a reason', async () => {
+  it('lets a data manager close a selection with one reason, and refuses a viewer, the site or a request without a reason', async () => {
     expect((await bulkClose({ queryIds: [ids[0]], reason: 'not needed' }, 'viewer')).statusCode).toBe(403);
+    expect((await bulkClose({ queryIds: [ids[0]], reason: 'not needed' }, 'coordinator')).statusCode).toBe(403);
     expect((await bulkClose({ queryIds: [ids[0]] })).statusCode).toBe(400);
     expect((await bulkClose({ queryIds: [ids[0]], reason: '' })).statusCode).toBe(400);
     const missing = '00000000-0000-4000-8000-000000000000';
