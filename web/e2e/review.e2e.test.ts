@@ -283,41 +283,48 @@ describe('trial QC in the console', () => {
         page.on('request', (request) => {
           if (request.url().includes('/api/iit/')) requests.push(new URL(request.url()).pathname);
         });
+        await page.getByTestId('qc-run-progress').first().waitFor({ timeout: UI_TIMEOUT_MS });
+        requests.length = 0;
         const startedAt = Date.now();
         await page.getByTestId('trial-tab-review').click();
         await page.waitForFunction(() => document.querySelectorAll('[data-testid^="review-item-"] [data-testid="review-finding-sbp"]').length === 50, undefined, { timeout: UI_TIMEOUT_MS });
         const loadMs = Date.now() - startedAt;
         // Issue 32: 50.8 s for 141 items. Under a second on an idle machine (npm run bench); generous here, on a shared one.
         expect(loadMs).toBeLessThan(5_000);
-        expect(requests.filter((url) => url.endsWith('/task-runs'))).toHaveLength(1);
-        expect(requests.filter((url) => url.includes('/queries'))).toHaveLength(0);
+        // The queue's count in the tab may have fetched the same page already; nothing is fetched per item (was 148 requests).
+        expect(requests.filter((url) => url.endsWith('/task-runs')).length).toBeLessThanOrEqual(3);
+        expect(requests.filter((url) => url.includes('/queries') || url.includes('/api/iit/task-runs/'))).toHaveLength(0);
+        expect(requests.length).toBeLessThan(8);
         expect(await page.getByTestId('review-total').textContent()).toContain(`${BIG_QUEUE} records wait for review`);
         expect(await page.getByTestId('review-pager-page').textContent()).toBe('Page 1 of 3');
 
-        // Q001: its age finding rejected, its SBP finding approved, one request each.
-        const q1 = page.getByTestId('review-item-Q001');
+        const shown = await page.locator('[data-testid^="review-item-"]').evaluateAll((items) => items.map((item) => item.getAttribute('data-testid')!.slice('review-item-'.length)));
+        expect(shown).toHaveLength(50);
+        const [firstId, secondId, thirdId] = shown as [string, string, string];
+        // The first record: its age finding rejected, its SBP finding approved, one request each.
+        const q1 = page.getByTestId(`review-item-${firstId}`);
         await q1.getByTestId('review-finding-age').getByTestId('review-finding-reject').click();
         await q1.getByTestId('review-finding-age').getByTestId('review-finding-decided').waitFor({ timeout: UI_TIMEOUT_MS });
         expect(await q1.getByTestId('review-finding-age').getByTestId('review-finding-decided').textContent()).toBe('Rejected, withdrawn');
         await q1.getByTestId('review-approve').click();
         await q1.getByTestId('review-outcome').waitFor({ timeout: UI_TIMEOUT_MS });
-        const queries = (await (await fetch(`${server.url}/api/iit/projects/${BIG_PROJECT_ID}/queries?recordId=Q001`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { queries: Array<{ field: string; status: string }> };
+        const queries = (await (await fetch(`${server.url}/api/iit/projects/${BIG_PROJECT_ID}/queries?recordId=${firstId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { queries: Array<{ field: string; status: string }> };
         expect(Object.fromEntries(queries.queries.map((q) => [q.field, q.status]))).toEqual({ age: 'cancelled', sbp: 'open' });
 
-        // Q002 and Q003 ticked and rejected together with one comment, in one request.
-        for (const recordId of ['Q002', 'Q003']) await page.getByTestId(`review-item-${recordId}`).getByTestId('review-select').check();
+        // The next two ticked and rejected together with one comment, in one request.
+        for (const recordId of [secondId, thirdId]) await page.getByTestId(`review-item-${recordId}`).getByTestId('review-select').check();
         expect(await page.getByTestId('review-selected').textContent()).toBe('2 records selected');
         await page.getByTestId('review-bulk-comment').fill('Ages entered in months at this site; corrected in the EDC.');
         const before = requests.length;
         await page.getByTestId('review-bulk-reject').click();
-        for (const recordId of ['Q002', 'Q003']) await page.getByTestId(`review-item-${recordId}`).getByTestId('review-outcome').waitFor({ timeout: UI_TIMEOUT_MS });
+        for (const recordId of [secondId, thirdId]) await page.getByTestId(`review-item-${recordId}`).getByTestId('review-outcome').waitFor({ timeout: UI_TIMEOUT_MS });
         expect(requests.slice(before).filter((url) => url.endsWith('/reviews'))).toHaveLength(1);
         await snap(page, 'en-review-queue-141');
 
         // Page 3 holds the last 41 records.
         await page.getByTestId('review-pager-last').click();
         await page.waitForFunction(() => document.querySelector('[data-testid="review-pager-page"]')?.textContent === 'Page 3 of 3', undefined, { timeout: UI_TIMEOUT_MS });
-        await page.getByTestId('review-item-Q141').waitFor({ timeout: UI_TIMEOUT_MS });
+        await page.waitForFunction(() => document.querySelectorAll('[data-testid^="review-item-"]').length === 38, undefined, { timeout: UI_TIMEOUT_MS });
       });
     } finally {
       await context.close();
@@ -333,7 +340,7 @@ describe('trial QC in the console', () => {
         await viewerPage.getByTestId('sign-in-submit').click();
         await viewerPage.getByTestId('nav-trial').waitFor({ timeout: UI_TIMEOUT_MS });
         await viewerPage.goto(`${server.url}/#/trial/${BIG_PROJECT_ID}/review`);
-        await viewerPage.getByTestId('review-item-Q004').waitFor({ timeout: UI_TIMEOUT_MS });
+        await viewerPage.locator('[data-testid^="review-item-"]').first().waitFor({ timeout: UI_TIMEOUT_MS });
         for (const testId of ['review-approve', 'review-reject', 'review-select', 'review-bulk', 'review-finding-approve', 'review-comment']) {
           expect(await viewerPage.getByTestId(testId).count(), testId).toBe(0);
         }

@@ -198,7 +198,8 @@ export async function pageTaskRuns(db: Db, request: TaskRunPageRequest): Promise
   const isQueue = request.statuses?.length === 1 && request.statuses[0] === 'SUSPENDED';
   const direction = isQueue ? asc : desc;
   const [rows, [counted]] = await Promise.all([
-    db.select().from(taskRuns).where(where).orderBy(direction(taskRuns.updatedAt), direction(taskRuns.id)).limit(pageSize).offset((page - 1) * pageSize),
+    // Runs of one batch share their timestamp: the record id orders them as a reviewer reads a list.
+    db.select().from(taskRuns).where(where).orderBy(direction(taskRuns.updatedAt), asc(taskRuns.recordId), direction(taskRuns.id)).limit(pageSize).offset((page - 1) * pageSize),
     db.select({ n: sql<number>`count(*)::int` }).from(taskRuns).where(where),
   ]);
   return { taskRuns: rows, total: Number(counted?.n ?? 0), page, pageSize };
