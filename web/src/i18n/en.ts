@@ -32,7 +32,7 @@ export const en = {
 
   'signIn.title': 'Sign in to ClinAgent',
   'signIn.intro':
-    'Open the one-time login link the server printed at first start, or paste an access token below.',
+    'Open the one-time sign-in link an administrator gave you (or the one the server printed at first start), or paste an access token below.',
   'signIn.tokenLabel': 'Access token',
   'signIn.tokenPlaceholder': 'Paste your token',
   'signIn.submit': 'Sign in',
@@ -40,7 +40,7 @@ export const en = {
   'signIn.signedOut': 'You have signed out.',
   'signIn.sessionEnded': 'Your session ended: {message}',
   'signIn.hint':
-    'Tokens are stored in this browser only. Ask a ClinAgent administrator for a token if you do not have one.',
+    'Tokens are stored in this browser only. No link, or it expired? Ask a ClinAgent administrator for a new sign-in link.',
 
   'health.llmMissing': 'No LLM configured: set {vars} and restart the server. Agent runs will fail until then.',
   'health.llmMissingGeneric': 'No LLM configured. Set the LLM variables and restart the server.',

@@ -30,14 +30,14 @@ export const zh: Messages = {
   'common.error.unexpected': '服务器返回了无法识别的响应（{detail}）。请查看服务器日志。',
 
   'signIn.title': '登录 ClinAgent',
-  'signIn.intro': '请打开服务器首次启动时打印的一次性登录链接，或在下方粘贴访问令牌。',
+  'signIn.intro': '请打开管理员发给您的一次性登录链接（或服务器首次启动时打印的链接），或在下方粘贴访问令牌。',
   'signIn.tokenLabel': '访问令牌',
   'signIn.tokenPlaceholder': '粘贴您的令牌',
   'signIn.submit': '登录',
   'signIn.checking': '正在验证…',
   'signIn.signedOut': '您已退出登录。',
   'signIn.sessionEnded': '会话已结束：{message}',
-  'signIn.hint': '令牌仅保存在本浏览器中。如果没有令牌，请联系 ClinAgent 管理员。',
+  'signIn.hint': '令牌仅保存在本浏览器中。没有链接或链接已过期？请向 ClinAgent 管理员索取新的登录链接。',
 
   'health.llmMissing': '未配置大语言模型：请设置 {vars} 并重启服务器。在此之前智能体运行将会失败。',
   'health.llmMissingGeneric': '未配置大语言模型。请设置 LLM 相关环境变量并重启服务器。',
