@@ -8,7 +8,7 @@ export type CrfChoice = z.infer<typeof CrfChoice>;
 export const CrfField = z.object({
   name: z.string().describe('the variable name, e.g. sbp'),
   label: z.string().describe('the field label of the dictionary'),
-  type: z.string().describe('text, integer, number, date, datetime, dropdown, radio, checkbox, yesno, truefalse, calc or notes'),
+  type: z.string().describe('text, integer, number, date, datetime, dropdown, radio, checkbox, yesno, truefalse, calc, notes or file (an upload, held by its file name)'),
   identifier: z.boolean().describe('REDCap "Identifier?": masked for members without identifier access'),
   choices: z.array(CrfChoice).describe('codes and labels of dropdown, radio and checkbox fields, in dictionary order; empty otherwise'),
 });

@@ -3,7 +3,9 @@ import { ClinAgentError } from '../../core/errors.js';
 import { testEngines } from '../../testing/test-database.js';
 import { useTrialStore } from '../../testing/trial-store-fixture.js';
 import { jsonTable } from './csv-table.js';
+import { IMPORT_LIMITS } from './import-limits.js';
 import { importRedcapCsv } from './import-redcap-csv.js';
+import { importOdm } from './odm/import-odm.js';
 import { parseDictionaryTable } from './parse-dictionary.js';
 
 const DICTIONARY_HEADER = 'Variable / Field Name,Form Name,Section Header,Field Type,Field Label,"Choices, Calculations, OR Slider Labels",Field Note,Text Validation Type OR Show Slider Number,Text Validation Min,Text Validation Max,Identifier?,Branching Logic (Show field only if...),Required Field?';
@@ -126,4 +128,18 @@ describe.each(testEngines())('REDCap imports at the edges (%s)', (engine) => {
     expect(Math.max(...problems.map((p) => p.field.length + p.value.length + p.problem.length))).toBeLessThan(1000);
     expect(JSON.stringify(error.toJSON()).length).toBeLessThan(64 * 1024);
   });
+
+  it('refuses a dictionary over the field limit and an ODM file over the element limit with 413, naming the limit and how to split the file', async () => {
+    const projectId = await newProject();
+
+    const wide = await errorOf(() => importRedcapCsv(store, projectId, { dictionaryCsv: dictionaryOf(IMPORT_LIMITS.dictionaryFields + 2), recordsCsv: 'record_id\nS001\n', fileNames: { dictionary: 'huge_dictionary.csv' } }, 'dm.alice'));
+    expect(wide).toMatchObject({ code: 'UPLOAD_TOO_LARGE', status: 413, details: { source: 'huge_dictionary.csv', limit: 'dictionaryFields', max: 20_000 } });
+    expect(wide.message).toContain('huge_dictionary.csv has more than 20,000 fields, more than the 20,000 one import reads (limit dictionaryFields)');
+
+    const elements = `<ODM><Study OID="S"><MetaDataVersion OID="v1"/></Study><ClinicalData StudyOID="S" MetaDataVersionOID="v1">${'<a/>'.repeat(IMPORT_LIMITS.odmElements)}</ClinicalData></ODM>`;
+    const deep = await errorOf(() => importOdm(store, projectId, { odm: elements, fileName: 'export.xml' }, 'dm.alice'));
+    expect(deep).toMatchObject({ code: 'UPLOAD_TOO_LARGE', status: 413, details: { source: 'export.xml', limit: 'odmElements', max: 2_000_000 } });
+    expect(deep.message).toMatch(/limit odmElements\); nothing was imported\. Export the clinical data in parts/);
+    expect(await snapshot(projectId)).toMatchObject({ fields: [], records: [] });
+  }, 120_000);
 });

@@ -68,7 +68,7 @@ describe('parseDictionaryCsv', () => {
       dt: 'datetime',
       mail: 'text',
       pain: 'integer',
-      upload: 'text',
+      upload: 'file',
       tf: 'truefalse',
       dd: 'dropdown',
     });

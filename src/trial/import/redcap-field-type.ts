@@ -21,8 +21,10 @@ export function fieldTypeOf(redcapType: string, validation: string): FieldType |
     // A slider stores a whole number from 0 to 100.
     case 'slider':
       return 'integer';
-    // Uploads export as a file name; SQL fields export their chosen value as text.
+    // Uploads export as a file name, kept typed as a file so no one takes it for text to check or show as content.
     case 'file':
+      return 'file';
+    // SQL fields export their chosen value as text.
     case 'sql':
       return 'text';
     // Descriptive fields hold display text only and have no column in any export.

@@ -65,6 +65,9 @@ function convert(type: FieldType, text: string, field: TrialField): CellCheck {
     case 'text':
     case 'notes':
       return { value: text };
+    case 'file':
+      // An upload is stored by its file name, as REDCap's CSV export gives it; the content is never imported.
+      return { value: text };
   }
 }
 

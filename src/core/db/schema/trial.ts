@@ -8,7 +8,7 @@ import { runColumns } from './run-columns.js';
  * windows, and records keyed by (record id, event). Records keep their field values as JSON, as REDCap
  * exports them, so a dictionary change never needs a schema migration.
  */
-export const FIELD_TYPES = ['text', 'integer', 'number', 'date', 'datetime', 'dropdown', 'radio', 'checkbox', 'yesno', 'truefalse', 'calc', 'notes'] as const;
+export const FIELD_TYPES = ['text', 'integer', 'number', 'date', 'datetime', 'dropdown', 'radio', 'checkbox', 'yesno', 'truefalse', 'calc', 'notes', 'file'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 export const trialFields = pgTable(

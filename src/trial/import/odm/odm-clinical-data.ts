@@ -26,14 +26,17 @@ export function readOdmClinicalData(
   const eventList = [...metadata.eventNames.keys()].join(', ');
 
   for (const eventData of events) {
-    const eventPath = `${elementPath('SubjectData', 'SubjectKey', eventData.subjectKey)}/${elementPath('StudyEventData', 'StudyEventOID', eventData.studyEventOID)}`;
+    const subjectPath = elementPath('SubjectData', 'SubjectKey', eventData.subjectKey);
+    const eventPath = eventData.isWithoutEvent ? subjectPath : `${subjectPath}/${elementPath('StudyEventData', 'StudyEventOID', eventData.studyEventOID)}`;
     const report = (line: number, element: string, field: string, value: string, problem: string) => problems.push({ source, line, element, field, value, problem });
     const before = problems.length;
     const recordId = eventData.subjectKey.trim();
     if (!recordId) report(eventData.line, eventPath, 'SubjectKey', '', 'the SubjectKey is empty; every SubjectData needs the subject\'s key (the record id)');
     // A classic REDCap project's data sits in one implicit event, which its metadata need not define.
     const eventName = !metadata.isLongitudinal ? '' : metadata.eventNames.get(eventData.studyEventOID) ?? (eventData.uniqueEventName !== undefined && metadata.events.some((event) => event.eventName === eventData.uniqueEventName) ? eventData.uniqueEventName : undefined);
-    if (eventName === undefined) {
+    if (eventName === undefined && eventData.isWithoutEvent) {
+      report(eventData.line, eventPath, 'StudyEventData', '', `the subject's forms are not inside a StudyEventData, but the metadata defines events (${eventList}), so they cannot be placed at one; export the project again with its events (REDCap: a longitudinal project's ODM export has a StudyEventData per event)`);
+    } else if (eventName === undefined) {
       report(eventData.line, eventPath, 'StudyEventOID', eventData.studyEventOID, `${quote(eventData.studyEventOID)} is not the OID of any StudyEventDef in the metadata (${eventList || 'none defined'}); export the metadata and the data of the same project together`);
     }
     if (eventData.repeatKey) {

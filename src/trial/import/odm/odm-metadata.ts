@@ -36,7 +36,7 @@ const CHOICE_TYPES = new Set<FieldType>(['dropdown', 'radio', 'checkbox']);
 // REDCap's internal names for two field types, which some of its ODM exports carry.
 const REDCAP_INTERNAL_TYPES: Record<string, string> = { select: 'dropdown', textarea: 'notes' };
 // ODM 1.3 DataType for a field without a code list.
-const DATA_TYPES: Record<string, FieldType> = { integer: 'integer', float: 'number', double: 'number', decimal: 'number', date: 'date', datetime: 'datetime', boolean: 'truefalse' };
+const DATA_TYPES: Record<string, FieldType> = { integer: 'integer', float: 'number', double: 'number', decimal: 'number', date: 'date', datetime: 'datetime', boolean: 'truefalse', base64Binary: 'file' };
 
 /**
  * Builds the dictionary, schedule and arms from Study/MetaDataVersion, as the CSV import builds them from the

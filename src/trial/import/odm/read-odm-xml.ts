@@ -22,6 +22,11 @@ export interface OdmItemValue {
   value: string | null;
   /** Repeat keys above 1 of the form or item group, which the import cannot place yet. */
   repeatKey?: string;
+  /**
+   * An upload (ItemDataBase64Binary): `value` is its file name (REDCap's redcap:DocName), the content is never
+   * kept, as REDCap's CSV export of the same project gives the name only.
+   */
+  isFile?: boolean;
   line: number;
 }
 
@@ -35,6 +40,11 @@ export interface OdmEventData {
   repeatKey?: string;
   /** REDCap's redcap:UniqueEventName, when the export has it. */
   uniqueEventName?: string;
+  /**
+   * FormData written straight in SubjectData, with no StudyEventData: how REDCap (7 and later) exports a classic,
+   * non-longitudinal project. studyEventOID is then ''.
+   */
+  isWithoutEvent?: boolean;
   items: OdmItemValue[];
   line: number;
 }
@@ -47,6 +57,8 @@ export interface OdmDocument {
   /** MetaDataVersionOID of the first ClinicalData, to pick the matching metadata. */
   metaDataVersionOID?: string;
   events: OdmEventData[];
+  /** SubjectData elements of the file, each with its key and line, for saying why a file gave no record. */
+  subjects: Array<{ key: string; line: number }>;
 }
 
 /**
@@ -66,7 +78,7 @@ export function readOdmXml(text: string, source: string): { value: OdmDocument; 
   if (text.length > MAX_ODM_CHARS) {
     throw new ClinAgentError('VALIDATION_FAILED', `${source} is ${Math.ceil(text.length / 1024 / 1024)} MB of XML, more than the ${MAX_ODM_CHARS / 1024 / 1024} MB one ODM import reads. Export the clinical data in parts (by site or by record range) and import each part.`, { source, limit: MAX_ODM_CHARS });
   }
-  const document: OdmDocument = { root: { name: '', attributes: {}, line: 0 }, studies: [], events: [] };
+  const document: OdmDocument = { root: { name: '', attributes: {}, line: 0 }, studies: [], events: [], subjects: [] };
   const problems: OdmProblem[] = [];
   const parser = new SaxesParser({ position: true });
   // Open elements, outermost first; `element` is set for those kept in the metadata tree.
@@ -108,7 +120,10 @@ export function readOdmXml(text: string, source: string): { value: OdmDocument; 
     } else if (name === 'ClinicalData') {
       document.metaDataVersionOID ??= attributes.MetaDataVersionOID;
     } else if (name === 'SubjectData') {
+      // The SubjectKey is the record id, in every EDC: OpenClinica's OpenClinica:StudySubjectID is the label site
+      // staff see, which may change, and is not what its ODM, its API or its audit log identify the subject by.
       subject = { key: attributes.SubjectKey ?? '', site: attributes['redcap:DataAccessGroup'] ?? '' };
+      document.subjects.push({ key: subject.key, line });
     } else if (name === 'SiteRef' && subject && parent.name === 'SubjectData') {
       subject.site ||= attributes.LocationOID ?? '';
     } else if (name === 'StudyEventData' && subject) {
@@ -119,7 +134,12 @@ export function readOdmXml(text: string, source: string): { value: OdmDocument; 
       const unique = attributes['redcap:UniqueEventName'];
       if (unique !== undefined) event.uniqueEventName = unique;
       document.events.push(event);
-    } else if (name === 'FormData' && event) {
+    } else if (name === 'FormData' && (event || (subject && parent.name === 'SubjectData'))) {
+      if (!event && subject) {
+        // A classic REDCap project: the subject's forms sit in SubjectData itself, all in one implicit event.
+        event = { subjectKey: subject.key, site: subject.site, studyEventOID: '', isWithoutEvent: true, items: [], line };
+        document.events.push(event);
+      }
       form = { oid: attributes.FormOID ?? '', repeatKey: aboveOne(attributes.FormRepeatKey) };
     } else if (name === 'ItemGroupData' && form) {
       group = { oid: attributes.ItemGroupOID ?? '', repeatKey: aboveOne(attributes.ItemGroupRepeatKey) };
@@ -127,6 +147,11 @@ export function readOdmXml(text: string, source: string): { value: OdmDocument; 
       // ItemData carries its value in Value; the typed ItemDataInteger, ItemDataDate... of ODM 1.3 in their text.
       const isNull = attributes.IsNull === 'Yes';
       item = { itemOID: attributes.ItemOID ?? '', formOID: form.oid, itemGroupOID: group.oid, value: isNull ? null : (attributes.Value ?? null), line };
+      if (name === 'ItemDataBase64Binary') {
+        // An upload (a signed consent form): its name, never its base64 content, which is not even held.
+        item.isFile = true;
+        item.value = isNull ? null : (attributes['redcap:DocName'] ?? attributes['OpenClinica:FileName'] ?? '');
+      }
       const repeatKey = form.repeatKey ?? group.repeatKey;
       if (repeatKey) item.repeatKey = repeatKey;
       event.items.push(item);
@@ -139,12 +164,14 @@ export function readOdmXml(text: string, source: string): { value: OdmDocument; 
     const entry = open.pop();
     if (!entry) return;
     if (entry.element) entry.element.text = entry.element.text.trim();
-    if (entry.name === 'SubjectData') subject = undefined;
-    else if (entry.name === 'StudyEventData') event = undefined;
+    if (entry.name === 'SubjectData') {
+      subject = undefined;
+      event = undefined;
+    } else if (entry.name === 'StudyEventData') event = undefined;
     else if (entry.name === 'FormData') form = undefined;
     else if (entry.name === 'ItemGroupData') group = undefined;
     else if (entry.name.startsWith('ItemData') && item) {
-      if (entry.name !== 'ItemData' && item.value === null && entry.attributes.IsNull !== 'Yes') item.value = entry.text;
+      if (entry.name !== 'ItemData' && !item.isFile && item.value === null && entry.attributes.IsNull !== 'Yes') item.value = entry.text;
       item = undefined;
     }
   });
@@ -153,7 +180,7 @@ export function readOdmXml(text: string, source: string): { value: OdmDocument; 
     const entry = open.at(-1);
     if (!entry) return;
     if (entry.element) entry.element.text += chunk;
-    else if (item && entry.name.startsWith('ItemData')) entry.text += chunk;
+    else if (item && !item.isFile && entry.name.startsWith('ItemData')) entry.text += chunk;
   }
 
   try {
