@@ -87,7 +87,7 @@ describe('trial members over HTTP', () => {
 
     const badRole = await add({ userId: ids.outsider, role: 'monitor' });
     expect(badRole.statusCode).toBe(400);
-    expect(badRole.json()).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('pi, coordinator, viewer'), details: { field: 'role' } });
+    expect(badRole.json()).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('pi, data_manager, coordinator, viewer'), details: { field: 'role' } });
     const admin = await add({ userId: ids.outsider, role: 'admin' });
     expect(admin.statusCode).toBe(400);
     expect(admin.json().message).toContain('Admin applies on the whole platform');
