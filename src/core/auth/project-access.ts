@@ -22,9 +22,11 @@ export async function assertProjectReader(users: MembershipCheck, actor: User, p
  */
 export async function assertProjectWriter(users: MembershipCheck, actor: User, projectId: string): Promise<void> {
   const role = await assertProjectRole(users, actor, projectId);
-  if (!WRITER_ROLES.has(role)) {
-    throw new ClinAgentError('FORBIDDEN', `Your role "${role}" can only read in project "${projectId}". Ask an admin for the coordinator, data manager or PI role in this project to make changes.`, { role, projectId, needs: [...WRITER_ROLES] });
-  }
+  if (!WRITER_ROLES.has(role)) throw readOnly(role, projectId);
+}
+
+function readOnly(role: Role, projectId: string): ClinAgentError {
+  return new ClinAgentError('FORBIDDEN', `Your role "${role}" can only read in project "${projectId}". Ask an admin for the coordinator, data manager or PI role in this project to make changes.`, { role, projectId, needs: [...WRITER_ROLES] });
 }
 
 /**
@@ -34,6 +36,8 @@ export async function assertProjectWriter(users: MembershipCheck, actor: User, p
  */
 export async function assertQueryCloser(users: MembershipCheck, actor: User, projectId: string, what: string): Promise<Role> {
   const role = await assertProjectRole(users, actor, projectId);
+  // A viewer hears what they hear for every change: they only read.
+  if (!WRITER_ROLES.has(role)) throw readOnly(role, projectId);
   if (!QUERY_CLOSER_ROLES.has(role)) {
     const site = role === 'coordinator' ? ' The site answers queries (mark one answered with what was found); ' : ' ';
     throw new ClinAgentError(
