@@ -6,6 +6,7 @@ import { pendingActions } from '../core/db/schema/trial.js';
 import { isUuid } from '../core/ids.js';
 import type { ReportRow } from './report/violations-report.js';
 import { describeValue } from './rules/operator-error.js';
+import { withoutEvaluationDetail } from './rules/run-rules.js';
 import { identifierFields } from './store/dictionary.js';
 import type { AuditEntry, RecordValue } from './store/types.js';
 
@@ -134,7 +135,21 @@ export async function maskAuditEntries(db: Db, mask: IdentifierMask, entries: Au
 export function withoutIdentifierValues(message: string, values: readonly unknown[]): string {
   let out = message;
   for (const value of values) out = withoutValueText(out, value);
-  return out;
+  return quotesPartOf(out, values) ? (withoutEvaluationDetail(out) ?? out) : out;
+}
+
+/**
+ * Whether the message quotes part of an identifier value: a rule that cut a value before the operator failed
+ * (`substr` of a birth date gives "1991") quotes text no whole-value replacement finds, so such an error keeps only
+ * its head ("could not be evaluated"), for every reader.
+ */
+function quotesPartOf(message: string, values: readonly unknown[]): boolean {
+  const texts = values.filter((v) => v !== null && v !== undefined && typeof v !== 'object').map(String).filter((t) => t.length >= 2);
+  if (!texts.length) return false;
+  for (const [, quoted] of message.matchAll(/"((?:[^"\\]|\\.){2,})"/g)) {
+    if (quoted !== MASKED_TEXT && texts.some((text) => text.includes(quoted!))) return true;
+  }
+  return false;
 }
 
 /**

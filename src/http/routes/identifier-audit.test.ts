@@ -33,6 +33,7 @@ nodes:
       - { id: phone-format, field: phone, logic: { matches: [{ var: phone }, "^1[3-9][0-9]{9}$"] }, message: "Phone must be 11 digits" }
       - { id: born-before-2010, field: birth_date, logic: { date_before: [{ var: birth_date }, "2010-01-01"] }, message: "Subject must be born before 2010" }
       - { id: adult-at-enrolment, field: age, logic: { date_before: [{ var: birth_date }, "2008-01-01"] }, message: "Subject must be an adult at enrolment" }
+      - { id: born-in-month, field: age, logic: { date_before: [{ substr: [{ var: birth_date }, 0, 7] }, "2010-01-01"] }, message: "Birth month before 2010" }
     on_pass: end_ok
     on_fail: end_found
 `;
@@ -130,8 +131,14 @@ describe.each(testEngines())('identifier values in the audit trail on %s', (engi
   it('keeps identifier values out of the messages everyone reads, the PI included, and out of a dry run', async () => {
     const queries = (await get(`/api/iit/projects/${PROJECT}/queries`, 'pi')).json().queries as Array<{ ruleId: string; message: string; value: unknown }>;
     expect(queries.find((q) => q.ruleId === 'adult-at-enrolment')).toMatchObject({ message: expect.stringContaining('••••'), value: 40 });
+    // A rule that cut the birth date before its operator failed quoted "1990/02", which no whole-value replacement
+    // finds: its error keeps only its head, for every reader.
+    const partial = queries.find((q) => q.ruleId === 'born-in-month')!;
+    expect(partial.message).toMatch(/^Rule "born-in-month" could not be evaluated \(its detail quoted part of an identifier value/);
+    expect(partial.message).not.toContain(BIRTH.slice(0, 7));
     const stored = await ctx.db.execute(sql`SELECT message FROM pending_actions WHERE project_id = ${PROJECT}`);
     expect(leaks(JSON.stringify(stored))).toEqual([]);
+    expect(JSON.stringify(stored)).not.toContain(BIRTH.slice(0, 7));
     const dryRun = await app.inject({ method: 'POST', url: `/api/iit/projects/${PROJECT}/skills/dry-run`, headers: headers.pi, payload: { yaml: SKILL } });
     expect(dryRun.statusCode, dryRun.body).toBe(200);
     expect(dryRun.body).toContain('adult-at-enrolment');
