@@ -85,6 +85,22 @@ export const ImportPreview = z.object({
   moreProblems: z.int().describe('problems beyond those listed'),
   problems: z.array(ImportProblem).describe('the first 50, as the import would list them'),
   rulesAffected: z.array(RuleAffectedByDictionary).optional().describe("importable previews: rules of the project's skills reading a field the new dictionary removes or changes"),
+  changes: z
+    .object({
+      values: z.array(
+        z.object({
+          recordId: z.string(),
+          eventName: z.string().describe("'' in a classic project"),
+          field: z.string().describe('the field, or redcap_data_access_group when the row moves to another site'),
+          oldValue: z.union([z.string(), z.number(), z.null()]),
+          newValue: z.union([z.string(), z.number(), z.null()]),
+          masked: z.boolean().optional().describe("true for an identifier field's values, null for whoever may not see identifiers"),
+        }),
+      ).describe('the first 100 values the import would change in stored rows, in file order'),
+      moreValues: z.int().describe('changed values beyond those listed'),
+    })
+    .optional()
+    .describe('importable previews: what "updated" rows would change, value by value'),
 });
 export type ImportPreview = z.infer<typeof ImportPreview>;
 

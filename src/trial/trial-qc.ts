@@ -35,7 +35,7 @@ import { createRedcapClient } from './redcap/client.js';
 import { importFromRedcap } from './redcap/import-from-redcap.js';
 import { defaultTokenEnv, getRedcapSettings, setRedcapSettings, storedSettingsProblem } from './redcap/project-redcap.js';
 import type { AuditEntityType } from './store/types.js';
-import { setIdentifierAccess } from '../core/auth/identifier-access.js';
+import { canViewIdentifiers, setIdentifierAccess } from '../core/auth/identifier-access.js';
 import { identifierMask, maskAuditEntries } from './identifiers.js';
 import { buildRecordCrf } from './record-view/record-crf.js';
 import { verifyAuditChain } from '../core/audit/verify-audit-chain.js';
@@ -166,13 +166,13 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
     previewCsv: async (actor: User, projectId: string, files: RedcapCsvFiles) => {
       await assertWriter(projectId, actor);
       assertCsvFilesSent(files);
-      return previewImport(store, projectId, () => checkRedcapCsv(store, projectId, files), projectSkills(projectId));
+      return previewImport(store, projectId, () => checkRedcapCsv(store, projectId, files), projectSkills(projectId), { mayViewIdentifiers: await canViewIdentifiers(ctx.db, projectId, actor) });
     },
     /** What importOdm would import, and every problem it would refuse, writing nothing. */
     previewOdm: async (actor: User, projectId: string, file: OdmImportFile) => {
       await assertWriter(projectId, actor);
       assertOdmFileSent(file);
-      return previewImport(store, projectId, () => checkOdm(file), projectSkills(projectId));
+      return previewImport(store, projectId, () => checkOdm(file), projectSkills(projectId), { mayViewIdentifiers: await canViewIdentifiers(ctx.db, projectId, actor) });
     },
     /** The project's REDCap API settings, and whether the bound token variable is set on this server (never its value). */
     redcapSettings: async (actor: User, projectId: string) => {

@@ -82,6 +82,33 @@ describe.each(testEngines())('POST /api/iit/projects/:projectId/imports?preview=
     expect(refused.json().problems[0]).toMatchObject({ field: 'sbp', value: '13x', element: expect.stringContaining('ItemData[@ItemOID="sbp"]') });
   });
 
+  it('lists the values a correction would change, record by record, under the uploaded file names, identifiers masked', async () => {
+    // The CSV export is stored by the first test; this one corrects two values and a birth date.
+    const corrected = fixture('records.csv').toString('utf8')
+      .replace('101,week4_arm_1,site_a,,,,,2024-04-05,71.9,128,', '101,week4_arm_1,site_a,,,,,2024-04-05,71.4,126,')
+      .replace('103,screening_arm_1,site_b,2024-03-10,1970-02-01,', '103,screening_arm_1,site_b,2024-03-10,1970-02-11,');
+    const parts = { ...csvParts(corrected), records: { name: 'HTN_DATA_2024-06-03_0915.csv', content: corrected } };
+
+    const preview = await post('?preview=true', parts);
+
+    expect(preview.statusCode, preview.body).toBe(200);
+    expect(preview.json().counts.records).toEqual({ created: 0, updated: 2, unchanged: 11 });
+    expect(preview.json().changes).toEqual({
+      values: [
+        { recordId: '101', eventName: 'week4_arm_1', field: 'weight', oldValue: 71.9, newValue: 71.4 },
+        { recordId: '101', eventName: 'week4_arm_1', field: 'sbp', oldValue: 128, newValue: 126 },
+        // dob is an identifier, and a coordinator without identifier access sees that it changes, not its values.
+        { recordId: '103', eventName: 'screening_arm_1', field: 'dob', oldValue: null, newValue: null, masked: true },
+      ],
+      moreValues: 0,
+    });
+    expect(preview.body).not.toContain('1970-02');
+    // Warnings and problems name the file as it was uploaded, not "records.csv".
+    expect(preview.json().counts.warnings[0].message).toMatch(/^HTN_DATA_2024-06-03_0915\.csv line 6, field weight: 250 is above/);
+    const broken = await post('?preview=true', { ...parts, records: { name: 'HTN_DATA_2024-06-03_0915.csv', content: corrected.replace(',71.4,126,', ',71.4,12x,') } });
+    expect(broken.json().problems[0]).toMatchObject({ source: 'HTN_DATA_2024-06-03_0915.csv', field: 'sbp', value: '12x' });
+  });
+
   it('is for those who may import: a viewer is refused as the import refuses them', async () => {
     const preview = await post('?preview=true', csvParts(), auth.viewer);
     expect(preview.statusCode).toBe(403);

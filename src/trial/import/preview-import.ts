@@ -1,6 +1,8 @@
 import { ClinAgentError } from '../../core/errors.js';
 import type { Skill } from '../sop/load-skills.js';
 import { rulesAffectedByDictionary, type RuleAffected } from '../skill-tools/dictionary-impact.js';
+import { baseFieldName } from '../identifiers.js';
+import type { ChangedValue } from '../store/import-records.js';
 import type { TrialStore } from '../store/trial-store.js';
 import type { ImportProblem } from './problems.js';
 import { listedWarnings, type TrialExport, type TrialImportSummary } from './write-trial-export.js';
@@ -28,6 +30,16 @@ export interface ImportPreview {
   problems: ImportProblem[];
   /** Importable previews only: rules of the project's skills reading a field the new dictionary removes or changes. */
   rulesAffected?: RuleAffected[];
+  /**
+   * Importable previews only: the values the import would change in stored rows (the first hundred), so "3 changed"
+   * can be checked before importing. An identifier field's values are null and `masked` for whoever may not see them.
+   */
+  changes?: { values: Array<ChangedValue & { masked?: boolean }>; moreValues: number };
+}
+
+export interface PreviewOptions {
+  /** Whether the one previewing may see identifier fields' values (the import itself needs no such right). */
+  mayViewIdentifiers?: boolean;
 }
 
 /**
@@ -37,7 +49,7 @@ export interface ImportPreview {
  * import then reports. Errors other than IMPORT_INVALID (an undecodable file, a DOCTYPE) are thrown as the
  * import throws them. `skills` are those applying to the project, whose rules the new dictionary may affect.
  */
-export async function previewImport(store: TrialStore, projectId: string, check: () => TrialExport | Promise<TrialExport>, skills: readonly Skill[] = []): Promise<ImportPreview> {
+export async function previewImport(store: TrialStore, projectId: string, check: () => TrialExport | Promise<TrialExport>, skills: readonly Skill[] = [], options: PreviewOptions = {}): Promise<ImportPreview> {
   let data: TrialExport;
   try {
     data = await check();
@@ -45,7 +57,7 @@ export async function previewImport(store: TrialStore, projectId: string, check:
     if (ClinAgentError.isInstance(error) && error.code === 'IMPORT_INVALID') return refusedPreview(error);
     throw error;
   }
-  const [records, changes, storedEvents, storedArms, storedFields] = await Promise.all([
+  const [comparison, changes, storedEvents, storedArms, storedFields] = await Promise.all([
     store.compareRecords(projectId, data.records),
     store.definitionChanges(projectId, data),
     // As the import does: without an events or arms file, the stored ones stay.
@@ -61,11 +73,25 @@ export async function previewImport(store: TrialStore, projectId: string, check:
     subjects: new Set(data.records.map((record) => record.recordId)).size,
     rows: data.records.length,
     rowsPerEvent: rowsPerEvent(data.records, storedEvents),
-    records,
+    records: { created: comparison.created, updated: comparison.updated, unchanged: comparison.unchanged },
     ...changes,
     ...listedWarnings(data.warnings),
   };
-  return { importable: true, counts, problemCount: 0, moreProblems: 0, problems: [], rulesAffected: rulesAffectedByDictionary(skills, storedFields, data.fields) };
+  // A field that is an identifier in the stored dictionary or in the new one is masked alike.
+  const identifiers = new Set([...storedFields, ...data.fields].filter((field) => field.identifier).map((field) => field.fieldName));
+  const isIdentifier = (field: string) => identifiers.has(baseFieldName(field));
+  const values = comparison.changedValues.map((value) =>
+    !options.mayViewIdentifiers && isIdentifier(value.field) ? { ...value, oldValue: null, newValue: null, masked: true } : value,
+  );
+  return {
+    importable: true,
+    counts,
+    problemCount: 0,
+    moreProblems: 0,
+    problems: [],
+    rulesAffected: rulesAffectedByDictionary(skills, storedFields, data.fields),
+    changes: { values, moreValues: comparison.moreChangedValues },
+  };
 }
 
 /** The problems as IMPORT_INVALID lists them, so the preview and the import show the same list. */

@@ -73,12 +73,49 @@ export async function importRecords(db: Db, projectId: string, records: Readonly
  * What importRecords would do with `records`, reading only: how many rows it would create, update and leave
  * unchanged, decided by the same comparison. An import preview answers it before anything is written.
  */
-export async function compareRecords(db: Db, projectId: string, records: ReadonlyArray<TrialRecord>): Promise<ImportRecordsResult> {
+export async function compareRecords(db: Db, projectId: string, records: ReadonlyArray<TrialRecord>): Promise<RecordComparison> {
   assertUniqueRows(records);
   const changed = await changedRows(db, projectId, records);
   const created = changed.filter((row) => !row.change).length;
-  return { created, updated: changed.length - created, unchanged: records.length - changed.length };
+  const changedValues: ChangedValue[] = [];
+  let valueCount = 0;
+  for (const { record, change } of changed) {
+    if (!change) continue;
+    if (change.newValue.site !== undefined) {
+      valueCount += 1;
+      if (changedValues.length < CHANGED_VALUES_LISTED) changedValues.push({ recordId: record.recordId, eventName: record.eventName, field: SITE_FIELD, oldValue: change.oldValue.site ?? null, newValue: change.newValue.site });
+    }
+    // In the export's column order (the stored row's keys come back in the database's own order).
+    const fields = [...new Set([...Object.keys(record.data), ...Object.keys(change.newValue.data)])].filter((field) => Object.hasOwn(change.newValue.data, field));
+    for (const field of fields) {
+      valueCount += 1;
+      if (changedValues.length < CHANGED_VALUES_LISTED) changedValues.push({ recordId: record.recordId, eventName: record.eventName, field, oldValue: change.oldValue.data[field] ?? null, newValue: change.newValue.data[field] ?? null });
+    }
+  }
+  return { created, updated: changed.length - created, unchanged: records.length - changed.length, changedValues, moreChangedValues: valueCount - changedValues.length };
 }
+
+/** One value an import would change in a stored row: the record, event and field, its old and new value. */
+export interface ChangedValue {
+  recordId: string;
+  eventName: string;
+  /** The field, or SITE_FIELD when the row moves to another site. */
+  field: string;
+  oldValue: RecordValue;
+  newValue: RecordValue;
+}
+
+/** What an import would do, counted, with the first CHANGED_VALUES_LISTED values it would change. */
+export interface RecordComparison extends ImportRecordsResult {
+  changedValues: ChangedValue[];
+  /** Changed values beyond those listed. */
+  moreChangedValues: number;
+}
+
+/** The site of a row, as REDCap's export names its column. */
+export const SITE_FIELD = 'redcap_data_access_group';
+// Enough to check a correction import at a glance; the count says how many more there are.
+const CHANGED_VALUES_LISTED = 100;
 
 /** The rows an import changes, in order: new ones (change null) and stored ones whose values differ (their change). */
 async function changedRows(db: Db, projectId: string, records: ReadonlyArray<TrialRecord>): Promise<Array<{ record: TrialRecord; change: RecordChange | null }>> {

@@ -1,7 +1,7 @@
 import type { Db } from '../../core/db/connect.js';
 import { appendAudit, listAudit } from './audit.js';
 import { definitionChanges, getArms, getDictionary, getEvents, identifierFields, replaceArms, replaceDictionary, replaceEvents } from './dictionary.js';
-import { compareRecords, importRecords, type ImportRecordsOptions, type ImportRecordsResult } from './import-records.js';
+import { compareRecords, importRecords, type ImportRecordsOptions, type ImportRecordsResult, type RecordComparison } from './import-records.js';
 import { ensureProject } from './project.js';
 import { countRecords, getRecord, listRecords, listSites, type RecordFilter, type RecordPage } from './records.js';
 import type { AuditEntityType, AuditEntry, AuditEntryInput, DictionaryField, ScheduledEvent, StoredRecord, TrialArm, TrialEvent, TrialField, TrialRecord } from './types.js';
@@ -16,7 +16,7 @@ export interface TrialStore {
   replaceArms(projectId: string, arms: ReadonlyArray<TrialArm>, actor: string, reason?: string): Promise<boolean>;
   importRecords(projectId: string, records: ReadonlyArray<TrialRecord>, options: ImportRecordsOptions): Promise<ImportRecordsResult>;
   /** What importRecords would create, update and leave unchanged, reading only (an import preview). */
-  compareRecords(projectId: string, records: ReadonlyArray<TrialRecord>): Promise<ImportRecordsResult>;
+  compareRecords(projectId: string, records: ReadonlyArray<TrialRecord>): Promise<RecordComparison>;
   /** Whether replacing dictionary, events (when given) and arms (when given) would change them, reading only. */
   definitionChanges(projectId: string, incoming: { fields: ReadonlyArray<TrialField>; events?: ReadonlyArray<TrialEvent>; arms?: ReadonlyArray<TrialArm> }): Promise<{ isDictionaryChanged: boolean; isEventsChanged: boolean; isArmsChanged: boolean }>;
   getDictionary(projectId: string): Promise<DictionaryField[]>;
