@@ -103,7 +103,7 @@ describe('pages follow the role in the trial', () => {
         await page.locator('.crf-name', { hasText: LONG_FIELD }).waitFor({ timeout: UI_TIMEOUT_MS });
         // Nothing in the field column is wider than the column: the name wraps instead of running over the visits.
         const overflowing = await page.locator('th.record-field-col').evaluateAll((cells) =>
-          cells.filter((cell) => cell.scrollWidth > cell.clientWidth + 1 || [...cell.querySelectorAll('*')].some((child) => child.getBoundingClientRect().right > cell.getBoundingClientRect().right + 1)).map((cell) => cell.textContent),
+          cells.filter((cell) => cell.scrollWidth > cell.clientWidth + 1 || Array.from(cell.querySelectorAll('*')).some((child) => child.getBoundingClientRect().right > cell.getBoundingClientRect().right + 1)).map((cell) => cell.textContent),
         );
         expect(overflowing).toEqual([]);
       });
@@ -122,7 +122,7 @@ describe('pages follow the role in the trial', () => {
         expect(await page.getByTestId('trial-tab-import').count()).toBe(1);
 
         await page.getByTestId('query-filter-rule').selectOption('weight-max');
-        await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="query-row"]')].every((row) => row.textContent?.includes('weight-max')) && document.querySelectorAll('[data-testid="query-row"]').length === 1, undefined, { timeout: UI_TIMEOUT_MS });
+        await page.waitForFunction(() => Array.from(document.querySelectorAll('[data-testid="query-row"]')).every((row) => row.textContent?.includes('weight-max')) && document.querySelectorAll('[data-testid="query-row"]').length === 1, undefined, { timeout: UI_TIMEOUT_MS });
 
         await page.getByTestId('query-filter-rule').selectOption('');
         await page.waitForFunction(() => document.querySelectorAll('[data-testid="query-row"]').length === 2, undefined, { timeout: UI_TIMEOUT_MS });
