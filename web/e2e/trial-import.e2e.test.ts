@@ -15,6 +15,7 @@ const ADMIN_TOKEN = 'e2e-admin-token-import-0123456789abcdef';
 const PROJECT_ID = 'e2e-import';
 const odm = readFileSync(path.join(repoRoot, 'test-data', 'trial', 'odm', 'project.odm.xml'), 'utf8');
 const brokenOdm = odm.replace('<ItemData ItemOID="sbp" Value="132"/>', '<ItemData ItemOID="sbp" Value="13x"/>');
+const correctedOdm = odm.replace('<ItemData ItemOID="sbp" Value="132"/>', '<ItemData ItemOID="sbp" Value="134"/>');
 
 let browser: Browser;
 let harness: Harness | undefined;
@@ -70,6 +71,18 @@ describe('a trial created and imported in the console', () => {
         expect(await done.textContent()).toBe('Imported: 13 new, 0 changed, 0 unchanged record rows.');
         expect(await records()).toHaveLength(13);
         await page.waitForFunction(() => document.querySelector('[data-testid="trial-project-summary"]')?.textContent?.startsWith('5 subjects'), undefined, { timeout: UI_TIMEOUT_MS });
+
+        // A correction export: the preview lists what "1 changed" changes, under the file's own name.
+        await page.getByTestId('import-file-odm').setInputFiles({ name: 'HTN_corrections_0603.xml', mimeType: 'application/xml', buffer: Buffer.from(correctedOdm) });
+        await page.getByTestId('import-preview').click();
+        await page.getByTestId('import-preview-counts').waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await page.getByTestId('import-count-records').textContent()).toBe('0 new · 1 changed · 12 unchanged');
+        const change = page.getByTestId('import-change');
+        expect(await change.count()).toBe(1);
+        expect((await change.first().locator('td').allTextContents()).map((cell) => cell.trim())).toEqual(['101', 'baseline_arm_1', 'sbp', '132', '134']);
+        expect(await page.getByTestId('import-warnings').textContent()).toContain('HTN_corrections_0603.xml line');
+        expect(await page.getByTestId('import-warnings').textContent()).not.toContain('project.odm.xml');
+        await snap(page, 'en-import-changes');
       });
     } finally {
       await context.close();

@@ -10,7 +10,55 @@ export function recordCounts({ created, updated, unchanged }: Counts['records'])
 
 /** What an import would write (counts against what the project holds now), or every problem that refuses it. */
 export function ImportPreviewView({ preview }: { preview: ImportPreview }) {
-  return preview.counts ? <PreviewCounts counts={preview.counts} /> : <ProblemTable preview={preview} />;
+  return preview.counts ? (
+    <>
+      <PreviewCounts counts={preview.counts} />
+      {preview.changes && preview.changes.values.length > 0 ? <ChangeTable changes={preview.changes} /> : null}
+    </>
+  ) : (
+    <ProblemTable preview={preview} />
+  );
+}
+
+type Changes = NonNullable<ImportPreview['changes']>;
+
+/** The values "changed" rows would change, so a correction import is checked value by value before it is run. */
+function ChangeTable({ changes }: { changes: Changes }) {
+  const t = useT();
+  const shown = (value: Changes['values'][number]['oldValue'], masked: boolean | undefined) =>
+    masked ? <span className="muted">{t('trial.import.change.masked')}</span> : value === null || value === '' ? <span className="muted">{t('trial.import.change.blank')}</span> : <code>{String(value)}</code>;
+  return (
+    <div data-testid="import-changes">
+      <h3 className="panel-heading">{t('trial.import.changes', { count: changes.values.length + changes.moreValues })}</h3>
+      <div className="table-scroll">
+        <table className="table">
+          <thead>
+            <tr>
+              <th>{t('trial.import.col.record')}</th>
+              <th>{t('trial.import.col.event')}</th>
+              <th>{t('trial.import.col.field')}</th>
+              <th>{t('trial.import.col.oldValue')}</th>
+              <th>{t('trial.import.col.newValue')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {changes.values.map((change) => (
+              <tr key={`${change.recordId}\u0000${change.eventName}\u0000${change.field}`} data-testid="import-change">
+                <td className="nowrap">{change.recordId}</td>
+                <td>{change.eventName ? <code>{change.eventName}</code> : t('trial.import.classicEvent')}</td>
+                <td>
+                  <code>{change.field}</code>
+                </td>
+                <td>{shown(change.oldValue, change.masked)}</td>
+                <td>{shown(change.newValue, change.masked)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {changes.moreValues > 0 ? <p className="muted small">{t('trial.import.moreChanges', { count: changes.moreValues })}</p> : null}
+    </div>
+  );
 }
 
 function PreviewCounts({ counts }: { counts: Counts }) {
