@@ -6,6 +6,7 @@ const { main: rules } = await import('./rules.bench.js');
 const { main: qc } = await import('./qc.bench.js');
 const { main: stream } = await import('./stream.bench.js');
 const { main: assistant } = await import('./assistant.bench.js');
+const { main: importing } = await import('./import.bench.js');
 const { main: reviewQueue } = await import('./review-queue.bench.js');
 
 console.log(`ClinAgent benchmarks on Node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
@@ -16,4 +17,5 @@ await rules();
 await qc();
 await stream();
 await assistant();
+await importing();
 await reviewQueue();
