@@ -13,6 +13,13 @@ const optionalString = z
   .transform((value) => (value === '' ? undefined : value))
   .optional();
 
+/** A comma-separated list of host names or IP addresses the administrator allows although they are not public. */
+function hostList(example: string) {
+  return optionalString
+    .transform((value) => (value ?? '').split(',').map((host) => host.trim().toLowerCase().replace(/^\[|\]$/g, '')).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[a-z0-9._:-]+$/, { message: `must be host names or IP addresses separated by commas, without scheme, port or path, e.g. "${example}"` })));
+}
+
 const optionalUrl = optionalString.refine((value) => value === undefined || isHttpUrl(value), {
   message: 'must be an http(s) URL, e.g. http://127.0.0.1:8000/v1',
 });
@@ -73,9 +80,9 @@ const envSchema = z.object({
     z.enum(['true', 'false'], { message: 'must be true or false; true lets Dify base URLs use plain http on any host (the app key then travels unencrypted)' }),
   ),
   // The hosts a Dify base URL may name although they are loopback, private or link-local: the administrator's say alone.
-  DIFY_ALLOWED_HOSTS: optionalString
-    .transform((value) => (value ?? '').split(',').map((host) => host.trim().toLowerCase().replace(/^\[|\]$/g, '')).filter(Boolean))
-    .pipe(z.array(z.string().regex(/^[a-z0-9._:-]+$/, { message: 'must be host names or IP addresses separated by commas, without scheme, port or path, e.g. "127.0.0.1,dify.lab.example.org"' }))),
+  DIFY_ALLOWED_HOSTS: hostList('127.0.0.1,dify.lab.example.org'),
+  // Likewise for a project's REDCap API URL: a hospital's REDCap on its own network is named here.
+  REDCAP_ALLOWED_HOSTS: hostList('redcap.hospital.internal,10.1.2.3'),
   UPLOAD_MAX_BYTES: positiveInt(50 * 1024 * 1024, '52428800').refine((n) => n >= 1024, { message: 'must be at least 1024 (bytes per uploaded file)' }),
   UPLOAD_MAX_TOTAL_BYTES: optionalString.refine((value) => value === undefined || /^\d+$/.test(value), { message: 'must be a whole number of bytes, e.g. 104857600' }),
   QC_CONCURRENCY: positiveInt(4, '4').refine((n) => n >= 1 && n <= 64, { message: 'must be between 1 and 64' }),
@@ -163,7 +170,8 @@ export interface Config {
    * REDCap API access. A project's token is read only from the variable an admin bound to it (a name starting
    * REDCAP_TOKEN_), and sent only over https unless allowHttp.
    */
-  redcap: { allowHttp: boolean };
+  /** allowedHosts (REDCAP_ALLOWED_HOSTS): hosts a REDCap API URL may name although they are not public addresses. */
+  redcap: { allowHttp: boolean; allowedHosts: string[] };
   /** Dify apps named by scenarios (engine.type dify): their base URLs must be https unless loopback or allowHttp. */
   /** allowedHosts (DIFY_ALLOWED_HOSTS): hosts a Dify base URL may name although they are not public addresses. */
   dify: { allowHttp: boolean; allowedHosts: string[] };
@@ -265,7 +273,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     assistant: { maxIterations: e.ASSISTANT_MAX_ITERATIONS, tokenBudget: e.ASSISTANT_TOKEN_BUDGET },
     memory: { hotMaxTokens: e.MEMORY_HOT_MAX_TOKENS, historyWeeks: e.MEMORY_HISTORY_WEEKS, distillCron: e.MEMORY_DISTILL_CRON, weeklyCron: e.MEMORY_WEEKLY_CRON },
     // REDCap credentials are per project (PUT /api/iit/projects/:id/redcap, admin), never one server-wide token.
-    redcap: { allowHttp: e.REDCAP_ALLOW_HTTP === 'true' },
+    redcap: { allowHttp: e.REDCAP_ALLOW_HTTP === 'true', allowedHosts: e.REDCAP_ALLOWED_HOSTS },
     dify: { allowHttp: e.DIFY_ALLOW_HTTP === 'true', allowedHosts: e.DIFY_ALLOWED_HOSTS },
     // Beside the data folder, not in it: a copy of the folder (a backup, a support bundle) must not carry the key.
     // On PostgreSQL without DATA_DIR, in the user's configuration folder, never the working folder.

@@ -1,5 +1,6 @@
 import type { Config } from '../core/config.js';
 import type { Db } from '../core/db/connect.js';
+import { createGuardedFetch } from '../core/net/guarded-fetch.js';
 import { ClinAgentError } from '../core/errors.js';
 import { assertProjectReader, assertProjectRole, assertProjectWriter, assertQueryCloser } from '../core/auth/project-access.js';
 import type { MembershipCheck } from '../core/auth/membership.js';
@@ -211,7 +212,13 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
       }
       // Masked in every log line and trace from now on, wherever an upstream error might echo it.
       ctx.secrets.add(token);
-      const client = createRedcapClient({ url: settings.apiUrl, token, settingNames: { url: `the apiUrl of project "${projectId}"`, token: settings.tokenEnv } });
+      const client = createRedcapClient({
+        url: settings.apiUrl,
+        token,
+        settingNames: { url: `the apiUrl of project "${projectId}"`, token: settings.tokenEnv },
+        // The host's resolved address is checked again at connect time: a public name may resolve inside later.
+        fetch: createGuardedFetch({ allowedHosts: ctx.config.redcap.allowedHosts, what: 'a REDCap host', setting: 'REDCAP_ALLOWED_HOSTS', code: 'EREDCAPHOSTREFUSED' }),
+      });
       return importFromRedcap(store, projectId, client, actor.name);
     },
     // Record values, query values and messages, the report and every audit entry show identifier fields only to

@@ -1,4 +1,4 @@
-import { isAllowedHost, nonPublicAddress, nonPublicName } from '../../core/net/public-address.js';
+import { isAllowedHost, nonPublicAddress, outboundHostProblem } from '../../core/net/public-address.js';
 
 export interface DifyUrlPolicy {
   difyAllowHttp?: boolean;
@@ -24,10 +24,8 @@ export function difyBaseUrlProblem(baseUrl: string, policy: DifyUrlPolicy): stri
   if (url.username || url.password) return 'must not carry a user name or password; the key is read from api_key_env';
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return `must be an https URL, got ${url.protocol}`;
   const allowed = isAllowedHost(url.hostname, policy.difyAllowedHosts ?? []);
-  if (!allowed) {
-    const why = nonPublicAddress(url.hostname) ?? nonPublicName(url.hostname);
-    if (why) return `names ${url.hostname}, ${why}; a Dify base URL must be a public host ${ALLOW_BY_NAME}`;
-  }
+  const why = outboundHostProblem(url.hostname, policy.difyAllowedHosts ?? []);
+  if (why) return `names ${url.hostname}, ${why}; a Dify base URL must be a public host ${ALLOW_BY_NAME}`;
   if (url.protocol === 'https:') return undefined;
   if ((allowed && isLoopback(url.hostname)) || policy.difyAllowHttp) return undefined;
   return 'must be https, so the app key never travels unencrypted; plain http is allowed only to a loopback host named in DIFY_ALLOWED_HOSTS, or anywhere when the server sets DIFY_ALLOW_HTTP=true (a test Dify on a closed network)';

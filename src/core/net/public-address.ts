@@ -69,3 +69,13 @@ export function isAllowedHost(hostname: string, allowed: ReadonlyArray<string>):
   const host = normal(hostname);
   return allowed.some((entry) => normal(entry) === host);
 }
+
+/**
+ * Why a configured URL's host may not be called (loopback, a private or link-local address, a local-network name),
+ * or undefined when it is public or the administrator allowed it by name. The address a public name resolves to is
+ * checked again when connecting (guarded-fetch.ts).
+ */
+export function outboundHostProblem(hostname: string, allowed: ReadonlyArray<string>): string | undefined {
+  if (isAllowedHost(hostname, allowed)) return undefined;
+  return nonPublicAddress(hostname) ?? nonPublicName(hostname);
+}

@@ -61,8 +61,9 @@ describe.each(testEngines())('per-project REDCap settings and CSV imports over H
 
   beforeAll(async () => {
     redcap = await startFakeRedcap();
-    // The loopback REDCap speaks plain http, which only the administrator's REDCAP_ALLOW_HTTP permits.
-    ctx = await buildTestContext({ engine, env: { REDCAP_ALLOW_HTTP: 'true' } });
+    // The loopback REDCap speaks plain http, which only the administrator's REDCAP_ALLOW_HTTP permits, on a
+    // loopback address, which only REDCAP_ALLOWED_HOSTS permits.
+    ctx = await buildTestContext({ engine, env: { REDCAP_ALLOW_HTTP: 'true', REDCAP_ALLOWED_HOSTS: '127.0.0.1' } });
     app = await buildServer(ctx, { serveConsole: false });
     await ctx.users.createProject({ id: 'trial-a', name: 'Trial A' });
     await ctx.users.createProject({ id: 'trial-b', name: 'Trial B' });
@@ -188,6 +189,25 @@ describe.each(testEngines())('per-project REDCap settings and CSV imports over H
     const bound = await configure('admin', 'trial-c', { apiUrl: 'https://redcap.example.org/api/' });
     expect(bound.statusCode, bound.body).toBe(200);
     expect(bound.json()).toMatchObject({ tokenEnv: 'REDCAP_TOKEN_TRIAL_C', tokenSet: false });
+  });
+
+  it('refuses a REDCap API URL on a link-local, private or loopback host the administrator did not name (issue 32: the server sends the token there)', async () => {
+    const refusals = {
+      'https://169.254.169.254/latest/meta-data/': /link-local/,
+      'https://10.0.0.5/api/': /private/,
+      'https://localhost/api/': /localhost/,
+      'https://[::ffff:a9fe:a9fe]/api/': /link-local/,
+    };
+    for (const [apiUrl, why] of Object.entries(refusals)) {
+      const refused = await configure('admin', 'trial-a', { apiUrl });
+      expect(refused.statusCode, apiUrl).toBe(400);
+      const [problem] = refused.json().details.problems as string[];
+      expect(problem, apiUrl).toMatch(why);
+      expect(problem, apiUrl).toContain('REDCAP_ALLOWED_HOSTS');
+    }
+    // The host the administrator named is accepted, as the other tests' loopback REDCap shows.
+    await ctx.users.createProject({ id: 'trial-d', name: 'Trial D' });
+    expect((await configure('admin', 'trial-d', { apiUrl: redcap.url })).statusCode).toBe(200);
   });
 
   it("syncs with the project's own token only, stores the identifier flag and arms, and audits the settings", async () => {

@@ -2,6 +2,7 @@ import { and, eq, ne } from 'drizzle-orm';
 import { appendAudit } from '../../core/audit/audit-log.js';
 import type { Db } from '../../core/db/connect.js';
 import { projectRedcap } from '../../core/db/schema/auth.js';
+import { outboundHostProblem } from '../../core/net/public-address.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { lockProject } from '../store/project.js';
 
@@ -40,6 +41,12 @@ export function defaultTokenEnv(projectId: string): string {
 export interface RedcapPolicy {
   /** The administrator lets the API URL be plain http (REDCAP_ALLOW_HTTP=true); https otherwise. */
   allowHttp: boolean;
+  /**
+   * REDCAP_ALLOWED_HOSTS: hosts the API URL may name although they are loopback, private or link-local (a
+   * hospital's REDCap on its own network). Any other host must be public: the server sends the project's token
+   * there, and 169.254.169.254 serves a cloud machine's credentials.
+   */
+  allowedHosts?: ReadonlyArray<string>;
 }
 
 export async function getRedcapSettings(db: Db, projectId: string): Promise<StoredRedcapSettings | undefined> {
@@ -75,6 +82,8 @@ function urlProblems(apiUrl: string, policy: RedcapPolicy): string[] {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return [`apiUrl: ${JSON.stringify(apiUrl.slice(0, 100))} is not an http(s) URL; give the REDCap API endpoint, e.g. https://redcap.example.org/api/`];
   if (url.username || url.password || url.search) return ['apiUrl: must not carry a user, password or query string; the token is read from the server variable bound to the project and never goes in the URL'];
+  const hostProblem = outboundHostProblem(url.hostname, policy.allowedHosts ?? []);
+  if (hostProblem) return [`apiUrl: names ${url.hostname}, ${hostProblem}; a REDCap API URL must be a public host unless the server's administrator names it in REDCAP_ALLOWED_HOSTS (a REDCap on this machine or the hospital's network)`];
   if (url.protocol === 'http:' && !policy.allowHttp) {
     return ['apiUrl: must be https, so the project\'s token never travels unencrypted; plain http is allowed only when the server\'s administrator sets REDCAP_ALLOW_HTTP=true (a test REDCap on a closed network)'];
   }
