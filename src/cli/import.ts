@@ -81,9 +81,12 @@ async function readParts(parts: Array<{ part: Part; file: string }>): Promise<Fo
   return form;
 }
 
-/** The server names a CSV part by its role ("records.csv"); the user looks for the file they gave, e.g. "records-2026-11.csv". */
+/**
+ * The server names a file by the name it was uploaded with (else by its role, "records.csv"); the user looks for the
+ * path they gave, e.g. "exports/records-2026-11.csv".
+ */
 function userFileName(parts: Array<{ part: Part; file: string }>, source: string): string {
-  const given = parts.find((p) => p.part !== 'odm' && source === `${p.part}.csv`);
+  const given = parts.find((p) => p.part !== 'odm' && (source === path.basename(p.file) || source === `${p.part}.csv`));
   return given ? given.file : source;
 }
 

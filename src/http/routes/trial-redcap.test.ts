@@ -244,7 +244,8 @@ describe.each(testEngines())('per-project REDCap settings and CSV imports over H
     const withOneArm = multipart({ ...files, arms: { name: 'DEMO_Arms.csv', content: 'arm_num,name\n1,Drug\n' } });
     const refused = await app.inject({ method: 'POST', url: '/api/iit/projects/trial-b/imports', headers: { ...auth.piB, ...withOneArm.headers }, payload: withOneArm.payload });
     expect(refused.statusCode).toBe(422);
-    expect(refused.json().message).toContain('events.csv line 4, field arm_num: the event is in arm 2, but arms.csv defines only arm 1');
+    // Named as uploaded, not "events.csv" (issue 32).
+    expect(refused.json().message).toContain('DEMO_Events_2025-03-01.csv line 4, field arm_num: the event is in arm 2, but DEMO_Arms.csv defines only arm 1');
 
     const upload = multipart({ ...files, arms: { name: 'DEMO_Arms.csv', content: testFile('redcap14-arms.csv') } });
     const imported = await app.inject({ method: 'POST', url: '/api/iit/projects/trial-b/imports', headers: { ...auth.piB, ...upload.headers }, payload: upload.payload });
