@@ -102,6 +102,13 @@ const envSchema = z.object({
   // Sign-in code attempts (POST /api/auth/login) per client address in a window; more answer 429 until it ends.
   SIGN_IN_MAX_ATTEMPTS: positiveInt(20, '20').refine((n) => n >= 1 && n <= 10_000, { message: 'must be between 1 and 10000 attempts, e.g. 20' }),
   SIGN_IN_WINDOW_SECONDS: positiveInt(900, '900').refine((n) => n >= 1 && n <= 86_400, { message: 'must be between 1 and 86400 seconds, e.g. 900' }),
+  // Behind a reverse proxy every client has the proxy's address, and would share one sign-in budget: naming the proxy
+  // lets the client address come from X-Forwarded-For. Unset, that header is ignored (a client could forge it).
+  TRUST_PROXY: optionalString
+    .refine((value) => value === undefined || value === 'false' || value === 'true' || /^[0-9a-fA-F.:/]+(\s*,\s*[0-9a-fA-F.:/]+)*$/.test(value), {
+      message: 'must be false, true (trust every proxy; only when nothing else can reach the server), or the addresses of the proxies or CIDR ranges separated by commas (e.g. "10.0.0.2,10.0.1.0/24")',
+    })
+    .transform((value): boolean | string[] => (value === undefined || value === 'false' ? false : value === 'true' ? true : value.split(',').map((entry) => entry.trim()))),
   CLINAGENT_ADMIN_TOKEN: optionalString.refine((value) => value === undefined || value.length >= 24, {
     message: 'must be at least 24 characters so it cannot be guessed; generate one with `openssl rand -hex 24`',
   }),
@@ -189,6 +196,8 @@ export interface Config {
   tokenTtlDays: number;
   /** Sign-in code attempts allowed per client address in each window (SIGN_IN_MAX_ATTEMPTS, SIGN_IN_WINDOW_SECONDS). */
   signIn: { maxAttempts: number; windowMs: number };
+  /** TRUST_PROXY: the reverse proxies whose X-Forwarded-For gives the client's address (Fastify's trustProxy). */
+  trustProxy: boolean | string[];
   logLevel: string;
 }
 
@@ -282,6 +291,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     adminToken: e.CLINAGENT_ADMIN_TOKEN,
     tokenTtlDays: e.TOKEN_TTL_DAYS,
     signIn: { maxAttempts: e.SIGN_IN_MAX_ATTEMPTS, windowMs: e.SIGN_IN_WINDOW_SECONDS * 1000 },
+    trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
   };
 }

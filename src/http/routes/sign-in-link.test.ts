@@ -103,6 +103,9 @@ describe.each(testEngines())('sign-in links for new users, and sign-in attempts,
       if (response.statusCode === 429) limited = response;
     }
     expect(statuses).toEqual([...Array(MAX_ATTEMPTS).fill(401), 429, 429, 429]);
+    // A forged X-Forwarded-For does not buy a new budget: without TRUST_PROXY the header is not the client's address.
+    const forged = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { code: 'login_forged' }, headers: { 'x-forwarded-for': '203.0.113.99' } });
+    expect(forged.statusCode).toBe(429);
     expect(limited!.json()).toMatchObject({ code: 'TOO_MANY_ATTEMPTS', details: { retryAfterSeconds: expect.any(Number) } });
     expect(limited!.json().message).toMatch(/Try again in \d+ s/);
     expect(Number(limited!.headers['retry-after'])).toBeGreaterThan(0);
@@ -111,5 +114,24 @@ describe.each(testEngines())('sign-in links for new users, and sign-in attempts,
     await new Promise((resolve) => setTimeout(resolve, WINDOW_SECONDS * 1000 + 100));
     const after = await login(codeOf(created.signInLink));
     expect(after.statusCode, after.body).toBe(200);
+  });
+});
+
+describe.each(testEngines())('sign-in attempts behind a reverse proxy on %s', (engine) => {
+  let ctx: Awaited<ReturnType<typeof buildTestContext>>;
+  let app: Awaited<ReturnType<typeof buildServer>>;
+  afterAll(async () => {
+    await app?.close();
+    await ctx?.close();
+  });
+
+  it('counts each client by X-Forwarded-For when TRUST_PROXY names the proxy, so one guesser does not lock everyone out', async () => {
+    ctx = await buildTestContext({ engine, env: { SIGN_IN_MAX_ATTEMPTS: '2', SIGN_IN_WINDOW_SECONDS: '60', TRUST_PROXY: '127.0.0.1' } });
+    app = await buildServer(ctx, { serveConsole: false });
+    const from = (client: string) => app.inject({ method: 'POST', url: '/api/auth/login', payload: { code: 'login_guess' }, headers: { 'x-forwarded-for': client } });
+    const guesser = [await from('198.51.100.7'), await from('198.51.100.7'), await from('198.51.100.7')].map((r) => r.statusCode);
+    expect(guesser).toEqual([401, 401, 429]);
+    // Another client behind the same proxy still has its attempts.
+    expect((await from('198.51.100.8')).statusCode).toBe(401);
   });
 });
