@@ -4,6 +4,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { buildServer } from '../src/http/server.js';
+import { hardRuleSkillYaml } from '../src/testing/skill-yaml.js';
 import { buildTestContext } from '../src/testing/test-context.js';
 import { createTrialStore } from '../src/trial/store/trial-store.js';
 import { registerWorkers } from '../src/workers.js';
@@ -18,24 +19,11 @@ import { printTable, summarise } from './stats.js';
 const QUEUE = Number(process.env.REVIEW_BENCH_RECORDS ?? 141);
 const SAMPLES = 30;
 const PROJECT = 'bench-review';
-const SKILL = `
-id: bench-review
-name: Vital signs with review (bench)
-start_node: ranges
-nodes:
-  ranges:
-    type: hard_rule
-    rules:
-      - { id: age-range, field: age, logic: { and: [{ ">=": [{ var: age }, 18] }, { "<=": [{ var: age }, 75] }] }, message: "Age must be 18-75" }
-      - { id: sbp-range, field: sbp, logic: { and: [{ ">=": [{ var: sbp }, 80] }, { "<=": [{ var: sbp }, 200] }] }, message: "SBP must be 80-200" }
-    on_pass: end_ok
-    on_fail: review
-  review:
-    type: human_review
-    description: A data manager confirms the findings before queries go to the site.
-    on_approve: end_confirmed
-    on_reject: end_dismissed
-`;
+// Age and systolic pressure, each finding decided by a data manager before its query goes to the site.
+const SKILL = hardRuleSkillYaml('bench-review', [
+  '{ id: age-range, field: age, logic: { and: [{ ">=": [{ var: age }, 18] }, { "<=": [{ var: age }, 75] }] }, message: "Age must be 18-75" }',
+  '{ id: sbp-range, field: sbp, logic: { and: [{ ">=": [{ var: sbp }, 80] }, { "<=": [{ var: sbp }, 200] }] }, message: "SBP must be 80-200" }',
+], true);
 
 export async function main(): Promise<void> {
   const skillsDir = mkdtempSync(path.join(tmpdir(), 'clinagent-review-bench-'));

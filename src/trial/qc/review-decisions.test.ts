@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer } from '../../http/server.js';
+import { hardRuleSkillYaml } from '../../testing/skill-yaml.js';
 import { buildTestContext } from '../../testing/test-context.js';
 import { testEngines } from '../../testing/test-database.js';
 import { waitFor } from '../../testing/wait-for.js';
@@ -10,24 +11,11 @@ import { registerWorkers } from '../../workers.js';
 import { createTrialStore } from '../store/trial-store.js';
 import type { TrialRecord } from '../store/types.js';
 
-const SKILL = `
-id: body-checks
-name: Height and weight with review
-start_node: hard
-nodes:
-  hard:
-    type: hard_rule
-    rules:
-      - { id: height-range, field: height, logic: { and: [{ ">=": [{ var: height }, 120] }, { "<=": [{ var: height }, 220] }] }, message: "Height must be 120-220 cm" }
-      - { id: weight-range, field: weight, logic: { and: [{ ">=": [{ var: weight }, 30] }, { "<=": [{ var: weight }, 250] }] }, message: "Weight must be 30-250 kg" }
-    on_pass: end_ok
-    on_fail: review
-  review:
-    type: human_review
-    description: A data manager confirms the findings before queries go to the site.
-    on_approve: end_confirmed
-    on_reject: end_dismissed
-`;
+// Height and weight, each finding decided by a data manager before its query goes to the site.
+const SKILL = hardRuleSkillYaml('body-checks', [
+  '{ id: height-range, field: height, logic: { and: [{ ">=": [{ var: height }, 120] }, { "<=": [{ var: height }, 220] }] }, message: "Height must be 120-220 cm" }',
+  '{ id: weight-range, field: weight, logic: { and: [{ ">=": [{ var: weight }, 30] }, { "<=": [{ var: weight }, 250] }] }, message: "Weight must be 30-250 kg" }',
+], true);
 
 const row = (recordId: string, height: number, weight: number): TrialRecord => ({ recordId, eventName: 'baseline', site: 'SITE-01', data: { record_id: recordId, height, weight } });
 
