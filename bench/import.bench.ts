@@ -1,6 +1,6 @@
-import { get } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { buildServer } from '../src/http/server.js';
+import { emptyElementsOdm, probeHealth, recordsOf, textFieldDictionary as dictionaryOf } from '../src/testing/large-imports.js';
 import { buildTestContext } from '../src/testing/test-context.js';
 import { multipartBody, type MultipartFile } from '../src/testing/multipart.js';
 import { printTable, summarise } from './stats.js';
@@ -12,40 +12,6 @@ import { printTable, summarise } from './stats.js';
  * 200 rows, and the import of a 50 MB records file. On in-memory PGlite, and on PostgreSQL when
  * BENCH_DATABASE_URL or TEST_DATABASE_URL is set.
  */
-const DICTIONARY_HEADER = 'Variable / Field Name,Form Name,Section Header,Field Type,Field Label,"Choices, Calculations, OR Slider Labels",Field Note,Text Validation Type OR Show Slider Number,Text Validation Min,Text Validation Max,Identifier?,Branching Logic (Show field only if...),Required Field?';
-
-function dictionaryOf(count: number): string {
-  const lines = [DICTIONARY_HEADER, 'record_id,baseline,,text,Subject ID,,,,,,,,'];
-  for (let i = 1; i < count; i++) lines.push(`f${i},baseline,,text,Field ${i},,,,,,,,`);
-  return `${lines.join('\n')}\n`;
-}
-
-function recordsOf(fields: number, rows: number, cell: number): Buffer {
-  const header = ['record_id', ...Array.from({ length: fields - 1 }, (_, i) => `f${i + 1}`)].join(',');
-  const values = Array.from({ length: fields - 1 }, (_, i) => `v${String(i).padStart(cell - 1, '0')}`.slice(0, cell)).join(',');
-  const lines = [header];
-  for (let row = 0; row < rows; row++) lines.push(`S${String(row).padStart(5, '0')},${values}`);
-  return Buffer.from(`${lines.join('\n')}\n`);
-}
-
-function emptyElementsOdm(elements: number): Buffer {
-  return Buffer.concat([
-    Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<ODM xmlns="http://www.cdisc.org/ns/odm/v1.3" ODMVersion="1.3.2" FileOID="f" FileType="Snapshot"><Study OID="S"><MetaDataVersion OID="v1" Name="v1"></MetaDataVersion></Study><ClinicalData StudyOID="S" MetaDataVersionOID="v1">'),
-    Buffer.alloc(elements * 4, '<a/>'),
-    Buffer.from('</ClinicalData></ODM>\n'),
-  ]);
-}
-
-function probeHealth(base: string): Promise<number> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    get(`${base}/api/health`, { agent: false }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(performance.now() - started));
-    }).on('error', reject);
-  });
-}
-
 async function benchEngine(engine: 'pglite' | 'postgres'): Promise<Array<Record<string, string | number>>> {
   const ctx = await buildTestContext({ engine });
   const app = await buildServer(ctx, { serveConsole: false });
@@ -61,7 +27,7 @@ async function benchEngine(engine: 'pglite' | 'postgres'): Promise<Array<Record<
     let importing = true;
     const poll = (async () => {
       while (importing) {
-        latencies.push(await probeHealth(base));
+        latencies.push((await probeHealth(base)).ms);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     })();

@@ -1,49 +1,12 @@
-import { get } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emptyElementsOdm, probeHealth, recordsOf, textFieldDictionary as dictionaryOf } from '../../testing/large-imports.js';
 import { buildTestContext } from '../../testing/test-context.js';
 import { multipartBody, type MultipartFile } from '../../testing/multipart.js';
 import { testEngines } from '../../testing/test-database.js';
 import { buildServer } from '../server.js';
 
-const DICTIONARY_HEADER = 'Variable / Field Name,Form Name,Section Header,Field Type,Field Label,"Choices, Calculations, OR Slider Labels",Field Note,Text Validation Type OR Show Slider Number,Text Validation Min,Text Validation Max,Identifier?,Branching Logic (Show field only if...),Required Field?';
 // The issue's "done when": the health check stays under a second during any import up to the upload limit.
 const HEALTH_BOUND_MS = 1000;
-
-/** A dictionary of `count` text fields: record_id, then f1, f2, ... */
-function dictionaryOf(count: number): string {
-  const lines = [DICTIONARY_HEADER, 'record_id,baseline,,text,Subject ID,,,,,,,,'];
-  for (let i = 1; i < count; i++) lines.push(`f${i},baseline,,text,Field ${i},,,,,,,,`);
-  return `${lines.join('\n')}\n`;
-}
-
-/** `rows` records of every field of a `fields`-field dictionary, each value `cell` characters long. */
-function recordsOf(fields: number, rows: number, cell: number): Buffer {
-  const header = ['record_id', ...Array.from({ length: fields - 1 }, (_, i) => `f${i + 1}`)].join(',');
-  const values = Array.from({ length: fields - 1 }, (_, i) => `v${String(i).padStart(cell - 1, '0')}`.slice(0, cell)).join(',');
-  const lines = [header];
-  for (let row = 0; row < rows; row++) lines.push(`S${String(row).padStart(5, '0')},${values}`);
-  return Buffer.from(`${lines.join('\n')}\n`);
-}
-
-/** GET /api/health on a connection of its own, as a load balancer's probe asks: its status and how long it took. */
-function probeHealth(base: string): Promise<{ status: number; ms: number }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    get(`${base}/api/health`, { agent: false }, (response) => {
-      response.resume();
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, ms: performance.now() - started }));
-    }).on('error', reject);
-  });
-}
-
-/** The ODM of the issue: 1.25 million empty elements, about 5 MB, around a minimal study. */
-function emptyElementsOdm(elements: number): Buffer {
-  return Buffer.concat([
-    Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<ODM xmlns="http://www.cdisc.org/ns/odm/v1.3" ODMVersion="1.3.2" FileOID="f" FileType="Snapshot"><Study OID="S"><GlobalVariables><StudyName>S</StudyName><StudyDescription>S</StudyDescription><ProtocolName>S</ProtocolName></GlobalVariables><MetaDataVersion OID="v1" Name="v1"></MetaDataVersion></Study><ClinicalData StudyOID="S" MetaDataVersionOID="v1">'),
-    Buffer.alloc(elements * 4, '<a/>'),
-    Buffer.from('</ClinicalData></ODM>\n'),
-  ]);
-}
 
 describe.each(testEngines())('the server keeps answering during a large import on %s', (engine) => {
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ClinAgentError } from '../../core/errors.js';
+import { REDCAP_DICTIONARY_HEADER, textFieldDictionary as dictionaryOf } from '../../testing/large-imports.js';
 import { testEngines } from '../../testing/test-database.js';
 import { useTrialStore } from '../../testing/trial-store-fixture.js';
 import { jsonTable } from './csv-table.js';
@@ -7,15 +8,6 @@ import { IMPORT_LIMITS } from './import-limits.js';
 import { importRedcapCsv } from './import-redcap-csv.js';
 import { importOdm } from './odm/import-odm.js';
 import { parseDictionaryTable } from './parse-dictionary.js';
-
-const DICTIONARY_HEADER = 'Variable / Field Name,Form Name,Section Header,Field Type,Field Label,"Choices, Calculations, OR Slider Labels",Field Note,Text Validation Type OR Show Slider Number,Text Validation Min,Text Validation Max,Identifier?,Branching Logic (Show field only if...),Required Field?';
-
-/** A dictionary of `count` text fields on one form: record_id, then f1, f2, ... */
-function dictionaryOf(count: number, label = (i: number) => `Field ${i}`): string {
-  const lines = [DICTIONARY_HEADER, 'record_id,baseline,,text,Subject ID,,,,,,,,'];
-  for (let i = 1; i < count; i++) lines.push(`f${i},baseline,,text,${label(i)},,,,,,,,`);
-  return lines.join('\n') + '\n';
-}
 
 /** Raises what `run` raises, so a test can look at the whole error. */
 async function errorOf(run: () => Promise<unknown>): Promise<ClinAgentError> {
@@ -102,7 +94,7 @@ describe.each(testEngines())('REDCap imports at the edges (%s)', (engine) => {
 
   it('imports 250 values outside their bounds and names the first 100 of them, saying how many more', async () => {
     const projectId = await newProject();
-    const dictionaryCsv = `${DICTIONARY_HEADER}\nrecord_id,baseline,,text,Subject ID,,,,,,,,\nage,baseline,,text,Age,,,integer,18,75,,,\n`;
+    const dictionaryCsv = `${REDCAP_DICTIONARY_HEADER}\nrecord_id,baseline,,text,Subject ID,,,,,,,,\nage,baseline,,text,Age,,,integer,18,75,,,\n`;
     const rows = Array.from({ length: 250 }, (_, i) => `S${String(i).padStart(3, '0')},17`);
 
     const summary = await importRedcapCsv(store, projectId, { dictionaryCsv, recordsCsv: `record_id,age\n${rows.join('\n')}\n` }, 'dm.alice');

@@ -1,0 +1,41 @@
+import { get } from 'node:http';
+
+/** The header row of a REDCap data dictionary export. */
+export const REDCAP_DICTIONARY_HEADER =
+  'Variable / Field Name,Form Name,Section Header,Field Type,Field Label,"Choices, Calculations, OR Slider Labels",Field Note,Text Validation Type OR Show Slider Number,Text Validation Min,Text Validation Max,Identifier?,Branching Logic (Show field only if...),Required Field?';
+
+/** A dictionary of `count` text fields on one form: record_id, then f1, f2, ... */
+export function textFieldDictionary(count: number, label = (i: number) => `Field ${i}`): string {
+  const lines = [REDCAP_DICTIONARY_HEADER, 'record_id,baseline,,text,Subject ID,,,,,,,,'];
+  for (let i = 1; i < count; i++) lines.push(`f${i},baseline,,text,${label(i)},,,,,,,,`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `rows` records of every field of a textFieldDictionary(`fields`), each value `cell` characters long. */
+export function recordsOf(fields: number, rows: number, cell: number): Buffer {
+  const header = ['record_id', ...Array.from({ length: fields - 1 }, (_, i) => `f${i + 1}`)].join(',');
+  const values = Array.from({ length: fields - 1 }, (_, i) => `v${String(i).padStart(cell - 1, '0')}`.slice(0, cell)).join(',');
+  const lines = [header];
+  for (let row = 0; row < rows; row++) lines.push(`S${String(row).padStart(5, '0')},${values}`);
+  return Buffer.from(`${lines.join('\n')}\n`);
+}
+
+/** The ODM of issue 32: `elements` empty elements (1.25 million is about 5 MB) around a minimal study. */
+export function emptyElementsOdm(elements: number): Buffer {
+  return Buffer.concat([
+    Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<ODM xmlns="http://www.cdisc.org/ns/odm/v1.3" ODMVersion="1.3.2" FileOID="f" FileType="Snapshot"><Study OID="S"><GlobalVariables><StudyName>S</StudyName><StudyDescription>S</StudyDescription><ProtocolName>S</ProtocolName></GlobalVariables><MetaDataVersion OID="v1" Name="v1"></MetaDataVersion></Study><ClinicalData StudyOID="S" MetaDataVersionOID="v1">'),
+    Buffer.alloc(elements * 4, '<a/>'),
+    Buffer.from('</ClinicalData></ODM>\n'),
+  ]);
+}
+
+/** GET /api/health on a connection of its own, as a load balancer's probe asks: its status and how long it took. */
+export function probeHealth(base: string): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    get(`${base}/api/health`, { agent: false }, (response) => {
+      response.resume();
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, ms: performance.now() - started }));
+    }).on('error', reject);
+  });
+}
