@@ -112,7 +112,8 @@ describe("a data manager's QC day in the console", () => {
 
         // The suggestion fixes the text; Validate then finds nothing.
         await suggestion.click();
-        expect(await editor.inputValue()).toContain('{ var: baseline_arm_1.sbp }');
+        // The editor is CodeMirror: its text is its lines.
+        expect((await page.locator('.cm-content .cm-line').allTextContents()).join('\n')).toContain('{ var: baseline_arm_1.sbp }');
         await page.getByTestId('skill-validate').click();
         const valid = page.locator('[data-testid="skill-problems"][data-valid="true"]');
         expect(await text(valid)).toContain('No problems found.');
