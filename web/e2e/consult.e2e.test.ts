@@ -259,10 +259,11 @@ describe('the dermatology consult in the console', () => {
         // Continuing the first consult loads its turns, its photo and its risk level from the server.
         await page.getByTestId('consult-item').filter({ hasText: 'Itchy arm' }).click();
         await page.getByTestId('consult-reply').filter({ hasText: 'This looks most like tinea corporis' }).waitFor({ timeout: UI_TIMEOUT_MS });
-        expect(await page.getByTestId('consult-user-message').allTextContents()).toEqual([`You${FIRST_MESSAGE}`, 'YouWeeks', `You${PHOTO_MESSAGE}`]);
         const photo = page.getByTestId('consult-attachment');
         await photo.waitFor({ timeout: UI_TIMEOUT_MS });
         await expect.poll(() => hasLoaded(photo), { timeout: UI_TIMEOUT_MS }).toBe(true);
+        // Read once the photo has loaded: until then its message also says "Loading photo…".
+        await expect.poll(() => page.getByTestId('consult-user-message').allTextContents(), { timeout: UI_TIMEOUT_MS }).toEqual([`You${FIRST_MESSAGE}`, 'YouWeeks', `You${PHOTO_MESSAGE}`]);
         expect(await riskBanner(page).getAttribute('data-level')).toBe('low');
       });
 

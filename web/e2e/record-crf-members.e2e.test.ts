@@ -93,7 +93,8 @@ describe('the record page as a CRF, and trial members from the console', () => {
           expect(await crcPage.getByTestId('query-select').count()).toBe(0);
         });
 
-        await row.getByTestId('member-identifiers-toggle').check();
+        // click, not check: the box is controlled and turns only once the server has granted the access.
+        await row.getByTestId('member-identifiers-toggle').click();
         await adminPage.waitForFunction(() => document.querySelector('[data-testid="member-row"][data-user-name="e2e-crc"]')?.getAttribute('data-sees-identifiers') === 'true', undefined, { timeout: UI_TIMEOUT_MS });
 
         await withScreenshot(crcPage, 'crf-members-coordinator-granted', async () => {
