@@ -8,6 +8,7 @@ const { main: stream } = await import('./stream.bench.js');
 const { main: assistant } = await import('./assistant.bench.js');
 const { main: importing } = await import('./import.bench.js');
 const { main: reviewQueue } = await import('./review-queue.bench.js');
+const { main: reviewPage } = await import('./review-page.bench.js');
 
 console.log(`ClinAgent benchmarks on Node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
 await rag();
@@ -19,3 +20,4 @@ await stream();
 await assistant();
 await importing();
 await reviewQueue();
+await reviewPage();
