@@ -78,12 +78,18 @@ describe('the skill editor', () => {
         await page.goto(`${harness!.server.url}/#/trial/${PROJECT_ID}/skills`);
         const editor = page.getByTestId('skill-editor');
         await editor.waitFor({ timeout: UI_TIMEOUT_MS });
+        // The new-skill template names a field of this trial once its dictionary has been read; a user replaces it
+        // after it has appeared (it is swapped in only while nothing was typed).
+        await page.locator('.cm-content', { hasText: '# A new QC skill for demo-htn-01' }).waitFor({ timeout: UI_TIMEOUT_MS });
         await editor.fill(SKILL);
+        expect(await shownText(page)).toContain('{ var: v1_arm_1.weigth_kg }');
 
         await page.getByTestId('skill-validate').click();
+        // The problems first (a failure then says what was found instead), then the suggestion they offer.
+        await page.locator('[data-testid="skill-problems"][data-valid]').waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await page.getByTestId('skill-problems').textContent()).toContain('rule "weight-max" (node checks) reads unknown field "weigth_kg" of event "v1_arm_1"');
         const suggestion = page.getByTestId('skill-suggestion');
         await suggestion.waitFor({ timeout: UI_TIMEOUT_MS });
-        expect(await page.getByTestId('skill-problems').textContent()).toContain('rule "weight-max" (node checks) reads unknown field "weigth_kg" of event "v1_arm_1"');
         await suggestion.click();
         expect(await shownText(page)).toContain('{ var: v1_arm_1.weight_kg }');
         await page.getByTestId('skill-validate').click();

@@ -101,6 +101,8 @@ describe("a data manager's QC day in the console", () => {
         await page.getByTestId('trial-tab-skills').click();
         const editor = page.getByTestId('skill-editor');
         await editor.waitFor({ timeout: UI_TIMEOUT_MS });
+        // Typed over the template once it names a field of the imported dictionary, as a user sees it.
+        await page.locator('.cm-content', { hasText: `# A new QC skill for ${PROJECT_ID}` }).waitFor({ timeout: UI_TIMEOUT_MS });
         await editor.fill(skillYaml('sbpp'));
         await page.getByTestId('skill-validate').click();
         const suggestion = page.getByTestId('skill-suggestion');

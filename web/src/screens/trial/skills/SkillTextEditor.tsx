@@ -3,7 +3,7 @@ import { lintGutter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { Compartment, EditorState } from '@codemirror/state';
 import { EditorView } from '@codemirror/view';
 import { basicSetup } from 'codemirror';
-import { useEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { SkillValidation } from '../../../api/skills-api';
 import { useT } from '../../../i18n/use-t';
 import { problemSpan } from './problem-lines';
@@ -77,7 +77,9 @@ export function SkillTextEditor({ text, onChange, readOnly, validation, onSugges
     // Created once; the effects below keep it in step with the props.
   }, []);
 
-  useEffect(() => {
+  // A layout effect: it runs in the same task as the render that brought the new text, so nothing typed can land
+  // between the two and be replaced (a plain effect runs after paint, when a keystroke may already have changed the doc).
+  useLayoutEffect(() => {
     const current = view.current;
     if (!current || current.state.doc.toString() === text) return;
     current.dispatch({ changes: { from: 0, to: current.state.doc.length, insert: text } });
