@@ -1,16 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestContext } from '../../testing/test-context.js';
+import { startQcServer, type QcServer } from '../../testing/qc-server.js';
 import { testEngines } from '../../testing/test-database.js';
 import { waitFor } from '../../testing/wait-for.js';
 import { getQcProgress, startQcRun } from '../../trial/qc/qc-runs.js';
 import { createTrialStore } from '../../trial/store/trial-store.js';
 import type { TrialField, TrialRecord } from '../../trial/store/types.js';
-import { registerWorkers } from '../../workers.js';
-import { buildServer } from '../server.js';
 
 /**
  * What an attacker found: a rule on an identifier field (a phone number) opens a query, and the audit trail
@@ -42,17 +37,14 @@ const field = (fieldName: string, fieldType: TrialField['fieldType'], label: str
 const row = (phone: string): TrialRecord => ({ recordId: 'S001', eventName: '', site: 'SITE-01', data: { record_id: 'S001', phone, birth_date: BIRTH, age: 40 } });
 
 describe.each(testEngines())('identifier values in the audit trail on %s', (engine) => {
-  let ctx: Awaited<ReturnType<typeof buildTestContext>>;
-  let app: Awaited<ReturnType<typeof buildServer>>;
-  let workers: { stop(): void };
+  let server: QcServer | undefined;
+  let ctx: QcServer['ctx'];
+  let app: QcServer['app'];
   const headers: Record<'admin' | 'pi' | 'crc' | 'viewer', { authorization: string }> = {} as never;
-  const skillsDir = mkdtempSync(path.join(tmpdir(), 'clinagent-audit-mask-'));
 
   beforeAll(async () => {
-    writeFileSync(path.join(skillsDir, 'contact-checks.yaml'), SKILL);
-    ctx = await buildTestContext({ engine, startJobs: true, env: { SKILLS_DIR: skillsDir } });
-    app = await buildServer(ctx, { serveConsole: false });
-    workers = await registerWorkers(ctx);
+    server = await startQcServer({ engine, name: 'audit-mask', skills: { 'contact-checks': SKILL } });
+    ({ ctx, app } = server);
     for (const role of ['admin', 'pi', 'crc', 'viewer'] as const) {
       const made = await ctx.users.create({ name: `am-${role}`, role: role === 'crc' ? 'coordinator' : role });
       headers[role] = { authorization: `Bearer ${made.token}` };
@@ -83,10 +75,7 @@ describe.each(testEngines())('identifier values in the audit trail on %s', (engi
   });
 
   afterAll(async () => {
-    workers?.stop();
-    await app?.close();
-    await ctx?.close();
-    rmSync(skillsDir, { recursive: true, force: true });
+    await server?.close();
   });
 
   const get = (url: string, role: keyof typeof headers) => app.inject({ method: 'GET', url, headers: headers[role] });

@@ -1,16 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataQuery, DataQueryPage } from '../../contract/index.js';
-import { buildTestContext } from '../../testing/test-context.js';
+import { startQcServer, type QcServer } from '../../testing/qc-server.js';
 import { testEngines } from '../../testing/test-database.js';
 import { waitFor } from '../../testing/wait-for.js';
 import { createTrialStore } from '../../trial/store/trial-store.js';
 import type { TrialField, TrialRecord } from '../../trial/store/types.js';
-import { registerWorkers } from '../../workers.js';
-import { buildServer } from '../server.js';
 
 /**
  * Who may close a query (issue 32): a coordinator could answer AND close queries. In an EDC the site answers and
@@ -40,17 +35,14 @@ const field = (fieldName: string, fieldType: TrialField['fieldType']): TrialFiel
 const row = (recordId: string, age: number): TrialRecord => ({ recordId, eventName: '', site: 'SITE-01', data: { record_id: recordId, phone: PHONE, age } });
 
 describe.each(testEngines())('who may close a query on %s', (engine) => {
-  let ctx: Awaited<ReturnType<typeof buildTestContext>>;
-  let app: Awaited<ReturnType<typeof buildServer>>;
-  let workers: { stop(): void };
+  let server: QcServer | undefined;
+  let ctx: QcServer['ctx'];
+  let app: QcServer['app'];
   const headers: Record<'admin' | 'dm' | 'crc' | 'pi', { authorization: string }> = {} as never;
-  const skillsDir = mkdtempSync(path.join(tmpdir(), 'clinagent-close-roles-'));
 
   beforeAll(async () => {
-    writeFileSync(path.join(skillsDir, 'close-roles-checks.yaml'), SKILL);
-    ctx = await buildTestContext({ engine, startJobs: true, env: { SKILLS_DIR: skillsDir } });
-    app = await buildServer(ctx, { serveConsole: false });
-    workers = await registerWorkers(ctx);
+    server = await startQcServer({ engine, name: 'close-roles', skills: { 'close-roles-checks': SKILL } });
+    ({ ctx, app } = server);
     const admin = await ctx.users.create({ name: 'cr-admin', role: 'admin' });
     headers.admin = { authorization: `Bearer ${admin.token}` };
     await ctx.users.createProject({ id: PROJECT, name: 'Close roles' });
@@ -69,10 +61,7 @@ describe.each(testEngines())('who may close a query on %s', (engine) => {
   }, 60_000);
 
   afterAll(async () => {
-    workers?.stop();
-    await app?.close();
-    await ctx?.close();
-    rmSync(skillsDir, { recursive: true, force: true });
+    await server?.close();
   });
 
   const page = async (who: keyof typeof headers, query = '') => {

@@ -1,13 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServer } from '../../http/server.js';
 import { hardRuleSkillYaml } from '../../testing/skill-yaml.js';
-import { buildTestContext } from '../../testing/test-context.js';
+import { startQcServer, type QcServer } from '../../testing/qc-server.js';
 import { testEngines } from '../../testing/test-database.js';
 import { waitFor } from '../../testing/wait-for.js';
-import { registerWorkers } from '../../workers.js';
 import { createTrialStore } from '../store/trial-store.js';
 import type { TrialRecord } from '../store/types.js';
 
@@ -28,12 +23,11 @@ type Run = { id: string; recordId: string; status: string; currentNode: string; 
  * list stopped at 200 runs without saying so.
  */
 describe.each(testEngines())('review decisions per finding, in bulk, paged, on %s', (engine) => {
-  let ctx: Awaited<ReturnType<typeof buildTestContext>>;
-  let app: Awaited<ReturnType<typeof buildServer>>;
-  let workers: { stop(): void };
+  let server: QcServer | undefined;
+  let ctx: QcServer['ctx'];
+  let app: QcServer['app'];
   let dm: { authorization: string };
   let viewer: { authorization: string };
-  const skillsDir = mkdtempSync(path.join(tmpdir(), 'clinagent-review-decisions-'));
   const store = () => createTrialStore(ctx.db);
 
   async function project(id: string, rows: TrialRecord[]): Promise<void> {
@@ -44,10 +38,8 @@ describe.each(testEngines())('review decisions per finding, in bulk, paged, on %
   }
 
   beforeAll(async () => {
-    writeFileSync(path.join(skillsDir, 'body-checks.yaml'), SKILL.replace('name:', 'projects: [rd, big]\nname:'));
-    ctx = await buildTestContext({ engine, startJobs: true, env: { SKILLS_DIR: skillsDir, QC_SWEEP_INTERVAL_MS: '500', QC_STALE_MS: '1000' } });
-    app = await buildServer(ctx, { serveConsole: false });
-    workers = await registerWorkers(ctx);
+    server = await startQcServer({ engine, name: 'review-decisions', skills: { 'body-checks': SKILL.replace('name:', 'projects: [rd, big]\nname:') }, env: { QC_SWEEP_INTERVAL_MS: '500', QC_STALE_MS: '1000' } });
+    ({ ctx, app } = server);
     await project('rd', ['B1', 'B2', 'B3', 'B4', 'B5'].map((id, i) => row(id, 300 + i, 5 + i)));
     await project('big', Array.from({ length: 210 }, (_, i) => row(`P${String(i).padStart(3, '0')}`, 170, 1)));
     const dmUser = await ctx.users.create({ name: 'data-manager', role: 'admin' });
@@ -58,10 +50,7 @@ describe.each(testEngines())('review decisions per finding, in bulk, paged, on %
   }, 120_000);
 
   afterAll(async () => {
-    workers?.stop();
-    await app?.close();
-    await ctx?.close();
-    rmSync(skillsDir, { recursive: true, force: true });
+    await server?.close();
   });
 
   async function fullQcRun(projectId: string): Promise<void> {

@@ -1,13 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServer } from '../../http/server.js';
 import { hardRuleSkillYaml } from '../../testing/skill-yaml.js';
-import { buildTestContext } from '../../testing/test-context.js';
+import { startQcServer, type QcServer } from '../../testing/qc-server.js';
 import { testEngines } from '../../testing/test-database.js';
 import { waitFor } from '../../testing/wait-for.js';
-import { registerWorkers } from '../../workers.js';
 import { createTrialStore } from '../store/trial-store.js';
 import type { TrialRecord } from '../store/types.js';
 
@@ -26,18 +21,15 @@ const row = (recordId: string, height: number, weight: number): TrialRecord => (
  * the values its rule read are unchanged, a changed value raises it again, one open review item per record and skill.
  */
 describe.each(testEngines())('the review queue drains on %s', (engine) => {
-  let ctx: Awaited<ReturnType<typeof buildTestContext>>;
-  let app: Awaited<ReturnType<typeof buildServer>>;
-  let workers: { stop(): void };
+  let server: QcServer | undefined;
+  let ctx: QcServer['ctx'];
+  let app: QcServer['app'];
   let auth: { authorization: string };
-  const skillsDir = mkdtempSync(path.join(tmpdir(), 'clinagent-review-drains-'));
   const store = () => createTrialStore(ctx.db);
 
   beforeAll(async () => {
-    writeFileSync(path.join(skillsDir, 'body-checks.yaml'), SKILL);
-    ctx = await buildTestContext({ engine, startJobs: true, env: { SKILLS_DIR: skillsDir, QC_SWEEP_INTERVAL_MS: '500', QC_STALE_MS: '1000' } });
-    app = await buildServer(ctx, { serveConsole: false });
-    workers = await registerWorkers(ctx);
+    server = await startQcServer({ engine, name: 'review-drains', skills: { 'body-checks': SKILL }, env: { QC_SWEEP_INTERVAL_MS: '500', QC_STALE_MS: '1000' } });
+    ({ ctx, app } = server);
     await store().ensureProject({ id: 'rq', name: 'Review queue' });
     await store().replaceDictionary('rq', ['record_id', 'height', 'weight'].map((fieldName) => ({ fieldName, formName: 'f', fieldType: fieldName === 'record_id' ? 'text' : 'integer', label: fieldName, choices: [], validationMin: null, validationMax: null, required: true })), 'test');
     await store().replaceEvents('rq', [{ eventName: 'baseline', label: 'Baseline', dayOffset: 0, windowBefore: 0, windowAfter: 0 }], 'test');
@@ -48,10 +40,7 @@ describe.each(testEngines())('the review queue drains on %s', (engine) => {
   });
 
   afterAll(async () => {
-    workers?.stop();
-    await app?.close();
-    await ctx?.close();
-    rmSync(skillsDir, { recursive: true, force: true });
+    await server?.close();
   });
 
   async function fullQcRun(): Promise<void> {

@@ -1,13 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestContext } from '../../testing/test-context.js';
+import { startQcServer, type QcServer } from '../../testing/qc-server.js';
 import { testEngines } from '../../testing/test-database.js';
 import { waitFor } from '../../testing/wait-for.js';
-import { buildServer } from '../../http/server.js';
-import { registerWorkers } from '../../workers.js';
 import { listQueries } from '../queries.js';
 import { getQcProgress, listTaskRuns, startQcRun } from '../qc/qc-runs.js';
 import { createTrialStore } from '../store/trial-store.js';
@@ -41,17 +36,14 @@ const row = (recordId: string, age: number): TrialRecord => ({ recordId, eventNa
  * withdrawn, never sent.
  */
 describe.each(testEngines())('review decisions bound to the data shown on %s', (engine) => {
-  let ctx: Awaited<ReturnType<typeof buildTestContext>>;
-  let app: Awaited<ReturnType<typeof buildServer>>;
-  let workers: { stop(): void };
+  let server: QcServer | undefined;
+  let ctx: QcServer['ctx'];
+  let app: QcServer['app'];
   let auth: { authorization: string };
-  const skillsDir = mkdtempSync(path.join(tmpdir(), 'clinagent-review-binding-'));
 
   beforeAll(async () => {
-    writeFileSync(path.join(skillsDir, 'age-review.yaml'), SKILL);
-    ctx = await buildTestContext({ engine, startJobs: true, env: { SKILLS_DIR: skillsDir, QC_SWEEP_INTERVAL_MS: '500', QC_STALE_MS: '1000' } });
-    app = await buildServer(ctx, { serveConsole: false });
-    workers = await registerWorkers(ctx);
+    server = await startQcServer({ engine, name: 'review-binding', skills: { 'age-review': SKILL }, env: { QC_SWEEP_INTERVAL_MS: '500', QC_STALE_MS: '1000' } });
+    ({ ctx, app } = server);
     const store = createTrialStore(ctx.db);
     await store.ensureProject({ id: 'rb', name: 'Review binding' });
     await store.replaceDictionary('rb', [
@@ -65,10 +57,7 @@ describe.each(testEngines())('review decisions bound to the data shown on %s', (
   });
 
   afterAll(async () => {
-    workers?.stop();
-    await app?.close();
-    await ctx?.close();
-    rmSync(skillsDir, { recursive: true, force: true });
+    await server?.close();
   });
 
   async function suspendedRuns() {
