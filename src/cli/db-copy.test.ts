@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAuditKey } from '../core/audit/load-audit-key.js';
 import { loadConfig } from '../core/config.js';
-import { openDatabase, queryRows, sql } from '../core/db/connect.js';
+import { openDatabase, queryRows, sql, type Db } from '../core/db/connect.js';
 import { runMigrations } from '../core/db/migrate.js';
 import { killRunningClis, runCli } from '../testing/run-cli.js';
 import { createThrowawayDatabase } from '../testing/test-database.js';
@@ -12,6 +12,22 @@ import { ensureDemoTrial } from '../trial/demo/load-demo-trial.js';
 import { createTrialStore } from '../trial/store/trial-store.js';
 
 afterAll(killRunningClis);
+
+/** A data folder as the first start leaves it (migrated, the demo trial loaded, its key file beside it); `seed` adds to it. */
+async function demoDataFolder(name: string, seed?: (db: Db) => Promise<void>): Promise<{ workDir: string; dataDir: string }> {
+  const workDir = await mkdtemp(path.join(tmpdir(), `clinagent-${name}-`));
+  const dataDir = path.join(workDir, 'data');
+  const { key } = await loadAuditKey(loadConfig({ DATA_DIR: dataDir }).audit, { createIfMissing: true });
+  const database = await openDatabase({ dataDir, auditKey: key });
+  try {
+    await runMigrations(database);
+    await ensureDemoTrial(createTrialStore(database.db), 'system');
+    await seed?.(database.db);
+  } finally {
+    await database.close();
+  }
+  return { workDir, dataDir };
+}
 
 describe('clinagent db copy arguments', () => {
   it('refuses a missing or non-PostgreSQL --to and an unknown subcommand with the usage', async () => {
@@ -41,16 +57,7 @@ describe.each(process.env.TEST_DATABASE_URL ? [process.env.TEST_DATABASE_URL] : 
   let target: { url: string; drop(): Promise<void> };
 
   beforeAll(async () => {
-    workDir = await mkdtemp(path.join(tmpdir(), 'clinagent-db-copy-cli-'));
-    dataDir = path.join(workDir, 'data');
-    const { key } = await loadAuditKey(loadConfig({ DATA_DIR: dataDir }).audit, { createIfMissing: true });
-    const database = await openDatabase({ dataDir, auditKey: key });
-    try {
-      await runMigrations(database);
-      await ensureDemoTrial(createTrialStore(database.db), 'system');
-    } finally {
-      await database.close();
-    }
+    ({ workDir, dataDir } = await demoDataFolder('db-copy-cli'));
     target = await createThrowawayDatabase(serverUrl);
   }, 60_000);
 
@@ -99,20 +106,12 @@ describe.each(process.env.TEST_DATABASE_URL ? [process.env.TEST_DATABASE_URL] : 
   let hasPgvector: boolean;
 
   beforeAll(async () => {
-    workDir = await mkdtemp(path.join(tmpdir(), 'clinagent-db-copy-rag-'));
-    dataDir = path.join(workDir, 'data');
-    const { key } = await loadAuditKey(loadConfig({ DATA_DIR: dataDir }).audit, { createIfMissing: true });
-    const database = await openDatabase({ dataDir, auditKey: key });
-    try {
-      await runMigrations(database);
-      await ensureDemoTrial(createTrialStore(database.db), 'system');
-      // What the first start leaves: the demo protocol embedded into its scenario's collection.
-      await database.db.execute(sql`INSERT INTO rag_collections (name, embedding_model, dimension) VALUES ('protocols', 'local-hash', 3)`);
-      await database.db.execute(sql`INSERT INTO rag_documents (id, scenario_id, collection, source_file, content_hash, chunk_count) VALUES ('doc_demo', 'protocol-qa', 'protocols', 'demo-protocol.md', 'h', 2)`);
-      await database.db.execute(sql`INSERT INTO rag_chunks (document_id, chunk_index, scenario_id, collection, content, start_offset, end_offset, embedding) VALUES ('doc_demo', 0, 'protocol-qa', 'protocols', 'a', 0, 1, '[0.1,0.2,0.3]'), ('doc_demo', 1, 'protocol-qa', 'protocols', 'b', 1, 2, '[0.3,0.2,0.1]')`);
-    } finally {
-      await database.close();
-    }
+    // What the first start leaves: the demo protocol embedded into its scenario's collection.
+    ({ workDir, dataDir } = await demoDataFolder('db-copy-rag', async (db) => {
+      await db.execute(sql`INSERT INTO rag_collections (name, embedding_model, dimension) VALUES ('protocols', 'local-hash', 3)`);
+      await db.execute(sql`INSERT INTO rag_documents (id, scenario_id, collection, source_file, content_hash, chunk_count) VALUES ('doc_demo', 'protocol-qa', 'protocols', 'demo-protocol.md', 'h', 2)`);
+      await db.execute(sql`INSERT INTO rag_chunks (document_id, chunk_index, scenario_id, collection, content, start_offset, end_offset, embedding) VALUES ('doc_demo', 0, 'protocol-qa', 'protocols', 'a', 0, 1, '[0.1,0.2,0.3]'), ('doc_demo', 1, 'protocol-qa', 'protocols', 'b', 1, 2, '[0.3,0.2,0.1]')`);
+    }));
     target = await createThrowawayDatabase(serverUrl);
     const check = await openDatabase({ databaseUrl: target.url, poolSize: 1 });
     try {
