@@ -1,6 +1,4 @@
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -37,12 +35,7 @@ async function startReviewHarness(): Promise<Harness> {
     name: 'review-page-bench',
     adminToken: ADMIN_TOKEN,
     fallback: { reply: '{"passed": true, "reason": "ok", "confidence": 0.9}' },
-    env: async (dataDir) => {
-      const skillsDir = path.join(dataDir, 'skills');
-      await mkdir(skillsDir);
-      await writeFile(path.join(skillsDir, `${SKILL_ID}.yaml`), SKILL);
-      return { SKILLS_DIR: skillsDir };
-    },
+    skills: { [SKILL_ID]: SKILL },
   });
   const store = createTrialStore(harness.server.ctx.db);
   await store.ensureProject({ id: PROJECT, name: 'Bench review page' }, 'bench');

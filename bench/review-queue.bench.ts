@@ -1,13 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { buildServer } from '../src/http/server.js';
+import { startQcServer } from '../src/testing/qc-server.js';
 import { hardRuleSkillYaml } from '../src/testing/skill-yaml.js';
-import { buildTestContext } from '../src/testing/test-context.js';
 import { createTrialStore } from '../src/trial/store/trial-store.js';
-import { registerWorkers } from '../src/workers.js';
 import { printTable, summarise } from './stats.js';
 
 /**
@@ -26,11 +21,8 @@ const SKILL = hardRuleSkillYaml('bench-review', [
 ], true);
 
 export async function main(): Promise<void> {
-  const skillsDir = mkdtempSync(path.join(tmpdir(), 'clinagent-review-bench-'));
-  writeFileSync(path.join(skillsDir, 'bench-review.yaml'), SKILL);
-  const ctx = await buildTestContext({ engine: 'pglite', startJobs: true, env: { SKILLS_DIR: skillsDir } });
-  const app = await buildServer(ctx, { serveConsole: false });
-  const workers = await registerWorkers(ctx);
+  const server = await startQcServer({ engine: 'pglite', name: 'review-bench', skills: { 'bench-review': SKILL } });
+  const { ctx, app } = server;
   try {
     const store = createTrialStore(ctx.db);
     await store.ensureProject({ id: PROJECT, name: PROJECT });
@@ -73,10 +65,7 @@ export async function main(): Promise<void> {
       { measure: `bulk reject of 50 runs, one comment, one request (${decided.decided} decided)`, value: `${bulkMs.toFixed(0)} ms` },
     ]);
   } finally {
-    workers.stop();
-    await app.close();
-    await ctx.close();
-    rmSync(skillsDir, { recursive: true, force: true });
+    await server.close();
   }
 }
 

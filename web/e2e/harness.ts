@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServer, type RunningServer } from '../../src/main.js';
@@ -21,8 +21,17 @@ export interface HarnessOptions {
   fallback: ScriptedStep;
   /** Answer from the request instead (e.g. a classifier call and an answer call told apart by their prompt); undefined falls through to `steps`, then `fallback`. */
   respond?: ScriptedModelOptions['respond'];
-  /** Extra environment, written once the data folder exists (e.g. a skills folder inside it). */
+  /** QC skills (file name without .yaml to its YAML), written to a skills folder inside the data folder. */
+  skills?: Record<string, string>;
+  /** Extra environment, written once the data folder exists. */
   env?: (dataDir: string) => Promise<Record<string, string>> | Record<string, string>;
+}
+
+async function writeSkills(dataDir: string, skills: Record<string, string>): Promise<Record<string, string>> {
+  const skillsDir = path.join(dataDir, 'skills');
+  await mkdir(skillsDir);
+  for (const [file, yaml] of Object.entries(skills)) await writeFile(path.join(skillsDir, `${file}.yaml`), yaml);
+  return { SKILLS_DIR: skillsDir };
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
@@ -36,6 +45,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       LLM_BASE_URL: model.baseURL,
       LLM_MODEL: 'scripted-model',
       ...(options.adminToken ? { CLINAGENT_ADMIN_TOKEN: options.adminToken } : {}),
+      ...(options.skills ? await writeSkills(dataDir, options.skills) : {}),
       ...(await options.env?.(dataDir)),
     },
     logLevel: 'warn',

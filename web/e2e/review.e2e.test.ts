@@ -1,5 +1,3 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,12 +68,7 @@ async function startReviewHarness(): Promise<Harness> {
     name: 'review',
     adminToken: ADMIN_TOKEN,
     fallback: { reply: '{"passed": true, "reason": "ok", "confidence": 0.9}' },
-    env: async (dataDir) => {
-      const skillsDir = path.join(dataDir, 'skills');
-      await mkdir(skillsDir);
-      await writeFile(path.join(skillsDir, `${SKILL_ID}.yaml`), SKILL);
-      return { SKILLS_DIR: skillsDir };
-    },
+    skills: { [SKILL_ID]: SKILL },
   });
   const store = createTrialStore(harness.server.ctx.db);
   await store.ensureProject({ id: PROJECT_ID, name: 'E2E hypertension study' }, 'e2e');
