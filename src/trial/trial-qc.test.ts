@@ -41,7 +41,7 @@ describe('trial QC checks who is asking', () => {
     const [run] = await ctx.db.insert(taskRuns).values({ projectId: PROJECT, qcRunId: qcRun!.id, skillId: 'test', recordId: 'S001', status: 'SUSPENDED', currentNode: 'review' }).returning();
     const [query] = await ctx.db
       .insert(pendingActions)
-      .values({ projectId: PROJECT, taskRunId: run!.id, recordId: 'S001', eventName: 'baseline', site: 'SITE-01', nodeId: 'checks', ruleId: 'r1', field: 'record_id', message: 'check r1', severity: 'warning', value: 'S001' })
+      .values({ projectId: PROJECT, taskRunId: run!.id, lastTaskRunId: run!.id, recordId: 'S001', eventName: 'baseline', site: 'SITE-01', nodeId: 'checks', ruleId: 'r1', field: 'record_id', message: 'check r1', severity: 'warning', value: 'S001' })
       .returning();
     [qcRunId, taskRunId, queryId] = [qcRun!.id, run!.id, query!.id];
   });
@@ -113,6 +113,19 @@ describe('trial QC checks who is asking', () => {
     await expect(qc.syncRedcap(as.viewer, PROJECT)).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(qc.configureRedcap(as.outsider, PROJECT, {})).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(qc.setIdentifierAccess(as.pi, PROJECT, as.viewer.id, true)).rejects.toMatchObject({ code: 'FORBIDDEN', details: { needs: ['admin'] } });
+  });
+
+  it('offers each role only the query moves it may make, on the record page and the review queue as on the query list', async () => {
+    const offered = async (user: User) => {
+      const [listed] = (await qc.queries(user, { projectId: PROJECT })).queries;
+      const [onRecord] = (await qc.record(user, PROJECT, 'S001')).queries;
+      const run = (await qc.taskRunPage(user, { projectId: PROJECT })).taskRuns.find((r) => r.id === taskRunId);
+      return [listed, onRecord, run?.findings[0]].map((query) => query?.allowedTransitions);
+    };
+    // The query is open: the site answers it, data management closes it, a viewer does neither.
+    expect(await offered(as.coordinator)).toEqual([['answered'], ['answered'], ['answered']]);
+    expect(await offered(as.viewer)).toEqual([[], [], []]);
+    expect(await offered(as.pi)).toEqual([['answered', 'closed'], ['answered', 'closed'], ['answered', 'closed']]);
   });
 
   it('lets members read and a coordinator change the data, recorded under their name', async () => {

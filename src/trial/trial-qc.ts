@@ -18,7 +18,7 @@ import { getQcProgress, listQcRuns, listTaskRuns, pageTaskRuns, startQcRun, type
 import { decideReviews, type ReviewSelection } from './qc/review-decisions.js';
 import { runFindings } from './qc/run-findings.js';
 import { newWorkerId, reviewTaskRun } from './qc/workers.js';
-import { DECIDING_MOVES, listQueries, transitionQuery, transitionsFor } from './queries.js';
+import { DECIDING_MOVES, listQueries, transitionQuery, transitionsFor, type DataQuery } from './queries.js';
 import { pageQueries, type QueryPageRequest } from './queries/query-page.js';
 import { bulkCloseQueries, type BulkCloseInput } from './queries/bulk-close.js';
 import { buildViolationsReport } from './report/violations-report.js';
@@ -92,6 +92,16 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
   /** Trial data is per project: a user outside the project sees nothing of it, not even that it exists. */
   const assertMember = (projectId: string, user: User) => assertProjectReader(ctx.users, user, projectId);
   const assertWriter = (projectId: string, user: User) => assertProjectWriter(ctx.users, user, projectId);
+  /**
+   * Queries as `actor` sees them wherever they are shown (query list, record page, review queue): identifier values
+   * masked, and only the moves their role in the trial may make offered, so no page offers a coordinator "close"
+   * that the server then refuses. Checks membership.
+   */
+  const queryView = async (actor: User, projectId: string) => {
+    const role = await assertProjectRole(ctx.users, actor, projectId);
+    const mask = await identifierMask(ctx.db, projectId, actor);
+    return { mask, query: (query: DataQuery) => transitionsFor(mask.query(query), role) };
+  };
 
   /**
    * Project settings that reach outside ClinAgent (the REDCap API and its token) are the PI's or an admin's
@@ -229,16 +239,16 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
       return (await store.listRecords(projectId, page)).map(mask.record);
     },
     record: async (actor: User, projectId: string, recordId: string) => {
-      await assertMember(projectId, actor);
+      const view = await queryView(actor, projectId);
       const events = await store.getRecord(projectId, recordId);
       if (!events.length) throw new ClinAgentError('NOT_FOUND', `Record "${recordId}" does not exist in project "${projectId}".`, { recordId });
-      const mask = await identifierMask(ctx.db, projectId, actor);
+      const { mask } = view;
       const [dictionary, schedule, arms, queries] = await Promise.all([store.getDictionary(projectId), store.getEvents(projectId), store.getArms(projectId), listQueries(ctx.db, { projectId, recordId })]);
       const rows = events.map(mask.record);
       return {
         recordId,
         events: rows,
-        queries: queries.map(mask.query),
+        queries: queries.map(view.query),
         audit: await maskAuditEntries(ctx.db, mask, await store.listAudit(projectId, { entityType: 'record', entityId: recordId })),
         // The same masked rows and queries as above, shaped as a case report form (trial/record-view).
         crf: buildRecordCrf({ dictionary, schedule, arms, rows, queries }),
@@ -290,10 +300,10 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
     },
     /** One page of task runs with the total; each run carries its findings as `actor` may see them (one request per page of the review queue). */
     taskRunPage: async (actor: User, request: TaskRunPageRequest) => {
-      await assertMember(request.projectId, actor);
+      const view = await queryView(actor, request.projectId);
       const page = await pageTaskRuns(ctx.db, request);
-      const [findings, mask] = await Promise.all([runFindings(ctx.db, request.projectId, page.taskRuns.map((run) => run.id)), identifierMask(ctx.db, request.projectId, actor)]);
-      return { ...page, taskRuns: page.taskRuns.map((run) => ({ ...withReviewDescription(run), findings: (findings.get(run.id) ?? []).map(mask.query) })) };
+      const findings = await runFindings(ctx.db, request.projectId, page.taskRuns.map((run) => run.id));
+      return { ...page, taskRuns: page.taskRuns.map((run) => ({ ...withReviewDescription(run), findings: (findings.get(run.id) ?? []).map(view.query) })) };
     },
     /** One decision and comment over a selection of the review queue: whole runs or single findings (qc/review-decisions.ts). */
     decideReviews: async (actor: User, projectId: string, decision: 'approve' | 'reject', comment: string, items: ReviewSelection[]) => {
@@ -308,10 +318,9 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
     },
     /** One page of queries, sorted, with the total and the counts per status. */
     queries: async (actor: User, request: QueryPageRequest) => {
-      const role = await assertProjectRole(ctx.users, actor, request.projectId);
-      const mask = await identifierMask(ctx.db, request.projectId, actor);
+      const view = await queryView(actor, request.projectId);
       const page = await pageQueries(ctx.db, request);
-      return { ...page, queries: page.queries.map((query) => transitionsFor(mask.query(query), role)) };
+      return { ...page, queries: page.queries.map(view.query) };
     },
     /** Closes the listed (or filtered) queries that may close, with one reason, each audited; reports the rest. */
     bulkCloseQueries: async (actor: User, projectId: string, input: Omit<BulkCloseInput, 'projectId' | 'actor'>) => {
@@ -324,9 +333,8 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
       // The site answers; closing and reopening are data management's (admin, PI, data manager).
       if (DECIDING_MOVES.includes(to)) await assertQueryCloser(ctx.users, actor, projectId, to === 'closed' ? 'close a query' : 'reopen a query');
       else await assertWriter(projectId, actor);
-      const role = await assertProjectRole(ctx.users, actor, projectId);
       const query = await transitionQuery(ctx.db, { projectId, queryId, to, actor: actor.name, comment });
-      return transitionsFor((await identifierMask(ctx.db, projectId, actor)).query(query), role);
+      return (await queryView(actor, projectId)).query(query);
     },
     report: async (actor: User, projectId: string) => {
       await assertMember(projectId, actor);
