@@ -68,6 +68,48 @@ export function selectedCount(selection: Selection): number {
   return Object.values(selection).filter((entry) => entry.whole || entry.queryIds.length > 0).length;
 }
 
+type DecidedItem = { taskRunId: string; queryIds?: string[] };
+type DecisionView = Pick<ReviewQueueState, 'runs' | 'reviews' | 'findingDecisions' | 'selection'>;
+
+/** A run the server refused to decide, as the error the page shows on it (and above the queue when it reloads). */
+function refusalError(result: ReviewOutcome): ApiError {
+  const code = result.code ?? 'CONFLICT_STATE';
+  return new ApiError(code === 'NOT_FOUND' ? 404 : 409, code, result.message ?? `Task run ${result.taskRunId} was not decided. Reload the review queue.`, { reason: result.reason });
+}
+
+/**
+ * The page once the server answered one decision over `items`: refused runs show why; findings decided one by one
+ * show their decision; a run still waiting carries the dataHash its next decision is checked against; a run whose
+ * review is over shows how it went on. Decided finding by finding, that is "approved" when any of its findings went
+ * to the site, as the server decides it, whatever the last finding's decision was.
+ */
+export function afterDecision(state: DecisionView, decision: ReviewDecision, items: readonly DecidedItem[], results: readonly ReviewOutcome[]): DecisionView {
+  const reviews = { ...state.reviews };
+  const findingDecisions = { ...state.findingDecisions };
+  let runs = state.runs;
+  for (const result of results) {
+    const id = result.taskRunId;
+    if (result.status === 'refused') {
+      reviews[id] = { status: 'error', error: refusalError(result) };
+      continue;
+    }
+    const queryIds = items.find((item) => item.taskRunId === id)?.queryIds;
+    for (const queryId of queryIds ?? []) findingDecisions[queryId] = decision;
+    if (result.status === 'decided') {
+      const findings = state.runs.find((run) => run.id === id)?.findings ?? [];
+      const anySent = queryIds !== undefined && findings.some((query) => findingDecisions[query.id] === 'approve');
+      reviews[id] = { status: 'decided', decision: anySent ? 'approve' : decision };
+      continue;
+    }
+    delete reviews[id];
+    // A run still waiting shows what it holds now: its new dataHash goes with its next decision.
+    const dataHash = result.dataHash;
+    if (dataHash) runs = runs.map((run) => (run.id === id && run.reviewRequest ? { ...run, reviewRequest: { ...run.reviewRequest, dataHash } } : run));
+  }
+  const selection = Object.fromEntries(Object.entries(state.selection).filter(([id]) => !items.some((item) => item.taskRunId === id)));
+  return { runs, reviews, findingDecisions, selection };
+}
+
 export const useReviewQueueStore = create<ReviewQueueState>()((set, get) => ({
   ...INITIAL,
 
@@ -113,36 +155,12 @@ export const useReviewQueueStore = create<ReviewQueueState>()((set, get) => ({
       set((state) => ({ reviews: { ...state.reviews, ...Object.fromEntries(items.map((item) => [item.taskRunId, { status: 'error', error } as ReviewState])) } }));
       return false;
     }
-    const reviews: Record<string, ReviewState> = {};
-    const findingDecisions: Record<string, ReviewDecision> = {};
-    let refused: ReviewOutcome | undefined;
-    for (const result of results) {
-      const item = items.find((entry) => entry.taskRunId === result.taskRunId)!;
-      if (result.status === 'refused') {
-        refused ??= result;
-        reviews[result.taskRunId] = { status: 'error', error: new ApiError(409, result.code ?? 'CONFLICT_STATE', result.message ?? '', { reason: result.reason }) };
-      } else if (result.status === 'decided') {
-        reviews[result.taskRunId] = { status: 'decided', decision };
-      } else {
-        for (const id of item.queryIds ?? []) findingDecisions[id] = decision;
-        delete reviews[result.taskRunId];
-      }
-    }
-    set((state) => {
-      const next = { ...state.reviews, ...reviews };
-      for (const result of results) if (result.status === 'partly_decided') delete next[result.taskRunId];
-      const selectionLeft = Object.fromEntries(Object.entries(state.selection).filter(([id]) => !items.some((item) => item.taskRunId === id)));
-      // A run still waiting shows what it holds now: its new dataHash goes with its next decision.
-      const runsNow = state.runs.map((run) => {
-        const result = results.find((r) => r.taskRunId === run.id && r.status === 'partly_decided');
-        return result?.dataHash && run.reviewRequest ? { ...run, reviewRequest: { ...run.reviewRequest, dataHash: result.dataHash } } : run;
-      });
-      return { reviews: next, findingDecisions: { ...state.findingDecisions, ...findingDecisions }, selection: selectionLeft, runs: runsNow };
-    });
+    set((state) => afterDecision(state, decision, items, results));
+    const refused = results.find((result) => result.status === 'refused');
     if (refused && (refused.code === 'CONFLICT_STATE' || refused.code === 'NOT_FOUND')) {
       // Someone decided first, or the record changed and the run is checking it again: reload so the queue shows
       // only what still waits, as it is now.
-      set({ conflict: new ApiError(409, refused.code, refused.message ?? '', { reason: refused.reason }) });
+      set({ conflict: refusalError(refused) });
       await get().load(projectId);
     }
     return results.some((result) => result.status !== 'refused');
