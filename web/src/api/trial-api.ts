@@ -15,7 +15,6 @@ import type {
   QueryPageRequest,
   QueryTransition,
   RecordEvent,
-  ReviewDecision,
   ReviewDecisionsRequest,
   ReviewDecisionsResponse,
   TaskRun,
@@ -76,9 +75,6 @@ export function createTrialApi(http: HttpClient) {
     /** One decision and comment over a selection of the review queue: whole runs, or single findings of a run. */
     decideReviews: (projectId: string, body: ReviewDecisionsRequest) => http.post<ReviewDecisionsResponse>(`${project(projectId)}/reviews`, body),
     getTaskRun: (taskRunId: string) => http.get<TaskRun>(`/api/iit/task-runs/${segment(taskRunId)}`),
-    /** `dataHash`: the run's reviewRequest.dataHash as shown, so a run checked again since then refuses the decision. */
-    reviewTaskRun: (taskRunId: string, decision: ReviewDecision, comment: string, dataHash?: string) =>
-      http.post<TaskRun>(`/api/iit/task-runs/${segment(taskRunId)}/review`, { decision, ...(comment ? { comment } : {}), ...(dataHash ? { dataHash } : {}) }),
 
     /** One page of queries, sorted, with the total and the counts per status. */
     pageQueries: (projectId: string, filters: QueryFilters = {}, paging: QueryPageRequest = {}) =>
