@@ -9,6 +9,7 @@ import type { Jobs } from '../../core/jobs/boss.js';
 import type { Skill } from '../sop/load-skills.js';
 import { createTaskRuns } from '../sop/task-runs.js';
 import { appendAudit } from '../store/audit.js';
+import { naturalRecordOrder } from '../store/record-order.js';
 import { advanceTaskRunBatchQueue } from './queues.js';
 
 /**
@@ -198,8 +199,8 @@ export async function pageTaskRuns(db: Db, request: TaskRunPageRequest): Promise
   const isQueue = request.statuses?.length === 1 && request.statuses[0] === 'SUSPENDED';
   const direction = isQueue ? asc : desc;
   const [rows, [counted]] = await Promise.all([
-    // Runs of one batch share their timestamp: the record id orders them as a reviewer reads a list.
-    db.select().from(taskRuns).where(where).orderBy(direction(taskRuns.updatedAt), asc(taskRuns.recordId), direction(taskRuns.id)).limit(pageSize).offset((page - 1) * pageSize),
+    // Runs of one batch share their timestamp: the record id orders them as a reviewer reads a list (2 before 10).
+    db.select().from(taskRuns).where(where).orderBy(direction(taskRuns.updatedAt), ...naturalRecordOrder(taskRuns.recordId), direction(taskRuns.id)).limit(pageSize).offset((page - 1) * pageSize),
     db.select({ n: sql<number>`count(*)::int` }).from(taskRuns).where(where),
   ]);
   return { taskRuns: rows, total: Number(counted?.n ?? 0), page, pageSize };

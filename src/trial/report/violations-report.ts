@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../../core/db/connect.js';
 import { pendingActions } from '../../core/db/schema/trial.js';
 import { shownStatus } from '../queries.js';
+import { naturalRecordOrder } from '../store/record-order.js';
 import { computeRuleYield, type RuleYield } from './rule-yield.js';
 
 export interface ReportRow {
@@ -35,7 +36,7 @@ export interface ViolationsReport {
 /** Violations (data queries) of a project, with counts by field, rule, site, severity and status. */
 export async function buildViolationsReport(db: Db, projectId: string): Promise<ViolationsReport> {
   const [queries, ruleYield] = await Promise.all([
-    db.select().from(pendingActions).where(eq(pendingActions.projectId, projectId)).orderBy(pendingActions.recordId, pendingActions.field),
+    db.select().from(pendingActions).where(eq(pendingActions.projectId, projectId)).orderBy(...naturalRecordOrder(pendingActions.recordId), pendingActions.field),
     computeRuleYield(db, projectId),
   ]);
   const rows: ReportRow[] = queries.map((q) => ({
