@@ -78,4 +78,18 @@ describe('REDCap Data Quality rules imported from the console', () => {
       await context.close();
     }
   }, 180_000);
+
+  it('names the new skill in the console\'s language', async () => {
+    const context = await browser.newContext({ locale: 'zh-CN' });
+    const page = await context.newPage();
+    try {
+      await signIn(page, harness!.server.url, ADMIN_TOKEN);
+      await page.goto(`${harness!.server.url}/#/trial/${PROJECT_ID}/skills`);
+      await page.getByTestId('redcap-import-open').click();
+      expect(await page.getByTestId('redcap-import-name').inputValue()).toBe('REDCap 数据质量规则');
+      expect(await page.getByTestId('redcap-import-skill-id').inputValue()).toBe('redcap-dq');
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 });

@@ -1009,6 +1009,7 @@ export const en = {
   'redcapImport.hint': 'Upload or paste the rules export (Data Quality > Download rules: rule_name,rule_logic,...). Preview lists each rule as it would be imported, or why not; pick a severity per rule, then Import puts the skill in the editor below, to review and save. Nothing is written until you save.',
   'redcapImport.skillId': 'Skill id',
   'redcapImport.name': 'Skill name',
+  'redcapImport.defaultName': 'REDCap Data Quality rules',
   'redcapImport.file': 'Rules file',
   'redcapImport.paste': 'Rules CSV',
   'redcapImport.preview': 'Preview',

@@ -1006,6 +1006,7 @@ export const zh: Messages = {
   'redcapImport.hint': '上传或粘贴规则导出文件（Data Quality > Download rules：rule_name,rule_logic,...）。预览逐条列出每条规则将如何导入或为何不能导入；为每条规则选择严重程度后，点击导入，技能会放入下方编辑器，供审阅并保存。保存之前不会写入任何内容。',
   'redcapImport.skillId': '技能 ID',
   'redcapImport.name': '技能名称',
+  'redcapImport.defaultName': 'REDCap 数据质量规则',
   'redcapImport.file': '规则文件',
   'redcapImport.paste': '规则 CSV',
   'redcapImport.preview': '预览',

@@ -18,7 +18,8 @@ export function RedcapRuleImport({ projectId }: { projectId: string }) {
   const [csv, setCsv] = useState('');
   const [fileName, setFileName] = useState('');
   const [skillId, setSkillId] = useState('redcap-dq');
-  const [name, setName] = useState('REDCap Data Quality rules');
+  // The skill's name in the language of the console; the id stays one every language can type.
+  const [name, setName] = useState(() => t('redcapImport.defaultName'));
   const [preview, setPreview] = useState<ImportRedcapRulesResult | null>(null);
   const [severities, setSeverities] = useState<Record<number, RuleSeverity>>({});
   const [busy, setBusy] = useState(false);
@@ -100,8 +101,7 @@ export function RedcapRuleImport({ projectId }: { projectId: string }) {
         {fileName ? <span className="muted small">{fileName}</span> : null}
       </div>
       <textarea
-        className="input"
-        style={{ width: "100%", fontFamily: "ui-monospace, monospace" }}
+        className="input redcap-import-csv"
         rows={6}
         value={csv}
         placeholder={'rule_name,rule_logic,real_time_execution\n"Age under 18","[age] < 18",n'}
