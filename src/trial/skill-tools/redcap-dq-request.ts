@@ -47,7 +47,7 @@ export type RedcapDqPreview = Pick<RedcapDqImport, 'problems' | 'imported' | 'ru
 /**
  * The preview of an import: every rule listed as it would be imported or why not. `accepts` is the check the import
  * makes of the whole skill (readProposedSkill: activation's checks, and who may use rules reading identifier fields);
- * a refusal naming rules (FORBIDDEN with `details.reads`) marks those rules refused with its reason, so the preview
+ * a refusal naming rules (FORBIDDEN with `details.rules`) marks those rules refused with its reason, so the preview
  * never promises a rule the import would refuse.
  */
 export async function previewRedcapRulesImport(input: RedcapDqImportInput, readProblems: RedcapDqPreview['problems'], accepts: (definition: Record<string, unknown>) => Promise<unknown>): Promise<RedcapDqPreview> {
@@ -73,16 +73,14 @@ export async function previewRedcapRulesImport(input: RedcapDqImportInput, readP
   return { preview: true, rules: preview.rules, imported, problems: [...readProblems, ...preview.problems] };
 }
 
-/** The identifier fields each rule reads, from a FORBIDDEN refusal of rules reading them (identifier-rule-access.ts); undefined for any other error. */
+/**
+ * The identifier fields each refused rule reads, from a FORBIDDEN refusal of rules reading them
+ * (identifier-rule-access.ts: `details.rules`, every rule, where `details.reads` stops at 50); undefined for any
+ * other error.
+ */
 function refusedReads(error: unknown): Map<string, string[]> | undefined {
   if (!(error instanceof ClinAgentError) || error.code !== 'FORBIDDEN') return undefined;
-  const reads = (error.details as { reads?: unknown } | undefined)?.reads;
-  if (!Array.isArray(reads)) return undefined;
-  const out = new Map<string, string[]>();
-  for (const read of reads as Array<{ rule?: unknown; fields?: unknown }>) {
-    if (typeof read?.rule !== 'string') continue;
-    const fields = Array.isArray(read.fields) ? read.fields.filter((f): f is string => typeof f === 'string') : [];
-    out.set(read.rule, [...new Set([...(out.get(read.rule) ?? []), ...fields])]);
-  }
-  return out;
+  const rules = (error.details as { rules?: unknown } | undefined)?.rules;
+  if (!Array.isArray(rules)) return undefined;
+  return new Map((rules as Array<{ rule: string; fields: string[] }>).map(({ rule, fields }) => [rule, fields]));
 }

@@ -104,8 +104,22 @@ function refusal(projectId: string, actor: Pick<User, 'id'>, reads: readonly Ide
     'FORBIDDEN',
     `You cannot ${action} a rule that reads identifier fields of project "${projectId}" (${fields.join(', ')}): you may not see them there, and a rule's verdict on a record would tell you their values. ${described.join('; ')}${more}. ` +
       `Remove ${fields.length > 1 ? 'these fields' : 'this field'} from the rules, or ask someone who sees identifiers in the trial (its PI or an admin) to write the rule; an admin can grant you identifier access (PATCH /api/projects/${projectId}/members/${actor.id} with {"canViewIdentifiers": true}).`,
-    { projectId, fields, reads: reads.slice(0, 50), needs: ['identifier access'] },
+    { projectId, fields, reads: reads.slice(0, 50), rules: refusedRules(reads), needs: ['identifier access'] },
   );
+}
+
+/**
+ * Every refused rule with the identifier fields it reads: unlike `reads` (cut at 50 to bound the answer), complete,
+ * so a caller can mark each rule refused (the REDCap rule import's preview) however many there are.
+ */
+function refusedRules(reads: readonly IdentifierRead[]): Array<{ rule: string; fields: string[] }> {
+  const fieldsOf = new Map<string, Set<string>>();
+  for (const read of reads) {
+    const fields = fieldsOf.get(read.rule) ?? new Set<string>();
+    for (const field of read.fields) fields.add(field);
+    fieldsOf.set(read.rule, fields);
+  }
+  return [...fieldsOf].map(([rule, fields]) => ({ rule, fields: [...fields] }));
 }
 
 function describe(read: IdentifierRead): string {
