@@ -1,6 +1,7 @@
+import { useMemo } from 'react';
 import type { SkillValidation } from '../../../api/skills-api';
 import { useT } from '../../../i18n/use-t';
-import { problemSpan } from './problem-lines';
+import { problemSpans } from './problem-lines';
 
 interface SkillProblemsProps {
   validation: SkillValidation;
@@ -14,12 +15,13 @@ interface SkillProblemsProps {
 /** What validation found, each problem at its line and path; a suggestion replaces the misspelt word in the editor. */
 export function SkillProblems({ validation, text, onSuggestion, onGoToLine }: SkillProblemsProps) {
   const t = useT();
+  const spans = useMemo(() => problemSpans(text, validation.problems.map((problem) => problem.path)), [text, validation]);
   return (
     <div className="panel" data-testid="skill-problems" data-valid={validation.valid}>
       {validation.problems.length === 0 ? <p className="muted">{t('skillEditor.valid')}</p> : <strong>{t('skillEditor.problems', { count: validation.problems.length })}</strong>}
       <ul className="small skill-problems-list">
-        {validation.problems.map((problem) => {
-          const line = problemSpan(text, problem.path)?.line;
+        {validation.problems.map((problem, index) => {
+          const line = spans[index]?.line;
           return (
             <li key={`${problem.path}\u0000${problem.message}`} data-testid="skill-problem" data-line={line ?? ''}>
               {line ? (

@@ -6,7 +6,7 @@ import { basicSetup } from 'codemirror';
 import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { SkillValidation } from '../../../api/skills-api';
 import { useT } from '../../../i18n/use-t';
-import { problemSpan } from './problem-lines';
+import { problemSpans } from './problem-lines';
 
 interface SkillTextEditorProps {
   text: string;
@@ -22,8 +22,9 @@ interface SkillTextEditorProps {
 /** The validation's problems as CodeMirror diagnostics at the lines they name in `text`. */
 export function diagnosticsOf(text: string, validation: SkillValidation, suggestionLabel: (suggestion: string) => string, onSuggestion?: (word: string, suggestion: string) => void): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  for (const problem of validation.problems) {
-    const span = problemSpan(text, problem.path);
+  const spans = problemSpans(text, validation.problems.map((problem) => problem.path));
+  for (const [index, problem] of validation.problems.entries()) {
+    const span = spans[index];
     if (!span) continue;
     const { word, suggestion } = problem;
     diagnostics.push({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { problemSpan } from './problem-lines';
+import { problemSpan, problemSpans } from './problem-lines';
 
 const SKILL = `id: weight-checks
 start_node: checks
@@ -38,5 +38,13 @@ describe('problemSpan', () => {
 
   it('keeps a line past the end of the text on the last line', () => {
     expect(problemSpan('a: 1', 'line 7, column 1')?.line).toBe(1);
+  });
+
+  it('places every problem of a validation in one reading of the text, in the order given', () => {
+    const paths = ['nodes.checks.rules[1].logic.<=[0].var', '(skill)', 'line 9, column 9', 'start_node'];
+    expect(problemSpans(SKILL, paths)).toEqual(paths.map((path) => problemSpan(SKILL, path)));
+    expect(problemSpans(SKILL, paths).map((span) => span?.line ?? null)).toEqual([12, null, 9, 2]);
+    // Text too broken to walk still has its lines and columns.
+    expect(problemSpans('a: [', ['a', 'line 1, column 4']).map((span) => span?.line ?? null)).toEqual([null, 1]);
   });
 });

@@ -1,4 +1,4 @@
-import { isMap, isPair, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 
 /** Where in the text a problem is: 1-based line, and the character range to underline (offsets into the text). */
 export interface ProblemSpan {
@@ -81,12 +81,34 @@ function deepestNode(root: YamlNode, parts: Array<string | number>): { node: Yam
 }
 
 /**
- * The line and span of a problem the server names by path (`nodes.checks.rules[2].logic`) or by line and column
- * (`line 38, column 3`, for YAML that cannot be read), in the text it validated. Null for a problem about the
- * whole skill, or text too broken to walk.
+ * The line and span of each problem the server names by path (`nodes.checks.rules[2].logic`) or by line and column
+ * (`line 38, column 3`, for YAML that cannot be read), in the text it validated; null for a problem about the whole
+ * skill, or text too broken to walk. The text is read once for them all: the problem list asks again on every
+ * keystroke, and a skill may have dozens of problems.
  */
-export function problemSpan(text: string, path: string): ProblemSpan | null {
+export function problemSpans(text: string, paths: readonly string[]): Array<ProblemSpan | null> {
   const starts = lineStarts(text);
+  let document: Document | null | undefined;
+  const read = (): Document | null => {
+    if (document === undefined) {
+      try {
+        const parsed = parseDocument(text, { uniqueKeys: false });
+        document = parsed.errors.length || !parsed.contents ? null : parsed;
+      } catch {
+        document = null;
+      }
+    }
+    return document;
+  };
+  return paths.map((path) => spanOf(text, starts, path, read));
+}
+
+/** The span of one problem (see problemSpans). */
+export function problemSpan(text: string, path: string): ProblemSpan | null {
+  return problemSpans(text, [path])[0] ?? null;
+}
+
+function spanOf(text: string, starts: number[], path: string, read: () => Document | null): ProblemSpan | null {
   const position = LINE_COLUMN.exec(path);
   if (position) {
     const line = Math.min(Number(position[1]), starts.length);
@@ -97,13 +119,8 @@ export function problemSpan(text: string, path: string): ProblemSpan | null {
   }
   const parts = segments(path);
   if (!parts.length) return null;
-  let document;
-  try {
-    document = parseDocument(text, { uniqueKeys: false });
-  } catch {
-    return null;
-  }
-  if (document.errors.length || !document.contents) return null;
+  const document = read();
+  if (!document) return null;
   const { node, key } = deepestNode(document.contents as YamlNode, parts);
   if (node === document.contents) return null;
   // A rule or a node is marked at its first line (its key, or the `-` item's first key), not over every line it spans.
