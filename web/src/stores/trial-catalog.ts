@@ -13,6 +13,14 @@ interface TrialCatalogState {
   reset(): void;
 }
 
+/**
+ * The skills a trial's pages list: those that run on it (named for it, or for every trial), and invalid skill files,
+ * listed to admins, which are for no trial yet. Another trial's skill is that trial's business.
+ */
+export function skillsOfTrial(skills: readonly QcSkill[], projectId: string): QcSkill[] {
+  return skills.filter((skill) => skill.status === 'invalid' || !skill.projects || skill.projects.includes(projectId));
+}
+
 /** The trial projects the user belongs to and the installed QC skills: what every trial page picks from. */
 export const useTrialCatalogStore = create<TrialCatalogState>()((set, get) => ({
   projects: [],

@@ -8,6 +8,7 @@ import { routes } from '../../router';
 import { useRoleIn, WRITER_ROLES } from '../../stores/project-role';
 import { useQcRunsStore } from '../../stores/qc-runs';
 import { useReviewQueueStore } from '../../stores/review-queue';
+import { skillsOfTrial } from '../../stores/trial-catalog';
 import { enumLabel } from './labels';
 import { QcRunProgressBar } from './QcRunProgress';
 import { SkillList } from './SkillList';
@@ -19,9 +20,7 @@ export function QcRunsPage({ projectId, skills }: { projectId: string; skills: Q
   const { runs, hasLoaded, isLoading, error, load, watch } = useQcRunsStore();
   const isCurrent = useQcRunsStore((state) => state.projectId === projectId);
   const skillName = new Map(skills.map((skill) => [skill.id, skill.name]));
-  // Another trial's skill is that trial's business: this page lists the skills that run on this one (and invalid
-  // skill files, listed to admins, which are for no trial yet).
-  const trialSkills = skills.filter((skill) => skill.status === 'invalid' || !skill.projects || skill.projects.includes(projectId));
+  const trialSkills = skillsOfTrial(skills, projectId);
   const mayRun = WRITER_ROLES.has(useRoleIn(projectId) ?? 'viewer');
   const waitingForReview = isCurrent ? runs.reduce((sum, run) => sum + run.suspended, 0) : 0;
 

@@ -2,7 +2,7 @@ import type { QcSkill } from '../../../api';
 import { useT } from '../../../i18n/use-t';
 import { routes } from '../../../router';
 import { useRoleIn, WRITER_ROLES } from '../../../stores/project-role';
-import { useTrialCatalogStore } from '../../../stores/trial-catalog';
+import { skillsOfTrial, useTrialCatalogStore } from '../../../stores/trial-catalog';
 import { RedcapRuleImport } from './RedcapRuleImport';
 import { SkillEditorPanel } from './SkillEditorPanel';
 import './skills.css';
@@ -11,7 +11,7 @@ import './skills.css';
 export function SkillsPage({ projectId, skillId }: { projectId: string; skillId: string | null }) {
   const t = useT();
   const role = useRoleIn(projectId) ?? 'viewer';
-  const skills = useTrialCatalogStore((state) => state.skills).filter((s) => s.status === 'invalid' || !s.projects || s.projects.includes(projectId));
+  const skills = skillsOfTrial(useTrialCatalogStore((state) => state.skills), projectId);
   const isWriter = WRITER_ROLES.has(role);
   const open = skillId ? skills.find((s) => s.id === skillId) : undefined;
   // A skill for every project is platform configuration: only admins change it.
