@@ -4,6 +4,7 @@ import { startQcServer, type QcServer } from '../../testing/qc-server.js';
 import { testEngines } from '../../testing/test-database.js';
 import { waitFor } from '../../testing/wait-for.js';
 import { createTrialStore } from '../store/trial-store.js';
+import { decideReviews } from './review-decisions.js';
 import type { TrialRecord } from '../store/types.js';
 
 // Height and weight, each finding decided by a data manager before its query goes to the site.
@@ -124,6 +125,14 @@ describe.each(testEngines())('review decisions per finding, in bulk, paged, on %
     expect((await queuePage('rd', '', viewer)).total).toBeGreaterThan(0);
     const res = await decide({ decision: 'approve', items: [{ taskRunId: run.id }] }, viewer);
     expect(res.statusCode).toBe(403);
+    expect(await queries('B5')).toEqual({ height: 'held', weight: 'held' });
+  });
+
+  it('refuses an empty selection of findings instead of ending the review as decided', async () => {
+    const run = await runOf('B5');
+    const answer = await decideReviews({ db: ctx.db, jobs: ctx.jobs! }, { projectId: 'rd', actor: 'data-manager', decision: 'reject', comment: '', items: [{ taskRunId: run.id, queryIds: [] }] });
+    expect(answer).toMatchObject({ decided: 0, results: [{ taskRunId: run.id, status: 'refused', code: 'VALIDATION_FAILED', message: expect.stringContaining('leave queryIds out to decide the whole run') }] });
+    expect((await runOf('B5')).status).toBe('SUSPENDED');
     expect(await queries('B5')).toEqual({ height: 'held', weight: 'held' });
   });
 

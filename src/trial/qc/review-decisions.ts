@@ -45,9 +45,10 @@ export async function decideReviews(
     try {
       results.push(await decideOne(deps, input, item));
     } catch (error) {
-      const details = error instanceof ClinAgentError ? (error.details as { reason?: string } | undefined) : undefined;
-      results.push({ taskRunId: item.taskRunId, status: 'refused', code: error instanceof ClinAgentError ? error.code : 'INTERNAL', reason: details?.reason, message: errorMessage(error) });
+      // Only our refusals are one run's answer; anything else is a fault of the whole request.
       if (!(error instanceof ClinAgentError)) throw error;
+      const { reason } = error.details as { reason?: string };
+      results.push({ taskRunId: item.taskRunId, status: 'refused', code: error.code, reason, message: errorMessage(error) });
     }
   }
   return { decided: results.filter((r) => r.status !== 'refused').length, results };
@@ -66,6 +67,8 @@ async function decideOne(
     await reviewTaskRun(deps, run.id, input.decision, input.actor, input.comment, item.dataHash);
     return { taskRunId: run.id, status: 'decided' };
   }
+  // An empty list would decide no finding and then end the review as if every one had been decided.
+  if (!item.queryIds.length) throw new ClinAgentError('VALIDATION_FAILED', `No finding of task run ${run.id} was selected; send the ids of the findings to decide, or leave queryIds out to decide the whole run.`, { field: 'queryIds' });
   const bad = item.queryIds.find((id) => !isUuid(id));
   if (bad !== undefined) throw new ClinAgentError('VALIDATION_FAILED', `"${bad}" is not a query id; send the ids of the findings shown with the run.`, { field: 'queryIds' });
 
