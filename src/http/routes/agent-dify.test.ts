@@ -238,7 +238,7 @@ describe.each(testEngines())('scenarios on a Dify app (%s)', (engine) => {
 
   it('gives up a stream gone silent (not even a ping), keeps what came and stops the Dify task', async () => {
     const engines = ctx.engines;
-    ctx.engines = createEngines({ dify: { env: { DIFY_TEST_APP_KEY: APP_KEY }, secrets: ctx.secrets, idleTimeoutMs: 300 } });
+    ctx.engines = createEngines({ dify: { env: { DIFY_TEST_APP_KEY: APP_KEY }, secrets: ctx.secrets, idleTimeoutMs: 300, allowedHosts: ctx.config.dify.allowedHosts } });
     try {
       const stopsBefore = dify.stops.length;
       dify.push({ events: ['ping', { event: 'message', answer: 'Still there' }], holdOpen: true });
@@ -253,7 +253,7 @@ describe.each(testEngines())('scenarios on a Dify app (%s)', (engine) => {
 
   it('fails naming unauthorized when Dify refuses the key', async () => {
     const engines = ctx.engines;
-    ctx.engines = createEngines({ dify: { env: { DIFY_TEST_APP_KEY: 'not-an-app-key-0000' }, secrets: ctx.secrets } });
+    ctx.engines = createEngines({ dify: { env: { DIFY_TEST_APP_KEY: 'not-an-app-key-0000' }, secrets: ctx.secrets, allowedHosts: ctx.config.dify.allowedHosts } });
     try {
       const { status, result } = await run({ scenarioId: 'dify-chat', input: 'Hello?' });
       expect(status).toBe(200);
