@@ -87,10 +87,14 @@ export function importRedcapDqRules(input: RedcapDqImportInput): RedcapDqImport 
   return { yaml: toYaml(definition, listed.commentOf), definition, problems: listed.problems, imported: listed.imported.length, rules: listed.rules };
 }
 
-/** The preview: every rule as importRedcapDqRules would import it, or why not; never throws for the rules themselves. */
-export function previewRedcapDqRules(input: RedcapDqImportInput): Pick<RedcapDqImport, 'problems' | 'imported' | 'rules'> {
+/**
+ * The preview: every rule as importRedcapDqRules would import it, or why not, and the skill definition it would
+ * build (absent when no rule is importable), for the checks the import makes of it; never throws for the rules.
+ */
+export function previewRedcapDqRules(input: RedcapDqImportInput): Pick<RedcapDqImport, 'problems' | 'imported' | 'rules'> & { definition?: Record<string, unknown> } {
   const listed = listRedcapDqRules(input);
-  return { problems: listed.problems, imported: listed.imported.length, rules: listed.rules };
+  const definition = listed.imported.length ? { definition: skillDefinition(input, listed.imported) } : {};
+  return { problems: listed.problems, imported: listed.imported.length, rules: listed.rules, ...definition };
 }
 
 function listRedcapDqRules(input: RedcapDqImportInput) {

@@ -2,7 +2,7 @@ import type { Db } from '../../core/db/connect.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { loadDictionaries } from '../skills/load-dictionaries.js';
 import { getEvents } from '../store/dictionary.js';
-import { importRedcapDqRules, previewRedcapDqRules, type RedcapDqImport, type RedcapDqImportInput, type RuleSeverity } from './redcap-dq-import.js';
+import { previewRedcapDqRules, type RedcapDqImport, type RedcapDqImportInput, type RuleSeverity } from './redcap-dq-import.js';
 import { readRedcapDqCsv, type RedcapDqRule } from './redcap-dq-rules.js';
 
 export interface RedcapRulesImportRequest {
@@ -51,11 +51,10 @@ export type RedcapDqPreview = Pick<RedcapDqImport, 'problems' | 'imported' | 'ru
  * never promises a rule the import would refuse.
  */
 export async function previewRedcapRulesImport(input: RedcapDqImportInput, readProblems: RedcapDqPreview['problems'], accepts: (definition: Record<string, unknown>) => Promise<unknown>): Promise<RedcapDqPreview> {
-  const preview = previewRedcapDqRules(input);
-  if (preview.imported > 0) {
+  const { definition, ...preview } = previewRedcapDqRules(input);
+  if (definition) {
     try {
-      // The skill the import would build from the same rules: the same rules importable, with the same ids.
-      await accepts(importRedcapDqRules(input).definition);
+      await accepts(definition);
     } catch (error) {
       const refused = refusedReads(error);
       if (!refused) throw error;
