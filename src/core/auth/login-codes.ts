@@ -22,13 +22,19 @@ export const signInPath = (code: string): string => `/?login=${encodeURIComponen
 export type LoginCodeIssuer = (tx: Db, user: Pick<User, 'id' | 'name'>, actor: string) => Promise<{ code: string; expiresAt: string }>;
 
 export const issueLoginCodeIn: LoginCodeIssuer = async (tx, user, actor) => {
-  const code = generateToken('login_');
-  const expiresAt = new Date(Date.now() + LOGIN_CODE_TTL_MS);
-  await tx.insert(loginCodes).values({ codeHash: hashToken(code), userId: user.id, expiresAt });
+  const { code, expiresAt } = await insertLoginCode(tx, user.id);
   // Never the code: the audit trail is readable by admins, and a code read there could still be used.
   await appendAudit(tx, { projectId: PLATFORM_AUDIT_SCOPE, entityType: 'user', entityId: user.id, action: 'sign_in_link_issued', actor, newValue: { userName: user.name, expiresAt: expiresAt.toISOString() } });
   return { code, expiresAt: expiresAt.toISOString() };
 };
+
+/** A new code's row: only its hash is stored, so the database (or a copy of it) never holds a usable code. */
+async function insertLoginCode(db: Db, userId: string): Promise<{ code: string; expiresAt: Date }> {
+  const code = generateToken('login_');
+  const expiresAt = new Date(Date.now() + LOGIN_CODE_TTL_MS);
+  await db.insert(loginCodes).values({ codeHash: hashToken(code), userId, expiresAt });
+  return { code, expiresAt };
+}
 
 /** One-time sign-in links (printed at first start and by `clinagent login-link`), each exchanged once for a token. */
 export interface LoginCodeStore {
@@ -39,9 +45,7 @@ export interface LoginCodeStore {
 export function createLoginCodeStore(db: Db, deps: { issueToken: TokenIssuer }): LoginCodeStore {
   return {
     async issueLoginCode(userId) {
-      const code = generateToken('login_');
-      await db.insert(loginCodes).values({ codeHash: hashToken(code), userId, expiresAt: new Date(Date.now() + LOGIN_CODE_TTL_MS) });
-      return code;
+      return (await insertLoginCode(db, userId)).code;
     },
 
     async exchangeLoginCode(code) {

@@ -38,6 +38,20 @@ describe.each(testEngines())('projects and membership on %s', (engine) => {
     expect((await projects.listProjects(admin)).map((p) => p.id)).toEqual(['dm-02', 'htn-01']);
   });
 
+  it('counts a trial role that writes (data_manager, coordinator, pi), and not viewer, as writing in some project', async () => {
+    const projects = createProjectStore(database.db);
+    const membership = createMembershipStore(database.db);
+    await projects.createProject({ id: 'onc-03', name: 'Oncology 03' }, 'operator');
+    const member = async (name: string, role: 'data_manager' | 'viewer') => {
+      const [row] = await database.db.insert(users).values({ name, role: 'viewer' }).returning();
+      const user: User = { id: row!.id, name, role: 'viewer' };
+      await membership.addMember('onc-03', user.id, 'operator', role);
+      return user;
+    };
+    expect(await membership.writesInSomeProject(await member('dm-li', 'data_manager'))).toBe(true);
+    expect(await membership.writesInSomeProject(await member('monitor-sun', 'viewer'))).toBe(false);
+  });
+
   it('refuses a member for an unknown project or user, naming which', async () => {
     const membership = createMembershipStore(database.db);
     await expect(membership.addMember('no-such-trial', coordinator.id)).rejects.toMatchObject({ code: 'NOT_FOUND', details: { projectId: 'no-such-trial' } });

@@ -1,11 +1,14 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { appendAudit } from '../audit/audit-log.js';
 import type { Db } from '../db/connect.js';
-import { projectMembers, projects, type ProjectRole, type Role } from '../db/schema/auth.js';
+import { PROJECT_ROLES, projectMembers, projects, type ProjectRole, type Role } from '../db/schema/auth.js';
 import { ClinAgentError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { findUser, userNotFound } from './user-rows.js';
-import type { User } from './users.js';
+import { WRITER_ROLES, type User } from './users.js';
+
+// The project roles that write, from the one list of writer roles, so a new role cannot be left out here.
+const PROJECT_WRITER_ROLES = PROJECT_ROLES.filter((role) => WRITER_ROLES.has(role));
 
 /**
  * The one question the library functions guarding project data ask (trial QC, memory, conversations, the
@@ -61,7 +64,7 @@ export function createMembershipStore(db: Db): MembershipStore {
       const [row] = await db
         .select({ projectId: projectMembers.projectId })
         .from(projectMembers)
-        .where(and(eq(projectMembers.userId, user.id), inArray(projectMembers.role, ['pi', 'data_manager', 'coordinator'])))
+        .where(and(eq(projectMembers.userId, user.id), inArray(projectMembers.role, PROJECT_WRITER_ROLES)))
         .limit(1);
       return Boolean(row);
     },
