@@ -5,10 +5,7 @@ import { Piscina } from 'piscina';
 import { ClinAgentError } from '../../../core/errors.js';
 import type { TrialExport } from '../write-trial-export.js';
 import type { TrialRecord } from '../../store/types.js';
-import type { ParseOutcome, ParseTask, RecordChunk } from './parse-task.js';
-
-/** The task as the caller gives it; the records port is added here. */
-export type ParseRequest = ParseTask extends infer T ? (T extends ParseTask ? Omit<T, 'records'> : never) : never;
+import type { ParseOutcome, ParseRequest, ParseTask, RecordChunk } from './parse-task.js';
 
 // A worker that has parsed nothing for this long ends; the next import starts one again (some 50 ms).
 const IDLE_MS = 30_000;
@@ -41,7 +38,7 @@ export async function parseOffLoop(request: ParseRequest): Promise<TrialExport> 
   });
   let outcome: ParseOutcome;
   try {
-    outcome = await pool.run({ ...request, records: port2 } as ParseTask, { transferList: [port2] });
+    outcome = await pool.run({ ...request, records: port2 }, { transferList: [port2] });
   } catch (error) {
     port1.close();
     if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {

@@ -7,8 +7,11 @@ import { checkOdmFile } from '../odm/check-odm.js';
 import type { OdmImportFile } from '../odm/import-odm.js';
 import type { TrialExport } from '../write-trial-export.js';
 
-/** One import's files to decode, parse and check, as the worker thread receives them (structured clone). */
-export type ParseTask = ({ kind: 'csv'; files: RedcapCsvFiles; storedEvents: ReadonlyArray<TrialEvent> } | { kind: 'odm'; file: OdmImportFile }) & {
+/** One import's files to decode, parse and check. */
+export type ParseRequest = { kind: 'csv'; files: RedcapCsvFiles; storedEvents: ReadonlyArray<TrialEvent> } | { kind: 'odm'; file: OdmImportFile };
+
+/** The request as the worker thread receives it (structured clone), with the port its records go back on. */
+export type ParseTask = ParseRequest & {
   /** Where the records go, in chunks (see RECORD_CHUNK_CHARS); the answer itself carries none. */
   records: MessagePort;
 };
