@@ -190,4 +190,37 @@ describe('the skill editor', () => {
       await context.close();
     }
   }, 120_000);
+
+  it('offers no fix in the editor to a writer reading a skill for every trial, which only admins change', async () => {
+    const { server } = harness!;
+    const platform = SKILL.replace(`projects: [${PROJECT_ID}]\n`, '').replace('id: weight-checks', 'id: platform-weights');
+    const created = await fetch(`${server.url}/api/iit/skills`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ yaml: platform }),
+    });
+    expect(created.ok, await created.clone().text()).toBe(true);
+    const coordinator = await server.ctx.users.create({ name: 'site-coordinator', role: 'coordinator' });
+    await server.ctx.users.addMember(PROJECT_ID, coordinator.user.id);
+    const { token } = await server.ctx.users.issueToken(coordinator.user.id, { label: 'e2e' });
+
+    const context = await browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    try {
+      await signIn(page, server.url, token);
+      await page.goto(`${server.url}/#/trial/${PROJECT_ID}/skills/platform-weights`);
+      await page.locator('.cm-content', { hasText: 'weigth_kg' }).waitFor({ timeout: UI_TIMEOUT_MS });
+      await page.getByTestId('skill-validate').click();
+      await page.locator('[data-testid="skill-problems"][data-valid]').waitFor({ timeout: UI_TIMEOUT_MS });
+      expect(await page.getByTestId('skill-suggestion').count()).toBe(0);
+      // The mark's tooltip says what is wrong, with no button that would change the text.
+      await page.locator('.cm-lintRange-error').first().hover();
+      const tooltip = page.locator('.cm-tooltip-lint');
+      await tooltip.waitFor({ timeout: UI_TIMEOUT_MS });
+      expect(await tooltip.textContent()).toContain('unknown field "weigth_kg"');
+      expect(await tooltip.locator('.cm-diagnosticAction').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 });

@@ -93,9 +93,11 @@ export function SkillTextEditor({ text, onChange, readOnly, validation, onSugges
   useEffect(() => {
     const current = view.current;
     if (!current) return;
-    const diagnostics = validation ? diagnosticsOf(current.state.doc.toString(), validation, (suggestion) => t('skillEditor.suggestion', { suggestion }), (word, suggestion) => latest.current.onSuggestion?.(word, suggestion)) : [];
+    // A fix changes the text: a read-only editor (a skill this role may not change) marks the problem only.
+    const apply = readOnly ? undefined : (word: string, suggestion: string) => latest.current.onSuggestion?.(word, suggestion);
+    const diagnostics = validation ? diagnosticsOf(current.state.doc.toString(), validation, (suggestion) => t('skillEditor.suggestion', { suggestion }), apply) : [];
     current.dispatch(setDiagnostics(current.state, diagnostics));
-  }, [validation, t]);
+  }, [validation, t, readOnly]);
 
   useEffect(() => {
     const current = view.current;
