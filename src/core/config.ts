@@ -175,12 +175,14 @@ export interface Config {
   memory: { hotMaxTokens: number; historyWeeks: number; distillCron: string; weeklyCron: string };
   /**
    * REDCap API access. A project's token is read only from the variable an admin bound to it (a name starting
-   * REDCAP_TOKEN_), and sent only over https unless allowHttp.
+   * REDCAP_TOKEN_), and sent only over https unless allowHttp. allowedHosts (REDCAP_ALLOWED_HOSTS): hosts a REDCap
+   * API URL may name although they are not public addresses.
    */
-  /** allowedHosts (REDCAP_ALLOWED_HOSTS): hosts a REDCap API URL may name although they are not public addresses. */
   redcap: { allowHttp: boolean; allowedHosts: string[] };
-  /** Dify apps named by scenarios (engine.type dify): their base URLs must be https unless loopback or allowHttp. */
-  /** allowedHosts (DIFY_ALLOWED_HOSTS): hosts a Dify base URL may name although they are not public addresses. */
+  /**
+   * Dify apps named by scenarios (engine.type dify): their base URLs must be https unless an allowed loopback host or
+   * allowHttp. allowedHosts (DIFY_ALLOWED_HOSTS): hosts a Dify base URL may name although they are not public addresses.
+   */
   dify: { allowHttp: boolean; allowedHosts: string[] };
   /**
    * The audit chain's key (docs/audit-trail.md): AUDIT_KEY itself, or the file keyFile holds it in. createKeyFile is

@@ -64,9 +64,8 @@ function convert(type: FieldType, text: string, field: TrialField): CellCheck {
       return { value: NUMBER.test(text) ? Number(text.replace(',', '.')) : text };
     case 'text':
     case 'notes':
-      return { value: text };
+    // An upload is stored by its file name, as REDCap's CSV export gives it; the content is never imported.
     case 'file':
-      // An upload is stored by its file name, as REDCap's CSV export gives it; the content is never imported.
       return { value: text };
   }
 }
