@@ -128,11 +128,12 @@ async function raiseOne(tx: Db, scope: FindingScope, finding: Finding): Promise<
 /**
  * A closed or withdrawn query that a person decided (the system's "no longer fires" closes are not decisions: the
  * data changed under them) on the values the finding reads now. Queries stored before fingerprints compare the
- * value of their field.
+ * value of their field. A finding without a fingerprint is one a person raises (a reviewer's reject of a soft rule
+ * the model could not judge): a decision taken now, never held back by an earlier one.
  */
 export function isDecidedOnSameValues(last: { noLongerFires: unknown; readFingerprint: string | null; value: unknown }, finding: Pick<Finding, 'value' | 'readFingerprint'>): boolean {
-  if (last.noLongerFires !== null) return false;
-  if (last.readFingerprint && finding.readFingerprint) return last.readFingerprint === finding.readFingerprint;
+  if (last.noLongerFires !== null || !finding.readFingerprint) return false;
+  if (last.readFingerprint) return last.readFingerprint === finding.readFingerprint;
   return JSON.stringify(last.value ?? null) === JSON.stringify(finding.value ?? null);
 }
 

@@ -10,6 +10,7 @@ import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-m
 import { buildTestContext } from '../../testing/test-context.js';
 import { testEngines } from '../../testing/test-database.js';
 import { getQcProgress, listTaskRuns, startQcRun } from '../qc/qc-runs.js';
+import { reviewTaskRun } from '../qc/workers.js';
 import { listQueries, transitionQuery } from '../queries.js';
 import { createTrialStore } from '../store/trial-store.js';
 import type { TrialRecord } from '../store/types.js';
@@ -214,6 +215,41 @@ describe.each(testEngines().flatMap((engine) => [[engine, 'one by one'], [engine
     expect((await queriesOf('G1')).map((q) => q.status)).toEqual(['closed', 'closed']);
     const live = await (ctx.db as Db).select().from(pendingActions).where(and(eq(pendingActions.projectId, 'nf'), eq(pendingActions.recordId, 'G1'), eq(pendingActions.status, 'open')));
     expect(live).toHaveLength(0);
+  });
+
+  it('raises again a query a reviewer asks for, although an earlier one on the same finding was closed', async () => {
+    // Issue 32 keeps a closed finding closed while the values the rule read are unchanged; that is about what a QC
+    // run raises by itself, never about a reviewer who rejects a soft rule the model could not judge: their reject
+    // is the verdict, a decision taken now.
+    const file = path.join(dir, 'ae-asked.yaml');
+    writeFileSync(file, `
+id: ae-asked
+name: AE asked
+start_node: soft
+nodes:
+  soft:
+    type: soft_instruction
+    instruction: Judge whether the adverse event text is plausible.
+    field: ae_text
+    max_retries: 1
+    on_pass: end_ok
+    on_fail: end_flagged
+`);
+    current.set('ae-asked', loadSkill(file));
+    const jobs = { send: async () => undefined, sendMany: async () => undefined } as unknown as Jobs;
+    await import_([row('K1', { ae_text: 'headache' })]);
+    verdict = 'not a verdict';
+    const [first] = await run('ae-asked', ['K1']);
+    await reviewTaskRun({ db: ctx.db, jobs }, first!.id, 'reject', 'dm', 'not plausible');
+    const [query] = await queriesOf('K1');
+    expect(query).toMatchObject({ field: 'ae_text', status: 'open' });
+    await transitionQuery(ctx.db, { projectId: 'nf', queryId: query!.id, to: 'closed', actor: 'dm', comment: 'verified against source' });
+    await advanceTaskRun(sop, first!.id);
+
+    const [second] = await run('ae-asked', ['K1']);
+    expect(second).toMatchObject({ status: 'SUSPENDED', reviewRequest: { kind: 'soft_rule_unresolved' } });
+    await reviewTaskRun({ db: ctx.db, jobs }, second!.id, 'reject', 'dm', 'still not plausible');
+    expect((await queriesOf('K1')).map((q) => [q.id, q.status])).toEqual([[query!.id, 'reopened']]);
   });
 
   it('withdraws the review of a soft rule the model could not judge once a later run judges that the record passes', async () => {
