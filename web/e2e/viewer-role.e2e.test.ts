@@ -67,6 +67,9 @@ describe('pages follow the role in the trial', () => {
         expect(await page.locator('[data-testid^="query-action-"]').count()).toBe(0);
         expect(await page.getByTestId('query-select').count()).toBe(0);
         expect(await page.getByTestId('query-select-page').count()).toBe(0);
+        // Reading pages is for everyone: the query list's pager, with its rows per page.
+        expect(await page.getByTestId('query-pager-page').textContent()).toMatch(/^Page 1 of \d+$/);
+        expect(await page.getByTestId('query-pager').getByTestId('query-page-size').count()).toBe(1);
         // The closed query is not advised to be closed.
         expect(await page.locator('body').textContent()).not.toContain('close it if the data are now correct');
 

@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import { api, ApiError, type ReviewDecision, type ReviewOutcome, type TaskRun } from '../api';
+import { pageCount } from './query-paging';
 
 export const REVIEW_PAGE_SIZE = 50;
 
@@ -121,7 +122,7 @@ export const useReviewQueueStore = create<ReviewQueueState>()((set, get) => ({
       const result = await api.trial.pageTaskRuns(projectId, { status: 'SUSPENDED' }, { page: wanted, pageSize: REVIEW_PAGE_SIZE });
       if (get().projectId !== projectId) return;
       // A page past the end (its last runs were decided): show the last page there is.
-      const last = Math.max(1, Math.ceil(result.total / REVIEW_PAGE_SIZE));
+      const last = pageCount(result.total, REVIEW_PAGE_SIZE);
       if (result.taskRuns.length === 0 && wanted > last) {
         set({ page: last });
         await get().load(projectId, last);

@@ -1,10 +1,27 @@
+import type { ReactNode } from 'react';
 import { useT } from '../../i18n/use-t';
+import { pageCount } from '../../stores/query-paging';
 
-/** Page controls of a server-paged list of task runs (the review queue, a QC run's runs): where you are, and moves. */
-export function RunPager({ page, pageSize, total, isLoading, onPage, testId }: { page: number; pageSize: number; total: number; isLoading: boolean; onPage(page: number): void; testId: string }) {
+interface PagerProps {
+  page: number;
+  pageSize: number;
+  total: number;
+  isLoading: boolean;
+  onPage(page: number): void;
+  /** The nav's test id; each control's is it plus `-first`, `-previous`, `-page`, `-next`, `-last`. */
+  testId: string;
+  /** More controls of the list (rows per page), shown after the moves. */
+  children?: ReactNode;
+}
+
+/**
+ * Page controls of a server-paged list (the query list, the review queue): first, previous, where you are, next,
+ * last. A single page with nothing else to offer shows none.
+ */
+export function Pager({ page, pageSize, total, isLoading, onPage, testId, children }: PagerProps) {
   const t = useT();
-  const pages = Math.max(1, Math.ceil(total / pageSize));
-  if (pages <= 1) return null;
+  const pages = pageCount(total, pageSize);
+  if (pages <= 1 && !children) return null;
   const isFirst = page <= 1;
   const isLast = page >= pages;
   return (
@@ -24,6 +41,7 @@ export function RunPager({ page, pageSize, total, isLoading, onPage, testId }: {
       <button type="button" className="button button-small" data-testid={`${testId}-last`} disabled={isLoading || isLast} onClick={() => onPage(pages)}>
         {t('queries.page.last')}
       </button>
+      {children}
     </nav>
   );
 }

@@ -6,7 +6,7 @@ import { useT } from '../../i18n/use-t';
 import { useRoleIn, WRITER_ROLES } from '../../stores/project-role';
 import { REVIEW_PAGE_SIZE, selectedCount, useReviewQueueStore } from '../../stores/review-queue';
 import { ReviewItem } from './ReviewItem';
-import { RunPager } from './RunPager';
+import { Pager } from './Pager';
 
 /**
  * The review queue, one page per request (each run comes with its findings), oldest first. A reviewer decides a
@@ -100,7 +100,7 @@ export function ReviewQueuePage({ projectId, skills }: { projectId: string; skil
       <div className="review-list">
         {isCurrent ? runs.map((run) => <ReviewItem key={run.id} projectId={projectId} run={run} skillName={skillName.get(run.skillId) ?? run.skillId} mayDecide={mayDecide} />) : null}
       </div>
-      {isCurrent ? <RunPager page={page} pageSize={REVIEW_PAGE_SIZE} total={total} isLoading={isLoading} onPage={(next) => void load(projectId, next)} testId="review-pager" /> : null}
+      {isCurrent ? <Pager page={page} pageSize={REVIEW_PAGE_SIZE} total={total} isLoading={isLoading} onPage={(next) => void load(projectId, next)} testId="review-pager" /> : null}
     </section>
   );
 }
