@@ -136,6 +136,16 @@ describe.each(testEngines())('review decisions per finding, in bulk, paged, on %
     expect(await queries('B5')).toEqual({ height: 'held', weight: 'held' });
   });
 
+  it('tells a reviewer deciding on a page loaded before another decided some findings of the run that it was someone else', async () => {
+    const loaded = await runOf('B5');
+    const [height, weight] = ['height', 'weight'].map((field) => loaded.findings.find((f) => f.field === field)!);
+    const first = await decide({ decision: 'approve', comment: 'height fine', items: [{ taskRunId: loaded.id, dataHash: loaded.reviewRequest!.dataHash, queryIds: [height!.id] }] });
+    expect(first.json()).toMatchObject({ results: [{ status: 'partly_decided' }] });
+    const late = await decide({ decision: 'reject', comment: 'weight fine', items: [{ taskRunId: loaded.id, dataHash: loaded.reviewRequest!.dataHash, queryIds: [weight!.id] }] });
+    expect(late.json()).toMatchObject({ decided: 0, results: [{ status: 'refused', code: 'CONFLICT_STATE', reason: 'review_data_changed', message: expect.stringContaining('someone else decided some of its findings') }] });
+    expect(await queries('B5')).toEqual({ height: 'open', weight: 'held' });
+  });
+
   it('pages a queue of 210 records: every run on exactly one page, the total said, never cut at 200', async () => {
     await fullQcRun('big');
     const all = await queuePage('big', '&pageSize=500');

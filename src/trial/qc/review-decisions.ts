@@ -83,7 +83,9 @@ async function decideOne(
     // The record (or what the run holds) changed since the run suspended: the whole-run decision checks it again.
     if (stored && stored !== now) return { stale: true as const };
     if (item.dataHash && stored && item.dataHash !== stored) {
-      throw new ClinAgentError('CONFLICT_STATE', `The data of record ${run.recordId} changed since you reviewed it (task run ${run.id} was checked again). Reload it, check what it shows now and decide again.`, { taskRunId: run.id, reason: 'review_data_changed' });
+      // The stored hash moves on when someone decides some of the run's findings, and when a decision was refused
+      // because the record was imported again (the review is refreshed): either may be what this reviewer missed.
+      throw new ClinAgentError('CONFLICT_STATE', `The review of record ${run.recordId} (task run ${run.id}) changed since you loaded it: someone else decided some of its findings, or the record was imported again. Reload it, check what it shows now and decide again.`, { taskRunId: run.id, reason: 'review_data_changed' });
     }
     const why = `finding ${input.decision === 'approve' ? 'approved' : 'rejected'} by ${input.actor} in the review of task run ${run.id}${input.comment ? `: ${input.comment}` : ''}`;
     const outcome = input.decision === 'approve' ? 'release' : (current.reviewRequest?.onRejectQueries ?? 'cancel');
