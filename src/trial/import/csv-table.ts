@@ -5,14 +5,14 @@ import { importTooLarge, IMPORT_LIMITS, type ImportLimit } from './import-limits
 
 /** Bounds on what a file may expand into, checked while it is read (header row included in neither). */
 export interface TableLimits {
-  rows: { limit: ImportLimit; max: number };
-  cells?: { limit: ImportLimit; max: number };
+  rows: ImportLimit;
+  cells?: ImportLimit;
 }
 
 /** The limits of a records file: rows, and rows x columns. */
-export const RECORD_TABLE_LIMITS: TableLimits = { rows: { limit: 'recordRows', max: IMPORT_LIMITS.recordRows }, cells: { limit: 'recordCells', max: IMPORT_LIMITS.recordCells } };
+export const RECORD_TABLE_LIMITS: TableLimits = { rows: 'recordRows', cells: 'recordCells' };
 /** The limit of a data dictionary: one row per field. */
-export const DICTIONARY_TABLE_LIMITS: TableLimits = { rows: { limit: 'dictionaryFields', max: IMPORT_LIMITS.dictionaryFields } };
+export const DICTIONARY_TABLE_LIMITS: TableLimits = { rows: 'dictionaryFields' };
 
 /** Rows of a file or API answer, keyed by column, each with its spreadsheet line (header = line 1). */
 export interface Table {
@@ -38,8 +38,8 @@ export function readCsvTable(text: string, source: string, limits?: TableLimits)
     rowCount += 1;
     if (rowCount === 0) return record;
     cellCount += record.length;
-    if (limits && rowCount > limits.rows.max) over = importTooLarge(limits.rows.limit, source, `more than ${limits.rows.max.toLocaleString('en-US')}`);
-    else if (limits?.cells && cellCount > limits.cells.max) over = importTooLarge(limits.cells.limit, source, `more than ${limits.cells.max.toLocaleString('en-US')}`);
+    if (limits && rowCount > IMPORT_LIMITS[limits.rows]) over = importTooLarge(limits.rows, source);
+    else if (limits?.cells && cellCount > IMPORT_LIMITS[limits.cells]) over = importTooLarge(limits.cells, source);
     if (over) throw over;
     return record;
   };

@@ -126,7 +126,7 @@ describe.each(testEngines())('REDCap imports at the edges (%s)', (engine) => {
 
     const wide = await errorOf(() => importRedcapCsv(store, projectId, { dictionaryCsv: dictionaryOf(IMPORT_LIMITS.dictionaryFields + 2), recordsCsv: 'record_id\nS001\n', fileNames: { dictionary: 'huge_dictionary.csv' } }, 'dm.alice'));
     expect(wide).toMatchObject({ code: 'UPLOAD_TOO_LARGE', status: 413, details: { source: 'huge_dictionary.csv', limit: 'dictionaryFields', max: 20_000 } });
-    expect(wide.message).toContain('huge_dictionary.csv has more than 20,000 fields, more than the 20,000 one import reads (limit dictionaryFields)');
+    expect(wide.message).toContain('huge_dictionary.csv has more than 20,000 fields, the most one import reads (limit dictionaryFields)');
 
     const elements = `<ODM><Study OID="S"><MetaDataVersion OID="v1"/></Study><ClinicalData StudyOID="S" MetaDataVersionOID="v1">${'<a/>'.repeat(IMPORT_LIMITS.odmElements)}</ClinicalData></ODM>`;
     const deep = await errorOf(() => importOdm(store, projectId, { odm: elements, fileName: 'export.xml' }, 'dm.alice'));

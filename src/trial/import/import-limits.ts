@@ -34,12 +34,15 @@ const WHAT: Record<ImportLimit, string> = {
   recordCells: 'cells (rows x columns)',
 };
 
-/** 413 naming the file, the limit it went over, and how to split it. */
-export function importTooLarge(limit: ImportLimit, source: string, counted: string): ClinAgentError {
+/**
+ * 413 naming the file, the limit it went over, and how to split it. Reading stops at the first element, row or
+ * cell over the limit, so the file's own count is not known: only that it has more.
+ */
+export function importTooLarge(limit: ImportLimit, source: string): ClinAgentError {
   const max = IMPORT_LIMITS[limit];
   return new ClinAgentError(
     'UPLOAD_TOO_LARGE',
-    `${source} has ${counted} ${WHAT[limit]}, more than the ${max.toLocaleString('en-US')} one import reads (limit ${limit}); nothing was imported. ${HOW_TO_SPLIT[limit]}`,
+    `${source} has more than ${max.toLocaleString('en-US')} ${WHAT[limit]}, the most one import reads (limit ${limit}); nothing was imported. ${HOW_TO_SPLIT[limit]}`,
     { source, limit, max },
   );
 }

@@ -103,7 +103,7 @@ export function readOdmXml(text: string, source: string): { value: OdmDocument; 
   parser.on('opentag', (tag) => {
     // Counted as they come, so a file of millions of empty elements is refused before they are all held.
     elements += 1;
-    if (elements > IMPORT_LIMITS.odmElements) throw importTooLarge('odmElements', source, `more than ${IMPORT_LIMITS.odmElements.toLocaleString('en-US')}`);
+    if (elements > IMPORT_LIMITS.odmElements) throw importTooLarge('odmElements', source);
     const name = localName(tag.name);
     const attributes = tag.attributes as Record<string, string>;
     const line = parser.line;
