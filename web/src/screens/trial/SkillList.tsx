@@ -8,7 +8,7 @@ import { useQcRunsStore } from '../../stores/qc-runs';
  * Installed skills with their schedule; "Run QC" starts one over every record of the project. `mayRun` is false for a
  * role that may not change the trial's data (a viewer): the button is not offered.
  */
-export function SkillList({ projectId, skills, mayRun = true }: { projectId: string; skills: QcSkill[]; mayRun?: boolean }) {
+export function SkillList({ projectId, skills, mayRun }: { projectId: string; skills: QcSkill[]; mayRun: boolean }) {
   const t = useT();
   const format = useFormat();
   const startingSkillId = useQcRunsStore((state) => state.startingSkillId);
