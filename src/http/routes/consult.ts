@@ -82,11 +82,11 @@ export const consultRoutes: FastifyPluginAsync<{ consult: ConsultService }> = as
     { schema: { tags, summary: 'An image uploaded in the consult (for its preview)', ...routeSchema('GET /api/consult/sessions/:id/attachments/:attachmentId') } },
     async (request, reply) => {
       const image = await consult.attachment(requireUser(request), request.params.id, request.params.attachmentId);
-      // Served only as the image it was checked to be: no sniffing into another type, no script if opened on its own.
+      // Served only as the image it was checked to be (nosniff is on every response: server.ts), and with no script
+      // if opened on its own.
       return reply
         .type(image.mimeType)
         .header('cache-control', 'private, max-age=3600')
-        .header('x-content-type-options', 'nosniff')
         .header('content-security-policy', "default-src 'none'; img-src 'self'; sandbox")
         .header('content-disposition', `inline; filename="consult-image.${image.mimeType.slice('image/'.length)}"`)
         .send(image.bytes);
