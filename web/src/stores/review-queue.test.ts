@@ -19,6 +19,16 @@ describe('the review page after a decision', () => {
     expect(state.findingDecisions).toEqual({ height: 'approve', weight: 'reject', bmi: 'reject' });
   });
 
+  it('counts a finding already at the site when the page loaded (approved before a reload) as sent', () => {
+    const atSite = { id: 'height', status: 'open', heldByTaskRunId: null, lastTaskRunId: 'r1' };
+    const runs = [{ ...run('r1', ['weight']), findings: [atSite, ...run('r1', ['weight']).findings!] } as unknown as TaskRun];
+    const state = afterDecision({ ...page(), runs }, 'reject', [{ taskRunId: 'r1', queryIds: ['weight'] }], [{ taskRunId: 'r1', status: 'decided' }]);
+    expect(state.reviews.r1).toEqual({ status: 'decided', decision: 'approve' });
+    // Every finding of it rejected: the run is rejected.
+    const rejected = afterDecision(page(), 'reject', [{ taskRunId: 'r2', queryIds: ['age'] }], [{ taskRunId: 'r2', status: 'decided' }]);
+    expect(rejected.reviews.r2).toEqual({ status: 'decided', decision: 'reject' });
+  });
+
   it('shows a whole-run decision as made, and a refused run with the server\'s reason, dropping both from the selection', () => {
     const state = afterDecision(
       { ...page(), selection: { r1: { whole: true, queryIds: [] }, r2: { whole: true, queryIds: [] } } },

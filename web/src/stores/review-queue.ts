@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { api, ApiError, type ReviewDecision, type ReviewOutcome, type TaskRun } from '../api';
+import { api, ApiError, type DataQuery, type ReviewDecision, type ReviewOutcome, type TaskRun } from '../api';
 import { pageCount } from './query-paging';
 
 export const REVIEW_PAGE_SIZE = 50;
@@ -69,6 +69,9 @@ export function selectedCount(selection: Selection): number {
   return Object.values(selection).filter((entry) => entry.whole || entry.queryIds.length > 0).length;
 }
 
+/** The statuses of a query the site is working on (the server's ACTIVE_QUERY_STATUSES). */
+const AT_SITE: ReadonlySet<string> = new Set(['open', 'answered', 'reopened']);
+
 type DecidedItem = { taskRunId: string; queryIds?: string[] };
 type DecisionView = Pick<ReviewQueueState, 'runs' | 'reviews' | 'findingDecisions' | 'selection'>;
 
@@ -97,9 +100,11 @@ export function afterDecision(state: DecisionView, decision: ReviewDecision, ite
     const queryIds = items.find((item) => item.taskRunId === id)?.queryIds;
     for (const queryId of queryIds ?? []) findingDecisions[queryId] = decision;
     if (result.status === 'decided') {
+      // Sent: approved here, or already at the site when the page loaded (approved before, or never held back).
       const findings = state.runs.find((run) => run.id === id)?.findings ?? [];
-      const anySent = queryIds !== undefined && findings.some((query) => findingDecisions[query.id] === 'approve');
-      reviews[id] = { status: 'decided', decision: anySent ? 'approve' : decision };
+      const isSent = (query: DataQuery) =>
+        findingDecisions[query.id] === 'approve' || (findingDecisions[query.id] === undefined && query.heldByTaskRunId === null && query.lastTaskRunId === id && AT_SITE.has(query.status));
+      reviews[id] = { status: 'decided', decision: queryIds !== undefined && findings.some(isSent) ? 'approve' : decision };
       continue;
     }
     delete reviews[id];
