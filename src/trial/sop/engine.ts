@@ -17,7 +17,7 @@ import { eventOf, loadRecordContext, loadRecordContexts, recordIdsByProject, typ
 import type { Skill } from './load-skills.js';
 import type { ReviewNotifier } from './notify.js';
 import type { SopNode } from './skill-schema.js';
-import { readFingerprint, ruleReads } from './read-fingerprint.js';
+import { readFingerprint, ruleReads, viewFingerprint } from './read-fingerprint.js';
 import { hasHeldFindings } from './review-items.js';
 import { getTaskRun, taskRunStore, type TaskRun, type TaskRunStepWrites } from './task-runs.js';
 
@@ -193,7 +193,7 @@ async function checkSoftRule(deps: SopDeps, trace: Parameters<typeof runWithRetr
   return {
     kind: 'checked',
     passed: result.passed,
-    findings: result.passed ? [] : [{ ruleId: nodeId, eventName, field: node.field, message: result.reason, severity: node.severity, value: fieldValue(record.data, node.field), readFingerprint: readFingerprint([node.field], record.data) }],
+    findings: result.passed ? [] : [{ ruleId: nodeId, eventName, field: node.field, message: result.reason, severity: node.severity, value: fieldValue(record.data, node.field), readFingerprint: viewFingerprint(record.modelView) }],
     ruleIds: [nodeId],
     detail,
   };

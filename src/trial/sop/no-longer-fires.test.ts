@@ -217,6 +217,38 @@ describe.each(testEngines().flatMap((engine) => [[engine, 'one by one'], [engine
     expect(live).toHaveLength(0);
   });
 
+  it('raises a closed soft-rule finding again once any value the model saw changes, not only its field', async () => {
+    // The model judges the whole record (its modelView); the query is raised on ae_text. A closed finding stays
+    // closed while the record is the same, and is raised again when the grade the model also read changes.
+    const file = path.join(dir, 'ae-whole.yaml');
+    writeFileSync(file, `
+id: ae-whole
+name: AE whole record
+start_node: soft
+nodes:
+  soft:
+    type: soft_instruction
+    instruction: Judge whether the adverse event text fits its grade.
+    field: ae_text
+    max_retries: 1
+    on_pass: end_ok
+    on_fail: end_flagged
+`);
+    current.set('ae-whole', loadSkill(file));
+    verdict = '{"passed": false, "reason": "text does not fit the grade", "confidence": 0.9, "evidence": "grade"}';
+    await import_([row('L1', { ae_text: 'headache', ae_grade: 4 })]);
+    await run('ae-whole', ['L1']);
+    const [query] = await queriesOf('L1');
+    expect(query).toMatchObject({ field: 'ae_text', status: 'open' });
+    await transitionQuery(ctx.db, { projectId: 'nf', queryId: query!.id, to: 'closed', actor: 'dm', comment: 'verified against source' });
+
+    await run('ae-whole', ['L1']);
+    expect((await queriesOf('L1')).map((q) => q.status)).toEqual(['closed']);
+    await import_([row('L1', { ae_text: 'headache', ae_grade: 5 })]);
+    await run('ae-whole', ['L1']);
+    expect((await queriesOf('L1')).map((q) => [q.id, q.status])).toEqual([[query!.id, 'reopened']]);
+  });
+
   it('raises again a query a reviewer asks for, although an earlier one on the same finding was closed', async () => {
     // Issue 32 keeps a closed finding closed while the values the rule read are unchanged; that is about what a QC
     // run raises by itself, never about a reviewer who rejects a soft rule the model could not judge: their reject

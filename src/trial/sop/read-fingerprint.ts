@@ -16,6 +16,14 @@ export function readFingerprint(fields: readonly string[], data: Record<string, 
   return createHash('sha256').update(stableJson(read)).digest('hex');
 }
 
+/**
+ * What a soft rule read: the whole record as the model saw it (record-context.ts modelView), whatever field its
+ * query is raised on, hashed likewise. A change anywhere in it is other data for the model to judge.
+ */
+export function viewFingerprint(view: unknown): string {
+  return createHash('sha256').update(stableJson(view)).digest('hex');
+}
+
 let engine: RuleEngine | undefined;
 /** Per compiled rule, which never changes once loaded. */
 const readsOf = new WeakMap<object, string[]>();
