@@ -1,7 +1,9 @@
 import { isAllowedHost, nonPublicAddress, outboundHostProblem } from '../../core/net/public-address.js';
 
 export interface DifyUrlPolicy {
+  /** DIFY_ALLOW_HTTP=true: a Dify base URL may be plain http on any host it may name. */
   difyAllowHttp?: boolean;
+  /** DIFY_ALLOWED_HOSTS: hosts a Dify base URL may name although they are loopback, private or link-local. */
   difyAllowedHosts?: ReadonlyArray<string>;
 }
 

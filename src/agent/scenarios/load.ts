@@ -7,7 +7,7 @@ import { resolveOutputType, type OutputType } from '../../core/structured/output
 import { scenarioFileSchema } from './schema.js';
 import { historyStrategyFromFile } from '../conversations/history-strategy.js';
 import type { AgentDefinition, DecisionSpec, EngineSpec, StopSettings } from '../definitions/agent-definition.js';
-import { difyBaseUrlProblem } from './dify-base-url.js';
+import { difyBaseUrlProblem, type DifyUrlPolicy } from './dify-base-url.js';
 
 /**
  * A scenario file compiled to the one AgentDefinition (seed 004 section 11), plus what only files declare: the
@@ -21,13 +21,8 @@ export interface Scenario extends AgentDefinition<string> {
   documents: string[];
 }
 
-/** What the server decides about scenario files, not the files themselves. */
-export interface ScenarioPolicy {
-  /** DIFY_ALLOW_HTTP=true: a Dify base URL may be plain http on any host (loopback always may). */
-  difyAllowHttp?: boolean;
-  /** DIFY_ALLOWED_HOSTS: host names a Dify base URL may name although they are loopback, private or link-local. */
-  difyAllowedHosts?: ReadonlyArray<string>;
-}
+/** What the server decides about scenario files, not the files themselves: today, which Dify base URLs they may name. */
+export type ScenarioPolicy = DifyUrlPolicy;
 
 export const SCENARIO_KIND: DefinitionKind = {
   noun: 'scenario',
