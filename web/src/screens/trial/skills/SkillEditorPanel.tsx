@@ -30,7 +30,8 @@ export function SkillEditorPanel({ projectId, skillId, canEdit, canTry }: { proj
     // An impact of this skill stays (a new skill's first save moves the page to its own address); another's goes.
     const impact = useSkillImpactStore.getState();
     if (impact.last?.impact.skillId !== skillId) impact.reset();
-    void useSkillEditorStore.getState().open(skillId, projectId);
+    void useSkillEditorStore.getState().open(skillId, projectId, t);
+    // Not on `t`: switching the language must not reopen the skill and drop what is being written.
   }, [skillId, projectId]);
 
   const save = async () => {

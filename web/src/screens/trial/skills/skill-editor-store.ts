@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import { api } from '../../../api';
+import type { Translate } from '../../../i18n/translate';
 import type { SkillDetail, SkillDryRunResult, SkillValidation, SkillVersionSummary, SkillVersionView } from '../../../api/skills-api';
 import { replaceWord } from './replace-word';
 import { newSkillTemplate, templateFieldOf } from './skill-template';
@@ -23,8 +24,8 @@ interface SkillEditorState {
   busy: EditorBusy;
   error: unknown;
   outcome: EditorOutcome;
-  /** Opens a skill, or (null) a new one from a template built on a field of this trial's dictionary. */
-  open(skillId: string | null, projectId: string): Promise<void>;
+  /** Opens a skill, or (null) a new one from a template built on a field of this trial's dictionary, in the console's language. */
+  open(skillId: string | null, projectId: string, t: Translate): Promise<void>;
   setText(text: string): void;
   validate(projectId: string): Promise<void>;
   /** Saves a draft; the skill id it was saved under (a new skill's comes from its YAML). */
@@ -62,8 +63,8 @@ export const useSkillEditorStore = create<SkillEditorState>()((set, get) => {
   return {
     skillId: null, detail: null, versions: [], text: '', savedText: '', viewing: null, busy: null, ...CLEAR,
 
-    async open(skillId, projectId) {
-      const placeholder = newSkillTemplate(projectId, null);
+    async open(skillId, projectId, t) {
+      const placeholder = newSkillTemplate(projectId, null, t);
       set({ skillId, detail: null, versions: [], viewing: null, busy: null, ...CLEAR, text: skillId ? '' : placeholder, savedText: '' });
       if (skillId) {
         await act('load', () => reload(skillId));
@@ -73,7 +74,7 @@ export const useSkillEditorStore = create<SkillEditorState>()((set, get) => {
       try {
         const [first] = await api.trial.listRecords(projectId, 1);
         const crf = first ? (await api.trial.getRecord(projectId, first.recordId)).crf : null;
-        const template = newSkillTemplate(projectId, templateFieldOf(crf));
+        const template = newSkillTemplate(projectId, templateFieldOf(crf), t);
         if (get().skillId === null && get().text === placeholder) set({ text: template });
       } catch {
         // A trial whose records cannot be read keeps the placeholder, which says what to name.

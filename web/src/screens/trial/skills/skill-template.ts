@@ -1,4 +1,5 @@
 import type { RecordCrf } from '../../../api';
+import type { Translate } from '../../../i18n/translate';
 
 /** A field of the trial's dictionary for the new-skill template to check, with the visit it is read at. */
 export interface TemplateField {
@@ -29,19 +30,18 @@ const quoted = (text: string) => JSON.stringify(text);
 
 /**
  * The YAML a new skill starts from: one rule on a field this trial has (so it validates as written), to be
- * changed; without a dictionary, a placeholder the validator names until a real field replaces it.
+ * changed; without a dictionary, a placeholder the validator names until a real field replaces it. Its comment, name
+ * and message are in the console's language: the message is what the site reads until the author changes it.
  */
-export function newSkillTemplate(projectId: string, field: TemplateField | null): string {
+export function newSkillTemplate(projectId: string, field: TemplateField | null, t: Translate): string {
   const name = field ? (field.eventName ? `${field.eventName}.${field.name}` : field.name) : 'your_field';
   const ruleId = field ? `${field.name.replace(/_/g, '-')}-${field.isNumber ? 'not-negative' : 'filled'}` : 'your-rule';
   const logic = field?.isNumber ? `{ ">=": [{ var: ${name} }, 0] }` : `{ "!!": [{ var: ${name} }] }`;
-  const message = field ? (field.isNumber ? `${field.label} cannot be negative` : `${field.label} is required`) : 'Say what is wrong and how the site fixes it';
-  const intro = field
-    ? `# A new QC skill for ${projectId}: change the id, the rules and the messages.`
-    : `# A new QC skill for ${projectId}. This trial has no data dictionary yet: import one, then name its fields.`;
-  return `${intro}
+  const message = field ? t(field.isNumber ? 'skillTemplate.notNegative' : 'skillTemplate.required', { label: field.label }) : t('skillTemplate.placeholderMessage');
+  const intro = t(field ? 'skillTemplate.intro' : 'skillTemplate.noDictionary', { project: projectId });
+  return `# ${intro}
 id: new-checks
-name: New checks
+name: ${quoted(t('skillTemplate.name'))}
 projects: [${projectId}]
 start_node: checks
 nodes:
