@@ -8,6 +8,8 @@ describe('public addresses', () => {
     expect(nonPublicAddress('169.254.169.254')).toMatch(/^a link-local address/);
     expect(nonPublicAddress('::ffff:a9fe:a9fe')).toMatch(/^a link-local address/);
     expect(nonPublicAddress('[::ffff:10.0.0.1]')).toBe('a private address');
+    expect(nonPublicAddress('0:0:0:0:0:ffff:7f00:1')).toBe('a loopback address');
+    expect(nonPublicAddress('0000::FFFF:A9FE:A9FE')).toMatch(/^a link-local address/);
     expect(nonPublicAddress('100.64.1.1')).toBe('a carrier-grade NAT address');
     expect(nonPublicAddress('fe80::1')).toBe('a link-local address');
     expect(nonPublicAddress('::')).toBe('the unspecified address');

@@ -45,12 +45,25 @@ function embeddedIpv4(address: string): string | undefined {
   return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }
 
+/**
+ * The compressed, lower-case spelling of an IPv6 address, as a URL writes it (`0:0:0:0:0:ffff:7f00:1` is
+ * `::ffff:7f00:1`), so an embedded IPv4 address is found however the caller spelled it. Unchanged if the URL parser
+ * refuses it (an address with a zone, `fe80::1%eth0`).
+ */
+function canonicalIpv6(address: string): string {
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return address;
+  }
+}
+
 /** Why `address` (an IP, brackets allowed) is not a public internet address, or undefined when it is. */
 export function nonPublicAddress(address: string): string | undefined {
   const bare = address.replace(/^\[|\]$/g, '');
   const family = isIP(bare);
   if (family === 0) return undefined;
-  const v4 = family === 6 ? embeddedIpv4(bare) : bare;
+  const v4 = family === 6 ? embeddedIpv4(canonicalIpv6(bare)) : bare;
   const [checked, kind] = v4 ? [v4, 'ipv4' as const] : [bare, 'ipv6' as const];
   return lists.find((entry) => entry.family === kind && entry.list.check(checked, kind))?.what;
 }
