@@ -217,6 +217,21 @@ describe.each(testEngines().flatMap((engine) => [[engine, 'one by one'], [engine
     expect(live).toHaveLength(0);
   });
 
+  it('raises a closed hard-rule finding again when a value its logic reads by a computed name changes', async () => {
+    // The query is on age; the logic reads sbp through a name worked out at run time. Every value the rule read
+    // decides whether the finding is the one a person closed.
+    useSkill('computed', ['{ id: sbp-by-name, field: age, logic: { "<=": [{ var: { cat: ["s", "bp"] } }, 200] }, message: "SBP above 200" }']);
+    await import_([row('M1', { age: 40, sbp: 250 })]);
+    await run('computed', ['M1']);
+    const [query] = await queriesOf('M1');
+    await transitionQuery(ctx.db, { projectId: 'nf', queryId: query!.id, to: 'closed', actor: 'dm', comment: 'verified against source' });
+    await run('computed', ['M1']);
+    expect((await queriesOf('M1')).map((q) => q.status)).toEqual(['closed']);
+    await import_([row('M1', { age: 40, sbp: 260 })]);
+    await run('computed', ['M1']);
+    expect((await queriesOf('M1')).map((q) => [q.id, q.status])).toEqual([[query!.id, 'reopened']]);
+  });
+
   it('raises a closed soft-rule finding again once any value the model saw changes, not only its field', async () => {
     // The model judges the whole record (its modelView); the query is raised on ae_text. A closed finding stays
     // closed while the record is the same, and is raised again when the grade the model also read changes.
