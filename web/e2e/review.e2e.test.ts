@@ -304,6 +304,23 @@ describe('trial QC in the console', () => {
         const queries = (await (await fetch(`${server.url}/api/iit/projects/${BIG_PROJECT_ID}/queries?recordId=${firstId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { queries: Array<{ field: string; status: string }> };
         expect(Object.fromEntries(queries.queries.map((q) => [q.field, q.status]))).toEqual({ age: 'cancelled', sbp: 'open' });
 
+        // Another reviewer decides the fourth record's age finding while this page shows it: deciding its SBP finding
+        // here is refused, titled as a review that changed since it was loaded (not as data that changed).
+        const q4 = page.getByTestId(`review-item-${shown[3]}`);
+        const q4RunId = await q4.getAttribute('data-task-run-id');
+        const q4AgeId = await q4.getByTestId('review-finding-age').getAttribute('data-query-id');
+        const elsewhere = await fetch(`${server.url}/api/iit/projects/${BIG_PROJECT_ID}/reviews`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ decision: 'reject', items: [{ taskRunId: q4RunId, queryIds: [q4AgeId] }] }),
+        });
+        expect((await elsewhere.json()).results[0].status).toBe('partly_decided');
+        await q4.getByTestId('review-finding-sbp').getByTestId('review-finding-approve').click();
+        const changed = page.getByTestId('review-conflict');
+        await changed.waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await changed.textContent()).toContain('This review changed since you loaded it');
+        expect(await changed.textContent()).toContain('someone else decided some of its findings');
+
         // The next two ticked and rejected together with one comment, in one request.
         for (const recordId of [secondId, thirdId]) await page.getByTestId(`review-item-${recordId}`).getByTestId('review-select').check();
         expect(await page.getByTestId('review-selected').textContent()).toBe('2 records selected');

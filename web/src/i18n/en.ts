@@ -594,7 +594,7 @@ export const en = {
   'review.openRun': 'Open run',
   'review.followRun': 'Follow the run',
   'review.conflictTitle': 'Someone else decided first',
-  'review.dataChangedTitle': 'The data changed since you reviewed it',
+  'review.dataChangedTitle': 'This review changed since you loaded it',
   'review.findings': 'Findings ({count})',
   'review.selectRecord': 'Select record {recordId} for a decision on the selection',
   'review.selectFinding': 'Select the finding on {field} of record {recordId}',

@@ -591,7 +591,7 @@ export const zh: Messages = {
   'review.openRun': '查看运行',
   'review.followRun': '跟踪运行',
   'review.conflictTitle': '已有其他人先做出决定',
-  'review.dataChangedTitle': '您审核后数据已发生变化',
+  'review.dataChangedTitle': '您加载此审核后它已发生变化',
   'review.findings': '发现（{count}）',
   'review.selectRecord': '选择记录 {recordId} 以批量决定',
   'review.selectFinding': '选择记录 {recordId} 中 {field} 的发现',

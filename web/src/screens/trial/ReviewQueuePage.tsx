@@ -33,7 +33,8 @@ export function ReviewQueuePage({ projectId, skills }: { projectId: string; skil
     if (await decide(projectId, decision, bulkComment, selection)) setBulkComment('');
   }
 
-  // Someone deciding first and the data changing under the review are different news: say which.
+  // Someone deciding the whole run first, and the review changing under the page (findings decided elsewhere, a new
+  // import), are different news: say which.
   const conflictTitle = conflict?.details?.reason === 'review_data_changed' ? t('review.dataChangedTitle') : t('review.conflictTitle');
 
   return (
