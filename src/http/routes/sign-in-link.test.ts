@@ -58,6 +58,12 @@ describe.each(testEngines())('sign-in links for new users, and sign-in attempts,
     expect(trail).not.toContain(codeOf(created.signInLink));
   });
 
+  it("puts the link on the console's address as the admin's browser sent it, https behind a proxy that ends TLS", async () => {
+    const response = await app.inject({ method: 'POST', url: '/api/users', headers: { ...admin, host: '127.0.0.1:3000', origin: 'https://trials.hospital.example.org' }, payload: { name: 'nurse-proxy', role: 'coordinator' } });
+    expect(response.statusCode, response.body).toBe(201);
+    expect(response.json().signInLink).toMatch(/^https:\/\/trials\.hospital\.example\.org\/\?login=login_/);
+  });
+
   it('signs the user in once with the link; the link then no longer works, and the token is theirs', async () => {
     const created = await create('dr-chen', 'pi');
     const first = await login(codeOf(created.signInLink));

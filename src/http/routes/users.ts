@@ -129,7 +129,14 @@ export const userRoutes: FastifyPluginAsync<{ users: UserStore & TokenStore }> =
   );
 };
 
-/** The link as the admin reached the server (the console's own address), so it opens the same console for the user. */
+/**
+ * The link on the console's address as the admin's browser reached it, so it opens the same console for the user:
+ * the Origin the browser sends with every POST, else the protocol and host the request came in on. Behind a proxy
+ * that ends TLS the latter says http (request.protocol knows better only with TRUST_PROXY), and a link starting
+ * http:// would send the code readable over the network once.
+ */
 function linkFor(request: FastifyRequest, code: string): string {
-  return `${request.protocol}://${request.host}${signInPath(code)}`;
+  const origin = request.headers.origin;
+  const base = origin && /^https?:\/\/[^/\s]+$/i.test(origin) ? origin : `${request.protocol}://${request.host}`;
+  return `${base}${signInPath(code)}`;
 }
