@@ -28,4 +28,9 @@ describe.each(testEngines())('a page of the review queue on %s', (engine) => {
     expect([...first.taskRuns, ...second.taskRuns].map((run) => run.recordId)).toEqual(['2', '10', '16', '108', 'S9', 'S10']);
     expect(first.total).toBe(6);
   });
+
+  it('refuses a page before the first one, saying pages start at 1, and a page size past the limit', async () => {
+    await expect(pageTaskRuns(ctx.db, { projectId: 'order', page: 0 })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: 'page must be a whole number of 1 or more (the first page is 1); got 0.', details: { field: 'page' } });
+    await expect(pageTaskRuns(ctx.db, { projectId: 'order', pageSize: 501 })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: 'pageSize must be a whole number from 1 to 500; got 501.', details: { field: 'pageSize' } });
+  });
 });

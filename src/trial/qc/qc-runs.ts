@@ -190,8 +190,9 @@ export interface TaskRunPageRequest {
  */
 export async function pageTaskRuns(db: Db, request: TaskRunPageRequest): Promise<{ taskRuns: Array<typeof taskRuns.$inferSelect>; total: number; page: number; pageSize: number }> {
   const { page = 1, pageSize = TASK_RUN_PAGE_SIZE } = request;
-  for (const [name, value, max] of [['page', page, Number.MAX_SAFE_INTEGER], ['pageSize', pageSize, TASK_RUN_PAGE_SIZE_MAX]] as const) {
-    if (!Number.isInteger(value) || value < 1 || value > max) throw new ClinAgentError('VALIDATION_FAILED', `${name} must be a whole number from 1 to ${max}; got ${value}.`, { field: name });
+  if (!Number.isSafeInteger(page) || page < 1) throw new ClinAgentError('VALIDATION_FAILED', `page must be a whole number of 1 or more (the first page is 1); got ${page}.`, { field: 'page' });
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > TASK_RUN_PAGE_SIZE_MAX) {
+    throw new ClinAgentError('VALIDATION_FAILED', `pageSize must be a whole number from 1 to ${TASK_RUN_PAGE_SIZE_MAX}; got ${pageSize}.`, { field: 'pageSize' });
   }
   // A malformed run id matches no run; compared with the uuid column it would make PostgreSQL throw.
   if (request.qcRunId !== undefined && !isUuid(request.qcRunId)) return { taskRuns: [], total: 0, page, pageSize };
