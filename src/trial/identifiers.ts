@@ -140,14 +140,17 @@ export function withoutIdentifierValues(message: string, values: readonly unknow
 
 /**
  * Whether the message quotes part of an identifier value: a rule that cut a value before the operator failed
- * (`substr` of a birth date gives "1991") quotes text no whole-value replacement finds, so such an error keeps only
- * its head ("could not be evaluated"), for every reader.
+ * (`substr` of a birth date gives "1991"; a phone number modulo 10 000 gives 8000) quotes text no whole-value
+ * replacement finds, so such an error keeps only its head ("could not be evaluated"), for every reader. An
+ * operator error shows a string in quotes and a number bare, so both are looked at: quoted text, and each run of
+ * digits outside quotes that is not part of a name (`v1_arm_12`).
  */
 function quotesPartOf(message: string, values: readonly unknown[]): boolean {
   const texts = values.filter((v) => v !== null && v !== undefined && typeof v !== 'object').map(String).filter((t) => t.length >= 2);
   if (!texts.length) return false;
-  for (const [, quoted] of message.matchAll(/"((?:[^"\\]|\\.){2,})"/g)) {
-    if (quoted !== MASKED_TEXT && texts.some((text) => text.includes(quoted!))) return true;
+  for (const [, quoted, digits] of message.matchAll(/"((?:[^"\\]|\\.){2,})"|(?<![A-Za-z_\d])(\d{2,})(?![A-Za-z_\d])/g)) {
+    const part = quoted ?? digits!;
+    if (part !== MASKED_TEXT && texts.some((text) => text.includes(part))) return true;
   }
   return false;
 }
