@@ -84,6 +84,9 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
     // A run created with a stored skill version keeps it (task_runs.skill_version) when another one is activated.
     skill: (id: string, version?: number) => ctx.skills.get(id, version),
   };
+  // One connection pool for every REDCap sync of this process; each host's resolved address is checked at connect
+  // time, as a public name may resolve inside later.
+  const redcapFetch = createGuardedFetch({ allowedHosts: ctx.config.redcap.allowedHosts, what: 'a REDCap host', setting: 'REDCAP_ALLOWED_HOSTS', code: 'EREDCAPHOSTREFUSED' });
   const jobs = () => {
     if (!ctx.jobs) throw new ClinAgentError('CONFLICT_STATE', 'This process runs no job queue; start QC from the server (clinagent serve).');
     return ctx.jobs;
@@ -226,8 +229,7 @@ export function createTrialQc(ctx: TrialQcContext, workerId = newWorkerId()) {
         url: settings.apiUrl,
         token,
         settingNames: { url: `the apiUrl of project "${projectId}"`, token: settings.tokenEnv },
-        // The host's resolved address is checked again at connect time: a public name may resolve inside later.
-        fetch: createGuardedFetch({ allowedHosts: ctx.config.redcap.allowedHosts, what: 'a REDCap host', setting: 'REDCAP_ALLOWED_HOSTS', code: 'EREDCAPHOSTREFUSED' }),
+        fetch: redcapFetch,
       });
       return importFromRedcap(store, projectId, client, actor.name);
     },
