@@ -151,6 +151,7 @@ export type ReviewDecisionsRequest = z.infer<typeof ReviewDecisionsRequest>;
 export const ReviewOutcome = z.object({
   taskRunId: z.string(),
   status: z.enum(['decided', 'partly_decided', 'refused']).describe('partly_decided: other findings of the run still wait; refused: nothing applied to this run'),
+  decision: ReviewDecision.optional().describe('for a decided run, how its review ended; decided finding by finding, approve when any finding went to the site'),
   settled: z.int().optional().describe('findings sent to the site or withdrawn by this decision'),
   code: z.string().optional(),
   reason: z.string().optional().describe('review_data_changed: the record changed since it was shown; already_decided: someone decided first'),

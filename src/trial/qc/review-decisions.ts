@@ -21,6 +21,8 @@ export interface ReviewOutcome {
   taskRunId: string;
   /** decided: the run's review is over; partly_decided: other findings of it still wait; refused: nothing applied. */
   status: 'decided' | 'partly_decided' | 'refused';
+  /** For a decided run, how its review ended: decided finding by finding, approve when any finding went to the site. */
+  decision?: 'approve' | 'reject';
   /** Findings this decision sent to the site or withdrew (absent for a whole run, decided by the run's review). */
   settled?: number;
   code?: string;
@@ -65,7 +67,7 @@ async function decideOne(
   }
   if (!item.queryIds) {
     await reviewTaskRun(deps, run.id, input.decision, input.actor, input.comment, item.dataHash);
-    return { taskRunId: run.id, status: 'decided' };
+    return { taskRunId: run.id, status: 'decided', decision: input.decision };
   }
   // An empty list would decide no finding and then end the review as if every one had been decided.
   if (!item.queryIds.length) throw new ClinAgentError('VALIDATION_FAILED', `No finding of task run ${run.id} was selected; send the ids of the findings to decide, or leave queryIds out to decide the whole run.`, { field: 'queryIds' });
@@ -110,7 +112,7 @@ async function decideOne(
   if (settled.stale) {
     // The run store refuses it, checks the record again and says the data changed (review_data_changed).
     await reviewTaskRun(deps, run.id, input.decision, input.actor, input.comment, item.dataHash);
-    return { taskRunId: run.id, status: 'decided' };
+    return { taskRunId: run.id, status: 'decided', decision: input.decision };
   }
   if (settled.remaining) return { taskRunId: run.id, status: 'partly_decided', settled: settled.settled, dataHash: settled.dataHash };
   // Every finding decided: the review is over; "approved" when any of its findings went to the site.
@@ -119,6 +121,7 @@ async function decideOne(
     .from(pendingActions)
     .where(and(eq(pendingActions.lastTaskRunId, run.id), inArray(pendingActions.status, [...ACTIVE_QUERY_STATUSES]), isNull(pendingActions.heldByTaskRunId)))
     .limit(1);
-  await reviewTaskRun(deps, run.id, sent ? 'approve' : 'reject', input.actor, input.comment);
-  return { taskRunId: run.id, status: 'decided', settled: settled.settled };
+  const decision = sent ? 'approve' : 'reject';
+  await reviewTaskRun(deps, run.id, decision, input.actor, input.comment);
+  return { taskRunId: run.id, status: 'decided', decision, settled: settled.settled };
 }

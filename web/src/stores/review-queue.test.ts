@@ -2,30 +2,22 @@ import { describe, expect, it } from 'vitest';
 import type { TaskRun } from '../api';
 import { afterDecision } from './review-queue';
 
-// The fields afterDecision reads of a run: its id, findings and review request.
+// The fields afterDecision reads of a run: its id and review request.
 const run = (id: string, queryIds: string[]) =>
   ({ id, findings: queryIds.map((queryId) => ({ id: queryId, status: 'held', heldByTaskRunId: id })), reviewRequest: { dataHash: 'a'.repeat(64) } }) as unknown as TaskRun;
 
 const page = () => ({ runs: [run('r1', ['height', 'weight', 'bmi']), run('r2', ['age'])], reviews: {}, findingDecisions: {}, selection: {} });
 
 describe('the review page after a decision', () => {
-  it('shows a run decided finding by finding as approved when any finding went to the site, even if the last was rejected', () => {
+  it('shows a run decided finding by finding as the server says it ended (approved when a finding went to the site), each finding with its decision', () => {
     let state = afterDecision(page(), 'approve', [{ taskRunId: 'r1', queryIds: ['height'] }], [{ taskRunId: 'r1', status: 'partly_decided', dataHash: 'b'.repeat(64) }]);
     expect(state.reviews.r1).toBeUndefined();
     expect(state.runs[0]!.reviewRequest?.dataHash).toBe('b'.repeat(64));
-    state = afterDecision(state, 'reject', [{ taskRunId: 'r1', queryIds: ['weight', 'bmi'] }], [{ taskRunId: 'r1', status: 'decided' }]);
+    state = afterDecision(state, 'reject', [{ taskRunId: 'r1', queryIds: ['weight', 'bmi'] }], [{ taskRunId: 'r1', status: 'decided', decision: 'approve' }]);
     expect(state.reviews.r1).toEqual({ status: 'decided', decision: 'approve' });
     // Each finding says what happened to it, the last ones too.
     expect(state.findingDecisions).toEqual({ height: 'approve', weight: 'reject', bmi: 'reject' });
-  });
-
-  it('counts a finding already at the site when the page loaded (approved before a reload) as sent', () => {
-    const atSite = { id: 'height', status: 'open', heldByTaskRunId: null, lastTaskRunId: 'r1' };
-    const runs = [{ ...run('r1', ['weight']), findings: [atSite, ...run('r1', ['weight']).findings!] } as unknown as TaskRun];
-    const state = afterDecision({ ...page(), runs }, 'reject', [{ taskRunId: 'r1', queryIds: ['weight'] }], [{ taskRunId: 'r1', status: 'decided' }]);
-    expect(state.reviews.r1).toEqual({ status: 'decided', decision: 'approve' });
-    // Every finding of it rejected: the run is rejected.
-    const rejected = afterDecision(page(), 'reject', [{ taskRunId: 'r2', queryIds: ['age'] }], [{ taskRunId: 'r2', status: 'decided' }]);
+    const rejected = afterDecision(page(), 'reject', [{ taskRunId: 'r2', queryIds: ['age'] }], [{ taskRunId: 'r2', status: 'decided', decision: 'reject' }]);
     expect(rejected.reviews.r2).toEqual({ status: 'decided', decision: 'reject' });
   });
 
@@ -35,7 +27,7 @@ describe('the review page after a decision', () => {
       'reject',
       [{ taskRunId: 'r1' }, { taskRunId: 'r2' }],
       [
-        { taskRunId: 'r1', status: 'decided' },
+        { taskRunId: 'r1', status: 'decided', decision: 'reject' },
         { taskRunId: 'r2', status: 'refused', code: 'CONFLICT_STATE', reason: 'already_decided', message: 'Task run r2 is COMPLETED. Reload the review queue.' },
       ],
     );

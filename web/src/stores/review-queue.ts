@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { api, ApiError, type DataQuery, type ReviewDecision, type ReviewOutcome, type TaskRun } from '../api';
+import { api, ApiError, type ReviewDecision, type ReviewOutcome, type TaskRun } from '../api';
 import { pageCount } from './query-paging';
 
 export const REVIEW_PAGE_SIZE = 50;
@@ -69,9 +69,6 @@ export function selectedCount(selection: Selection): number {
   return Object.values(selection).filter((entry) => entry.whole || entry.queryIds.length > 0).length;
 }
 
-/** The statuses of a query the site is working on (the server's ACTIVE_QUERY_STATUSES). */
-const AT_SITE: ReadonlySet<string> = new Set(['open', 'answered', 'reopened']);
-
 type DecidedItem = { taskRunId: string; queryIds?: string[] };
 type DecisionView = Pick<ReviewQueueState, 'runs' | 'reviews' | 'findingDecisions' | 'selection'>;
 
@@ -84,8 +81,7 @@ function refusalError(result: ReviewOutcome): ApiError {
 /**
  * The page once the server answered one decision over `items`: refused runs show why; findings decided one by one
  * show their decision; a run still waiting carries the dataHash its next decision is checked against; a run whose
- * review is over shows how it went on. Decided finding by finding, that is "approved" when any of its findings went
- * to the site, as the server decides it, whatever the last finding's decision was.
+ * review is over shows how it went on, as the server answered.
  */
 export function afterDecision(state: DecisionView, decision: ReviewDecision, items: readonly DecidedItem[], results: readonly ReviewOutcome[]): DecisionView {
   const reviews = { ...state.reviews };
@@ -100,11 +96,9 @@ export function afterDecision(state: DecisionView, decision: ReviewDecision, ite
     const queryIds = items.find((item) => item.taskRunId === id)?.queryIds;
     for (const queryId of queryIds ?? []) findingDecisions[queryId] = decision;
     if (result.status === 'decided') {
-      // Sent: approved here, or already at the site when the page loaded (approved before, or never held back).
-      const findings = state.runs.find((run) => run.id === id)?.findings ?? [];
-      const isSent = (query: DataQuery) =>
-        findingDecisions[query.id] === 'approve' || (findingDecisions[query.id] === undefined && query.heldByTaskRunId === null && query.lastTaskRunId === id && AT_SITE.has(query.status));
-      reviews[id] = { status: 'decided', decision: queryIds !== undefined && findings.some(isSent) ? 'approve' : decision };
+      // How the run's review ended is the server's to say: decided finding by finding, it is approved when any
+      // finding went to the site, including one approved before this page was loaded.
+      reviews[id] = { status: 'decided', decision: result.decision ?? decision };
       continue;
     }
     delete reviews[id];
