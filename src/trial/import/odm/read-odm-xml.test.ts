@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ClinAgentError } from '../../../core/errors.js';
-import { MAX_ODM_CHARS, readOdmXml } from './read-odm-xml.js';
+import { MAX_ODM_CHARS, readOdmXml, UNNAMED_FILE } from './read-odm-xml.js';
 
 const clinical = (items: string) => `<?xml version="1.0" encoding="UTF-8"?>
 <ODM xmlns="http://www.cdisc.org/ns/odm/v1.3" ODMVersion="1.3.2">
@@ -18,6 +18,20 @@ ${items}
 </ODM>`;
 
 describe('readOdmXml', () => {
+  it('keeps an uploaded file as its name, a file the export does not name as present, and never its content', () => {
+    const { value, problems } = readOdmXml(
+      clinical([
+        '<ItemDataBase64Binary ItemOID="I.CONSENT" redcap:DocName="consent.pdf">JVBERi0xLjQK</ItemDataBase64Binary>',
+        '<ItemDataBase64Binary ItemOID="I.SCAN">JVBERi0xLjQK</ItemDataBase64Binary>',
+        '<ItemDataBase64Binary ItemOID="I.XRAY" IsNull="Yes"/>',
+      ].join('\n')),
+      'x.xml',
+    );
+    expect(problems).toEqual([]);
+    expect(value.events[0]!.items.map((item) => [item.itemOID, item.value, item.isFile])).toEqual([['I.CONSENT', 'consent.pdf', true], ['I.SCAN', UNNAMED_FILE, true], ['I.XRAY', null, true]]);
+    expect(JSON.stringify(value)).not.toContain('JVBERi0');
+  });
+
   it('keeps the metadata as a tree and the clinical data as item values with their lines and site', () => {
     const { value, problems } = readOdmXml(clinical('<ItemData ItemOID="I.AGE" Value="54"/>\n<ItemDataInteger ItemOID="I.HR">72</ItemDataInteger>\n<ItemData ItemOID="I.WT" IsNull="Yes"/>'), 'x.xml');
     expect(problems).toEqual([]);

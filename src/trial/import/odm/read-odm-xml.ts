@@ -65,6 +65,9 @@ export interface OdmDocument {
  * ODM files are whole exports of a trial; this bounds what one import holds in memory. Uploads are bounded
  * separately (UPLOAD_MAX_BYTES); this guards callers that pass text directly.
  */
+/** The value of an uploaded file the export gives no name for. */
+export const UNNAMED_FILE = '(file without a name)';
+
 export const MAX_ODM_CHARS = 256 * 1024 * 1024;
 const CHUNK_CHARS = 1024 * 1024;
 
@@ -148,9 +151,10 @@ export function readOdmXml(text: string, source: string): { value: OdmDocument; 
       const isNull = attributes.IsNull === 'Yes';
       item = { itemOID: attributes.ItemOID ?? '', formOID: form.oid, itemGroupOID: group.oid, value: isNull ? null : (attributes.Value ?? null), line };
       if (name === 'ItemDataBase64Binary') {
-        // An upload (a signed consent form): its name, never its base64 content, which is not even held.
+        // An upload (a signed consent form): its name, never its base64 content, which is not even held. A file the
+        // export does not name is still there: an empty value would read as "no file" to every rule.
         item.isFile = true;
-        item.value = isNull ? null : (attributes['redcap:DocName'] ?? attributes['OpenClinica:FileName'] ?? '');
+        item.value = isNull ? null : (attributes['redcap:DocName'] || attributes['OpenClinica:FileName'] || UNNAMED_FILE);
       }
       const repeatKey = form.repeatKey ?? group.repeatKey;
       if (repeatKey) item.repeatKey = repeatKey;
