@@ -53,6 +53,25 @@ describe.each(testEngines().flatMap((engine) => [[engine, 'one by one'], [engine
     return skill;
   }
 
+  /** A skill of one soft rule on ae_text (the model reads the whole record), set as the current version of `id`. */
+  function useSoftSkill(id: string, instruction: string): void {
+    const file = path.join(dir, `${id}.yaml`);
+    writeFileSync(file, `
+id: ${id}
+name: ${id}
+start_node: soft
+nodes:
+  soft:
+    type: soft_instruction
+    instruction: ${instruction}
+    field: ae_text
+    max_retries: 1
+    on_pass: end_ok
+    on_fail: end_flagged
+`);
+    current.set(id, loadSkill(file));
+  }
+
   /** One run of a skill on records, advanced here rather than by workers, so a test decides what runs when. */
   async function run(skillId: string, recordIds: string[]) {
     const skill = current.get(skillId)!;
@@ -235,21 +254,7 @@ describe.each(testEngines().flatMap((engine) => [[engine, 'one by one'], [engine
   it('raises a closed soft-rule finding again once any value the model saw changes, not only its field', async () => {
     // The model judges the whole record (its modelView); the query is raised on ae_text. A closed finding stays
     // closed while the record is the same, and is raised again when the grade the model also read changes.
-    const file = path.join(dir, 'ae-whole.yaml');
-    writeFileSync(file, `
-id: ae-whole
-name: AE whole record
-start_node: soft
-nodes:
-  soft:
-    type: soft_instruction
-    instruction: Judge whether the adverse event text fits its grade.
-    field: ae_text
-    max_retries: 1
-    on_pass: end_ok
-    on_fail: end_flagged
-`);
-    current.set('ae-whole', loadSkill(file));
+    useSoftSkill('ae-whole', 'Judge whether the adverse event text fits its grade.');
     verdict = '{"passed": false, "reason": "text does not fit the grade", "confidence": 0.9, "evidence": "grade"}';
     await import_([row('L1', { ae_text: 'headache', ae_grade: 4 })]);
     await run('ae-whole', ['L1']);
@@ -268,21 +273,7 @@ nodes:
     // Issue 32 keeps a closed finding closed while the values the rule read are unchanged; that is about what a QC
     // run raises by itself, never about a reviewer who rejects a soft rule the model could not judge: their reject
     // is the verdict, a decision taken now.
-    const file = path.join(dir, 'ae-asked.yaml');
-    writeFileSync(file, `
-id: ae-asked
-name: AE asked
-start_node: soft
-nodes:
-  soft:
-    type: soft_instruction
-    instruction: Judge whether the adverse event text is plausible.
-    field: ae_text
-    max_retries: 1
-    on_pass: end_ok
-    on_fail: end_flagged
-`);
-    current.set('ae-asked', loadSkill(file));
+    useSoftSkill('ae-asked', 'Judge whether the adverse event text is plausible.');
     const jobs = { send: async () => undefined, sendMany: async () => undefined } as unknown as Jobs;
     await import_([row('K1', { ae_text: 'headache' })]);
     verdict = 'not a verdict';
@@ -300,21 +291,7 @@ nodes:
   });
 
   it('withdraws the review of a soft rule the model could not judge once a later run judges that the record passes', async () => {
-    const file = path.join(dir, 'ae-soft.yaml');
-    writeFileSync(file, `
-id: ae-soft
-name: AE plausibility
-start_node: soft
-nodes:
-  soft:
-    type: soft_instruction
-    instruction: Judge whether the adverse event text is plausible.
-    field: ae_text
-    max_retries: 1
-    on_pass: end_ok
-    on_fail: end_flagged
-`);
-    current.set('ae-soft', loadSkill(file));
+    useSoftSkill('ae-soft', 'Judge whether the adverse event text is plausible.');
     await import_([row('H1', { ae_text: 'headache' })]);
     verdict = 'not a verdict';
     const [unjudged] = await run('ae-soft', ['H1']);
