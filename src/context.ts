@@ -114,7 +114,7 @@ export async function createContext(config: Config, options: CreateContextOption
   try {
     await migrateDatabase(database, config.databaseMigrationUrl);
     if (database.auditKey) await claimAuditChainKey(database.db, database.auditKey);
-    if (auditKey?.legacy) logger.warn({ file: auditKey.legacy.file, moveTo: auditKey.legacy.moveTo }, 'read the audit key from the working folder, where older versions put it on PostgreSQL; move it to moveTo, or set AUDIT_KEY_FILE to where you keep it');
+    if (auditKey?.legacy) logger.warn({ file: auditKey.legacy.file, moveTo: auditKey.legacy.moveTo }, 'read the audit key from the working folder (where older versions kept it on PostgreSQL, and where the built-in database keeps it beside its data before a db copy); move it to moveTo, or set AUDIT_KEY_FILE to where you keep it');
     if (auditKey?.createdFile) logger.warn({ file: auditKey.createdFile }, 'created the audit trail key file; back it up now, apart from the database: without it the audit trail can no longer be verified (docs/audit-trail.md)');
     const vectorStore = await hasVectorStore(database.db);
     if (!vectorStore) logger.warn('this PostgreSQL has no pgvector extension: RAG is unavailable until it is installed');
