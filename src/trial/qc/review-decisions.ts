@@ -83,7 +83,7 @@ async function decideOne(
     const stored = current.reviewRequest?.dataHash;
     const now = await reviewDataHash(tx, current);
     // The record (or what the run holds) changed since the run suspended: the whole-run decision checks it again.
-    if (stored && stored !== now) return { stale: true as const };
+    if (stored && stored !== now) return { stale: true as const, now };
     if (item.dataHash && stored && item.dataHash !== stored) {
       // The stored hash moves on when someone decides some of the run's findings, and when a decision was refused
       // because the record was imported again (the review is refreshed): either may be what this reviewer missed.
@@ -110,8 +110,10 @@ async function decideOne(
     return { stale: false as const, settled: audit.length, remaining, dataHash };
   });
   if (settled.stale) {
-    // The run store refuses it, checks the record again and says the data changed (review_data_changed).
-    await reviewTaskRun(deps, run.id, input.decision, input.actor, input.comment, item.dataHash);
+    // The run store refuses it, checks the record again and says the data changed (review_data_changed). It is sent
+    // as shown on the changed data, which never matches what the run stored: were the record changed back meanwhile,
+    // a decision about some findings must not go through as the whole run's.
+    await reviewTaskRun(deps, run.id, input.decision, input.actor, input.comment, settled.now);
     return { taskRunId: run.id, status: 'decided', decision: input.decision };
   }
   if (settled.remaining) return { taskRunId: run.id, status: 'partly_decided', settled: settled.settled, dataHash: settled.dataHash };
