@@ -61,13 +61,13 @@ export interface OdmDocument {
   subjects: Array<{ key: string; line: number }>;
 }
 
+/** The value of an uploaded file the export gives no name for. */
+export const UNNAMED_FILE = '(file without a name)';
+
 /**
  * ODM files are whole exports of a trial; this bounds what one import holds in memory. Uploads are bounded
  * separately (UPLOAD_MAX_BYTES); this guards callers that pass text directly.
  */
-/** The value of an uploaded file the export gives no name for. */
-export const UNNAMED_FILE = '(file without a name)';
-
 export const MAX_ODM_CHARS = 256 * 1024 * 1024;
 const CHUNK_CHARS = 1024 * 1024;
 
