@@ -6,6 +6,7 @@ import * as q from './rag-sql.js';
 import { createRagStore, efSearchFor } from './rag-store.js';
 import type { RagStore } from './types.js';
 import { collectionIndexName, vectorShape } from './vector-sql.js';
+import { withTransaction } from '../core/db/transaction.js';
 
 /**
  * Whether searches really use the collection's HNSW index, and still return topK rows when the scenario
@@ -55,8 +56,7 @@ afterAll(async () => {
  */
 async function search(scenarioId: string, topK: number, options: { iterativeScan: boolean; forceIndex?: boolean }) {
   const [vector] = await embedder.embed(['肝功能 转氨酶 ALT 暂停给药']);
-  return database.db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  return withTransaction(database.db, async (tx) => {
     await q.setSearchParameters(tx, { efSearch: efSearchFor(topK), iterativeScan: options.iterativeScan });
     if (options.forceIndex) await tx.execute(sql`SET LOCAL enable_sort = off`);
     const query = q.nearestChunksQuery({ collection: COLLECTION, shape: vectorShape(embedder.dimension), scenarioId, vector: vector!, topK });

@@ -11,6 +11,7 @@ import * as q from './rag-sql.js';
 import type { DocumentInfo, IngestInput, IngestResult, RagStore, ReferenceChunk, RetrieveQuery } from './types.js';
 import { validateIngestInput, validateRetrieveQuery } from './validate-input.js';
 import { vectorShape } from './vector-sql.js';
+import { withTransaction } from '../core/db/transaction.js';
 
 /**
  * HNSW candidate list size (at least 2 x topK). Measured by bench/rag.bench.ts on near-duplicate protocol
@@ -92,8 +93,7 @@ export function createRagStore(deps: { db: Db; embedder: Embedder }): RagStore {
     // Outside the write transaction: an index build locks rag_chunks against writes for its duration.
     await indexes.ensure(db, input.collection, shape);
 
-    await db.transaction(async (txn) => {
-      const tx = txn as unknown as Db;
+    await withTransaction(db, async (tx) => {
       await q.insertCollection(tx, { name: input.collection, embeddingModel: embedder.model, dimension });
       // Re-read: a concurrent first ingest with another model may have recorded the collection first.
       const recorded = await q.selectCollection(tx, input.collection);
@@ -136,8 +136,7 @@ export function createRagStore(deps: { db: Db; embedder: Embedder }): RagStore {
     const shape = vectorShape(dimension);
     await indexes.ensure(db, query.collection, shape);
 
-    const rows = await db.transaction(async (txn) => {
-      const tx = txn as unknown as Db;
+    const rows = await withTransaction(db, async (tx) => {
       await q.setSearchParameters(tx, { efSearch: efSearchFor(topK), iterativeScan });
       return q.selectNearestChunks(tx, { collection: query.collection, shape, scenarioId: query.scenarioId, documentIds: query.documentIds, vector: vectors[0]!, topK });
     });
@@ -160,8 +159,7 @@ export function createRagStore(deps: { db: Db; embedder: Embedder }): RagStore {
 
     async deleteDocument(documentId, actor = 'system') {
       await requireVectorStore();
-      return db.transaction(async (txn) => {
-        const tx = txn as unknown as Db;
+      return withTransaction(db, async (tx) => {
         const deleted = await q.deleteDocumentRow(tx, documentId);
         if (!deleted) return false;
         await appendAudit(tx, {

@@ -6,6 +6,7 @@ import { ACTIVE_QUERY_STATUSES, pendingActions, type QueryStatus as StoredQueryS
 import { ClinAgentError } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import { appendAudit } from './store/audit.js';
+import { withTransaction } from '../core/db/transaction.js';
 
 /**
  * The status people see. `held`: raised by a run and kept from the site until that run's review (or its end)
@@ -110,7 +111,7 @@ export async function listQueries(db: Db, filter: QueryFilter): Promise<DataQuer
 /** Moves a query along its lifecycle; who, when and why go to the audit trail in the same transaction. */
 export async function transitionQuery(db: Db, input: { projectId: string; queryId: string; to: StoredQueryStatus; actor: string; comment: string }): Promise<DataQuery> {
   if (!isUuid(input.queryId)) throw new ClinAgentError('NOT_FOUND', `Query "${input.queryId}" does not exist in project "${input.projectId}". Query ids are UUIDs; copy one from GET /api/iit/projects/${input.projectId}/queries.`, { queryId: input.queryId });
-  return db.transaction(async (tx) => {
+  return withTransaction(db, async (tx) => {
     const [current] = await tx.select().from(pendingActions).where(and(eq(pendingActions.id, input.queryId), eq(pendingActions.projectId, input.projectId)));
     if (!current) throw new ClinAgentError('NOT_FOUND', `Query "${input.queryId}" does not exist in project "${input.projectId}". Check the id.`, { queryId: input.queryId });
     const status = shownStatus(current);
@@ -135,7 +136,7 @@ export async function transitionQuery(db: Db, input: { projectId: string; queryI
       .where(and(eq(pendingActions.id, input.queryId), eq(pendingActions.status, current.status), notHeld))
       .returning();
     if (!updated) throw new ClinAgentError('CONFLICT_STATE', `Query ${input.queryId} changed while you were editing it. Reload and try again.`);
-    await appendAudit(tx as unknown as Db, { projectId: input.projectId, entityType: 'query', entityId: input.queryId, action: `status:${input.to}`, actor: input.actor, oldValue: { status: current.status }, newValue: { status: input.to }, reason: input.comment });
+    await appendAudit(tx, { projectId: input.projectId, entityType: 'query', entityId: input.queryId, action: `status:${input.to}`, actor: input.actor, oldValue: { status: current.status }, newValue: { status: input.to }, reason: input.comment });
     return withTransitions(updated);
   });
 }

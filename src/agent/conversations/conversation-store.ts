@@ -22,6 +22,7 @@ import { assertHistoryStrategy } from './history-strategy.js';
 import { summarizeTurns } from './summarize-turns.js';
 import { toTurnRows } from './turn-input.js';
 import type { ConversationStore, ListConversationsOptions } from './types.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 export interface ConversationStoreDeps {
   db: Db;
@@ -88,8 +89,7 @@ export function createConversationStore(deps: ConversationStoreDeps): Conversati
       const values = { ...(id === undefined ? {} : { id }), userId: actor.id, projectId: projectId ?? null, scenarioId: scenarioId ?? null, title: shortTitle(title) };
       if (!firstTurns?.length) return toSummary(await insertConversation(db, values), 0);
       const rows = toTurnRows(firstTurns);
-      const row = await db.transaction(async (txRaw) => {
-        const tx = txRaw as unknown as Db;
+      const row = await withTransaction(db, async (tx) => {
         const inserted = await insertConversation(tx, values);
         await insertTurns(tx, inserted.id, 1, rows);
         return inserted;
@@ -102,8 +102,7 @@ export function createConversationStore(deps: ConversationStoreDeps): Conversati
       // Access first, outside the transaction: on PGlite's single connection a query on `db` inside it would
       // wait for the transaction that waits for it. The owner and project of a conversation never change.
       await assertMayContinue(await readable(conversationId, actor), actor);
-      return db.transaction(async (txRaw) => {
-        const tx = txRaw as unknown as Db;
+      return withTransaction(db, async (tx) => {
         // The row lock serialises appends to one conversation: the second waits, then numbers after the first.
         if (!(await selectConversation(tx, conversationId, { lock: true }))) throw notFound(conversationId);
         return insertTurns(tx, conversationId, (await selectLastSeq(tx, conversationId)) + 1, rows);

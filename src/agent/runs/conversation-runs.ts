@@ -15,6 +15,7 @@ import type { AgentEventSink } from '../loop/events.js';
 import { createRunStore, type RunAuditEvent } from './run-store.js';
 import type { RunReview } from './run-shape.js';
 import { createStepDriver } from './step-driver.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 export type ConversationRun = typeof agentRuns.$inferSelect;
 
@@ -209,8 +210,7 @@ export function createConversationRuns<S extends ConversationRunState>(options: 
     /** A new conversation's run, waiting for its first input; audited as created in the same transaction. */
     async create(actor: User, input: { agentId: string; projectId?: string | null; conversationId: string; state: S }): Promise<ConversationRun> {
       assertWriterRole(actor);
-      return db.transaction(async (txn) => {
-        const tx = txn as unknown as Db;
+      return withTransaction(db, async (tx) => {
         const [row] = await tx
           .insert(agentRuns)
           .values({
@@ -258,8 +258,7 @@ export function createConversationRuns<S extends ConversationRunState>(options: 
      */
     async saveWaiting(run: ConversationRun, state: S, actor: User, audit: { action: string; newValue: unknown }): Promise<ConversationRun> {
       assertWriterRole(actor);
-      const saved = await db.transaction(async (txn) => {
-        const tx = txn as unknown as Db;
+      const saved = await withTransaction(db, async (tx) => {
         const [row] = await tx
           .update(agentRuns)
           .set({ state: state as unknown as Record<string, unknown>, updatedAt: new Date() })

@@ -7,6 +7,7 @@ import { ClinAgentError } from '../../core/errors.js';
 import type { ChatMessage } from '../../core/llm/types.js';
 import type { RunStep } from './run-shape.js';
 import { createRunStore, type RunAuditEvent } from './run-store.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 export type DefinitionRun = typeof agentRuns.$inferSelect;
 
@@ -57,8 +58,7 @@ export const definitionRunStore = createRunStore<typeof agentRuns, { state?: Def
 
 /** A new run, PENDING at the turn node, audited as created in the same transaction. */
 export async function createDefinitionRun(db: Db, input: { definitionId: string; userId: string; projectId?: string | null; conversationId?: string | null; state: DefinitionRunState }): Promise<DefinitionRun> {
-  return db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  return withTransaction(db, async (tx) => {
     const [row] = await tx
       .insert(agentRuns)
       .values({ kind: kindOf(input.definitionId), userId: input.userId, projectId: input.projectId ?? null, conversationId: input.conversationId ?? null, status: 'PENDING', currentNode: TURN_NODE, state: input.state as unknown as Record<string, unknown> })
@@ -85,8 +85,7 @@ export async function listDefinitionRuns(db: Db, filter: { definitionId?: string
  * it has not failed. The `retry` step ends the run's count of unavailable attempts, so it gets the whole budget again.
  */
 export async function reopenDefinitionRun(db: Db, id: string, actor: string, unavailableStep: string): Promise<DefinitionRun> {
-  return db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  return withTransaction(db, async (tx) => {
     const [current] = await tx.select().from(agentRuns).where(and(eq(agentRuns.id, id), like(agentRuns.kind, `${KIND_PREFIX}%`)));
     const last = (current?.steps as RunStep[] | undefined)?.at(-1);
     if (!current || current.status !== 'FAILED' || last?.type !== unavailableStep) {

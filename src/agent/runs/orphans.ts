@@ -2,6 +2,7 @@ import { and, inArray, isNull, lt, or, type SQL } from 'drizzle-orm';
 import { appendAuditEntries, type AuditEntryInput } from '../../core/audit/audit-log.js';
 import type { Db } from '../../core/db/connect.js';
 import type { RunRow, RunShape } from './run-shape.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 export interface Orphan {
   id: string;
@@ -39,8 +40,7 @@ export async function findOrphans(
 /** Notes that runs are being picked up after their worker stopped; the next saved step clears it. */
 export async function markRecovered(db: Db, t: RunShape, ids: string[], auditOf: (run: RunRow) => AuditEntryInput[]): Promise<void> {
   if (!ids.length) return;
-  await db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  await withTransaction(db, async (tx) => {
     const rows = await tx.update(t).set({ recoveredAt: new Date() }).where(and(inArray(t.id, ids), isNull(t.recoveredAt))).returning();
     await appendAuditEntries(tx, rows.flatMap(auditOf));
   });

@@ -9,6 +9,7 @@ import type { Jobs } from '../../core/jobs/boss.js';
 import type { QueueDef } from '../../core/jobs/queues.js';
 import { findOrphans, markRecovered, type Orphan } from './orphans.js';
 import type { RunReviewRequest, RunRow, RunShape, RunStatus, RunStep, RunTable } from './run-shape.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 /**
  * Default time a worker owns a run without renewing it. The worker renews the lease every third of it while a
@@ -223,8 +224,7 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
    * suspends saves the hash of what its reviewer will be shown, taken after this step's own writes.
    */
   async function commitStep(db: Db, run: Row, owner: string, step: RunStep, update: RunUpdate & Extra, leaseMs = DEFAULT_LEASE_MS): Promise<Row | undefined> {
-    return db.transaction(async (txn) => {
-      const tx = txn as unknown as Db;
+    return withTransaction(db, async (tx) => {
       const now = new Date();
       const terminal = isTerminalStatus(update.status);
       // A run put back to PENDING (waiting out a model outage) is no one's until its next job takes it.
@@ -318,8 +318,7 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
   }
 
   async function commitStepsOnce(db: Db, steps: ReadonlyArray<StepCommit<Row, Extra>>, owner: string, leaseMs: number): Promise<Row[]> {
-    return db.transaction(async (txn) => {
-      const tx = txn as unknown as Db;
+    return withTransaction(db, async (tx) => {
       const now = new Date();
       const leaseUntil = new Date(now.getTime() + leaseMs).toISOString();
       const values = steps.map(({ run, step, update }) => {
@@ -397,8 +396,7 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
   async function decide(db: Db, id: string, decision: Decision & DecisionExtra): Promise<Row> {
     assertDecision(decision);
     if (!isUuid(id)) throw new ClinAgentError('NOT_FOUND', `${hooks.label} "${id}" does not exist. Check the id.`, { [idName]: id });
-    const outcome = await db.transaction(async (txn) => {
-      const tx = txn as unknown as Db;
+    const outcome = await withTransaction(db, async (tx) => {
       const now = new Date();
       const [current] = await tx.select().from(t).where(and(eq(t.id, id), hooks.scope)).for('update');
       if (!current) throw new ClinAgentError('NOT_FOUND', `${hooks.label} "${id}" does not exist. Check the id.`, { [idName]: id });
@@ -494,8 +492,7 @@ export function createRunStore<T extends RunTable, Extra = object, DecisionExtra
    */
   async function cancel(db: Db, id: string, actor: string, reason = ''): Promise<Row> {
     if (!isUuid(id)) throw new ClinAgentError('NOT_FOUND', `${hooks.label} "${id}" does not exist. Check the id.`, { [idName]: id });
-    return db.transaction(async (txn) => {
-      const tx = txn as unknown as Db;
+    return withTransaction(db, async (tx) => {
       const [current] = await tx.select().from(t).where(and(eq(t.id, id), hooks.scope)).for('update');
       if (!current) throw new ClinAgentError('NOT_FOUND', `${hooks.label} "${id}" does not exist. Check the id.`, { [idName]: id });
       if (isTerminalStatus(current.status)) {

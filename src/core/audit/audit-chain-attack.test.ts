@@ -9,6 +9,7 @@ import { auditKeyFromSecret, type AuditKey } from './audit-key.js';
 import { appendAudit, listAudit, type AuditEntryInput } from './audit-log.js';
 import { anchorAuditChains, checkAuditAnchors } from './audit-anchor.js';
 import { verifyAuditChain } from './verify-audit-chain.js';
+import { withTransaction } from '../db/transaction.js';
 
 /**
  * Issue 21, as the security reviewer did it: someone with the database (the embedded data folder, or a
@@ -66,8 +67,7 @@ async function writeThroughTheApp(shared: SharedDatabase, projectId: string, cou
  * later entry's prev_hash and hash with the database's own hash function, so each link holds again.
  */
 async function rewriteAndRechain(db: Db, projectId: string, changedId: number): Promise<void> {
-  await db.transaction(async (tx) => {
-    const t = tx as unknown as Db;
+  await withTransaction(db, async (t) => {
     await t.execute(sql`ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only`);
     await t.execute(sql`UPDATE audit_log SET new_value = '{"sbp": 200}'::jsonb, reason = 'typo' WHERE id = ${changedId}`);
     let [{ previous }] = (await queryRows<{ previous: string }>(t, sql`SELECT prev_hash AS previous FROM audit_log WHERE id = ${changedId}`)) as [{ previous: string }];

@@ -1,6 +1,7 @@
 import { queryRows, sql, type Db } from '../db/connect.js';
 import { ClinAgentError } from '../errors.js';
 import { AUDIT_KEY_SETTINGS } from './audit-key.js';
+import { withTransaction } from '../db/transaction.js';
 
 /** What the first entry of a project links to (the migrations and the trigger use the same value). */
 export const AUDIT_CHAIN_GENESIS = '0'.repeat(64);
@@ -52,8 +53,7 @@ export async function verifyAuditChain(db: Db, projectId: string): Promise<Audit
 }
 
 export async function checkAuditChain(db: Db, projectId: string): Promise<AuditChainCheck> {
-  const row = await db.transaction(async (tx) => {
-    const t = tx as unknown as Db;
+  const row = await withTransaction(db, async (t) => {
     const [session] = await queryRows<{ has_key: boolean; search_path: string }>(
       t,
       sql`SELECT coalesce(current_setting(${AUDIT_KEY_SETTINGS.innerPad}, true), '') <> '' AS has_key, current_setting('search_path') AS search_path`,

@@ -7,6 +7,7 @@ import { isUuid } from '../ids.js';
 import { toTokenInfo, type TokenInfo, type TokenIssuer } from './token-issuer.js';
 import { userNotFound, userRow } from './user-rows.js';
 import type { Actor } from './users.js';
+import { withTransaction } from '../db/transaction.js';
 
 /** API tokens as admins and their owners manage them; checking a token is `TokenAuthenticator`'s job. */
 export interface TokenStore {
@@ -20,8 +21,7 @@ export interface TokenStore {
 export function createTokenStore(db: Db, deps: { issueToken: TokenIssuer }): TokenStore {
   return {
     async issueToken(userId, { label = '', actor = 'system' } = {}) {
-      return db.transaction(async (txRaw) => {
-        const tx = txRaw as unknown as Db;
+      return withTransaction(db, async (tx) => {
         const row = await userRow(tx, userId);
         if (row.deactivatedAt) {
           throw new ClinAgentError('CONFLICT_STATE', `User "${row.name}" is deactivated, so a new token would not work. Reactivate them first (POST /api/users/${row.id}/reactivate).`, { userId, reason: 'deactivated' });
@@ -40,8 +40,7 @@ export function createTokenStore(db: Db, deps: { issueToken: TokenIssuer }): Tok
     async revokeToken(tokenId, actor) {
       const notFound = () => new ClinAgentError('NOT_FOUND', `Token "${tokenId}" does not exist or is not yours. Token ids are listed by GET /api/users/:id/tokens.`, { tokenId });
       if (!isUuid(tokenId)) throw notFound();
-      return db.transaction(async (txRaw) => {
-        const tx = txRaw as unknown as Db;
+      return withTransaction(db, async (tx) => {
         const [row] = await tx.select().from(apiTokens).where(eq(apiTokens.id, tokenId)).for('update');
         if (!row || (actor.role !== 'admin' && row.userId !== actor.id)) throw notFound();
         // Revoking twice changes nothing and records nothing: the first revocation stands.

@@ -4,6 +4,7 @@ import type { Db } from '../db/connect.js';
 import { apiTokens, users } from '../db/schema/auth.js';
 import type { LoginCodeStore } from './login-codes.js';
 import { hashToken } from './tokens.js';
+import { withTransaction } from '../db/transaction.js';
 
 export interface AdminBootstrap {
   /** First start: makes sure an admin can sign in. Returns a login code when one was issued. */
@@ -20,17 +21,17 @@ export function createAdminBootstrap(db: Db, deps: { loginCodes: Pick<LoginCodeS
       let adminId = admin?.id;
       if (!adminId) {
         const name = anyUser ? `admin-${Date.now()}` : 'admin';
-        adminId = await db.transaction(async (tx) => {
+        adminId = await withTransaction(db, async (tx) => {
           const [row] = await tx.insert(users).values({ name, role: 'admin' }).returning({ id: users.id });
-          await appendAudit(tx as unknown as Db, { projectId: PLATFORM_AUDIT_SCOPE, entityType: 'user', entityId: row!.id, action: 'created', actor: 'system', newValue: { name, role: 'admin' }, reason: 'first start' });
+          await appendAudit(tx, { projectId: PLATFORM_AUDIT_SCOPE, entityType: 'user', entityId: row!.id, action: 'created', actor: 'system', newValue: { name, role: 'admin' }, reason: 'first start' });
           return row!.id;
         });
       }
       if (adminToken) {
         // The token from the environment never expires: automation that holds it must not break after 30 days.
-        await db.transaction(async (tx) => {
+        await withTransaction(db, async (tx) => {
           const [row] = await tx.insert(apiTokens).values({ userId: adminId, tokenHash: hashToken(adminToken), label: 'CLINAGENT_ADMIN_TOKEN', expiresAt: null }).onConflictDoNothing().returning({ id: apiTokens.id });
-          if (row) await appendAudit(tx as unknown as Db, { projectId: PLATFORM_AUDIT_SCOPE, entityType: 'token', entityId: row.id, action: 'issued', actor: 'system', newValue: { userId: adminId, label: 'CLINAGENT_ADMIN_TOKEN', expiresAt: null } });
+          if (row) await appendAudit(tx, { projectId: PLATFORM_AUDIT_SCOPE, entityType: 'token', entityId: row.id, action: 'issued', actor: 'system', newValue: { userId: adminId, label: 'CLINAGENT_ADMIN_TOKEN', expiresAt: null } });
         });
         return { created: !admin };
       }

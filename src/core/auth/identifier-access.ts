@@ -5,6 +5,7 @@ import { projectMembers, type Role } from '../db/schema/auth.js';
 import { ClinAgentError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { User } from './users.js';
+import { withTransaction } from '../db/transaction.js';
 
 /**
  * Who sees identifier fields (REDCap "Identifier?" = y: names, phone numbers, addresses, birth dates).
@@ -46,8 +47,7 @@ export async function setIdentifierAccess(db: Db, input: { projectId: string; us
   const notMember = () =>
     new ClinAgentError('NOT_FOUND', `User "${userId}" is not a member of project "${projectId}". Add them first (POST /api/projects/${projectId}/members), then grant the access.`, { projectId, userId });
   if (!isUuid(userId)) throw notMember();
-  return db.transaction(async (txRaw) => {
-    const tx = txRaw as unknown as Db;
+  return withTransaction(db, async (tx) => {
     const where = and(eq(projectMembers.projectId, projectId), eq(projectMembers.userId, userId));
     const [current] = await tx.select({ canViewIdentifiers: projectMembers.canViewIdentifiers }).from(projectMembers).where(where).for('update');
     if (!current) throw notMember();

@@ -7,6 +7,7 @@ import type { TokenIssuer } from './token-issuer.js';
 import { generateToken, hashToken } from './tokens.js';
 import { toUser } from './user-rows.js';
 import type { User } from './users.js';
+import { withTransaction } from '../db/transaction.js';
 
 /** A one-time sign-in code is valid this long: long enough to open the link, short enough to be useless if leaked later. */
 export const LOGIN_CODE_TTL_MS = 24 * 60 * 60 * 1000;
@@ -63,7 +64,7 @@ export function createLoginCodeStore(db: Db, deps: { issueToken: TokenIssuer }):
       if (!row) throw new ClinAgentError('UNAUTHENTICATED', 'The user of this sign-in link no longer exists.');
       if (row.deactivatedAt) throw new ClinAgentError('UNAUTHENTICATED', `The account "${row.name}" is deactivated. Ask an admin to reactivate it.`, { reason: 'deactivated' });
       const user = toUser(row);
-      const { token } = await db.transaction((tx) => deps.issueToken(tx as unknown as Db, user, 'sign-in link', user.name));
+      const { token } = await withTransaction(db, (tx) => deps.issueToken(tx, user, 'sign-in link', user.name));
       return { user, token };
     },
   };

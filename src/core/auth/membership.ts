@@ -6,6 +6,7 @@ import { ClinAgentError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { findUser, userNotFound } from './user-rows.js';
 import { WRITER_ROLES, type User } from './users.js';
+import { withTransaction } from '../db/transaction.js';
 
 // The project roles that write, from the one list of writer roles, so a new role cannot be left out here.
 const PROJECT_WRITER_ROLES = PROJECT_ROLES.filter((role) => WRITER_ROLES.has(role));
@@ -47,8 +48,7 @@ export function createMembershipStore(db: Db): MembershipStore {
       if (!project) throw new ClinAgentError('NOT_FOUND', `Project "${projectId}" does not exist. Check the id (GET /api/projects).`, { projectId });
       const member = await findUser(db, userId);
       if (!member) throw userNotFound(userId);
-      return db.transaction(async (txRaw) => {
-        const tx = txRaw as unknown as Db;
+      return withTransaction(db, async (tx) => {
         const added = await tx.insert(projectMembers).values({ projectId, userId, role }).onConflictDoNothing().returning({ userId: projectMembers.userId });
         if (added.length) await appendAudit(tx, { projectId, entityType: 'member', entityId: userId, action: 'member.add', actor, newValue: { userId, userName: member.name, role: role ?? member.role, projectRole: role } });
         return added.length > 0;

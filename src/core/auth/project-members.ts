@@ -9,6 +9,7 @@ import { assertProjectRole } from './project-access.js';
 import { createMembershipStore } from './membership.js';
 import { findUser, iso, userNotFound } from './user-rows.js';
 import type { User } from './users.js';
+import { withTransaction } from '../db/transaction.js';
 
 /** A member of a project as the members panel shows them. */
 export interface ProjectMember {
@@ -119,8 +120,7 @@ export function createProjectMembers(db: Db): ProjectMembers {
       const user = await findUser(db, userId);
       if (!user) throw notMember(projectId, userId);
       const role = input === null ? null : projectRole(user, input);
-      await db.transaction(async (txRaw) => {
-        const tx = txRaw as unknown as Db;
+      await withTransaction(db, async (tx) => {
         const where = and(eq(projectMembers.projectId, projectId), eq(projectMembers.userId, userId));
         const [current] = await tx.select({ role: projectMembers.role }).from(projectMembers).where(where).for('update');
         if (!current) throw notMember(projectId, userId);
@@ -144,8 +144,7 @@ export function createProjectMembers(db: Db): ProjectMembers {
       assertAdmin(actor, 'remove members from a trial');
       await assertProjectExists(projectId);
       if (!isUuid(userId)) throw notMember(projectId, userId);
-      await db.transaction(async (txRaw) => {
-        const tx = txRaw as unknown as Db;
+      await withTransaction(db, async (tx) => {
         const [removed] = await tx
           .delete(projectMembers)
           .where(and(eq(projectMembers.projectId, projectId), eq(projectMembers.userId, userId)))

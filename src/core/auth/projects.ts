@@ -4,6 +4,7 @@ import type { Db } from '../db/connect.js';
 import { projectMembers, projects } from '../db/schema/auth.js';
 import { ClinAgentError } from '../errors.js';
 import type { User } from './users.js';
+import { withTransaction } from '../db/transaction.js';
 
 export interface ProjectSummary {
   id: string;
@@ -23,8 +24,7 @@ export interface ProjectStore extends ProjectDirectory {
 export function createProjectStore(db: Db): ProjectStore {
   return {
     async createProject({ id, name }, actor = 'system') {
-      return db.transaction(async (txRaw) => {
-        const tx = txRaw as unknown as Db;
+      return withTransaction(db, async (tx) => {
         const [row] = await tx.insert(projects).values({ id, name }).onConflictDoNothing().returning({ id: projects.id, name: projects.name });
         if (!row) throw new ClinAgentError('CONFLICT_STATE', `A project with id "${id}" already exists. Choose another id.`, { field: 'id' });
         await appendAudit(tx, { projectId: id, entityType: 'project', entityId: id, action: 'project.create', actor, newValue: { name } });

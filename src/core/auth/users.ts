@@ -7,6 +7,7 @@ import { isUuid } from '../ids.js';
 import type { LoginCodeIssuer } from './login-codes.js';
 import type { TokenIssuer } from './token-issuer.js';
 import { findUser, iso, toUser, userNotFound, userRow, type UserRow } from './user-rows.js';
+import { withTransaction } from '../db/transaction.js';
 
 export interface User {
   id: string;
@@ -96,8 +97,7 @@ export function createUserStore(db: Db, deps: { issueToken: TokenIssuer; issueLo
   ): Promise<UserSummary> {
     assertAdmin(actor);
     if (!isUuid(userId)) throw userNotFound(userId);
-    return db.transaction(async (txRaw) => {
-      const tx = txRaw as unknown as Db;
+    return withTransaction(db, async (tx) => {
       const admins = await tx.select({ id: users.id }).from(users).where(and(eq(users.role, 'admin'), isNull(users.deactivatedAt))).orderBy(asc(users.id)).for('update');
       const current = await userRow(tx, userId, true);
       if (change.removesAdmin(current) && admins.length <= 1 && admins.some((a) => a.id === current.id)) {
@@ -115,8 +115,7 @@ export function createUserStore(db: Db, deps: { issueToken: TokenIssuer; issueLo
   return {
     async create({ name, role }, actor = 'system') {
       await assertNew(name, role);
-      return db.transaction(async (txRaw) => {
-        const tx = txRaw as unknown as Db;
+      return withTransaction(db, async (tx) => {
         const user = await insertUser(tx, name, role, actor);
         const { token } = await deps.issueToken(tx, user, 'created with user', actor);
         return { user, token };
@@ -125,8 +124,7 @@ export function createUserStore(db: Db, deps: { issueToken: TokenIssuer; issueLo
 
     async invite({ name, role }, actor) {
       await assertNew(name, role);
-      return db.transaction(async (txRaw) => {
-        const tx = txRaw as unknown as Db;
+      return withTransaction(db, async (tx) => {
         const user = await insertUser(tx, name, role, actor);
         const { code, expiresAt } = await deps.issueLoginCode(tx, user, actor);
         return { user, loginCode: code, expiresAt };
@@ -136,8 +134,7 @@ export function createUserStore(db: Db, deps: { issueToken: TokenIssuer; issueLo
     async issueSignInCode(userId, actor) {
       assertAdmin(actor);
       if (!isUuid(userId)) throw userNotFound(userId);
-      return db.transaction(async (txRaw) => {
-        const tx = txRaw as unknown as Db;
+      return withTransaction(db, async (tx) => {
         const row = await userRow(tx, userId, true);
         if (row.deactivatedAt) {
           throw new ClinAgentError('CONFLICT_STATE', `"${row.name}" is deactivated, so a sign-in link would not work. Reactivate them first (POST /api/users/${userId}/reactivate).`, { userId, reason: 'deactivated' });

@@ -14,6 +14,7 @@ import { checkOwnWords } from './own-words.js';
 import { buildDistillMessages, DISTILL_OUTPUT, type LabelledText } from './prompts.js';
 import { pruneHotMemory, type PruneResult } from './prune.js';
 import { writeHotMemory } from './write-hot-memory.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 export const DISTILLER = 'memory-distiller';
 
@@ -66,7 +67,7 @@ export async function distillHotMemory(deps: MemoryDeps, projectId: string): Pro
   const feedback = await selectUnreadFeedback(deps.db, projectId, FEEDBACK_PER_RUN);
   if (!turns.length && !feedback.length) {
     // Only tool turns (or none) since the last run: nothing for the model, but they need not be looked at again.
-    if (throughTurnId > watermark) await deps.db.transaction(async (tx) => advanceDistilledThrough(tx as unknown as Db, projectId, throughTurnId));
+    if (throughTurnId > watermark) await withTransaction(deps.db, (tx) => advanceDistilledThrough(tx, projectId, throughTurnId));
     return { changed: false, facts: 0, turns: 0, feedback: 0, refused: 0 };
   }
 
@@ -87,8 +88,7 @@ export async function distillHotMemory(deps: MemoryDeps, projectId: string): Pro
     });
     const { facts, refused } = await askForFacts(deps, trace, projectId, { memory: memory?.content ?? '', turns: turnTexts, feedback: feedbackTexts }, labels);
     const outcome = facts.length ? await writeFacts(deps, projectId, facts, trace, { turns: turns.length, feedback: feedback.length }) : { changed: false };
-    await deps.db.transaction(async (txRaw) => {
-      const tx = txRaw as unknown as Db;
+    await withTransaction(deps.db, async (tx) => {
       await advanceDistilledThrough(tx, projectId, throughTurnId);
       await markFeedbackDistilled(tx, feedback, new Date());
     });

@@ -12,6 +12,7 @@ import { runDefinition } from '../../agent/loop/index.js';
 import { PRUNE_OUTPUT } from './prompts.js';
 import { PRUNE_DEFINITION, type PruneInput } from './prune-definition.js';
 import { writeHotMemory } from './write-hot-memory.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 export const PRUNER = 'memory-pruner';
 
@@ -132,8 +133,7 @@ function readCondensed(content: string, input: readonly HotMemoryLine[]): Conden
 /** Stores nothing of the memory; records the notice the admin sees on GET, with the lines that were left out. */
 async function overflow(deps: MemoryDeps, input: { projectId: string; pending: HotMemoryLine[]; tokens: number; path: MemoryWritePath }, reason: string): Promise<PruneResult> {
   const maxTokens = deps.config.hotMaxTokens;
-  await deps.db.transaction(async (txRaw) => {
-    const tx = txRaw as unknown as Db;
+  await withTransaction(deps.db, async (tx) => {
     const row = await lockMemory(tx, input.projectId);
     // An earlier notice's lines are not stored either; the new notice keeps them so nothing is lost unseen.
     const pendingLines = newLinesOnly([], [...(row.overflow?.pendingLines ?? []), ...input.pending]).slice(-MAX_PENDING_LINES);

@@ -7,6 +7,7 @@ import { cleanText, isSection, lineKey, sortBySection } from './lines.js';
 import { renderHotMemory } from './markdown.js';
 import { insertVersion, lockMemory, updateMemory } from './memory-queries.js';
 import { toView } from './view.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 export interface HotMemoryWrite {
   projectId: string;
@@ -35,8 +36,7 @@ const CLEARS_OVERFLOW: ReadonlySet<MemoryWritePath> = new Set(['editor', 'rollba
  */
 export async function writeHotMemory(deps: Pick<MemoryDeps, 'db' | 'config'>, write: HotMemoryWrite): Promise<MemoryWriteResult> {
   const maxTokens = deps.config.hotMaxTokens;
-  return deps.db.transaction(async (txRaw) => {
-    const tx = txRaw as unknown as Db;
+  return withTransaction(deps.db, async (tx) => {
     const row = await lockMemory(tx, write.projectId);
     if (write.baseVersion !== undefined && write.baseVersion !== row.version) {
       throw new ClinAgentError('CONFLICT_STATE', `The hot memory changed since you opened it (now version ${row.version}, you edited version ${write.baseVersion}); reload it and make your change again.`, {

@@ -10,6 +10,7 @@ import { ClinAgentError, formatIssues } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
 import { dataBlock } from '../../core/llm/untrusted-data.js';
 import type { MemoryDeps, ProfileService, UserProfileView } from '../types.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 /** The label of the profile's data block in every assistant prompt. */
 export const USER_PROFILE_LABEL = 'user_profile';
@@ -73,8 +74,7 @@ export function createProfiles(deps: MemoryDeps & { users: MembershipCheck }): P
         throw new ClinAgentError('VALIDATION_FAILED', `The answer profile cannot be saved:\n- ${problems.join('\n- ')}`, { problems, fields: [...new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? '')))] });
       }
       const change = Object.fromEntries(Object.entries(parsed.data).filter(([, value]) => value !== undefined)) as Partial<Pick<ProfileRow, 'detailLevel' | 'language' | 'roleTitle'>>;
-      return db.transaction(async (txRaw) => {
-        const tx = txRaw as unknown as Db;
+      return withTransaction(db, async (tx) => {
         // Insert-if-missing, then lock: two saves of one profile run one after the other. The placeholder row is
         // marked by an updated_at of 0 and never outlives this transaction: it is either updated below or the
         // save changed nothing of a profile that already existed.

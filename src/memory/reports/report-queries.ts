@@ -5,6 +5,7 @@ import { conversations, conversationTurns } from '../../core/db/schema/conversat
 import { memoryReports, type MemoryReportKind } from '../../core/db/schema/memory.js';
 import type { MemoryReportView } from '../types.js';
 import { addWeeks, isPartialWeek } from './iso-week.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 /** Every SQL statement of the reports store, one named function each. */
 
@@ -194,8 +195,7 @@ export type ReportWrite = Omit<MemoryReportView, 'id' | 'createdAt' | 'updatedAt
  */
 export async function upsertReport(db: Db, report: ReportWrite, readAt?: Date): Promise<ReportRow> {
   const updatedAt = readAt ?? sql`now()`;
-  return db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  return withTransaction(db, async (tx) => {
     const [before] = await tx
       .select({ tokens: memoryReports.tokens })
       .from(memoryReports)

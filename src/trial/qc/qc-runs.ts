@@ -11,6 +11,7 @@ import { createTaskRuns } from '../sop/task-runs.js';
 import { appendAudit } from '../store/audit.js';
 import { naturalRecordOrder } from '../store/record-order.js';
 import { advanceTaskRunBatchQueue } from './queues.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 /**
  * Task runs per batch job: large enough that a job's fixed cost (fetch, lease, commit per node) is spread thin, small
@@ -85,10 +86,10 @@ export async function startQcRun(
   }
   if (!recordIds.length) throw new ClinAgentError('VALIDATION_FAILED', `Project "${projectId}" has no records to check. Import data first.`, { projectId });
 
-  const { run, taskRunIds } = await db.transaction(async (tx) => {
+  const { run, taskRunIds } = await withTransaction(db, async (tx) => {
     const [created] = await tx.insert(qcRuns).values({ projectId, skillId: skill.id, status: 'running', total: recordIds.length, trigger: input.trigger ?? 'manual', createdBy: input.actor }).returning();
-    const runs = await createTaskRuns(tx as unknown as Db, { projectId, skillId: skill.id, skillVersion: skill.version, startNode: skill.startNode, qcRunId: created!.id, recordIds, actor: input.actor });
-    await appendAudit(tx as unknown as Db, { projectId, entityType: 'qc_run', entityId: created!.id, action: 'started', actor: input.actor, newValue: { status: 'running', skillId: skill.id, total: recordIds.length, trigger: input.trigger ?? 'manual' } });
+    const runs = await createTaskRuns(tx, { projectId, skillId: skill.id, skillVersion: skill.version, startNode: skill.startNode, qcRunId: created!.id, recordIds, actor: input.actor });
+    await appendAudit(tx, { projectId, entityType: 'qc_run', entityId: created!.id, action: 'started', actor: input.actor, newValue: { status: 'running', skillId: skill.id, total: recordIds.length, trigger: input.trigger ?? 'manual' } });
     return { run: created!, taskRunIds: runs.map((r) => r.id) };
   });
   // Sent after commit; a crash in between leaves PENDING runs that the orphan sweep re-enqueues. Batches, so a
@@ -153,8 +154,7 @@ export async function completeQcRunIfDone(db: Db, qcRunId: string): Promise<void
   if (progress.pending + progress.running + progress.suspended > 0) return;
   // The status change and its audit entry commit together: a crash between them would leave a completed run
   // whose completion the trail never recorded (the conditional UPDATE would not fire a second time).
-  await db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  await withTransaction(db, async (tx) => {
     const status = progress.notChecked ? 'failed' : 'completed';
     const [updated] = await tx.update(qcRuns).set({ status, finishedAt: new Date() }).where(and(eq(qcRuns.id, qcRunId), eq(qcRuns.status, 'running'))).returning();
     if (updated) {

@@ -8,6 +8,7 @@ import { settleHeldQueries } from '../sop/findings.js';
 import { getTaskRun, reviewDataHash } from '../sop/task-runs.js';
 import { appendAuditEntries } from '../store/audit.js';
 import { reviewTaskRun } from './workers.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 export interface ReviewSelection {
   taskRunId: string;
@@ -74,8 +75,7 @@ async function decideOne(
   const bad = item.queryIds.find((id) => !isUuid(id));
   if (bad !== undefined) throw new ClinAgentError('VALIDATION_FAILED', `"${bad}" is not a query id; send the ids of the findings shown with the run.`, { field: 'queryIds' });
 
-  const settled = await deps.db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  const settled = await withTransaction(deps.db, async (tx) => {
     const [current] = await tx.select().from(taskRuns).where(eq(taskRuns.id, run.id)).for('update');
     if (current?.status !== 'SUSPENDED') {
       throw new ClinAgentError('CONFLICT_STATE', `Task run ${run.id} (record ${run.recordId}) is ${current?.status ?? 'gone'}, not waiting for review; someone may have decided already. Reload the review queue.`, { taskRunId: run.id, status: current?.status, reason: 'already_decided' });

@@ -5,6 +5,7 @@ import { ClinAgentError } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
 import { notHeld, queryConditions, shownStatus, TRANSITIONS, type QueryFilter, type QueryStatus } from '../queries.js';
 import { appendAuditEntries } from '../store/audit.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 /** As many ids as a console selects across a few full pages; the request stays small. */
 export const MAX_BULK_CLOSE_IDS = 1000;
@@ -115,8 +116,7 @@ async function targetsByFilter(tx: Db, projectId: string, filter: BulkCloseFilte
 export async function bulkCloseQueries(db: Db, input: BulkCloseInput): Promise<BulkCloseResult> {
   assertInput(input);
   const reason = input.reason.trim();
-  return db.transaction(async (transaction) => {
-    const tx = transaction as unknown as Db;
+  return withTransaction(db, async (tx) => {
     const skipped: BulkCloseSkip[] = [];
     const targets = input.queryIds ? await targetsById(tx, input.projectId, input.queryIds, skipped) : await targetsByFilter(tx, input.projectId, input.filter!);
     if (!targets.length) return { closed: 0, skipped };

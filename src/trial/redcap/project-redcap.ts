@@ -5,6 +5,7 @@ import { projectRedcap } from '../../core/db/schema/auth.js';
 import { outboundHostProblem } from '../../core/net/public-address.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { lockProject } from '../store/project.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 /**
  * Where a project's REDCap API is and which server environment variable holds its token. The token itself
@@ -107,8 +108,7 @@ export function storedSettingsProblem(settings: RedcapSettings, policy: RedcapPo
  */
 export async function setRedcapSettings(db: Db, projectId: string, input: { apiUrl?: unknown; tokenEnv?: unknown }, actor: string, policy: RedcapPolicy): Promise<StoredRedcapSettings> {
   const settings = checkRedcapSettings(input, policy, projectId);
-  return db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  return withTransaction(db, async (tx) => {
     await lockProject(tx, projectId);
     const [taken] = await tx
       .select({ projectId: projectRedcap.projectId })

@@ -7,6 +7,7 @@ import type { Logger } from '../../core/logger.js';
 import { readSkillFolder, type InvalidSkill } from '../sop/load-skills.js';
 import { auditSkillChange, definitionProjects } from './skill-audit.js';
 import { createSkillStore } from './skill-store.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 /**
  * The shipped skill files seed the database: each file content once (by its sha256), as a new active version
@@ -23,8 +24,7 @@ export async function seedSkills(db: Db, directory: string, logger: Pick<Logger,
     if (await createSkillStore(db).isSeeded(skill.id, seedHash)) continue;
     const file = path.basename(skill.sourceFile);
     const actor = `seed:${file}`;
-    const version = await db.transaction(async (txRaw) => {
-      const tx = txRaw as unknown as Db;
+    const version = await withTransaction(db, async (tx) => {
       // Several processes start at once on one database (a server and its workers): one seeds a skill at a time,
       // and the others find it seeded once they get the lock.
       await tx.execute(sql`SELECT pg_advisory_xact_lock(720417012, hashtext(${skill.id}))`);

@@ -7,6 +7,7 @@ import { buildTestContext } from '../../testing/test-context.js';
 import { testEngines } from '../../testing/test-database.js';
 import { registerSkillSchedules } from './skill-schedules.js';
 import { createSkillStore } from './skill-store.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 const scheduled = (cron?: string) => ({ id: 'nightly', name: 'Nightly', ...(cron ? { schedule: cron } : {}), start_node: 'hard', nodes: { hard: { type: 'hard_rule', rules: [{ id: 'a', field: 'age', logic: { '>=': [{ var: 'age' }, 0] }, message: 'Age' }], on_pass: 'end_ok', on_fail: 'end_flagged' } } });
 
@@ -26,7 +27,7 @@ describe.each(testEngines())('scheduled skills follow activations, on %s', (engi
 
   const activate = async (definition: Record<string, unknown>) => {
     const draft = await createSkillStore(ctx.db).addDraft('nightly', { definition, sourceYaml: '', createdBy: 'admin' });
-    await ctx.db.transaction(async (tx) => void (await createSkillStore(tx as unknown as Db).activate('nightly', draft!.version, 'admin')));
+    await withTransaction(ctx.db, async (tx) => void (await createSkillStore(tx).activate('nightly', draft!.version, 'admin')));
     await ctx.skills.refresh();
   };
   const cronOf = async () => (await ctx.jobs!.schedules()).filter((s) => s.queue === 'qc-cron-nightly').map((s) => s.cron);

@@ -14,6 +14,7 @@ import { listSkillSummaries } from './list-skills.js';
 import { readSkillSource, type SkillSourceInput } from './skill-source.js';
 import { createSkillStore, versionNotFound, type SkillVersionRow, type SkillVersionSummary } from './skill-store.js';
 import { validateSkill, type SkillValidation } from './validate-skill.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 export interface SkillServiceDeps {
   db: Db;
@@ -86,8 +87,7 @@ export function createSkillService(deps: SkillServiceDeps) {
     if (!isNew && !existing.length) throw unknownSkill(skillId);
     await assertCanEditSkill(users, actor, skillId, { ...(isNew ? {} : { scope: scopeOf(existing) }), projects });
     await assertMayUseIdentifierRules(db, actor, { projectIds: unionProjects([projects, isNew ? [] : scopeOf(existing)]), definition: source.definition, replaces: replacedVersions(existing), action: 'save' });
-    const row = await db.transaction(async (txRaw) => {
-      const tx = txRaw as unknown as Db;
+    const row = await withTransaction(db, async (tx) => {
       const txStore = createSkillStore(tx);
       if (isNew && (await txStore.latestVersion(skillId)) !== undefined) {
         throw new ClinAgentError('CONFLICT_STATE', `A skill with id "${skillId}" already exists. Choose another id, or save a draft of it with PUT /api/iit/skills/${skillId}/draft.`, { skillId, field: 'id' });
@@ -166,8 +166,7 @@ export function createSkillService(deps: SkillServiceDeps) {
       if (!validation.valid) {
         throw new ClinAgentError('SKILL_INVALID', `Version ${target.version} of skill "${skillId}" cannot be activated; fix each problem and save a new draft:\n- ${validation.problems.slice(0, 20).map((p) => `${p.path}: ${p.message}`).join('\n- ')}`, { skillId, version: target.version, problems: validation.problems, notes: validation.notes });
       }
-      const result = await db.transaction(async (txRaw) => {
-        const tx = txRaw as unknown as Db;
+      const result = await withTransaction(db, async (tx) => {
         const changed = await createSkillStore(tx).activate(skillId, target.version, actor.name);
         await auditSkillChange(tx, {
           skillId, action: 'activated', actor: actor.name, projects: unionProjects([projects, ...(changed.retired ? [definitionProjects(changed.retired.definition)] : [])]),

@@ -15,6 +15,7 @@ import { createTaskRuns } from '../sop/task-runs.js';
 import { seedSkills } from './seed-skills.js';
 import { createSkillStore } from './skill-store.js';
 import { openStoredSkillCatalog, type StoredSkillCatalog } from './stored-skill-catalog.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 const silent = createLogger('silent');
 
@@ -98,7 +99,7 @@ describe.each(testEngines())('skills stored with versions, on %s', (engine) => {
   it('keeps a version activated in the database while its file is unchanged', async () => {
     const store = createSkillStore(db);
     const draft = await store.addDraft('ages', { definition: { ...((await store.get('ages', 2))!.definition), name: 'Edited' }, sourceYaml: 'edited', createdBy: 'dm' });
-    await db.transaction(async (tx) => void (await createSkillStore(tx as unknown as Db).activate('ages', draft!.version, 'dm')));
+    await withTransaction(db, async (tx) => void (await createSkillStore(tx).activate('ages', draft!.version, 'dm')));
     expect((await seedSkills(db, dir, silent)).seeded).toEqual([]);
     const catalog = await open();
     expect(catalog.get('ages')).toMatchObject({ name: 'Edited', version: 3 });
@@ -110,7 +111,7 @@ describe.each(testEngines())('skills stored with versions, on %s', (engine) => {
     const base = (await store.get('ages', 3))!.definition;
     const a = (await store.addDraft('ages', { definition: { ...base, name: 'A' }, sourceYaml: 'a', createdBy: 'a' }))!;
     const b = (await store.addDraft('ages', { definition: { ...base, name: 'B' }, sourceYaml: 'b', createdBy: 'b' }))!;
-    const activate = (version: number, actor: string) => db.transaction(async (tx) => createSkillStore(tx as unknown as Db).activate('ages', version, actor));
+    const activate = (version: number, actor: string) => withTransaction(db, async (tx) => createSkillStore(tx).activate('ages', version, actor));
     const results = await Promise.allSettled([activate(a.version, 'a'), activate(b.version, 'b')]);
     expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
     const active = await db.select().from(skillVersions).where(eq(skillVersions.status, 'active'));
@@ -134,7 +135,7 @@ describe.each(testEngines())('skills stored with versions, on %s', (engine) => {
     definition.nodes = { hard: { ...definition.nodes.hard, rules: [{ id: 'age-max', field: 'age', logic: { '<=': [{ var: 'age' }, 60] }, message: 'Age above 60' }] } };
     const next = (await store.addDraft('ages', { definition: definition as unknown as Record<string, unknown>, sourceYaml: 'sixty', createdBy: 'dm' }))!;
     expect(await catalog.refresh()).toBe(false); // a draft serves nothing
-    await db.transaction(async (tx) => void (await createSkillStore(tx as unknown as Db).activate('ages', next.version, 'dm')));
+    await withTransaction(db, async (tx) => void (await createSkillStore(tx).activate('ages', next.version, 'dm')));
 
     expect(await catalog.refresh()).toBe(true);
     expect(catalog.get('ages').version).toBe(next.version);

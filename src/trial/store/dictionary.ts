@@ -5,6 +5,7 @@ import { appendAudit } from './audit.js';
 import { lockProject } from './project.js';
 import { stableJson } from './stable-json.js';
 import type { DictionaryField, ScheduledEvent, TrialArm, TrialEvent, TrialField } from './types.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 // 11 columns a field: 1000 rows stay far below PostgreSQL's 65,535 bind parameters. A 10 000-field
 // dictionary in one statement needed 110 000, and the import answered 500 ("bind message has 44464
@@ -23,8 +24,7 @@ async function insertInBatches<T>(rows: ReadonlyArray<T>, insert: (batch: T[]) =
  */
 export async function replaceDictionary(db: Db, projectId: string, incoming: ReadonlyArray<TrialField>, actor: string, reason = ''): Promise<boolean> {
   const fields = asStoredFields(incoming);
-  return db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  return withTransaction(db, async (tx) => {
     await lockProject(tx, projectId);
     const change = diffFields(await getDictionary(tx, projectId), fields);
     if (!change) return false;
@@ -62,8 +62,7 @@ export async function identifierFields(db: Db, projectId: string): Promise<strin
 
 export async function replaceEvents(db: Db, projectId: string, incoming: ReadonlyArray<TrialEvent>, actor: string, reason = ''): Promise<boolean> {
   const events = asStoredEvents(incoming);
-  return db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  return withTransaction(db, async (tx) => {
     await lockProject(tx, projectId);
     const change = diffEvents(await getEvents(tx, projectId), events);
     if (!change) return false;
@@ -81,8 +80,7 @@ export async function getEvents(db: Db, projectId: string): Promise<ScheduledEve
 
 /** Replaces the project's arms as a whole (REDCap's arm.csv); audited like the schedule. */
 export async function replaceArms(db: Db, projectId: string, arms: ReadonlyArray<TrialArm>, actor: string, reason = ''): Promise<boolean> {
-  return db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  return withTransaction(db, async (tx) => {
     await lockProject(tx, projectId);
     const change = diffArms(await getArms(tx, projectId), arms);
     if (!change) return false;

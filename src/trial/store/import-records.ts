@@ -7,6 +7,7 @@ import { appendAuditEntries } from './audit.js';
 import { lockProject } from './project.js';
 import { diffRecord, type RecordChange } from './record-diff.js';
 import type { AuditEntryInput, RecordValue, TrialRecord } from './types.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 export interface ImportRecordsOptions {
   actor: string;
@@ -39,8 +40,7 @@ const ROWS_PER_TURN = 2000;
 export async function importRecords(db: Db, projectId: string, records: ReadonlyArray<TrialRecord>, options: ImportRecordsOptions): Promise<ImportRecordsResult> {
   assertUniqueRows(records);
   const reason = options.reason ?? '';
-  return db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  return withTransaction(db, async (tx) => {
     await lockProject(tx, projectId);
     const toInsert: TrialRecord[] = [];
     const audit: AuditEntryInput[] = [];

@@ -3,12 +3,12 @@ import { queryRows, sql, type Db } from '../../core/db/connect.js';
 import { projects } from '../../core/db/schema/auth.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { appendAudit } from './audit.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 /** Creates the project (trial) unless it exists; an existing project keeps its name. Returns whether it was created. */
 export async function ensureProject(db: Db, project: { id: string; name: string }, actor: string): Promise<boolean> {
   if (!project.id.trim()) throw new ClinAgentError('VALIDATION_FAILED', 'Project id is empty. Pass an id such as "demo-htn-01".', { field: 'id' });
-  return db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  return withTransaction(db, async (tx) => {
     const inserted = await tx.insert(projects).values({ id: project.id, name: project.name }).onConflictDoNothing().returning({ id: projects.id });
     if (inserted.length === 0) return false;
     await appendAudit(tx, { projectId: project.id, entityType: 'project', entityId: project.id, action: 'project.create', actor, newValue: { name: project.name } });

@@ -5,6 +5,7 @@ import { compareRecords, importRecords, type ImportRecordsOptions, type ImportRe
 import { ensureProject } from './project.js';
 import { countRecords, getRecord, listRecords, listSites, type RecordFilter, type RecordPage } from './records.js';
 import type { AuditEntityType, AuditEntry, AuditEntryInput, DictionaryField, ScheduledEvent, StoredRecord, TrialArm, TrialEvent, TrialField, TrialRecord } from './types.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 export interface TrialStore {
   /** Creates the project unless it exists (an existing one keeps its name); true when it was created. */
@@ -60,7 +61,7 @@ export function createTrialStore(db: Db): TrialStore {
     listSites: (projectId) => listSites(db, projectId),
     appendAudit: (entry) => appendAudit(db, entry),
     listAudit: (projectId, filter) => listAudit(db, projectId, filter),
-    transaction: (work) => db.transaction((txn) => work(createTrialStore(txn as unknown as Db))),
+    transaction: (work) => withTransaction(db, (tx) => work(createTrialStore(tx))),
   };
 }
 

@@ -6,6 +6,7 @@ import { countRows, planCopy, type CopyPlan } from './copy-plan.js';
 import { clearSeededRows, copyRows, readSequences, restoreUserTriggers, withoutUserTriggers, writeSequences, type CopyProgress } from './copy-rows.js';
 import { assertSameSchema, assertTargetEmpty, retrievalLeftOut, type LeftOutTable } from './target-checks.js';
 import { compareCounts, readAuditHeads, verifyCopiedAudit, type AuditCopyCheck, type AuditHeads, type TableCount } from './verify-copy.js';
+import { withTransaction } from '../transaction.js';
 
 export type { CopyProgress } from './copy-rows.js';
 export type { TableCount, AuditCopyCheck } from './verify-copy.js';
@@ -84,9 +85,7 @@ export async function copyDatabase(source: Database, target: Database, options: 
   const skipped = assertSameSchema(plan.tables.filter((t) => !isLeft(t.name)), targetPlan.tables, counts);
   const copied = plan.tables.filter((t) => !skipped.includes(t.name) && !isLeft(t.name));
   const sequences = plan.sequences.filter((s) => targetPlan.sequences.includes(s));
-  const snapshot = await source.db.transaction(
-    async (txn) => {
-      const from = txn as unknown as Db;
+  const snapshot = await withTransaction(source.db, async (from) => {
       const snapshotCounts = await countRows(from, copied.map((t) => t.name));
       const heads = names.includes('audit_log') ? await readAuditHeads(from) : new Map() as AuditHeads;
       const positions = await readSequences(from, sequences);
@@ -115,8 +114,7 @@ async function copyInOneTransaction(
 ): Promise<void> {
   let current = '';
   try {
-    await targetDb.transaction(async (txn) => {
-      const target = txn as unknown as Db;
+    await withTransaction(targetDb, async (target) => {
       const names = plan.tables.map((t) => t.name);
       current = '(preparing the target)';
       const triggered = await withoutUserTriggers(target, names);
