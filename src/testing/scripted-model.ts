@@ -54,7 +54,18 @@ export interface ScriptedModel {
   requests: RecordedRequest[];
   /** Appends steps to the script. */
   push(...steps: ScriptedStep[]): void;
+  /**
+   * Holds the next request that arrives (after the ones already held) until the test releases it, so a test can
+   * act while a model call is known to be in flight instead of sleeping and hoping it is.
+   */
+  gate(): Gate;
   close(): Promise<void>;
+}
+
+/** One held request: `reached` settles when it has arrived (and is recorded); `release()` lets its step be sent. */
+export interface Gate {
+  reached: Promise<RecordedRequest>;
+  release(): void;
 }
 
 export interface ScriptedModelOptions {
@@ -70,6 +81,8 @@ export async function startScriptedModel(steps: ScriptedStep[] = [], options: Sc
   const script = [...steps];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<import('node:net').Socket>();
+  const gates: Array<{ reach: (request: RecordedRequest) => void; released: Promise<void> }> = [];
+  const unreleased = new Set<() => void>();
   let counter = 0;
 
   const server = http.createServer((req, res) => {
@@ -86,14 +99,44 @@ export async function startScriptedModel(steps: ScriptedStep[] = [], options: Sc
       requests.push(recorded);
       const fallback = typeof options.fallback === 'function' ? options.fallback(recorded) : options.fallback;
       const step = options.respond?.(recorded) ?? script.shift() ?? fallback;
-      if (!step) {
-        send(res, 500, { error: { message: 'scripted model: the script has no more steps', type: 'server_error' } });
+      const gate = gates.shift();
+      if (!gate) {
+        respondWith(step, recorded, res);
         return;
       }
-      if (body?.stream === true && ('reply' in step || 'toolCalls' in step)) streamAnswer(step, recorded, res);
-      else answer(step, body, res);
+      // The step was taken on arrival, so requests arriving while this one is held keep the script's order.
+      gate.reach(recorded);
+      void gate.released.then(() => {
+        if (!res.destroyed) respondWith(step, recorded, res);
+      });
     });
   });
+
+  function respondWith(step: ScriptedStep | undefined, recorded: RecordedRequest, res: http.ServerResponse): void {
+    if (!step) {
+      send(res, 500, { error: { message: 'scripted model: the script has no more steps', type: 'server_error' } });
+      return;
+    }
+    if (recorded.body?.stream === true && ('reply' in step || 'toolCalls' in step)) streamAnswer(step, recorded, res);
+    else answer(step, recorded.body, res);
+  }
+
+  function gate(): Gate {
+    let reach!: (request: RecordedRequest) => void;
+    let release!: () => void;
+    const reached = new Promise<RecordedRequest>((resolve) => (reach = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    gates.push({ reach, released });
+    unreleased.add(release);
+    return {
+      reached,
+      release: () => {
+        unreleased.delete(release);
+        release();
+      },
+    };
+  }
+
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -202,8 +245,12 @@ export async function startScriptedModel(steps: ScriptedStep[] = [], options: Sc
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
     push: (...more) => script.push(...more),
+    gate,
     close: () =>
       new Promise<void>((resolve) => {
+        // A held request whose test never released it is let go, so nothing waits on a closed server.
+        for (const release of unreleased) release();
+        unreleased.clear();
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),

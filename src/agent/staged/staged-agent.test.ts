@@ -113,10 +113,12 @@ describe.each(testEngines())('a staged agent of its own configuration on %s', (e
   it('answers one message at a time: a second message sent while the first is answered is refused with 409', async () => {
     const view = await ctx.stagedAgents.start(owner, 'study_intake', {});
     const conversationId = view.run.conversationId!;
-    model.push({ reply: 'Thinking about it.', delayMs: 400 });
+    const inFlight = model.gate();
+    model.push({ reply: 'Thinking about it.' });
     const first = ctx.stagedAgents.message(owner, 'study_intake', conversationId, 'A study of sleep');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await inFlight.reached;
     await expect(ctx.stagedAgents.message(owner, 'study_intake', conversationId, 'and of diet')).rejects.toMatchObject({ code: 'CONFLICT_STATE', message: expect.stringContaining('still being answered') });
+    inFlight.release();
     expect((await first).message).toBe('Thinking about it.');
   });
 
