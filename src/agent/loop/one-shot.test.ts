@@ -33,10 +33,14 @@ describe('completeOnce: one traced model call', () => {
   });
 
   it('reads a stopped call as CANCELLED, as the loop does', async () => {
-    model.push({ reply: 'late', delayMs: 2000 });
+    const inFlight = model.gate();
+    model.push({ reply: 'late' });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
-    const error = await completeOnce({ llm: ctx.llm, messages: [{ role: 'user', content: 'Summarise.' }], signal: controller.signal }).catch((e: unknown) => e);
+    const calling = completeOnce({ llm: ctx.llm, messages: [{ role: 'user', content: 'Summarise.' }], signal: controller.signal }).catch((e: unknown) => e);
+    await inFlight.reached;
+    controller.abort();
+    const error = await calling;
+    inFlight.release();
     expect(ClinAgentError.isInstance(error) && error.code).toBe('CANCELLED');
   });
 });

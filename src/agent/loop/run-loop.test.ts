@@ -242,17 +242,25 @@ describe('the one agent loop', () => {
   });
 
   it('is cancelled by its signal mid-call, and runAgent marks the trace cancelled', async () => {
-    model.push({ reply: '{"action": "respond", "message": "late"}', delayMs: 2000 });
+    const loopCall = model.gate();
+    model.push({ reply: '{"action": "respond", "message": "late"}' });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 150);
-    const cancelled = await consult({ signal: controller.signal }).catch((error: unknown) => error);
+    const consulting = consult({ signal: controller.signal }).catch((error: unknown) => error);
+    await loopCall.reached;
+    controller.abort();
+    const cancelled = await consulting;
+    loopCall.release();
     expect(ClinAgentError.isInstance(cancelled) && cancelled.code).toBe('CANCELLED');
 
-    model.push({ reply: 'a slow answer', delayMs: 2000 });
+    const agentCall = model.gate();
+    model.push({ reply: 'a slow answer' });
     const scenario = loadScenario(path.join(process.cwd(), 'scenarios', 'data-completeness.yaml'));
     const stop = new AbortController();
-    setTimeout(() => stop.abort(), 150);
-    const result = await runAgent(scenario, 'How complete are the records?', { context: { llm: ctx.llm, tools: ctx.tools, trace: ctx.trace }, signal: stop.signal });
+    const running = runAgent(scenario, 'How complete are the records?', { context: { llm: ctx.llm, tools: ctx.tools, trace: ctx.trace }, signal: stop.signal });
+    await agentCall.reached;
+    stop.abort();
+    const result = await running;
+    agentCall.release();
     expect(result.status).toBe('cancelled');
     expect((await ctx.trace.get(result.traceId, ALL_TRACES))!.status).toBe('cancelled');
   });
