@@ -40,7 +40,7 @@ function toTurn(row: typeof conversationTurns.$inferSelect): ConversationTurn {
   };
 }
 
-export async function insertConversation(db: Db, values: { id?: string; userId: string; projectId: string | null; scenarioId: string | null; title: string }): Promise<ConversationRow> {
+export async function insertConversation(db: Db, values: { id?: string; userId: string; projectId: string | null; scenarioId: string | null; title: string; createdAt: Date; updatedAt: Date }): Promise<ConversationRow> {
   const [row] = await db.insert(conversations).values(values).returning();
   return row!;
 }
@@ -66,13 +66,13 @@ export async function selectLastSeq(db: Db, conversationId: string): Promise<num
   return Number(row?.last ?? 0);
 }
 
-/** Inserts turns numbered from `firstSeq` on and marks the conversation active now. */
-export async function insertTurns(db: Db, conversationId: string, firstSeq: number, turns: TurnRow[]): Promise<ConversationTurn[]> {
+/** Inserts turns numbered from `firstSeq` on and marks the conversation active at `now`. */
+export async function insertTurns(db: Db, conversationId: string, firstSeq: number, turns: TurnRow[], now: Date): Promise<ConversationTurn[]> {
   const rows = await db
     .insert(conversationTurns)
     .values(turns.map((turn, i) => ({ ...turn, conversationId, seq: firstSeq + i })))
     .returning();
-  await db.update(conversations).set({ updatedAt: new Date() }).where(eq(conversations.id, conversationId));
+  await db.update(conversations).set({ updatedAt: now }).where(eq(conversations.id, conversationId));
   return rows.sort((a, b) => a.seq - b.seq).map(toTurn);
 }
 

@@ -7,6 +7,7 @@ import { countTokens } from '../../core/tokenizer.js';
 import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
 import { buildTestContext } from '../../testing/test-context.js';
 import { testEngines } from '../../testing/test-database.js';
+import { createConversationStore } from './conversation-store.js';
 import type { TurnInput } from './types.js';
 
 /** A question answered with one tool call: user, assistant calling the tool, the tool's result, the answer. */
@@ -156,26 +157,24 @@ describe.each(testEngines())('conversation store on %s', (engine) => {
   it("lists only the caller's conversations, most recently active first, filtered by project and scenario", async () => {
     const lister = (await ctx.users.create({ name: 'lister', role: 'pi' })).user;
     await ctx.users.addMember('trial-a', lister.id);
-    // PGlite's clock ticks in milliseconds: conversations started within one would tie on their times, and the
-    // list (rightly) has no other notion of "more recent". A tick apart, the order is defined.
-    const tick = () => new Promise((resolve) => setTimeout(resolve, 3));
-    const older = await conversations().start({ actor: lister, scenarioId: 'protocol-qa', title: 'older' });
-    await tick();
-    const inProject = await conversations().start({ actor: lister, projectId: 'trial-a', scenarioId: 'data-completeness', title: 'in project' });
-    await tick();
-    const newer = await conversations().start({ actor: lister, scenarioId: 'protocol-qa', title: 'newer' });
-    await tick();
-    await conversations().start({ actor: other, scenarioId: 'protocol-qa', title: 'someone else' });
+    // Conversations started within one millisecond would tie on their times, and the list (rightly) has no
+    // other notion of "more recent": a clock a minute apart per reading defines the order.
+    let minute = 0;
+    const store = createConversationStore({ db: ctx.db, users: ctx.users, now: () => new Date(Date.UTC(2026, 0, 5, 9, minute++)) });
+    const older = await store.start({ actor: lister, scenarioId: 'protocol-qa', title: 'older' });
+    const inProject = await store.start({ actor: lister, projectId: 'trial-a', scenarioId: 'data-completeness', title: 'in project' });
+    const newer = await store.start({ actor: lister, scenarioId: 'protocol-qa', title: 'newer' });
+    await store.start({ actor: other, scenarioId: 'protocol-qa', title: 'someone else' });
     // A new turn makes the older conversation the most recently active.
-    await conversations().append(older.id, [{ role: 'user', content: 'back to this' }], lister);
+    await store.append(older.id, [{ role: 'user', content: 'back to this' }], lister);
 
-    expect((await conversations().list(lister)).map((c) => c.title)).toEqual(['older', 'newer', 'in project']);
-    expect((await conversations().list(lister, { scenarioId: 'protocol-qa' })).map((c) => c.id)).toEqual([older.id, newer.id]);
-    expect((await conversations().list(lister, { projectId: 'trial-a' })).map((c) => c.id)).toEqual([inProject.id]);
-    expect((await conversations().list(lister, { limit: 1 })).map((c) => [c.id, c.turnCount])).toEqual([[older.id, 1]]);
+    expect((await store.list(lister)).map((c) => c.title)).toEqual(['older', 'newer', 'in project']);
+    expect((await store.list(lister, { scenarioId: 'protocol-qa' })).map((c) => c.id)).toEqual([older.id, newer.id]);
+    expect((await store.list(lister, { projectId: 'trial-a' })).map((c) => c.id)).toEqual([inProject.id]);
+    expect((await store.list(lister, { limit: 1 })).map((c) => [c.id, c.turnCount])).toEqual([[older.id, 1]]);
     // An admin's list is their own too; other people's conversations are read one by one.
-    expect((await conversations().list(admin)).map((c) => c.id)).not.toContain(older.id);
-    await expect(conversations().list(lister, { limit: 0 })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'limit' } });
+    expect((await store.list(admin)).map((c) => c.id)).not.toContain(older.id);
+    await expect(store.list(lister, { limit: 0 })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'limit' } });
   });
 
   it('refuses bad turns with every problem named, and appends none of them', async () => {

@@ -29,6 +29,8 @@ export interface ConversationStoreDeps {
   users: MembershipCheck;
   /** The one gateway; the summary history strategy condenses old turns through it. */
   llm?: LlmGateway;
+  /** The clock for when a conversation starts and was last active; tests pass one that moves on each call. */
+  now?: () => Date;
 }
 
 /** Titles are for lists; a first question used as a title is shortened to this many characters. */
@@ -43,6 +45,7 @@ const notFound = (id: string) =>
 
 export function createConversationStore(deps: ConversationStoreDeps): ConversationStore {
   const { db, users } = deps;
+  const now = deps.now ?? (() => new Date());
 
   /** The conversation if the actor may read it: its owner, or an admin. */
   async function readable(id: string, actor: User): Promise<ConversationRow> {
@@ -86,12 +89,13 @@ export function createConversationStore(deps: ConversationStoreDeps): Conversati
         // Like NOT_FOUND elsewhere: a non-member learns nothing about which project ids exist.
         throw new ClinAgentError('NOT_FOUND', `Project "${projectId}" does not exist or you are not a member. Check the id (GET /api/projects).`, { projectId });
       }
-      const values = { ...(id === undefined ? {} : { id }), userId: actor.id, projectId: projectId ?? null, scenarioId: scenarioId ?? null, title: shortTitle(title) };
+      const at = now();
+      const values = { ...(id === undefined ? {} : { id }), userId: actor.id, projectId: projectId ?? null, scenarioId: scenarioId ?? null, title: shortTitle(title), createdAt: at, updatedAt: at };
       if (!firstTurns?.length) return toSummary(await insertConversation(db, values), 0);
       const rows = toTurnRows(firstTurns);
       const row = await withTransaction(db, async (tx) => {
         const inserted = await insertConversation(tx, values);
-        await insertTurns(tx, inserted.id, 1, rows);
+        await insertTurns(tx, inserted.id, 1, rows, at);
         return inserted;
       });
       return toSummary(row, rows.length);
@@ -105,7 +109,7 @@ export function createConversationStore(deps: ConversationStoreDeps): Conversati
       return withTransaction(db, async (tx) => {
         // The row lock serialises appends to one conversation: the second waits, then numbers after the first.
         if (!(await selectConversation(tx, conversationId, { lock: true }))) throw notFound(conversationId);
-        return insertTurns(tx, conversationId, (await selectLastSeq(tx, conversationId)) + 1, rows);
+        return insertTurns(tx, conversationId, (await selectLastSeq(tx, conversationId)) + 1, rows, now());
       });
     },
 

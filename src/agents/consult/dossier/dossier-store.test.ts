@@ -52,8 +52,10 @@ describe.each(testEngines())('consult dossiers on %s', (engine) => {
   it("answers the newest of a run's dossiers, and nothing for another run or an unknown or malformed id", async () => {
     const runId = await newRun();
     const otherRun = await newRun();
+    // A clock a minute apart per save: two saves within one millisecond would tie on createdAt.
+    let minute = 0;
+    const store = createDossierStore(database.db, () => new Date(Date.UTC(2026, 2, 1, 8, minute++)));
     const first = await store.save({ runId, userId, content: buildDossier({ ...snapshot, title: 'first', createdAt: new Date() }) });
-    await new Promise((resolve) => setTimeout(resolve, 5));
     const second = await store.save({ runId, userId, content: buildDossier({ ...snapshot, title: 'second', createdAt: new Date() }) });
 
     expect(second.createdAt.getTime()).toBeGreaterThan(first.createdAt.getTime());

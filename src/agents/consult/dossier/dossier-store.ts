@@ -37,12 +37,12 @@ const toDossier = (row: Row): StoredDossier => ({ ...row, content: row.content a
  * the patient may already have seen). Deleted with the consult's run. Ownership is the caller's check: the HTTP
  * routes compare `userId` and answer 404 to anyone else.
  */
-export function createDossierStore(db: Db): DossierStore {
+export function createDossierStore(db: Db, now: () => Date = () => new Date()): DossierStore {
   return {
     async save({ runId, userId, content }) {
       const [row] = await db
         .insert(consultDossiers)
-        .values({ runId, userId, content: content as unknown as Record<string, unknown> })
+        .values({ runId, userId, content: content as unknown as Record<string, unknown>, createdAt: now() })
         .returning({ dossierId: consultDossiers.id, createdAt: consultDossiers.createdAt });
       return row!;
     },
