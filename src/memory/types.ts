@@ -36,6 +36,8 @@ export interface MemoryDeps {
     /** Weekly reports a history question reads at most (MEMORY_HISTORY_WEEKS, 50); older weeks come as yearly summaries. */
     historyWeeks: number;
   };
+  /** The clock for when feedback is recorded; tests pass one that moves on each call. */
+  now?: () => Date;
 }
 
 /** Hot memory as the API and the editor show it. */

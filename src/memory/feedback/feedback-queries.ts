@@ -43,8 +43,7 @@ export async function selectLastSeq(db: Db, conversationId: string): Promise<num
  * distillation, so it clears distilled_at; the same rating clicked twice leaves it read. An absent comment
  * keeps the one already written (a thumb clicked after commenting does not erase the comment).
  */
-export async function upsertFeedback(db: Db, values: { projectId: string; conversationId: string; turnSeq: number; userId: string; rating: 'up' | 'down'; comment?: string }): Promise<FeedbackRow> {
-  const now = new Date();
+export async function upsertFeedback(db: Db, values: { projectId: string; conversationId: string; turnSeq: number; userId: string; rating: 'up' | 'down'; comment?: string }, now: Date): Promise<FeedbackRow> {
   const comment = values.comment === undefined ? sql`${answerFeedback.comment}` : sql`excluded.comment`;
   const [row] = await db
     .insert(answerFeedback)

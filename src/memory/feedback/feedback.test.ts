@@ -18,7 +18,10 @@ describe.each(testEngines())('answer feedback on %s', (engine) => {
 
   beforeAll(async () => {
     ctx = await buildTestContext({ engine });
-    const deps: MemoryDeps = { db: ctx.db, llm: ctx.llm, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, config: { hotMaxTokens: 2000, historyWeeks: 50 } };
+    // A clock a minute apart per rating: two ratings within one millisecond would tie, and "newest first" needs an order.
+    let minute = 0;
+    const now = () => new Date(Date.UTC(2026, 0, 5, 9, minute++));
+    const deps: MemoryDeps = { db: ctx.db, llm: ctx.llm, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, config: { hotMaxTokens: 2000, historyWeeks: 50 }, now };
     feedback = createFeedback(deps);
     pi = (await ctx.users.create({ name: 'pi-feedback', role: 'pi' })).user;
     viewer = (await ctx.users.create({ name: 'viewer-feedback', role: 'viewer' })).user;
@@ -46,8 +49,6 @@ describe.each(testEngines())('answer feedback on %s', (engine) => {
 
     const again = await feedback.record(viewer, 'fb-a', { conversationId: conversationA, turnSeq: 2, rating: 'up' });
     expect(again).toMatchObject({ id: first.id, rating: 'up', comment: 'Too long' });
-    // A tick later, so "newest first" is defined on PGlite's millisecond clock.
-    await new Promise((resolve) => setTimeout(resolve, 3));
     await feedback.record(pi, 'fb-a', { conversationId: conversationA, turnSeq: 4, rating: 'up' });
 
     const listed = await feedback.list(pi, 'fb-a');

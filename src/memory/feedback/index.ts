@@ -37,7 +37,7 @@ export function createFeedback(deps: MemoryDeps): FeedbackService {
         const why = role === undefined ? `the conversation has no turn ${turnSeq} (it has turns 1 to ${last})` : `turn ${turnSeq} is a ${role} turn`;
         throw new ClinAgentError('VALIDATION_FAILED', `turnSeq: ${why}; only the assistant's answers can be rated. Pass the seq of an assistant turn.`, { field: 'turnSeq', turnSeq, role: role ?? null });
       }
-      const row = await upsertFeedback(deps.db, { projectId, conversationId, turnSeq, userId: actor.id, rating, comment: comment?.trim() });
+      const row = await upsertFeedback(deps.db, { projectId, conversationId, turnSeq, userId: actor.id, rating, comment: comment?.trim() }, deps.now?.() ?? new Date());
       return toFeedbackView(row);
     },
 
