@@ -382,13 +382,14 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
     expect(names.at(-1)).toBe('result');
     expect(names.slice(0, -1).every((name) => (RUN_EVENT_NAMES as string[]).includes(name))).toBe(true);
     for (const { event, data } of events) expect(ChatStreamEvents[event as keyof typeof ChatStreamEvents].safeParse(data).error).toBeUndefined();
-    expect(events.find((e) => e.event === 'plan')!.data).toMatchObject({ intents: [{ type: 'data_question' }], routedBy: 'model', routingFallback: null });
+    // The shared events carry a planned part's label and words; the intent's own fields stay in the result.
+    expect(events.find((e) => e.event === 'plan')!.data).toEqual({ type: 'plan', parts: [{ type: 'data_question', text: 'P003 ECOG?' }], routedBy: 'model', routingFallback: null });
     const started = events.find((e) => e.event === 'tool_call_started')!.data as { callId: string; name: string };
     const finished = events.find((e) => e.event === 'tool_call_finished')!.data as { callId: string; success: boolean };
     // Users see which tool ran, not its arguments: those may quote a record and stay in the admins' trace.
     expect(started).toEqual({ type: 'tool_call_started', round: expect.any(Number), callId: expect.any(String), name: 'read_clinical_data', part: 0 });
     expect(finished).toMatchObject({ callId: started.callId, success: true, part: 0 });
-    expect(events.find((e) => e.event === 'part_finished')!.data).toMatchObject({ part: 0, answer: 'ECOG is 1.', ok: true, ending: 'answer', intent: { type: 'data_question' } });
+    expect(events.find((e) => e.event === 'part_finished')!.data).toMatchObject({ part: 0, answer: 'ECOG is 1.', ok: true, ending: 'answer', planned: { type: 'data_question', text: 'P003 ECOG?' } });
     const text = events.filter((e) => e.event === 'text_delta').map((e) => (e.data as { text: string }).text).join('');
     expect(text).toBe('ECOG is 1.');
     expect(response.body).not.toContain('SECRET THOUGHT');

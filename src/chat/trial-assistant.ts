@@ -1,5 +1,6 @@
 import type { ConversationStore } from '../agent/conversations/index.js';
 import type { AgentEvent, AgentEventSink } from '../agent/loop/index.js';
+import type { PlannedPart } from '../agent/loop/events.js';
 import type { ChatMessage } from '../core/llm/types.js';
 import { assertProjectReader } from '../core/auth/project-access.js';
 import type { MembershipCheck } from '../core/auth/membership.js';
@@ -13,7 +14,9 @@ import type { TraceRun, TraceStore } from '../core/trace/store.js';
 import { INVESTIGATE_DEFINITION, investigate, type InvestigateResult } from '../investigate/index.js';
 import { detectLanguage, routeIntent, type Intent, type ProjectMemory, type RoutedMessage, type RoutingFallback } from '../memory/index.js';
 import { skillAppliesTo } from '../trial/sop/skill-catalog.js';
-import type { TrialQc } from '../trial/trial-qc.js';
+import type { ReadToolService } from '../trial/assistant/read-tool-service.js';
+import type { QcService } from '../trial/qc/qc-service.js';
+import type { SkillService } from '../trial/skills/skill-service.js';
 import { composeAnswer, failedAnswer, forbiddenAnswer, internalErrorAnswer, memoryFullAnswer, notRememberedAnswer, qcStartedAnswer, rememberedAnswer, unclearAnswer, unreadableAnswer, writeRequestGuidance, type Language } from './guidance.js';
 import { createStructureHold, isRawStructure } from './person-answer.js';
 
@@ -37,7 +40,8 @@ export interface TrialAssistantDeps {
   conversations: ConversationStore;
   users: MembershipCheck;
   memory: ProjectMemory;
-  trial: Pick<TrialQc, 'readTools' | 'startQcRun' | 'skills'>;
+  /** The trial services it calls (the context's `trial` has them): its project's read tools, starting a QC run, the active skills. */
+  trial: { readTools: Pick<ReadToolService, 'forProject'>; qc: Pick<QcService, 'startQcRun'>; skills: Pick<SkillService, 'active'> };
   logger: Logger;
 }
 
@@ -91,16 +95,16 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
     try {
       const [userTurn] = await deps.conversations.append(conversationId, [{ role: 'user', content: message, traceId: trace.traceId }], actor);
       const routed = await routeIntent({ llm: deps.llm, trace }, message, { skills: projectSkills(projectId), signal: options.signal });
-      emit({ type: 'plan', intents: routed.intents, routedBy: routed.by, routingFallback: routed.fallback ?? null });
+      emit({ type: 'plan', parts: routed.intents.map(plannedPart), routedBy: routed.by, routingFallback: routed.fallback ?? null });
       if (routed.fallbackReason) deps.logger.warn({ projectId, reason: routed.fallbackReason }, 'trial assistant: keyword rules routed the message');
       const language = await answerLanguage(actor, routed);
       const parts: ChatPart[] = [];
       for (const [index, intent] of routed.intents.entries()) {
-        emit({ type: 'part_started', part: index, intent });
+        emit({ type: 'part_started', part: index, planned: plannedPart(intent) });
         const question = routed.intents.length === 1 ? message : intent.text;
         const part = await handle({ actor, projectId, intent, question, language, trace, earlier, index, emit, signal: options.signal, source: `${conversationId}#${userTurn!.seq}` });
         parts.push(part);
-        emit({ type: 'part_finished', part: index, intent: part.intent, answer: part.answer, ok: part.ok, ending: part.ending });
+        emit({ type: 'part_finished', part: index, planned: plannedPart(part.intent), answer: part.answer, ok: part.ok, ending: part.ending });
       }
       const answer = composeAnswer(parts, language);
       const [assistantTurn] = await deps.conversations.append(conversationId, [{ role: 'assistant', content: answer, traceId: trace.traceId }], actor);
@@ -135,7 +139,7 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
   }
 
   function projectSkills(projectId: string) {
-    return deps.trial.skills().filter((s) => skillAppliesTo(s, projectId));
+    return deps.trial.skills.active().filter((s) => skillAppliesTo(s, projectId));
   }
 
   /** The profile's language when the user set one; else the language of the message. */
@@ -193,7 +197,7 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
     const skills = projectSkills(projectId);
     const skill = skills.find((s) => s.id === intent.skillId) ?? skills[0];
     if (!skill) throw new ClinAgentError('CONFLICT_STATE', `No QC skill applies to project "${projectId}". An admin adds one under skills/.`, { projectId });
-    const run = await deps.trial.startQcRun(actor, projectId, skill.id, intent.recordIds?.length ? intent.recordIds : undefined);
+    const run = await deps.trial.qc.startQcRun(actor, projectId, skill.id, intent.recordIds?.length ? intent.recordIds : undefined);
     return { intent, answer: qcStartedAnswer({ id: run.id, skill: skill.name, records: run.total }, language), ok: true, ending: 'started', qcRunId: run.id };
   }
 
@@ -222,7 +226,7 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
       deps.memory.hot.promptBlock(projectId),
       deps.memory.profiles.promptBlock(actor.id),
       intent.type === 'history_question' ? deps.memory.reports.promptBlock(projectId) : Promise.resolve(undefined),
-      deps.trial.readTools(actor, projectId),
+      deps.trial.readTools.forProject(actor, projectId),
     ]);
     const holds = new Map<number, ReturnType<typeof createStructureHold>>();
     const result: InvestigateResult = await investigate({
@@ -257,6 +261,14 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
 }
 
 export type TrialAssistant = ReturnType<typeof createTrialAssistant>;
+
+/**
+ * An intent as the shared events carry a planned part: its label and words. The rest (records, skill, the fact to
+ * remember) is the assistant's own vocabulary and goes in its result, ChatAnswer.
+ */
+function plannedPart(intent: Intent): PlannedPart {
+  return { type: intent.type, text: intent.text };
+}
 
 /**
  * A loop event of one part as the user may see it, tagged with the part: tool names without their arguments or

@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { z } from 'zod';
+import type { AgentEvent } from '../agent/loop/events.js';
 import { AGENT_STREAM_DESCRIPTION, AgentStreamEvents } from './agent-stream.js';
 import { CHAT_STREAM_DESCRIPTION, ChatStreamEvents } from './assistant-stream.js';
-import { RUN_EVENT_NAMES, RunEvents } from './run-events.js';
+import { RUN_EVENT_NAMES, RunEvent, RunEvents, type RunEventName, type RunProgressEvent } from './run-events.js';
 
 describe('the one run vocabulary', () => {
   it('gives both streaming routes the same events; only `result` differs', () => {
@@ -21,5 +23,20 @@ describe('the one run vocabulary', () => {
 
   it('repeats each event\'s name as its `type`', () => {
     for (const name of RUN_EVENT_NAMES) expect(RunEvents[name].shape.type.value).toBe(name);
+  });
+
+  it('is the type the runtime emits: what the loop sends is what a client parses (checked by tsc)', () => {
+    // tsc (npm run typecheck) fails here when the runtime's AgentEvent and the wire's events differ in any field.
+    expectTypeOf<AgentEvent>().toEqualTypeOf<RunProgressEvent['data']>();
+    expectTypeOf<AgentEvent>().toEqualTypeOf<z.input<typeof RunEvent>>();
+    expectTypeOf<AgentEvent['type']>().toEqualTypeOf<RunEventName>();
+    expect(RunEvent.options.map((schema) => schema.shape.type.value).sort()).toEqual([...RUN_EVENT_NAMES].sort());
+  });
+
+  it('parses any event by its `type`, and a planned part in any agent\'s words', () => {
+    const plan = { type: 'plan', parts: [{ type: 'lookup', text: 'P003 ECOG' }], routedBy: 'model', routingFallback: null };
+    expect(RunEvent.parse(plan)).toEqual(plan);
+    expect(RunEvent.parse({ type: 'text_replaced', text: 'This answer was withheld.', reason: 'moderation' })).toMatchObject({ type: 'text_replaced' });
+    expect(RunEvent.safeParse({ type: 'text_replaced' }).success).toBe(false);
   });
 });

@@ -1,14 +1,34 @@
 import { z } from 'zod';
-import { ChatPart, Intent, RoutingFallback } from './assistant.js';
 import { ApiErrorBody } from './common.js';
 
 /**
- * The events every streaming route sends (agent runs, the trial assistant, the agents to come), documented once:
- * the wire form of the agent loop's AgentEvent (src/agent/loop/events.ts, where the naming rule is). Each event is
- * `event: <name>` and one `data:` line of JSON repeating the name as `type`. Progress events come while the run
- * works, in any subset a run needs; then exactly one `result` (the route's own result body, the only part that
- * differs per route) or `error`, and the stream ends.
+ * What a run reports while it works: the one event vocabulary of every agent (runAgent, the trial assistant, the
+ * durable agents, the Dify engine), made from the same items the trace stores. These schemas are the only
+ * declaration: the agent loop's AgentEvent (src/agent/loop/events.ts) is inferred from them, so what the runtime
+ * emits and what a client is told it receives cannot drift apart. A client renders text as it comes and tools as
+ * they happen. Each event is `event: <name>` and one `data:` line of JSON repeating the name as `type`. Progress
+ * events come while the run works, in any subset a run needs; then exactly one `result` (the route's own result
+ * body, the only part that differs per route) or `error`, and the stream ends.
+ *
+ * How names are chosen, so the next agent adds none for a thing that already has one:
+ * - something with a duration is a pair `<thing>_started` / `<thing>_finished` (run, part, tool call; a round ends
+ *   with `round_finished` alone, as its start says nothing a client needs);
+ * - a single fact is a bare noun, `<thing>_delta` for a piece of a larger whole, or `<thing>_<past participle>` for
+ *   something that happened to a thing already sent (`plan`, `waiting`, `text_delta`, `text_replaced`);
+ * - positions are named after what they count: `round` (model calls of one loop), `part` (the planned parts of a
+ *   run, from 0), never a generic `index`;
+ * - the events are shared, an agent's own vocabulary is not: a planned part is a `type` and a `text` in any
+ *   agent's words (the trial assistant's intent labels are typed in its result, ChatAnswer, not here);
+ * - the final event is not a progress event: the stream helper sends exactly one `result` (the route's result
+ *   body) or `error` after the work returns or throws.
  */
+
+/** One planned part of a run: its kind, in the agent's own words, and what it is about. */
+export const PlannedPart = z.object({
+  type: z.string().describe("the part's kind in its agent's words (the trial assistant: an intent label such as data_question)"),
+  text: z.string().describe('the words of the request this part is about'),
+});
+
 export const RunEvents = {
   run_started: z
     .object({
@@ -21,13 +41,13 @@ export const RunEvents = {
   plan: z
     .object({
       type: z.literal('plan'),
-      intents: z.array(Intent).describe('the parts the run will answer, in order'),
+      parts: z.array(PlannedPart).describe('the parts the run will answer, in order'),
       routedBy: z.enum(['model', 'rules']),
-      routingFallback: RoutingFallback.nullable().describe('why keyword rules planned it; null when the model did'),
+      routingFallback: z.string().nullable().describe('why keyword rules planned it (the trial assistant: model_unavailable, answer_unusable, empty_message); null when the model did'),
     })
     .describe('what the run will do, in order, and whether the model or keyword rules planned it'),
   part_started: z
-    .object({ type: z.literal('part_started'), part: z.int().describe('position in the plan, from 0'), intent: Intent })
+    .object({ type: z.literal('part_started'), part: z.int().describe('position in the plan, from 0'), planned: PlannedPart })
     .describe('one planned part begins; the events until its `part_finished` carry its `part`'),
   text_delta: z
     .object({ type: z.literal('text_delta'), round: z.int(), text: z.string().describe("a piece of the model's visible answer, never its thinking"), part: z.int().optional() })
@@ -49,7 +69,14 @@ export const RunEvents = {
     .object({ type: z.literal('round_finished'), round: z.int(), promptTokens: z.int(), completionTokens: z.int(), toolCalls: z.int().describe('tool calls the model asked for; they run next'), part: z.int().optional(), truncated: z.literal(true).optional().describe('the answer was cut off by the token limit: its text is not the answer, and the model is asked again') })
     .describe('one model call ended, with its tokens'),
   part_finished: z
-    .object({ type: z.literal('part_finished'), part: z.int(), intent: Intent, answer: z.string(), ok: z.boolean(), ending: ChatPart.shape.ending })
+    .object({
+      type: z.literal('part_finished'),
+      part: z.int(),
+      planned: PlannedPart,
+      answer: z.string(),
+      ok: z.boolean().describe('false when a limit ended it, the user may not do it, or it was refused'),
+      ending: z.string().describe("how it ended, in its agent's words (the trial assistant: ChatPart's ending)"),
+    })
     .describe('one planned part is done: its whole answer and how it ended'),
   waiting: z
     .object({
@@ -59,7 +86,21 @@ export const RunEvents = {
       prompt: z.string().describe('what to show them'),
     })
     .describe('the run stopped for a person ("waiting for you"): it goes on once they answer or decide'),
+  text_replaced: z
+    .object({
+      type: z.literal('text_replaced'),
+      text: z.string().describe('the whole answer as it now stands'),
+      reason: z.string().optional().describe('why, when the engine says (e.g. moderation)'),
+    })
+    .describe('the answer written so far was replaced (a moderation rule, Dify\'s message_replace): show `text` instead of everything the text_delta events gave'),
 } as const;
+
+/** Any one progress event, as the runtime emits it and a client parses it. */
+export const RunEvent = z.discriminatedUnion('type', Object.values(RunEvents) as unknown as UnionOf<typeof RunEvents>);
+export type RunEvent = z.infer<typeof RunEvent>;
+
+/** The map's schemas as the tuple discriminatedUnion takes; Object.values loses the tuple type, not the members. */
+type UnionOf<Events extends Record<string, z.ZodObject>> = [Events[keyof Events], ...Array<Events[keyof Events]>];
 
 export type RunEventName = keyof typeof RunEvents;
 export const RUN_EVENT_NAMES = Object.keys(RunEvents) as RunEventName[];
