@@ -4,6 +4,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { RE2JS } from 're2js';
 import { compileRules, createRuleEngine, MAX_MATCHING_STEPS_PER_RULE, MAX_VALUE_LENGTH, type CompiledRules, type HardRule, type Violation } from '../src/trial/rules/index.js';
+import { isNumeric } from '../src/trial/rules/number-operators.js';
+import { compileRedcapLogic } from '../src/trial/rules/redcap-logic/index.js';
 import { printTable, summarise } from './stats.js';
 
 /**
@@ -153,6 +155,7 @@ export async function main(): Promise<void> {
   const ratio = results[0]!.evaluationsPerSecond / results[2]!.evaluationsPerSecond;
   console.log(`compiled / json-logic-js: ${ratio.toFixed(1)}x evaluations per second`);
   timeNestedQuantifierPattern(engine);
+  timeLinearInputs();
   timeMatchesAtTheBounds();
   await timeEventLoopStallsOnHostileRecords();
 }
@@ -168,6 +171,34 @@ function timeNestedQuantifierPattern(engine: ReturnType<typeof createRuleEngine>
     const matched = rule({ x: 'a'.repeat(length) + '!' });
     console.log(`matches ^(\\w+\\s?)*$ on ${length} x "a" + "!": ${matched} in ${(performance.now() - started).toFixed(2)} ms`);
   }
+}
+
+/**
+ * Inputs that a backtracking pattern or a quadratic parser would take seconds on: `is_number` on a long run of
+ * digits that does not match, and REDCap logic of many conditions. Each twice as long as the row before, so a
+ * linear cost shows as about 2x per row. The unit tests check the answers; the timings belong here.
+ */
+function timeLinearInputs(): void {
+  const time = (work: () => unknown) => {
+    const samplesMs: number[] = [];
+    for (let sample = 0; sample < 5; sample++) {
+      const started = performance.now();
+      work();
+      samplesMs.push(performance.now() - started);
+    }
+    return summarise(samplesMs).p50;
+  };
+  const rows = [
+    ...[50_000, 100_000, 200_000].map((digits) => {
+      const text = `${'1'.repeat(digits)}x`;
+      return { input: `is_number on ${digits} digits + "x"`, 'p50 ms': time(() => isNumeric(text)) };
+    }),
+    ...[250, 500, 1_000].map((conditions) => {
+      const logic = Array.from({ length: conditions }, (_, i) => `[f${i}] = ${i}`).join(' or ');
+      return { input: `REDCap logic of ${conditions} conditions (${logic.length} characters)`, 'p50 ms': time(() => compileRedcapLogic(logic)) };
+    }),
+  ];
+  printTable('Linear-time inputs: is_number and REDCap logic, 5 samples each', rows);
 }
 
 /** Deterministic a/b text, a different one for each seed: the input on which the patterns below are slowest. */

@@ -1,11 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setTimeout as pause } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer } from '../../http/server.js';
 import { buildTestContext } from '../../testing/test-context.js';
 import { testEngines } from '../../testing/test-database.js';
+import { waitFor } from '../../testing/wait-for.js';
 import { registerWorkers } from '../../workers.js';
 import { createTrialStore } from '../store/trial-store.js';
 import type { TrialRecord } from '../store/types.js';
@@ -13,7 +15,9 @@ import type { TrialRecord } from '../store/types.js';
 /**
  * Issue 21: a `matches` rule on hostile data stalled the whole server (a 100 kB value tested against
  * `(a|aa|aaa){999}!` from the data kept /api/health waiting 41 s). QC runs in the server's process, so this
- * starts QC over such records through the API and measures how long the health check takes to answer meanwhile.
+ * starts QC over such records through the API and measures how long the event loop is held meanwhile, while a
+ * client keeps calling the health check. The figure on a quiet machine is `npm run bench:rules` ("Event loop while
+ * 4 QC workers evaluate hostile records").
  */
 
 /**
@@ -96,38 +100,37 @@ describe.each(testEngines())('QC over hostile patterns and values, on %s', (engi
     if (skillsDir) rmSync(skillsDir, { recursive: true, force: true });
   });
 
-  // Retried: the bound is wall-clock time on a shared 2-core machine, where the suite's other worker process (and
-  // PostgreSQL, and a browser) can take the cores for a moment (1.1 s was seen twice under such load, never alone).
-  // The stall this guards against held the server 35-43 s on every attempt, so a retry cannot hide it.
-  it('answers the health check within a second while QC works through them, and names the rule of each over-limit case', { retry: 2, timeout: 90_000 }, async () => {
-    // A client polls the health check every 20 ms over a real socket, from before QC starts until it ends. It
-    // lives in this process, so each wait is counted from when the request was due: a stall that delays the
-    // sending counts too, as it would for a client elsewhere.
+  it('keeps the event loop turning and the health check answering while QC works through them, and names the rule of each over-limit case', { timeout: 90_000 }, async () => {
+    // The loop's own delay, not a health check's round trip (which the suite's other processes, PostgreSQL and a
+    // browser on a shared 2-core machine inflate): the stall this guards against held the loop 35-43 s; a slice
+    // holds it for one rule's bounded matching, and load adds about a second at worst.
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     expect((await fetch(healthUrl)).status).toBe(200); // the first request (connection, first route call) is not QC's doing
-    const waitsMs: number[] = [];
     const statuses = new Set<number>();
+    let answered = 0;
     let isPolling = true;
     const poller = (async () => {
       while (isPolling) {
-        const dueAt = performance.now() + 20;
-        await new Promise((resolve) => setTimeout(resolve, 20));
         statuses.add((await fetch(healthUrl)).status);
-        waitsMs.push(performance.now() - dueAt);
+        answered++;
+        await pause(20); // a client's pace, not a wait for anything: the run's end is awaited on its state below
       }
     })();
+    loopDelay.enable();
 
     const started = await app.inject({ method: 'POST', url: '/api/iit/projects/hostile/qc-runs', headers: auth, payload: { skillId: 'hostile-formats' } });
     expect(started.statusCode, started.body).toBe(202);
-    let progress = started.json();
-    for (const deadline = Date.now() + 60_000; progress.status === 'running' && Date.now() < deadline; ) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      progress = (await app.inject({ method: 'GET', url: `/api/iit/qc-runs/${progress.id}`, headers: auth })).json();
-    }
+    const runId = started.json().id as string;
+    const progress = await waitFor(async () => {
+      const current = (await app.inject({ method: 'GET', url: `/api/iit/qc-runs/${runId}`, headers: auth })).json();
+      return current.status !== 'running' && current;
+    }, 'the QC run to finish', 60_000);
+    loopDelay.disable();
     isPolling = false;
     await poller;
-    expect(Math.max(...waitsMs), `health check waits (ms): ${waitsMs.map(Math.round).join(', ')}`).toBeLessThan(1_000);
+    expect(loopDelay.max / 1e6, `event loop delay (ms): mean ${(loopDelay.mean / 1e6).toFixed(1)}, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)}`).toBeLessThan(5_000);
     expect([...statuses]).toEqual([200]);
-    expect(waitsMs.length).toBeGreaterThan(3); // the checks really overlapped the run
+    expect(answered).toBeGreaterThan(3); // the checks really overlapped the run
     expect(progress).toMatchObject({ status: 'completed', done: RECORDS.length, failed: 0 });
 
     const queries = (await app.inject({ method: 'GET', url: '/api/iit/projects/hostile/queries', headers: auth })).json().queries as Array<{ recordId: string; ruleId: string; severity: string; message: string }>;
