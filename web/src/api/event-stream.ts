@@ -75,7 +75,7 @@ export function createEventStream(options: Pick<HttpClientOptions, 'getToken' | 
 
 /** The run vocabulary's names: listed here so the contract's zod map stays out of the bundle; `satisfies` holds them equal. */
 const RUN_EVENT_NAMES: ReadonlySet<string> = new Set(
-  Object.keys({ run_started: true, plan: true, part_started: true, text_delta: true, tool_call_started: true, tool_call_finished: true, round_finished: true, part_finished: true, waiting: true } satisfies Record<RunEventName, true>),
+  Object.keys({ run_started: true, plan: true, part_started: true, text_delta: true, tool_call_started: true, tool_call_finished: true, round_finished: true, part_finished: true, waiting: true, text_replaced: true } satisfies Record<RunEventName, true>),
 );
 
 function parseJson(text: string): unknown {

@@ -1,31 +1,36 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatPart, Intent, RunProgressEvent } from '../api';
-import { answerBadges, applyChatEvent, badgeTone, EMPTY_ASSISTANT_STREAM, runningTools, streamBadges, streamText, type AssistantStream } from './assistant-stream';
+import { answerBadges, badgeTone, streamBadges } from './assistant-stream';
+import { applyStreamEvent, EMPTY_STREAM, runningTools, shownText, type StreamingAnswer } from './chat-stream';
 
 const data: Intent = { type: 'data_question', text: 'How many subjects at site 01?' };
 const write: Intent = { type: 'write_request', text: 'Change S-017 age to 45' };
 
-function fold(events: RunProgressEvent[], from: AssistantStream = EMPTY_ASSISTANT_STREAM): AssistantStream {
-  return events.reduce(applyChatEvent, from);
+function fold(events: RunProgressEvent[], from: StreamingAnswer = EMPTY_STREAM): StreamingAnswer {
+  return events.reduce(applyStreamEvent, from);
 }
 
 const part = (intent: Intent, answer: string, ending: ChatPart['ending'], ok = true): ChatPart => ({ intent, answer, ending, ok });
+const finished = (index: number, intent: Intent, answer: string, ending: string, ok = true): RunProgressEvent => ({
+  event: 'part_finished',
+  data: { type: 'part_finished', part: index, planned: { type: intent.type, text: intent.text }, answer, ending, ok },
+});
 
-describe('applyChatEvent', () => {
+describe("the trial assistant's stream", () => {
   it('follows the plan, tool calls and text of each part until it finishes', () => {
     const stream = fold([
       { event: 'run_started', data: { type: 'run_started', traceId: 't1', conversationId: 'c1' } },
-      { event: 'plan', data: { type: 'plan', intents: [data, write], routedBy: 'model', routingFallback: null } },
-      { event: 'part_started', data: { type: 'part_started', part: 0, intent: data } },
+      { event: 'plan', data: { type: 'plan', parts: [data, write], routedBy: 'model', routingFallback: null } },
+      { event: 'part_started', data: { type: 'part_started', part: 0, planned: data } },
       { event: 'tool_call_started', data: { type: 'tool_call_started', round: 0, callId: 'c1', name: 'query_records', part: 0 } },
       { event: 'tool_call_started', data: { type: 'tool_call_started', round: 0, callId: 'c2', name: 'query_records', part: 0 } },
       // The second call of the same tool ends first: the call id, not the name, says which one.
       { event: 'tool_call_finished', data: { type: 'tool_call_finished', round: 0, callId: 'c2', name: 'query_records', success: false, part: 0 } },
     ]);
-    expect(stream).toMatchObject({ traceId: 't1', conversationId: 'c1', routedBy: 'model' });
-    expect(stream.parts[0]?.tools).toEqual([
-      { callId: 'c1', name: 'query_records', status: 'running' },
-      { callId: 'c2', name: 'query_records', status: 'failed' },
+    expect(stream).toMatchObject({ traceId: 't1', conversationId: 'c1', plan: { routedBy: 'model' } });
+    expect(stream.tools).toEqual([
+      { callId: 'c1', name: 'query_records', status: 'running', part: 0 },
+      { callId: 'c2', name: 'query_records', status: 'failed', part: 0 },
     ]);
     expect(runningTools(stream)).toEqual(['query_records']);
     expect(streamBadges(stream)).toEqual([{ type: 'data_question', ok: true }, { type: 'write_request', ok: true }]);
@@ -38,19 +43,19 @@ describe('applyChatEvent', () => {
       ],
       stream,
     );
-    expect(streamText(done)).toBe('12 subjects at site 01.');
+    expect(shownText(done)).toBe('12 subjects at site 01.');
     expect(runningTools(done)).toEqual([]);
 
-    const finished = fold(
+    const all = fold(
       [
-        { event: 'part_finished', data: { type: 'part_finished', part: 0, ...part(data, '12 subjects at site 01.', 'answer') } },
-        { event: 'part_started', data: { type: 'part_started', part: 1, intent: write } },
-        { event: 'part_finished', data: { type: 'part_finished', part: 1, ...part(write, 'Changes go through REDCap.', 'guided') } },
+        finished(0, data, '12 subjects at site 01.', 'answer'),
+        { event: 'part_started', data: { type: 'part_started', part: 1, planned: write } },
+        finished(1, write, 'Changes go through REDCap.', 'guided'),
       ],
       done,
     );
-    expect(streamText(finished)).toBe('12 subjects at site 01.\n\nChanges go through REDCap.');
-    expect(streamBadges(finished)).toEqual([
+    expect(shownText(all)).toBe('12 subjects at site 01.\n\nChanges go through REDCap.');
+    expect(streamBadges(all)).toEqual([
       { type: 'data_question', ending: 'answer', ok: true },
       { type: 'write_request', ending: 'guided', ok: true },
     ]);
@@ -62,19 +67,16 @@ describe('applyChatEvent', () => {
       { event: 'text_delta', data: { type: 'text_delta', round: 0, text: 'first', part: 0 } },
     ]);
     expect(stream.parts.map((p) => p.index)).toEqual([0, 1]);
-    expect(streamText(stream)).toBe('first\n\nsecond');
-    expect(EMPTY_ASSISTANT_STREAM).toEqual({ intents: [], parts: [], isStopped: false });
+    expect(shownText(stream)).toBe('first\n\nsecond');
   });
-});
 
-describe('waiting', () => {
   it('keeps what a run that stopped for the user asks of them, beside the text it wrote', () => {
     const stream = fold([
       { event: 'text_delta', data: { type: 'text_delta', round: 0, text: 'Two sites answered.', part: 0 } },
       { event: 'waiting', data: { type: 'waiting', runId: 'r1', awaiting: 'approval', prompt: 'Send the 3 queries to site 02?' } },
     ]);
     expect(stream.waiting).toEqual({ runId: 'r1', awaiting: 'approval', prompt: 'Send the 3 queries to site 02?' });
-    expect(streamText(stream)).toBe('Two sites answered.');
+    expect(shownText(stream)).toBe('Two sites answered.');
   });
 });
 

@@ -3,7 +3,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { Spinner } from '../../components/Spinner';
 import { useT } from '../../i18n/use-t';
 import { routes } from '../../router';
-import { conversationOf, useChatStore } from '../../stores/chat';
+import { excludedOf, scenarioConversationOf, useChatStore, useScenarioTurnsStore } from '../../stores/chat';
 import { conversationsOf, useConversationsStore } from '../../stores/conversations';
 import { useScenariosStore } from '../../stores/scenarios';
 import { ChatComposer } from './ChatComposer';
@@ -15,7 +15,8 @@ import { TurnView } from './TurnView';
 export function ChatScreen({ scenarioId }: { scenarioId: string }) {
   const t = useT();
   const { scenarios, hasLoaded, isLoading, error, load } = useScenariosStore();
-  const conversation = useChatStore((state) => conversationOf(state, scenarioId));
+  const conversation = useScenarioTurnsStore((state) => scenarioConversationOf(state, scenarioId));
+  const excludedDocumentIds = useChatStore((state) => excludedOf(state, scenarioId));
   const { send, stop, setExcluded, clear } = useChatStore.getState();
   const scope = useMemo(() => ({ scenarioId }), [scenarioId]);
   const earlier = useConversationsStore((state) => conversationsOf(state, { scenarioId }));
@@ -49,7 +50,7 @@ export function ChatScreen({ scenarioId }: { scenarioId: string }) {
     );
   }
 
-  const excluded = new Set(conversation.excludedDocumentIds);
+  const excluded = new Set(excludedDocumentIds);
   const selectedIds = scenario.documents.map((doc) => doc.documentId).filter((id) => !excluded.has(id));
   // All ticked (or nothing ingested yet) means no filter: the server then searches every document.
   const isWholeScope = selectedIds.length === scenario.documents.length;
@@ -96,7 +97,7 @@ export function ChatScreen({ scenarioId }: { scenarioId: string }) {
         <aside className="chat-side">
           <DocumentScopePicker
             documents={scenario.documents}
-            excludedDocumentIds={conversation.excludedDocumentIds}
+            excludedDocumentIds={excludedDocumentIds}
             onChange={(ids) => setExcluded(scenarioId, ids)}
             disabled={conversation.isRunning}
           />

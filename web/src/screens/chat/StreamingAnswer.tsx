@@ -1,11 +1,11 @@
 import { WaitingPrompt } from '../../components/WaitingPrompt';
 import { useT } from '../../i18n/use-t';
-import { previewText, type StreamingAnswer as StreamingAnswerState } from '../../stores/chat-stream';
+import { previewText, shownText, type StreamingAnswer as StreamingAnswerState } from '../../stores/chat-stream';
 
 /** A turn's answer while it arrives: tool calls as they start and end, then the text so far. */
 export function StreamingAnswer({ answer }: { answer: StreamingAnswerState }) {
   const t = useT();
-  const text = previewText(answer.text);
+  const text = previewText(shownText(answer));
   return (
     <article className="answer answer-streaming" data-testid="streaming-answer" aria-busy={!answer.isStopped}>
       {answer.isStopped ? (

@@ -8,7 +8,7 @@ import { StreamingAnswer } from './StreamingAnswer';
 
 export function TurnView({ turn }: { turn: Turn }) {
   const t = useT();
-  const isPending = !turn.result && turn.requestError === undefined && !turn.streaming?.isStopped && !turn.streaming?.waiting;
+  const isPending = !turn.result && turn.requestError === undefined && !turn.streaming.isStopped && !turn.streaming.waiting;
   return (
     <div className="turn">
       <div className="message message-user" data-testid="user-message">
@@ -22,9 +22,9 @@ export function TurnView({ turn }: { turn: Turn }) {
       </div>
       <div className="message message-agent">
         <div className="message-author">{t('chat.agent')}</div>
-        {turn.result ? <AnswerView result={turn.result} /> : turn.streaming ? <StreamingAnswer answer={turn.streaming} /> : null}
+        {turn.result ? <AnswerView result={turn.result} /> : turn.requestError === undefined || turn.streaming.traceId ? <StreamingAnswer answer={turn.streaming} /> : null}
         {/* A run that stopped for the user still asks once its result has replaced the stream. */}
-        {turn.result && turn.streaming?.waiting ? <WaitingPrompt waiting={turn.streaming.waiting} /> : null}
+        {turn.result && turn.streaming.waiting ? <WaitingPrompt waiting={turn.streaming.waiting} /> : null}
         {turn.requestError !== undefined ? (
           <ErrorAlert error={turn.requestError} title={t('answer.requestFailed')} testId="run-error" />
         ) : null}

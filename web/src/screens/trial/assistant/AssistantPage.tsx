@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef } from 'react';
 import { useT } from '../../../i18n/use-t';
-import { assistantConversationOf, useAssistantChatStore } from '../../../stores/assistant-chat';
+import { assistantConversationOf, useAssistantChatStore, useAssistantTurnsStore } from '../../../stores/assistant-chat';
 import { conversationsOf, useConversationsStore } from '../../../stores/conversations';
 import { ChatComposer } from '../../chat/ChatComposer';
 import { ConversationList } from '../../chat/ConversationList';
@@ -15,7 +15,7 @@ import { AssistantTurnView } from './AssistantTurnView';
 export function AssistantPage({ projectId }: { projectId: string }) {
   const t = useT();
   const scope = useMemo(() => ({ projectId }), [projectId]);
-  const conversation = useAssistantChatStore((state) => assistantConversationOf(state, projectId));
+  const conversation = useAssistantTurnsStore((state) => assistantConversationOf(state, projectId));
   const { send, stop, clear } = useAssistantChatStore.getState();
   const earlier = useConversationsStore((state) => conversationsOf(state, scope));
   const endRef = useRef<HTMLDivElement>(null);

@@ -5,12 +5,13 @@ import { WaitingPrompt } from '../../../components/WaitingPrompt';
 import { useT } from '../../../i18n/use-t';
 import { routes } from '../../../router';
 import type { AssistantTurn } from '../../../stores/assistant-chat';
-import { answerBadges, runningTools, streamBadges, streamText, type AssistantStream } from '../../../stores/assistant-stream';
+import { answerBadges, streamBadges } from '../../../stores/assistant-stream';
+import { runningTools, shownText, type StreamingAnswer } from '../../../stores/chat-stream';
 import { AnswerFooter } from './AnswerFooter';
 import { IntentBadges } from './IntentBadges';
 
 /** Says why keyword rules classified the message: "the model was unavailable" only when it was. */
-function RoutedByRules({ fallback }: { fallback: ChatAnswer['routingFallback'] | undefined }) {
+function RoutedByRules({ fallback }: { fallback: string | null | undefined }) {
   const t = useT();
   return (
     <span className="muted small" data-testid="routed-by-rules" data-fallback={fallback ?? ''}>
@@ -49,16 +50,17 @@ function AssistantAnswer({ projectId, answer }: { projectId: string; answer: Cha
 }
 
 /** The answer while it arrives: intents once routed, the tools at work (names only), then the text so far. */
-function AssistantStreaming({ projectId, stream }: { projectId: string; stream: AssistantStream }) {
+function AssistantStreaming({ projectId, stream }: { projectId: string; stream: StreamingAnswer }) {
   const t = useT();
-  const text = streamText(stream);
+  const text = shownText(stream);
   const busy = runningTools(stream);
-  const tools = stream.parts.flatMap((part) => part.tools);
+  // Tools run inside a part; a tool event without one is not the assistant's to show.
+  const tools = stream.tools.filter((tool) => tool.part !== undefined);
   return (
     <article className="answer answer-streaming assistant-answer" data-testid="assistant-streaming" aria-busy={!stream.isStopped}>
       <header className="answer-meta">
         <IntentBadges badges={streamBadges(stream)} />
-        {stream.routedBy === 'rules' ? <RoutedByRules fallback={stream.routingFallback} /> : null}
+        {stream.plan?.routedBy === 'rules' ? <RoutedByRules fallback={stream.plan.routingFallback} /> : null}
         {stream.isStopped ? (
           <>
             <span className="badge badge-warn" data-testid="stream-stopped">
@@ -70,7 +72,7 @@ function AssistantStreaming({ projectId, stream }: { projectId: string; stream: 
       </header>
       {tools.length > 0 ? (
         <div className="assistant-tools" data-testid="assistant-tools">
-          {busy.length > 0 && !stream.isStopped ? <span className="muted small">{t('assistant.usingTools', { tools: [...new Set(busy)].join(', ') })}</span> : null}
+          {busy.length > 0 && !stream.isStopped ? <span className="muted small">{t('assistant.usingTools', { tools: busy.join(', ') })}</span> : null}
           <span className="assistant-tool-chips">
             {tools.map((tool, index) => (
               <code key={index} className={`tool-chip tool-chip-${tool.status}`} data-testid="assistant-tool" data-status={tool.status} title={t(`stream.tool.${tool.status}`)}>
@@ -106,10 +108,10 @@ export function AssistantTurnView({ projectId, turn }: { projectId: string; turn
           <>
             <AssistantAnswer projectId={projectId} answer={turn.result} />
             {/* A run that stopped for the user still asks once its result has replaced the stream. */}
-            {turn.stream.waiting ? <WaitingPrompt waiting={turn.stream.waiting} /> : null}
+            {turn.streaming.waiting ? <WaitingPrompt waiting={turn.streaming.waiting} /> : null}
           </>
         ) : turn.requestError === undefined ? (
-          <AssistantStreaming projectId={projectId} stream={turn.stream} />
+          <AssistantStreaming projectId={projectId} stream={turn.streaming} />
         ) : null}
         {turn.requestError !== undefined ? <ErrorAlert error={turn.requestError} title={t('answer.requestFailed')} testId="assistant-error" /> : null}
       </div>
