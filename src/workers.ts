@@ -26,17 +26,14 @@ export async function registerWorkers(ctx: AppContext): Promise<{ stop(): void }
     ctx.logger.info({ scenarioId, documents: results.length, changed: results.filter((r) => !r.unchanged).length }, 'scenario documents ingested');
   });
   await registerMemoryWorkers({ jobs: ctx.jobs, hot: ctx.memory.hot, reports: ctx.memory.reports, logger: ctx.logger, cron: { distill: ctx.config.memory.distillCron, weekly: ctx.config.memory.weeklyCron } });
-  // Durable agent runs: their advance jobs and their orphan sweep, with the QC run settings (one lease policy).
-  const agentRunWorkers = await ctx.agentRuns.registerWorkers({ concurrency: ctx.config.qc.concurrency, sweepIntervalMs: ctx.config.qc.sweepIntervalMs, staleMs: ctx.config.qc.staleMs });
-  const consultWorkers = await ctx.consult.registerWorkers({ concurrency: ctx.config.qc.concurrency, sweepIntervalMs: ctx.config.qc.sweepIntervalMs, staleMs: ctx.config.qc.staleMs });
-  const stagedWorkers = await ctx.stagedAgents.registerWorkers({ concurrency: ctx.config.qc.concurrency, sweepIntervalMs: ctx.config.qc.sweepIntervalMs, staleMs: ctx.config.qc.staleMs });
+  // Every durable agent run (definition runs, consults, staged agents): one queue and one orphan sweep, with the QC
+  // run settings (one lease policy).
+  const agentRunWorkers = await ctx.agentRunHost.start({ concurrency: ctx.config.qc.concurrency, sweepIntervalMs: ctx.config.qc.sweepIntervalMs, staleMs: ctx.config.qc.staleMs });
   await registerAuditAnchorJob({ jobs: ctx.jobs, db: ctx.db, logger: ctx.logger, webhookUrl: ctx.config.qc.reviewWebhookUrl, cron: ctx.config.audit.anchorCron });
   return {
     stop: () => {
       qcWorkers.stop();
       agentRunWorkers.stop();
-      stagedWorkers.stop();
-      consultWorkers.stop();
     },
   };
 }

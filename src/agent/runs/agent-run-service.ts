@@ -1,29 +1,17 @@
-import { z } from 'zod';
 import type { Role } from '../../core/db/schema/auth.js';
 import type { Db } from '../../core/db/connect.js';
 import { ClinAgentError, errorMessage } from '../../core/errors.js';
-import type { Jobs } from '../../core/jobs/boss.js';
-import { defineQueue } from '../../core/jobs/queues.js';
 import type { Logger } from '../../core/logger.js';
 import type { TraceRun, TraceStore } from '../../core/trace/store.js';
 import type { User } from '../../core/auth/users.js';
 import type { ConversationStore } from '../conversations/index.js';
 import type { AgentDefinition } from '../definitions/agent-definition.js';
-import { createDefinitionRun, definitionIdOf, definitionRunStore, listDefinitionRuns, reopenDefinitionRun, stateOf, type DefinitionRun, type DefinitionRunState } from './definition-runs.js';
+import { createDefinitionRun, DEFINITION_KIND_PREFIX, definitionIdOf, definitionRunStore, listDefinitionRuns, reopenDefinitionRun, stateOf, type DefinitionRun, type DefinitionRunState } from './definition-runs.js';
 import { runTurn, withReplyApplied, type TurnDeps } from './definition-turn.js';
+import type { RunHost } from './run-host.js';
 import { createStepDriver, isRetryableRunError, MODEL_UNAVAILABLE_STEP, type ModelOutagePolicy } from './step-driver.js';
 
 export { newRunWorkerId } from './step-driver.js';
-
-/**
- * One job advances one agent run: its first start, its continuation after a person's answer or decision, and its
- * recovery after a worker died are the same job, idempotent under the run's lease.
- */
-export const advanceAgentRunQueue = defineQueue('agent-advance-run', z.object({ runId: z.string().uuid() }), {
-  retryLimit: 5,
-  // Longer than the slowest turn; a job of a dead worker is retried after this (the sweep is faster).
-  expireInSeconds: 15 * 60,
-});
 
 export interface AgentRunActor {
   id: string;
@@ -32,13 +20,14 @@ export interface AgentRunActor {
 
 export interface AgentRunServiceDeps extends TurnDeps {
   db: Db;
-  jobs?: Jobs;
+  /** The one host of durable agent runs: its queue advances these runs and its sweep recovers them. */
+  host: RunHost;
   trace: TraceStore;
   logger: Logger;
   /** Identifies this process in run leases. */
   workerId: string;
   leaseMs?: number;
-  /** The agents that may run durably, by id (the scenario catalog). */
+  /** Every agent by id (the agent registry); a durable run resolves its definition here when it starts and each time it advances. */
   definitions: { has(id: string): boolean; get(id: string): AgentDefinition<string> };
   /**
    * The conversation log a run answers in (a conversation knows its agent and its runs): the input and the person's
@@ -64,7 +53,8 @@ export const AGENT_RUN_OUTAGE: ModelOutagePolicy = { attempts: 2, firstDelayMs: 
  * belongs to its user: anyone else gets NOT_FOUND, as for a missing id; admins may read any.
  */
 export function createAgentRunService(deps: AgentRunServiceDeps) {
-  const driver = createStepDriver({ store: definitionRunStore, db: deps.db, logger: deps.logger, workerId: deps.workerId, leaseMs: deps.leaseMs, queue: advanceAgentRunQueue, key: 'runId', jobs: deps.jobs, label: 'agent run', modelOutage: deps.modelOutage ?? AGENT_RUN_OUTAGE });
+  const { host } = deps;
+  const driver = createStepDriver({ store: definitionRunStore, db: deps.db, logger: deps.logger, workerId: deps.workerId, leaseMs: deps.leaseMs, queue: host.queue, key: host.key, jobs: host.jobs, label: 'agent run', modelOutage: deps.modelOutage ?? AGENT_RUN_OUTAGE });
 
   async function owned(id: string, actor: AgentRunActor, how: 'read' | 'act'): Promise<DefinitionRun> {
     const run = await definitionRunStore.get(deps.db, id);
@@ -151,6 +141,8 @@ export function createAgentRunService(deps: AgentRunServiceDeps) {
     });
   }
 
+  host.register({ prefix: DEFINITION_KIND_PREFIX, label: 'agent run', advance });
+
   return {
     start,
     advance,
@@ -185,13 +177,6 @@ export function createAgentRunService(deps: AgentRunServiceDeps) {
     async cancel(id: string, actor: AgentRunActor): Promise<DefinitionRun> {
       await owned(id, actor, 'act');
       return definitionRunStore.cancel(deps.db, id, actor.id, 'cancelled by its user');
-    },
-    /** The agent-run workers of one process: advance jobs with bounded concurrency, and the orphan sweep. */
-    async registerWorkers(options: { concurrency: number; sweepIntervalMs: number; staleMs: number }): Promise<{ sweep(): Promise<number>; stop(): void }> {
-      const jobs = deps.jobs;
-      if (!jobs) throw new ClinAgentError('INTERNAL', 'Agent-run workers need job queues; create the context with startJobs: true.');
-      for (let i = 0; i < options.concurrency; i++) await jobs.work(advanceAgentRunQueue, async ({ runId }) => void (await advance(runId)), { batchSize: 1, pollingIntervalSeconds: 0.5 });
-      return driver.startSweep({ intervalMs: options.sweepIntervalMs, staleMs: options.staleMs });
     },
   };
 }

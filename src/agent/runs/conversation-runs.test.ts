@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { Database } from '../../core/db/connect.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { ALL_TRACES } from '../../core/trace/store.js';
@@ -38,13 +39,14 @@ describe.each(testEngines())('conversation runs on %s', (engine) => {
     const { ctx } = server;
     const { user } = await ctx.users.create({ name: 'tagger', role: 'coordinator' });
     const steps: string[] = [];
-    const runs = createConversationRuns<TagState>({
-      db: ctx.db, trace: ctx.trace, logger: ctx.logger, workerId: 'test-worker', conversations: ctx.conversations, users: ctx.users,
-      kindPrefix: 'tagger:', label: 'Tagging', traceKind: 'tagger',
+    const runs = createConversationRuns<TagState, { text: string }>({
+      db: ctx.db, host: ctx.agentRunHost, trace: ctx.trace, logger: ctx.logger, workerId: 'test-worker', conversations: ctx.conversations, users: ctx.users,
+      kindPrefix: 'tagger:', label: 'Tagging', traceKind: 'tagger', input: z.object({ text: z.string() }),
       chargeTokens: (state, tokens) => ({ ...state, tokensUsed: state.tokensUsed + tokens }),
-      async step(_run, { review, state, trace }) {
-        steps.push(review.answer ?? '');
-        const answer = await ctx.llm.chat({ messages: [{ role: 'user', content: review.answer ?? '' }] }, trace);
+      async step(_run, { given, state, trace }) {
+        const text = given.kind === 'answer' ? given.input.text : '';
+        steps.push(text);
+        const answer = await ctx.llm.chat({ messages: [{ role: 'user', content: text }] }, trace);
         // A reader that trusts the model's shape, as the consult's did: a string where a list was promised throws.
         const tags = (JSON.parse(answer.content) as { tags: string[] }).tags.filter((tag) => tag.length > 0);
         return { state: { ...state, tags: [...state.tags, ...tags], tokensUsed: state.tokensUsed + answer.usage.promptTokens + answer.usage.completionTokens }, type: 'message', outcome: 'tagged' };
@@ -54,7 +56,7 @@ describe.each(testEngines())('conversation runs on %s', (engine) => {
     const created = await runs.create(user, { agentId: 'tagger', conversationId: conversation.id, state: { tags: [], tokensUsed: 0, traceIds: [], updatedAt: new Date().toISOString() } });
 
     model.push({ reply: '{"tags": "left forearm"}', usage: { prompt_tokens: 700, completion_tokens: 40 } });
-    const failed = await runs.take(created, user, { kind: 'answer', answer: 'first' }).then(() => undefined, (error: unknown) => error);
+    const failed = await runs.take(created, user, { kind: 'answer', input: { text: 'first' } }).then(() => undefined, (error: unknown) => error);
     expect(ClinAgentError.isInstance(failed) && failed.code).toBe('INTERNAL');
     expect((failed as Error).message).not.toContain('filter');
     const after = (await runs.store.get(ctx.db, created.id))!;
@@ -65,7 +67,7 @@ describe.each(testEngines())('conversation runs on %s', (engine) => {
     expect(trace).toMatchObject({ status: 'failed', error: expect.stringContaining('filter') });
 
     model.push({ reply: '{"tags": ["arm"]}', usage: { prompt_tokens: 10, completion_tokens: 5 } });
-    const answered = await runs.take(after, user, { kind: 'answer', answer: 'second' });
+    const answered = await runs.take(after, user, { kind: 'answer', input: { text: 'second' } });
     expect(runs.stateOf(answered)).toMatchObject({ tags: ['arm'], tokensUsed: 755 });
     expect(steps).toEqual(['first', 'second']);
     expect(model.requests).toHaveLength(2);

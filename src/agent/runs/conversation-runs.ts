@@ -1,19 +1,18 @@
 import { and, desc, eq, like, sql } from 'drizzle-orm';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { appendAuditEntries, PLATFORM_AUDIT_SCOPE } from '../../core/audit/audit-log.js';
 import { assertWriterRole } from '../../core/auth/project-access.js';
 import type { User } from '../../core/auth/users.js';
 import type { Db } from '../../core/db/connect.js';
 import { agentRuns } from '../../core/db/schema/runs.js';
-import { ClinAgentError, errorMessage } from '../../core/errors.js';
-import type { Jobs } from '../../core/jobs/boss.js';
-import { defineQueue } from '../../core/jobs/queues.js';
+import { ClinAgentError, errorMessage, formatIssues } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { TraceRun, TraceStore } from '../../core/trace/store.js';
 import type { ConversationStore } from '../conversations/index.js';
 import type { AgentEventSink } from '../loop/events.js';
 import { createRunStore, type RunAuditEvent } from './run-store.js';
 import type { RunReview } from './run-shape.js';
+import type { RunHost } from './run-host.js';
 import { createStepDriver } from './step-driver.js';
 import { withTransaction } from '../../core/db/transaction.js';
 
@@ -27,8 +26,14 @@ export interface ConversationRunState {
   lastError?: { code: string; message: string };
 }
 
-/** The person's input a step works on: a message (an answer) or a confirmation (an approval). */
-export type ConversationInput = { kind: 'answer'; answer: string } | { kind: 'approve' };
+/**
+ * The person's input a step works on: a message (an answer, typed by the family: the consult's text and
+ * attachment, a staged agent's text) or a confirmation (an approval).
+ */
+export type ConversationInput<I> = { kind: 'answer'; input: I } | { kind: 'approve' };
+
+/** The input a step is given: the person's message as its family's schema read it, or their confirmation. */
+export type StepInput<I> = { kind: 'answer'; input: I } | { kind: 'approve' };
 
 /** What one input did: the agent's new state, and how the step is named in the run's steps and audit. */
 export interface StepOutcome<S> {
@@ -41,7 +46,8 @@ export interface StepOutcome<S> {
 /** What a service built on conversation runs is given (the Protocol Agent's, the consult's), besides its own needs. */
 export interface ConversationRunDeps {
   db: Db;
-  jobs?: Jobs;
+  /** The one host of durable agent runs, whose queue and sweep recover a step left by a dead process. */
+  host: RunHost;
   trace: TraceStore;
   logger: Logger;
   /** Identifies this process in run leases. */
@@ -52,9 +58,14 @@ export interface ConversationRunDeps {
   users: { get(id: string): Promise<User | undefined> };
 }
 
-export interface ConversationRunsOptions<S extends ConversationRunState> extends Omit<ConversationRunDeps, 'conversations'> {
-  /** `staged:`, `consult:`: the run kind is the prefix and the agent id, so each family has its own store, sweep and queue. */
+export interface ConversationRunsOptions<S extends ConversationRunState, I> extends Omit<ConversationRunDeps, 'conversations'> {
+  /** `staged:`, `consult:`: the run kind is the prefix and the agent id; the run host routes the family's jobs by it. */
   kindPrefix: string;
+  /**
+   * What a message of this family is, checked when it is taken and again when a step reads it back from the run:
+   * a step is never given a shape its code does not expect (a run decided by an older version, say).
+   */
+  input: z.ZodType<I, unknown>;
   /** How its runs are named to people ("Conversation", "Consult"). */
   label: string;
   /** The trace kind of each step (`staged_agent`, `consult`). */
@@ -66,13 +77,13 @@ export interface ConversationRunsOptions<S extends ConversationRunState> extends
    * Handles one input. Whatever it throws ends the step: the run waits again for input, the input not taken, and the
    * request that brought it gets the error (a fault that is not a ClinAgentError as a plain INTERNAL one).
    */
-  step(run: ConversationRun, input: { review: RunReview; state: S; trace: TraceRun; onEvent?: AgentEventSink; signal?: AbortSignal }): Promise<StepOutcome<S>>;
+  step(run: ConversationRun, input: { review: RunReview; given: StepInput<I>; state: S; trace: TraceRun; onEvent?: AgentEventSink; signal?: AbortSignal }): Promise<StepOutcome<S>>;
   /**
    * The service's own answer in place of a step that threw (the model down, a fault), so the input is taken after
    * all (the consult's risk advice needs no model). Given the state with the failed step's tokens already counted;
    * undefined leaves the run waiting with the error reported. Never called for a cancelled step.
    */
-  recover?(run: ConversationRun, failure: { review: RunReview; state: S; error: unknown; trace: TraceRun }): StepOutcome<S> | undefined;
+  recover?(run: ConversationRun, failure: { review: RunReview; given: StepInput<I>; state: S; error: unknown; trace: TraceRun }): StepOutcome<S> | undefined;
   /** Counts in the state the tokens of a step that threw (cancelled ones too); a step that ends counts its own. */
   chargeTokens?(state: S, tokens: number): S;
   /** What the step said, logged in the conversation after it is saved: the person's text and the reply. */
@@ -122,12 +133,21 @@ export const INPUT_NODE = 'input';
  * brings an input runs its step itself, streaming to the person; a step left by a dead process is picked up by the
  * orphan sweep and run by a worker.
  */
-export function createConversationRuns<S extends ConversationRunState>(options: ConversationRunsOptions<S>) {
-  const { db, kindPrefix } = options;
+export function createConversationRuns<S extends ConversationRunState, I>(options: ConversationRunsOptions<S, I>) {
+  const { db, kindPrefix, host } = options;
   const kindOf = (agentId: string): string => `${kindPrefix}${agentId}`;
   const agentIdOf = (run: Pick<ConversationRun, 'kind'>): string => run.kind.slice(kindPrefix.length);
   const stateOf = (run: ConversationRun): S => run.state as unknown as S;
-  const queue = defineQueue(`${kindPrefix.replace(/[^a-z]/g, '')}-advance`, z.object({ runId: z.string().uuid() }), { retryLimit: 5, expireInSeconds: 15 * 60 });
+
+  /** The person's message as the family's schema reads it; a stored input it refuses is a fault of ours, named. */
+  function inputOf(run: ConversationRun, review: RunReview): StepInput<I> {
+    if (review.decision !== 'answer') return { kind: 'approve' };
+    const parsed = options.input.safeParse(review.input);
+    if (!parsed.success) {
+      throw new ClinAgentError('INTERNAL', `${options.label} ${run.id}: the message it was given is not one it can read (${formatIssues(parsed.error.issues).join('; ')}). Send it again.`, { runId: run.id });
+    }
+    return { kind: 'answer', input: parsed.data };
+  }
 
   const auditAction = (event: RunAuditEvent): string | undefined => {
     if (event.type === 'step') return options.auditStep?.({ type: event.step.type, outcome: event.step.outcome });
@@ -141,7 +161,7 @@ export function createConversationRuns<S extends ConversationRunState>(options: 
     columns: (update) => (update.state ? { state: update.state as unknown as Record<string, unknown> } : {}),
     audit: { entityType: 'agent_run', projectId: (run) => run.projectId ?? PLATFORM_AUDIT_SCOPE, actor: (run) => `agent:${agentIdOf(run)}`, action: auditAction },
   });
-  const driver = createStepDriver({ store, db, logger: options.logger, workerId: options.workerId, leaseMs: options.leaseMs, queue, key: 'runId', jobs: options.jobs, label: options.label.toLowerCase() });
+  const driver = createStepDriver({ store, db, logger: options.logger, workerId: options.workerId, leaseMs: options.leaseMs, queue: host.queue, key: host.key, jobs: host.jobs, label: options.label.toLowerCase() });
 
   /** What went wrong in a step that threw, for its trace; the step itself ends normally so nothing retries it. */
   interface StepFailure {
@@ -160,9 +180,11 @@ export function createConversationRuns<S extends ConversationRunState>(options: 
     });
     if (!review) return waitAgain(saved, 'input', 'nothing_to_do');
     const counted = countingTokens(trace);
+    let given: StepInput<I> | undefined;
     try {
+      given = inputOf(run, review);
       onEvent?.({ type: 'run_started', traceId: trace.traceId, conversationId: run.conversationId ?? undefined, runId: run.id });
-      const done = await options.step(run, { review, state: { ...saved, lastError: undefined }, trace: counted.trace, onEvent, signal });
+      const done = await options.step(run, { review, given, state: { ...saved, lastError: undefined }, trace: counted.trace, onEvent, signal });
       return waitAgain({ ...done.state, lastError: undefined }, done.type, done.outcome, done.detail);
     } catch (error) {
       // Whatever failed, the step ends here and the conversation waits for input again. A step thrown back to the
@@ -172,13 +194,20 @@ export function createConversationRuns<S extends ConversationRunState>(options: 
       const isCancelled = ClinAgentError.isInstance(error) && error.code === 'CANCELLED';
       const charged = options.chargeTokens ? options.chargeTokens({ ...saved, lastError: undefined }, counted.tokens()) : { ...saved, lastError: undefined };
       if (!isCancelled) options.logger.error({ runId: run.id, traceId: trace.traceId, err: errorMessage(error) }, `${options.label}: a message could not be answered`);
-      const recovered = isCancelled ? undefined : options.recover?.(run, { review, state: charged, error, trace });
+      const recovered = isCancelled || !given ? undefined : options.recover?.(run, { review, given, state: charged, error, trace });
       if (recovered) return waitAgain({ ...recovered.state, lastError: undefined }, recovered.type, recovered.outcome, recovered.detail);
       const reported = ClinAgentError.isInstance(error)
         ? { code: error.code, message: error.message }
         : { code: 'INTERNAL', message: `This message could not be answered because of a fault on our side (trace ${trace.traceId}). Send it again; if it fails again, report the trace id.` };
       return waitAgain({ ...charged, lastError: reported }, review.decision === 'approve' ? 'confirm' : 'message', 'error', { code: reported.code });
     }
+  }
+
+  /** A message as it is taken: refused with every problem named when it is not what this family reads. */
+  function parseInput(value: I): I {
+    const parsed = options.input.safeParse(value);
+    if (!parsed.success) throw new ClinAgentError('VALIDATION_FAILED', `message: ${formatIssues(parsed.error.issues).join('; ')}`, { field: 'message' });
+    return parsed.data;
   }
 
   async function advance(runId: string, onEvent?: AgentEventSink, signal?: AbortSignal): Promise<ConversationRun | undefined> {
@@ -202,6 +231,8 @@ export function createConversationRuns<S extends ConversationRunState>(options: 
       .append(run.conversationId, [{ role: 'user', content: exchange.asked }, { role: 'assistant', content: exchange.answered, traceId: exchange.traceId }], owner)
       .catch((error) => options.logger.warn({ runId: run.id, err: errorMessage(error) }, `${options.label}: the exchange could not be logged in its conversation`));
   }
+
+  host.register({ prefix: kindPrefix, label: options.label.toLowerCase(), advance: (runId) => advance(runId) });
 
   return {
     store,
@@ -239,12 +270,13 @@ export function createConversationRuns<S extends ConversationRunState>(options: 
      * Takes the person's input and runs its step here, streaming to them; the run as saved after it. One input at
      * a time: a second one while the first is answered is refused. A step another process took over is waited for.
      */
-    async take(run: ConversationRun, actor: User, input: ConversationInput, stream: { onEvent?: AgentEventSink; signal?: AbortSignal } = {}): Promise<ConversationRun> {
+    async take(run: ConversationRun, actor: User, input: ConversationInput<I>, stream: { onEvent?: AgentEventSink; signal?: AbortSignal } = {}): Promise<ConversationRun> {
       assertWriterRole(actor);
       if (run.status !== 'SUSPENDED') {
         throw new ClinAgentError('CONFLICT_STATE', `The previous message of this ${options.label.toLowerCase()} is still being answered; wait for its answer, then send this again.`, { conversationId: run.conversationId });
       }
-      await store.decide(db, run.id, { ...input, actor: actor.id });
+      const decision = input.kind === 'answer' ? { kind: 'answer' as const, input: parseInput(input.input) } : input;
+      await store.decide(db, run.id, { ...decision, actor: actor.id });
       const saved = await advance(run.id, stream.onEvent, stream.signal);
       const after = saved ?? (await waitForOtherWorker(run.id));
       const error = stateOf(after).lastError;
@@ -275,13 +307,6 @@ export function createConversationRuns<S extends ConversationRunState>(options: 
       return saved;
     },
     advance,
-    /** This family's workers: advance jobs for runs the sweep found orphaned, and the sweep itself. */
-    async registerWorkers(workerOptions: { concurrency: number; sweepIntervalMs: number; staleMs: number }): Promise<{ sweep(): Promise<number>; stop(): void }> {
-      const jobs = options.jobs;
-      if (!jobs) throw new ClinAgentError('INTERNAL', `${options.label} workers need job queues; create the context with startJobs: true.`);
-      for (let i = 0; i < workerOptions.concurrency; i++) await jobs.work(queue, async ({ runId }) => void (await advance(runId)), { batchSize: 1, pollingIntervalSeconds: 0.5 });
-      return driver.startSweep({ intervalMs: workerOptions.sweepIntervalMs, staleMs: workerOptions.staleMs });
-    },
   };
 
   async function waitForOtherWorker(runId: string): Promise<ConversationRun> {
@@ -295,4 +320,4 @@ export function createConversationRuns<S extends ConversationRunState>(options: 
   }
 }
 
-export type ConversationRuns<S extends ConversationRunState> = ReturnType<typeof createConversationRuns<S>>;
+export type ConversationRuns<S extends ConversationRunState, I> = ReturnType<typeof createConversationRuns<S, I>>;

@@ -12,10 +12,11 @@ import { withTransaction } from '../../core/db/transaction.js';
 export type DefinitionRun = typeof agentRuns.$inferSelect;
 
 /**
- * Runs of declared agents share agent_runs with the agent kinds that drive their own graph (createAgentRunStore):
- * their kind is `agent:<definition id>`, so this store, its sweep and its queue see only them.
+ * Runs of declared agents share agent_runs with the conversation runs (`consult:`, `staged:`): their kind is
+ * `agent:<definition id>`, so this store sees only them, and the run host routes their jobs here.
  */
-const KIND_PREFIX = 'agent:';
+export const DEFINITION_KIND_PREFIX = 'agent:';
+const KIND_PREFIX = DEFINITION_KIND_PREFIX;
 export const kindOf = (definitionId: string): string => `${KIND_PREFIX}${definitionId}`;
 export const definitionIdOf = (run: Pick<DefinitionRun, 'kind'>): string => run.kind.slice(KIND_PREFIX.length);
 

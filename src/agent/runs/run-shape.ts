@@ -35,6 +35,8 @@ export interface RunReview {
   comment: string;
   /** The person's reply, for a run that waited for an answer. */
   answer?: string;
+  /** The reply as a typed input (a consult's text and attachment), which the run's family reads with its own schema. */
+  input?: unknown;
   decidedAt: string;
 }
 

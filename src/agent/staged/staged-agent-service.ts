@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { User } from '../../core/auth/users.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
@@ -26,6 +27,14 @@ export interface StagedAgentServiceDeps extends ConversationRunDeps {
 
 export type StagedRun = ConversationRun;
 
+/**
+ * One message to a staged agent as its run stores it: the text, with the references the user attached as a
+ * declared data block. Conversations whose message was taken before the input was typed kept the text alone.
+ */
+const StagedInput = z.object({ text: z.string().min(1) });
+export type StagedInput = z.infer<typeof StagedInput>;
+const StoredStagedInput = z.union([StagedInput, z.string().min(1).transform((text) => ({ text }))]);
+
 export interface StagedView {
   run: StagedRun;
   state: StagedRunState;
@@ -43,19 +52,20 @@ export function createStagedAgentService(deps: StagedAgentServiceDeps) {
   const stepDeps = { llm: deps.llm, tools: deps.tools, validators: deps.validators };
   /** The configuration each agent's last step used: `recover` answers with its stages and cards, and cannot wait for the store. */
   const configInUse = new Map<string, StagedAgentConfig>();
-  const runs = createConversationRuns<StagedRunState>({
+  const runs = createConversationRuns<StagedRunState, StagedInput>({
     ...deps,
     kindPrefix: 'staged:',
+    input: StoredStagedInput,
     label: 'Conversation',
     traceKind: 'staged_agent',
     auditStep: (step) => (step.type === 'stage_complete' && step.outcome === 'pass' ? 'stage_completed' : undefined),
     traceInput: (_run, state) => ({ stage: state.currentStage }),
-    async step(run, { review, state, trace, onEvent, signal }) {
+    async step(run, { given, state, trace, onEvent, signal }) {
       const stored = await deps.configs.current(runs.agentIdOf(run));
       configInUse.set(runs.agentIdOf(run), stored.config);
       const input = { config: stored.config, configVersion: stored.version, state: { ...state, configVersion: stored.version }, conversationId: run.conversationId!, trace };
-      if (review.decision === 'answer') {
-        const done = await handleMessage(stepDeps, { ...input, message: review.answer ?? '', onEvent, signal });
+      if (given.kind === 'answer') {
+        const done = await handleMessage(stepDeps, { ...input, message: given.input.text, onEvent, signal });
         return { state: done.state, type: 'message', outcome: 'answered', detail: { stage: state.currentStage, currentStage: done.response.currentStage } };
       }
       const done = await completeStage(stepDeps, input);
@@ -64,10 +74,10 @@ export function createStagedAgentService(deps: StagedAgentServiceDeps) {
     // A message the model could not answer (down, busy, too slow) is answered by us: the user reads what happened in
     // a plain sentence, nothing is recorded from it, and the conversation takes the next message. A stage
     // confirmation that failed (a prompt-based rule's judge was down) stays an error: nothing was decided.
-    recover(run, { review, state, error, trace }) {
+    recover(run, { given, state, error, trace }) {
       const config = configInUse.get(runs.agentIdOf(run));
-      if (review.decision !== 'answer' || !config || !ClinAgentError.isInstance(error) || !error.code.startsWith('LLM_')) return undefined;
-      const next = unansweredMessage({ config, state, conversationId: run.conversationId!, traceId: trace.traceId }, review.answer ?? '', error.message);
+      if (given.kind !== 'answer' || !config || !ClinAgentError.isInstance(error) || !error.code.startsWith('LLM_')) return undefined;
+      const next = unansweredMessage({ config, state, conversationId: run.conversationId!, traceId: trace.traceId }, given.input.text, error.message);
       return { state: next, type: 'message', outcome: 'unanswered', detail: { stage: state.currentStage, error: error.code } };
     },
     exchangeOf(state) {
@@ -140,7 +150,7 @@ export function createStagedAgentService(deps: StagedAgentServiceDeps) {
       deps.llm.assertConfigured();
       const run = await ownedOrStarted(actor, agentId, conversationId);
       const text = options.attachments?.length ? `${message}\n\n${dataBlock('attachments', options.attachments)}` : message;
-      return lastOf(await runs.take(run, actor, { kind: 'answer', answer: text }, options), 'message');
+      return lastOf(await runs.take(run, actor, { kind: 'answer', input: { text } }, options), 'message');
     },
     async completeStage(actor: User, agentId: string, conversationId: string): Promise<StageCompleteResult> {
       const run = await runs.owned(agentId, conversationId, actor);
@@ -189,7 +199,6 @@ export function createStagedAgentService(deps: StagedAgentServiceDeps) {
     stageProgress: (v: StagedView) => stageProgress(v.config, v.state),
     /** The runs' store (tests read and decide runs through it, as a process that died mid-message would have). */
     runs,
-    registerWorkers: runs.registerWorkers,
   };
 }
 

@@ -173,9 +173,9 @@ describe('a staged conversation whose process died mid-message', () => {
       const view = await ctx.stagedAgents.start(user, 'protocol_agent', { title: 'Crash' });
       // What the request did before its process died: the message is taken (the run is RUNNING, nobody leases it).
       const { store, stateOf: stagedStateOf } = ctx.stagedAgents.runs;
-      await store.decide(ctx.db, view.run.id, { kind: 'answer', actor: user.id, answer: 'Does exercise reduce falls in adults over 70 compared with usual care?' });
+      await store.decide(ctx.db, view.run.id, { kind: 'answer', actor: user.id, input: { text: 'Does exercise reduce falls in adults over 70 compared with usual care?' } });
       model.push({ reply: 'A good question.\n<extracted_data>{"question": "Does exercise reduce falls in adults over 70 compared with usual care?"}</extracted_data>' });
-      const workers = await ctx.stagedAgents.registerWorkers({ concurrency: 1, sweepIntervalMs: 100, staleMs: 0 });
+      const workers = await ctx.agentRunHost.start({ concurrency: 1, sweepIntervalMs: 100, staleMs: 0 });
       try {
         const { waitFor } = await import('../../testing/wait-for.js');
         const answered = await waitFor(async () => {

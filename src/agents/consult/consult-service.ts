@@ -1,10 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import { runDefinition } from '../../agent/loop/run-definition.js';
 import { MAX_ANSWER_CHARS } from '../../agent/loop/correction.js';
 import { tokenBudget } from '../../agent/loop/stop-conditions.js';
 import type { AgentEventSink } from '../../agent/loop/events.js';
-import { createConversationRuns, type ConversationRun, type ConversationRunDeps } from '../../agent/runs/conversation-runs.js';
+import { createConversationRuns, type ConversationRun, type ConversationRunDeps, type StepInput } from '../../agent/runs/conversation-runs.js';
 import { mergeStageData } from '../../agent/staged/context-paths.js';
 import type { User } from '../../core/auth/users.js';
 import { consultAttachments } from '../../core/db/schema/consult.js';
@@ -48,6 +49,21 @@ interface Judged {
   risk: RiskAssessment;
 }
 
+/**
+ * One patient message as the consult's run stores it: the text (identifiers replaced) and the image it came with.
+ * Consults whose message was taken before the input was typed kept it as that object in JSON text; read the same.
+ */
+const ConsultInput = z.object({ text: z.string(), attachmentId: z.string().uuid().optional() });
+export type ConsultInput = z.infer<typeof ConsultInput>;
+const StoredConsultInput = z.union([ConsultInput, z.string().transform((text, ctx) => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'not the JSON of a consult message' });
+    return z.NEVER;
+  }
+}).pipe(ConsultInput)]);
+
 const INITIAL_RISK: RiskAssessment = { risk_level: 'low', score: 0, red_flags: [], advice: '' };
 
 /**
@@ -57,29 +73,30 @@ const INITIAL_RISK: RiskAssessment = { risk_level: 'low', score: 0, red_flags: [
  */
 export function createConsultService(deps: ConsultServiceDeps) {
   const dossiers = createDossierStore(deps.db);
-  const runs = createConversationRuns<ConsultState>({
+  const runs = createConversationRuns<ConsultState, ConsultInput>({
     ...deps,
     kindPrefix: 'consult:',
+    input: StoredConsultInput,
     label: 'Consult',
     traceKind: 'consult',
     traceInput: (_run, state) => ({ status: state.status, riskLevel: state.risk.risk_level }),
     // Every reply is checked against the patient's excluded drugs before anyone sees it: streamed sentence by
     // sentence, then the saved reply with what the turn recorded (safety/check-turn.ts).
-    step: async (run, { review, state, trace, onEvent, signal }) => {
-      const guarded = onEvent && excludedDrugStream(onEvent, patientExclusions(state.medicalContext, patientWordsOf(state, inputOf(review.answer ?? '{"text":""}').text)));
-      return checkedTurn(await turn(run, state, review.answer ?? '', trace, guarded, signal), trace);
+    step: async (run, { given, state, trace, onEvent, signal }) => {
+      const input = messageOf(given);
+      const guarded = onEvent && excludedDrugStream(onEvent, patientExclusions(state.medicalContext, patientWordsOf(state, input.text)));
+      return checkedTurn(await turn(run, state, input, trace, guarded, signal), trace);
     },
     chargeTokens: (state, tokens) => ({ ...state, tokensUsed: state.tokensUsed + tokens }),
     // The model down, or a fault: the risk check needs no model, so the turn is recorded with its advice anyway.
-    recover: (_run, { review, state, error, trace }) => unanswered(state, review.answer ?? '', error, trace.traceId),
+    recover: (_run, { given, state, error, trace }) => unanswered(state, messageOf(given), error, trace.traceId),
     exchangeOf(state) {
       const [asked, answered] = state.turns.slice(-2);
       return asked?.role === 'user' && answered?.role === 'assistant' ? { asked: asked.content, answered: answered.content, traceId: state.lastReply?.traceId } : undefined;
     },
   });
 
-  async function turn(run: ConversationRun, state: ConsultState, input: string, trace: Parameters<typeof runDefinition>[1]['trace'], onEvent?: AgentEventSink, signal?: AbortSignal) {
-    const { text, attachmentId } = inputOf(input);
+  async function turn(run: ConversationRun, state: ConsultState, { text, attachmentId }: ConsultInput, trace: Parameters<typeof runDefinition>[1]['trace'], onEvent?: AgentEventSink, signal?: AbortSignal) {
     const asked = { role: 'user' as const, content: text, attachmentId, at: new Date().toISOString() };
     const said = [...state.turns.filter((t) => t.role === 'user').map((t) => t.content), text];
     if (state.tokensUsed >= deps.tokenBudget) {
@@ -102,7 +119,6 @@ export function createConsultService(deps: ConsultServiceDeps) {
       registry,
       // Read through the same guards: consults saved before they applied may hold identifiers.
       input: { medicalContext: normalizeMedicalContext(state.medicalContext), history: identifierFreeHistory(state.messages), message: modelMessageOf(state, text, attachmentId) },
-      accept: ({ decision }) => ({ ok: true, value: decision?.data ?? {} }),
       // What the patient's words show already leads the streamed text, as it will lead the reply.
       onEvent: onEvent && responseStreamer(onEvent, { level: riskOf(normalizeMedicalContext(state.medicalContext), said).risk_level, language: patientLanguage(said) }),
       signal,
@@ -138,7 +154,7 @@ export function createConsultService(deps: ConsultServiceDeps) {
     if (outcome.kind === 'waiting') {
       judged = compose(next, { action: 'respond', response: showable(stringOf(outcome.decision.response) || outcome.content, said), quickOptions: optionsOf(outcome.decision.quick_options) }, trace.traceId, said);
     } else if (outcome.kind === 'final') {
-      const value = outcome.value as Record<string, unknown>;
+      const value: Record<string, unknown> = outcome.value;
       judged = compose(next, { action: 'diagnose', response: showable(stringOf(value.response) || stringOf(value.ready_reason) || 'I have enough information to conclude.', said), quickOptions: optionsOf(value.quick_options) }, trace.traceId, said);
       next.status = 'diagnosed';
     } else {
@@ -154,8 +170,7 @@ export function createConsultService(deps: ConsultServiceDeps) {
    * patient's words leading a plain sentence in their language. The model's history gets the patient's words, so
    * it reads them when it answers again; what failed is in the log and the trace.
    */
-  function unanswered(state: ConsultState, input: string, error: unknown, traceId: string) {
-    const { text, attachmentId } = inputOf(input);
+  function unanswered(state: ConsultState, { text, attachmentId }: ConsultInput, error: unknown, traceId: string) {
     const asked = { role: 'user' as const, content: text, attachmentId, at: new Date().toISOString() };
     const said = [...state.turns.filter((t) => t.role === 'user').map((t) => t.content), text];
     const notice: PatientNotice = ClinAgentError.isInstance(error) && error.code.startsWith('LLM_') ? 'model_unavailable' : 'fault';
@@ -259,7 +274,7 @@ export function createConsultService(deps: ConsultServiceDeps) {
       }
       // The patient's phone number, ID number, e-mail, address or stated name is no clinical fact: it is replaced
       // before the message is stored, traced or sent to the model. The risk and drug checks read the rest.
-      const saved = await runs.take(run, actor, { kind: 'answer', answer: JSON.stringify({ text: redactIdentifierText(message), attachmentId }) }, options);
+      const saved = await runs.take(run, actor, { kind: 'answer', input: { text: redactIdentifierText(message), attachmentId } }, options);
       const reply = runs.stateOf(saved).lastReply;
       if (!reply) throw new ClinAgentError('INTERNAL', 'The consult saved no reply for this message; reload it.');
       return reply;
@@ -282,7 +297,6 @@ export function createConsultService(deps: ConsultServiceDeps) {
     },
     tokenBudget: deps.tokenBudget,
     maxImageBytes: deps.maxImageBytes,
-    registerWorkers: runs.registerWorkers,
   };
 }
 
@@ -291,9 +305,9 @@ function riskOf(context: MedicalContext, said: string[]) {
   return assessRisk([...(context.symptoms ?? []), ...said], context.patient_info ?? {}, { duration: context.duration, location: context.location });
 }
 
-/** A step's input: the patient's text and the attachment it came with, as `message` saved it. */
-function inputOf(input: string): { text: string; attachmentId?: string } {
-  return JSON.parse(input) as { text: string; attachmentId?: string };
+/** A consult's every step is a patient message: the run waits for an answer, never for a confirmation. */
+function messageOf(given: StepInput<ConsultInput>): ConsultInput {
+  return given.kind === 'answer' ? given.input : { text: '' };
 }
 
 /** The patient's message as the model reads it: images by their place in the consult ("attachment:2"), short and nothing to mistype. */

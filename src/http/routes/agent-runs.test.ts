@@ -39,7 +39,7 @@ describe.each(testEngines())('durable agent runs through the API on %s', (engine
     users.owner = await ctx.users.create({ name: 'coordinator-owner', role: 'coordinator' });
     users.other = await ctx.users.create({ name: 'coordinator-other', role: 'coordinator' });
     users.admin = await ctx.users.create({ name: 'admin-two', role: 'admin' });
-    workers = await ctx.agentRuns.registerWorkers({ concurrency: 1, sweepIntervalMs: 60_000, staleMs: 60_000 });
+    workers = await ctx.agentRunHost.start({ concurrency: 1, sweepIntervalMs: 60_000, staleMs: 60_000 });
   });
 
   afterAll(async () => {

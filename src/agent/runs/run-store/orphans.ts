@@ -1,8 +1,8 @@
 import { and, inArray, isNull, lt, or, type SQL } from 'drizzle-orm';
-import { appendAuditEntries, type AuditEntryInput } from '../../core/audit/audit-log.js';
-import type { Db } from '../../core/db/connect.js';
-import type { RunRow, RunShape } from './run-shape.js';
-import { withTransaction } from '../../core/db/transaction.js';
+import { appendAuditEntries, type AuditEntryInput } from '../../../core/audit/audit-log.js';
+import type { Db } from '../../../core/db/connect.js';
+import type { RunRow, RunShape } from '../run-shape.js';
+import { withTransaction } from '../../../core/db/transaction.js';
 
 export interface Orphan {
   id: string;

@@ -136,7 +136,7 @@ describe(`clinagent db copy: PGlite to ${TARGET_ENGINE}`, () => {
   it('serves the copied trial from the target, appends to its chain, and picks up the run that was pending', async () => {
     const ctx = await buildTestContext({ database: target, engine: TARGET_ENGINE, startJobs: true, llmBaseUrl: model.baseURL, env: env() });
     const app = await buildServer(ctx, { serveConsole: false });
-    const workers = await ctx.agentRuns.registerWorkers({ concurrency: 1, sweepIntervalMs: 100, staleMs: 1 });
+    const workers = await ctx.agentRunHost.start({ concurrency: 1, sweepIntervalMs: 100, staleMs: 1 });
     try {
       const { token } = await ctx.users.create({ name: 'copy-admin-2', role: 'admin' });
       const headers = { authorization: `Bearer ${token}` };

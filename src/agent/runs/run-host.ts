@@ -1,0 +1,147 @@
+import { eq, like, or } from 'drizzle-orm';
+import { z } from 'zod';
+import { PLATFORM_AUDIT_SCOPE } from '../../core/audit/audit-log.js';
+import type { Db } from '../../core/db/connect.js';
+import { agentRuns } from '../../core/db/schema/runs.js';
+import { ClinAgentError, errorMessage } from '../../core/errors.js';
+import type { Jobs } from '../../core/jobs/boss.js';
+import { defineQueue } from '../../core/jobs/queues.js';
+import type { Logger } from '../../core/logger.js';
+import { createRunStore } from './run-store.js';
+
+/**
+ * One job advances one agent run of any family: its first start, its continuation after a person's answer or
+ * decision, a step waiting out a model outage, and its recovery after a worker died are the same job, idempotent
+ * under the run's lease. The name is the one definition runs had, so their jobs queued before an upgrade still run.
+ */
+export const advanceAgentRunQueue = defineQueue('agent-advance-run', z.object({ runId: z.string().uuid() }), {
+  retryLimit: 5,
+  // Longer than the slowest step; a job of a dead worker is retried after this (the sweep is faster).
+  expireInSeconds: 15 * 60,
+});
+
+/** A family of agent runs (`agent:`, `consult:`, `staged:`): its kind prefix, and how one of its runs advances. */
+export interface RunFamily {
+  /** The start of the kinds of its runs; ends with `:`, and no family's prefix starts another's. */
+  prefix: string;
+  /** How its runs are named in logs ("consult"). */
+  label: string;
+  /** Advances the run from its saved node (a job's work); resolves whether or not this worker got its lease. */
+  advance(runId: string): Promise<unknown>;
+}
+
+export interface RunHostOptions {
+  db: Db;
+  jobs?: Jobs;
+  logger: Logger;
+  /** The timer the sweep runs on; the host's test counts them. Node's own by default. */
+  timers?: { setInterval: typeof setInterval; clearInterval: typeof clearInterval };
+}
+
+export interface RunHostWorkers {
+  /** One pass of the sweep over every family's runs: the number of runs queued again. */
+  sweep(): Promise<number>;
+  stop(): void;
+}
+
+/**
+ * The one host of durable agent runs: every family shares one job queue and one orphan sweep over agent_runs, and a
+ * job is routed to its family by the run's kind. So a process runs `concurrency` agent-run pollers and one sweep
+ * timer whatever the number of agent kinds (three families used to bring three queues and three sweeps each).
+ */
+export function createRunHost(options: RunHostOptions) {
+  const { db, logger } = options;
+  const timers = options.timers ?? { setInterval, clearInterval };
+  const families = new Map<string, RunFamily>();
+  let workers: RunHostWorkers | undefined;
+
+  /** The store the sweep reads, over the runs of the families registered so far (rebuilt when one joins). */
+  let sweepStore = storeOver([]);
+  function storeOver(prefixes: string[]) {
+    return createRunStore(agentRuns, {
+      label: 'Agent run',
+      idName: 'runId',
+      // No family yet: a scope nothing matches, so the sweep never takes runs nobody here can advance.
+      scope: prefixes.length ? or(...prefixes.map((prefix) => like(agentRuns.kind, `${prefix}%`))) : eq(agentRuns.kind, ''),
+      audit: {
+        entityType: 'agent_run',
+        projectId: (run) => run.projectId ?? PLATFORM_AUDIT_SCOPE,
+        actor: (run) => run.kind,
+        // The sweep's only own event; steps, decisions and cancels are audited by each family's store.
+        action: (event) => (event.type === 'recovered' ? 'recovered' : undefined),
+      },
+    });
+  }
+
+  function familyOf(kind: string): RunFamily | undefined {
+    for (const [prefix, family] of families) if (kind.startsWith(prefix)) return family;
+    return undefined;
+  }
+
+  function requireJobs(what: string): Jobs {
+    if (!options.jobs) throw new ClinAgentError('INTERNAL', `Agent runs cannot ${what} without job queues; create the context with startJobs: true.`, { queue: advanceAgentRunQueue.name });
+    return options.jobs;
+  }
+
+  /** The job's work: the run's family advances it; a run that is gone, or of a kind nobody here runs, is left. */
+  async function advance(runId: string): Promise<void> {
+    const [row] = await db.select({ kind: agentRuns.kind }).from(agentRuns).where(eq(agentRuns.id, runId));
+    if (!row) return;
+    const family = familyOf(row.kind);
+    if (!family) {
+      logger.warn({ runId, kind: row.kind }, 'agent run of a kind this process does not run; its job is dropped');
+      return;
+    }
+    await family.advance(runId);
+  }
+
+  async function sweep(staleMs: number): Promise<number> {
+    const orphans = await sweepStore.sweepOrphans(db, { jobs: requireJobs('be swept'), queue: advanceAgentRunQueue, key: 'runId', staleMs });
+    if (orphans.length) logger.info({ count: orphans.length, queue: advanceAgentRunQueue.name }, 're-enqueued agent runs nobody was advancing');
+    return orphans.length;
+  }
+
+  return {
+    /** What every family's step driver sends its continuations to. */
+    queue: advanceAgentRunQueue,
+    key: 'runId' as const,
+    jobs: options.jobs,
+    /** Adds a family; its runs are advanced by the host's jobs and swept by its sweep from now on. */
+    register(family: RunFamily): void {
+      if (!/^[a-z][a-z0-9_-]*:$/.test(family.prefix)) throw new ClinAgentError('INTERNAL', `Agent-run family prefix "${family.prefix}" must be lowercase letters ending with ":".`);
+      for (const prefix of families.keys()) {
+        if (prefix.startsWith(family.prefix) || family.prefix.startsWith(prefix)) {
+          throw new ClinAgentError('INTERNAL', `Agent-run family "${family.prefix}" overlaps "${prefix}", registered already: a run's kind must name one family.`);
+        }
+      }
+      families.set(family.prefix, family);
+      sweepStore = storeOver([...families.keys()]);
+    },
+    /** The families, by prefix (a test checks all three are here). */
+    families: (): string[] => [...families.keys()],
+    advance,
+    /** Queues the advance of one run (a run just created, or one a person just answered). */
+    async enqueue(runId: string): Promise<void> {
+      await requireJobs('be queued').send(advanceAgentRunQueue, { runId });
+    },
+    sweep,
+    /**
+     * This process's agent-run workers: `concurrency` pollers on the one queue and the one sweep timer, plus one
+     * sweep at once so runs of a process that died before this one started move again without waiting. A second
+     * call returns the first workers.
+     */
+    async start(workerOptions: { concurrency: number; sweepIntervalMs: number; staleMs: number }): Promise<RunHostWorkers> {
+      if (workers) return workers;
+      const jobs = requireJobs('be worked on');
+      for (let i = 0; i < workerOptions.concurrency; i++) await jobs.work(advanceAgentRunQueue, ({ runId }) => advance(runId), { batchSize: 1, pollingIntervalSeconds: 0.5 });
+      const once = () => sweep(workerOptions.staleMs);
+      const timer = timers.setInterval(() => void once().catch((error) => logger.error({ err: errorMessage(error) }, 'orphan sweep of agent runs failed')), workerOptions.sweepIntervalMs);
+      timer.unref();
+      workers = { sweep: once, stop: () => timers.clearInterval(timer) };
+      await once();
+      return workers;
+    },
+  };
+}
+
+export type RunHost = ReturnType<typeof createRunHost>;

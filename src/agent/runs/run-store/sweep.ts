@@ -1,0 +1,39 @@
+import type { Db } from '../../../core/db/connect.js';
+import type { RunRow, RunTable } from '../run-shape.js';
+import type { RunStore, SweepOptions } from './contract.js';
+import { findOrphans, markRecovered, type Orphan } from './orphans.js';
+import type { StoreTable } from './store-table.js';
+
+type SweepMethods<Row> = Pick<RunStore<Row>, 'sweepOrphans' | 'findOrphans' | 'markRecovered'>;
+
+/**
+ * The orphan sweep: finds runs nobody is advancing (see orphans.ts), notes the ones whose worker died, and queues a
+ * job for each on the sweep's queue (payload `{ [key]: runId }`).
+ */
+export function sweepOf<T extends RunTable, Extra, DecisionExtra>({ t, hooks, asRow, auditOf }: StoreTable<T, Extra, DecisionExtra>): SweepMethods<T['$inferSelect']> {
+  const recoveredAudit = (run: RunRow) => auditOf(asRow(run), { type: 'recovered' }, {
+    actor: 'system', oldValue: { leaseOwner: run.leaseOwner }, reason: 'its worker stopped before saving the next step; resuming from the last saved node',
+  });
+  const recovered = (db: Db, ids: string[]) => markRecovered(db, t, ids, recoveredAudit);
+
+  return {
+    async sweepOrphans<Q extends Record<K, string>, K extends keyof Q & string>(db: Db, options: SweepOptions<Q, K>): Promise<Orphan[]> {
+      const { jobs, queue, key } = options;
+      const isQueued = async (ids: string[]) => {
+        const queued = await jobs.isQueued(queue, key, ids);
+        if (!options.batch) return queued;
+        const rest = ids.filter((id) => !queued.has(id));
+        for (const id of await jobs.isQueuedInList(options.batch.queue, options.batch.key, rest)) queued.add(id);
+        return queued;
+      };
+      const orphans = await findOrphans(db, t, { ...options, scope: hooks.scope, isQueued });
+      // Runs whose worker died mid-step: the console says they are resuming, rather than sitting at 197/200.
+      await recovered(db, orphans.filter((o) => o.abandoned).map((o) => o.id));
+      // The singleton key keeps a slow sweep from queueing the same run twice within a minute.
+      await jobs.sendMany(queue, orphans.map(({ id }) => ({ [key]: id }) as Q), { singletonKey: (payload) => payload[key], singletonSeconds: 60 });
+      return orphans;
+    },
+    findOrphans: (db, options) => findOrphans(db, t, { ...options, scope: hooks.scope }),
+    markRecovered: recovered,
+  };
+}
