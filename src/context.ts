@@ -8,6 +8,7 @@ import { loadScenarios } from './agent/scenarios/load.js';
 import { createConversationStore, type ConversationStore } from './agent/conversations/index.js';
 import { createEngines, type AgentEngines } from './agent/engines/index.js';
 import { createAgentRunService, newRunWorkerId, type AgentRunService } from './agent/runs/agent-run-service.js';
+import { createRunHost, type RunHost } from './agent/runs/run-host.js';
 import { loadStagedConfigFile } from './agent/staged/config-file.js';
 import { createConfigStore, type ConfigStore } from './agent/staged/config-store.js';
 import { stagedAgentDefinition } from './agent/staged/stage-definition.js';
@@ -68,6 +69,8 @@ export interface AppContext {
   /** Durable runs of scenarios that can wait for a person (POST /api/agent/runs); advanced by job workers. */
   agentRuns: AgentRunService;
   /** Staged agents' configurations (seed 001), versioned in the database, seeded from agents/*.yaml. */
+  /** The one queue and sweep of every durable agent run (definition runs, consults, staged agents), by kind. */
+  agentRunHost: RunHost;
   agentConfigs: ConfigStore;
   /** Conversations of staged agents (the Protocol Agent): one durable run each, waiting for input between messages. */
   stagedAgents: StagedAgentService;
@@ -126,14 +129,15 @@ export async function createContext(config: Config, options: CreateContextOption
     const conversations = createConversationStore({ db: database.db, users, llm });
     const memory = createProjectMemory({ db: database.db, llm, trace, logger, users, conversations, config: { hotMaxTokens: config.memory.hotMaxTokens, historyWeeks: config.memory.historyWeeks } });
     // Agent runs share the QC run settings (QC_LEASE_MS, QC_SWEEP_INTERVAL_MS, QC_STALE_MS): one driver, one lease policy.
-    const agentRuns = createAgentRunService({ db: database.db, jobs, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, definitions: scenarios, conversations, users });
+    const agentRunHost = createRunHost({ db: database.db, jobs, logger });
+    const agentRuns = createAgentRunService({ db: database.db, host: agentRunHost, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, definitions: agents, conversations, users });
     const rag = createRagStore({ db: database.db, embedder });
     // The knowledge tool reads the RAG store, which needs the database: the consult joins the registry here.
     tools.register(createMedicalKnowledgeTool(rag));
     agents.register(CONSULT_DEFINITION);
     let knowledgeReady: Promise<unknown> | undefined;
     const consult = createConsultService({
-      db: database.db, jobs, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, conversations, users,
+      db: database.db, host: agentRunHost, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, conversations, users,
       vision: createVisionGateway(config), maxImageBytes: config.vision.maxImageBytes, tokenBudget: config.consult.tokenBudget,
       // The shipped articles are ingested once per process before the first consult turn (unchanged ones are not
       // embedded again); without pgvector the knowledge tool says so and the consult goes on without it.
@@ -145,7 +149,7 @@ export async function createContext(config: Config, options: CreateContextOption
     if (seeded.seeded) logger.debug({ agentId: protocolSeed.agentId, version: seeded.stored.version, fileVersion: protocolSeed.version }, 'staged agent configuration seeded from its file');
     // One invalid skill file is logged and left inactive; it does not stop the other trials' QC.
     const skills = await openSkills({ db: database.db, tools, logger, directory: config.skillsDir });
-    const stagedAgents = createStagedAgentService({ db: database.db, jobs, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, configs: agentConfigs, validators, conversations, users });
+    const stagedAgents = createStagedAgentService({ db: database.db, host: agentRunHost, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, configs: agentConfigs, validators, conversations, users });
     return {
       config,
       logger,
@@ -169,6 +173,7 @@ export async function createContext(config: Config, options: CreateContextOption
       stagedAgents,
       consult,
       skills,
+      agentRunHost,
       hasVectorStore: vectorStore,
     };
   } catch (error) {
