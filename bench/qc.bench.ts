@@ -20,7 +20,6 @@ import { getQcProgress, startQcRun, type QcProgress } from '../src/trial/qc/qc-r
 import { advanceTaskRunQueue } from '../src/trial/qc/queues.js';
 import { registerQcWorkers } from '../src/trial/qc/workers.js';
 import { createTrialStore } from '../src/trial/store/trial-store.js';
-import { createTrialQc } from '../src/trial/trial-qc.js';
 import { printTable } from './stats.js';
 
 /**
@@ -196,8 +195,7 @@ async function benchInProcess(database: Database, skillsDir: string, records: Re
     const store = createTrialStore(ctx.db);
     await store.ensureProject({ id: PROJECT, name: 'QC bench' });
     await store.importRecords(PROJECT, records, { actor: 'bench' });
-    const qc = createTrialQc(ctx, `bench-${process.pid}`);
-    const workers = await registerQcWorkers({ ...qc.sop, jobs: ctx.jobs! }, { concurrency: CONCURRENCY });
+    const workers = await registerQcWorkers({ ...ctx.trial.sop, workerId: `bench-${process.pid}`, jobs: ctx.jobs! }, { concurrency: CONCURRENCY });
     try {
       const started = performance.now();
       const run = await startQcRun({ db: ctx.db, jobs: ctx.jobs! }, { projectId: PROJECT, skill: ctx.skills.get('bench-core'), actor: 'bench' });

@@ -36,6 +36,7 @@ import { createToolRegistry, type ToolRegistry } from './core/tools/registry.js'
 import { createTraceStore, type TraceStore } from './core/trace/store.js';
 import { openSkills } from './trial/skills/open-skills.js';
 import type { StoredSkillCatalog } from './trial/skills/stored-skill-catalog.js';
+import { createTrialServices, type TrialServices } from './trial/trial-services.js';
 import { createEmbedder, createRagStore, type Embedder, type RagStore } from './rag/index.js';
 import { createProjectMemory, type ProjectMemory } from './memory/index.js';
 
@@ -78,6 +79,8 @@ export interface AppContext {
   consult: ConsultService;
   /** QC skills, versioned in the database (seeded from SKILLS_DIR); activated versions serve without a restart. */
   skills: StoredSkillCatalog;
+  /** The trial area's services (imports, REDCap, records, skills, QC runs, queries, reports, protocol documents...), built once. */
+  trial: TrialServices;
   /** False on a PostgreSQL without pgvector: RAG calls then fail with VECTOR_STORE_UNAVAILABLE. */
   hasVectorStore: boolean;
 }
@@ -175,6 +178,7 @@ export async function createContext(config: Config, options: CreateContextOption
       skills,
       agentRunHost,
       hasVectorStore: vectorStore,
+      trial: createTrialServices({ config, db: database.db, jobs, llm, tools, trace, logger, users, secrets, skills, rag, hasVectorStore: vectorStore }),
     };
   } catch (error) {
     if (!options.database) await database.close();

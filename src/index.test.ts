@@ -8,7 +8,7 @@ describe('the package root export', () => {
       'createLlmGateway', 'createTraceStore', 'createRagStore', 'createLocalEmbedder', 'createOpenAiEmbedder', 'chunkText',
       'extractText', 'countTokens', 'createContext', 'startServer', 'buildServer', 'loadConfig', 'openDatabase', 'runMigrations', 'createJobs',
       'compileRules', 'runWithRetry', 'loadSkill', 'advanceTaskRun', 'resumeTaskRun', 'reviewTaskRun', 'startQcRun', 'registerQcWorkers',
-      'transitionQuery', 'createTrialStore', 'importRedcapCsv', 'createRedcapClient', 'ensureDemoTrial', 'createTrialQc',
+      'transitionQuery', 'createTrialStore', 'importRedcapCsv', 'createRedcapClient', 'ensureDemoTrial', 'createTrialServices',
     ]) {
       expect(typeof (clinagent as Record<string, unknown>)[name], name).toBe('function');
     }

@@ -69,4 +69,4 @@ export { importRedcapCsv } from './trial/import/import-redcap-csv.js';
 export { createRedcapClient } from './trial/redcap/client.js';
 export { importFromRedcap } from './trial/redcap/import-from-redcap.js';
 export { loadDemoTrial, ensureDemoTrial } from './trial/demo/load-demo-trial.js';
-export { createTrialQc, type TrialQc } from './trial/trial-qc.js';
+export { createTrialServices, type TrialServices } from './trial/trial-services.js';

@@ -4,7 +4,6 @@ import { ingestScenarioDocumentsQueue } from './core/jobs/queues.js';
 import { registerAuditAnchorJob } from './core/audit/audit-anchor-job.js';
 import { registerQcWorkers } from './trial/qc/workers.js';
 import { registerSkillSchedules } from './trial/skills/skill-schedules.js';
-import { createTrialQc } from './trial/trial-qc.js';
 import { registerMemoryWorkers } from './memory/index.js';
 
 /**
@@ -13,9 +12,8 @@ import { registerMemoryWorkers } from './memory/index.js';
  */
 export async function registerWorkers(ctx: AppContext): Promise<{ stop(): void }> {
   if (!ctx.jobs) throw new Error('registerWorkers needs a context created with startJobs: true');
-  const qc = createTrialQc(ctx);
   // Scheduled skills are registered by registerSkillSchedules, which follows activations without a restart.
-  const qcWorkers = await registerQcWorkers({ ...qc.sop, jobs: ctx.jobs }, { concurrency: ctx.config.qc.concurrency, sweepIntervalMs: ctx.config.qc.sweepIntervalMs, staleMs: ctx.config.qc.staleMs });
+  const qcWorkers = await registerQcWorkers({ ...ctx.trial.sop, jobs: ctx.jobs }, { concurrency: ctx.config.qc.concurrency, sweepIntervalMs: ctx.config.qc.sweepIntervalMs, staleMs: ctx.config.qc.staleMs });
   await registerSkillSchedules({ db: ctx.db, jobs: ctx.jobs, catalog: ctx.skills, logger: ctx.logger });
   await ctx.jobs.work(ingestScenarioDocumentsQueue, async ({ scenarioId }) => {
     if (!ctx.scenarios.has(scenarioId)) {

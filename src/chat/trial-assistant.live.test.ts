@@ -4,7 +4,6 @@ import { buildTestContext } from '../testing/test-context.js';
 import { ensureDemoProtocol } from '../trial/demo/load-demo-protocol.js';
 import { ensureDemoTrial } from '../trial/demo/load-demo-trial.js';
 import { createTrialStore } from '../trial/store/trial-store.js';
-import { createTrialQc } from '../trial/trial-qc.js';
 import { createTrialAssistant, type TrialAssistant } from './index.js';
 
 /**
@@ -29,7 +28,7 @@ describe('live: the trial assistant on the demo trial', () => {
     await ensureDemoProtocol(ctx.rag);
     pi = (await ctx.users.create({ name: 'live-pi', role: 'pi' })).user;
     await ctx.users.addMember('demo-htn-01', pi.id);
-    assistant = createTrialAssistant({ ...ctx, trial: createTrialQc(ctx) });
+    assistant = createTrialAssistant(ctx);
   });
 
   afterAll(async () => {
@@ -47,7 +46,7 @@ describe('live: the trial assistant on the demo trial', () => {
     const answer = await assistant.chat(pi, 'demo-htn-01', { message: 'What is the age of S001? Then change it to 45.' });
     expect(answer.parts.map((p) => p.intent.type)).toEqual(['data_question', 'write_request']);
     expect(answer.answer).toMatch(/57/);
-    const record = await createTrialQc(ctx).record(pi, 'demo-htn-01', 'S001');
+    const record = await ctx.trial.records.record(pi, 'demo-htn-01', 'S001');
     expect(record.events[0]!.data.age).toBe(57);
   });
 

@@ -10,7 +10,6 @@ import { createParser } from 'eventsource-parser';
 import { startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedStep } from '../testing/scripted-model.js';
 import { buildTestContext } from '../testing/test-context.js';
 import { testEngines } from '../testing/test-database.js';
-import { createTrialQc } from '../trial/trial-qc.js';
 
 type Server = Awaited<ReturnType<typeof buildServer>>;
 
@@ -85,12 +84,11 @@ describe.each(testEngines())('trial assistant on %s', (engine) => {
       tokens[name] = created.token;
       users[name] = created.user;
     }
-    const qc = createTrialQc(ctx);
     for (const id of ['trial-a', 'trial-b']) {
       await ctx.users.createProject({ id, name: id });
       await ctx.users.addMember(id, users.coordinator!.id);
       await ctx.users.addMember(id, users.viewer!.id);
-      await qc.importCsv(users.coordinator!, id, { dictionaryCsv: DICTIONARY, recordsCsv: RECORDS });
+      await ctx.trial.imports.importCsv(users.coordinator!, id, { dictionaryCsv: DICTIONARY, recordsCsv: RECORDS });
     }
     await ctx.memory.hot.addFacts(users.coordinator!, 'trial-b', [{ section: 'state', text: B_SECRET, source: { kind: 'user', ref: 'test' } }], 'api');
     await ctx.db.insert(memoryReports).values([

@@ -145,7 +145,7 @@ export async function transitionQuery(db: Db, input: { projectId: string; queryI
 /**
  * The moves that decide a query: closing it (resolved, or verified against source) and reopening it (the answer
  * does not resolve it). They are data management's (core/auth/users.ts QUERY_CLOSER_ROLES: admin, PI, data
- * manager); the site (coordinator) only answers. Checked by TrialQc with assertQueryCloser for every caller.
+ * manager); the site (coordinator) only answers. Checked by the query service (queries/query-service.ts) with assertQueryCloser for every caller.
  */
 export const DECIDING_MOVES: readonly QueryStatus[] = ['closed', 'reopened'];
 

@@ -3,7 +3,6 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pendingActions, taskRuns } from '../../core/db/schema/trial.js';
 import { MASKED_TEXT } from '../../trial/identifiers.js';
-import { createTrialQc } from '../../trial/trial-qc.js';
 import { createTrialStore } from '../../trial/store/trial-store.js';
 import type { TrialField } from '../../trial/store/types.js';
 import { buildTestContext } from '../../testing/test-context.js';
@@ -138,7 +137,7 @@ describe('identifier fields by role', () => {
     expect(values).toContain(MASKED_TEXT);
     expect(values).not.toContain(NEW_PHONE);
 
-    const report = await createTrialQc(ctx).report((await ctx.users.get(crcId))!, PROJECT);
+    const report = await ctx.trial.reports.violations((await ctx.users.get(crcId))!, PROJECT);
     expect(report.rows.filter((row) => row.masked).map((row) => row.value)).toEqual([MASKED_TEXT, MASKED_TEXT]);
   });
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ProjectMembers } from '../../core/auth/project-members.js';
-import type { TrialQc } from '../../trial/trial-qc.js';
+import type { RecordService } from '../../trial/records/record-service.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
@@ -9,7 +9,7 @@ import { routeSchema } from '../../contract/index.js';
  * Who is on a trial and what they may see: the members panel's routes. Adding and removing members is for admins
  * (the library checks it; a PI may list them); a member's identifier access an admin grants.
  */
-export const projectMemberRoutes: FastifyPluginAsync<{ qc: TrialQc; members: ProjectMembers }> = async (app, { qc, members }) => {
+export const projectMemberRoutes: FastifyPluginAsync<{ identifiers: Pick<RecordService, 'setIdentifierAccess'>; members: ProjectMembers }> = async (app, { identifiers, members }) => {
   app.get<{ Params: { projectId: string } }>(
     '/api/iit/projects/:projectId/members',
     {
@@ -70,7 +70,7 @@ export const projectMemberRoutes: FastifyPluginAsync<{ qc: TrialQc; members: Pro
         throw new ClinAgentError('VALIDATION_FAILED', 'Send "role" (pi, coordinator or viewer in this trial; null for the platform role), "canViewIdentifiers" (true or false), or both.', { fields: ['role', 'canViewIdentifiers'] });
       }
       if (role !== undefined) await members.setRole(actor, projectId, userId, role);
-      if (canViewIdentifiers !== undefined) await qc.setIdentifierAccess(actor, projectId, userId, canViewIdentifiers);
+      if (canViewIdentifiers !== undefined) await identifiers.setIdentifierAccess(actor, projectId, userId, canViewIdentifiers);
       const member = await members.get(actor, projectId, userId);
       return { projectId, userId, canViewIdentifiers: member.canViewIdentifiers, role: member.role, projectRole: member.projectRole };
     },

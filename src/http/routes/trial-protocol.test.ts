@@ -3,6 +3,7 @@ import { IngestProtocolDocumentResponse, ProtocolDocumentList } from '../../cont
 import { buildTestContext } from '../../testing/test-context.js';
 import { testEngines } from '../../testing/test-database.js';
 import { multipartBody } from '../../testing/multipart.js';
+import { createTrialServices } from '../../trial/trial-services.js';
 import { buildServer } from '../server.js';
 
 type App = Awaited<ReturnType<typeof buildServer>>;
@@ -119,7 +120,9 @@ describe.each(testEngines())('protocol documents over HTTP without a vector stor
   beforeAll(async () => {
     ctx = await buildTestContext({ engine });
     // The local PostgreSQL has no pgvector; on an engine that has it, the flag stands for a server that has not.
-    app = await buildServer({ ...ctx, hasVectorStore: false }, { serveConsole: false });
+    // The trial services read the flag when they are built, so they are built again over the flagged context.
+    const withoutVectors = { ...ctx, hasVectorStore: false };
+    app = await buildServer({ ...withoutVectors, trial: createTrialServices(withoutVectors) }, { serveConsole: false });
     auth = await setUp(ctx, `nv-${engine}`);
   });
 

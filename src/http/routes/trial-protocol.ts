@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { TrialQc } from '../../trial/trial-qc.js';
+import type { ProtocolDocumentService } from '../../trial/assistant/protocol-document-service.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
 import type { Upload } from '../multipart-body.js';
@@ -11,11 +11,11 @@ interface IngestBody {
   file?: Upload;
 }
 
-/** A trial project's protocol documents, searched by the trial assistant (search_protocol). Checks live in TrialQc. */
-export const trialProtocolRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, { qc }) => {
+/** A trial project's protocol documents, searched by the trial assistant (search_protocol). Checks live in the service. */
+export const trialProtocolRoutes: FastifyPluginAsync<{ documents: ProtocolDocumentService }> = async (app, { documents }) => {
   app.get<{ Params: { projectId: string } }>('/api/iit/projects/:projectId/protocol-documents', {
     schema: { tags: ['trial assistant'], summary: "The project's protocol documents (members)", ...routeSchema('GET /api/iit/projects/:projectId/protocol-documents') },
-  }, async (request) => ({ documents: await qc.protocolDocuments(requireUser(request), request.params.projectId) }));
+  }, async (request) => ({ documents: await documents.list(requireUser(request), request.params.projectId) }));
 
   app.post<{ Params: { projectId: string }; Body: IngestBody }>('/api/iit/projects/:projectId/protocol-documents', {
     config: { access: 'write' },
@@ -27,7 +27,7 @@ export const trialProtocolRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (a
     },
   }, async (request, reply) => {
     const body = request.body ?? {};
-    const result = await qc.ingestProtocolDocument(requireUser(request), request.params.projectId, { sourceFile: body.sourceFile, text: body.text, file: body.file });
+    const result = await documents.ingest(requireUser(request), request.params.projectId, { sourceFile: body.sourceFile, text: body.text, file: body.file });
     return reply.status(201).send(result);
   });
 
@@ -35,7 +35,7 @@ export const trialProtocolRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (a
     config: { access: 'write' },
     schema: { tags: ['trial assistant'], summary: 'Delete a protocol document of the project and its chunks (audited). Coordinators, PIs and admins.', ...routeSchema('DELETE /api/iit/projects/:projectId/protocol-documents/:documentId') },
   }, async (request, reply) => {
-    await qc.deleteProtocolDocument(requireUser(request), request.params.projectId, request.params.documentId);
+    await documents.delete(requireUser(request), request.params.projectId, request.params.documentId);
     return reply.status(204).send();
   });
 };

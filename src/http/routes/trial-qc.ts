@@ -1,17 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { TrialQc } from '../../trial/trial-qc.js';
+import type { QcService } from '../../trial/qc/qc-service.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
 
-/** Skills, QC runs (start, progress) and task runs (get, review). */
-export const trialQcRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, { qc }) => {
-  app.get('/api/iit/skills', {
-    schema: {
-      tags: ['trial QC'], summary: 'QC skills (SOP flowcharts) with their schedule and next run: those for every project and for your projects (admins: all, and the invalid skill files with their problems)',
-      ...routeSchema('GET /api/iit/skills'),
-    },
-  }, async (request) => ({ skills: await qc.visibleSkills(requireUser(request)) }));
-
+/** QC runs (start, progress) and task runs (get, review, the review queue). */
+export const trialQcRoutes: FastifyPluginAsync<{ qc: QcService }> = async (app, { qc }) => {
   app.post<{ Params: { projectId: string }; Body: { skillId: string; recordIds?: string[] } }>('/api/iit/projects/:projectId/qc-runs', {
     config: { access: 'write' },
     schema: {

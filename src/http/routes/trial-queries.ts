@@ -1,13 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { QueryStatus } from '../../core/db/schema/trial.js';
-import type { TrialQc } from '../../trial/trial-qc.js';
+import type { QueryService } from '../../trial/queries/query-service.js';
+import type { ReportService } from '../../trial/report/report-service.js';
 import type { QueryPageRequest } from '../../trial/queries/query-page.js';
 import type { BulkCloseFilter } from '../../trial/queries/bulk-close.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
 
 /** Pending actions (data queries): pages with filters and sorting, moves along the lifecycle, bulk close; the violations report. */
-export const trialQueryRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app, { qc }) => {
+export const trialQueryRoutes: FastifyPluginAsync<{ queries: QueryService; reports: Pick<ReportService, 'violations' | 'violationsCsv' | 'violationsXlsx'> }> = async (app, { queries, reports }) => {
   app.get<{ Params: { projectId: string }; Querystring: Omit<QueryPageRequest, 'projectId'> }>(
     '/api/iit/projects/:projectId/queries',
     {
@@ -16,7 +17,7 @@ export const trialQueryRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app,
         ...routeSchema('GET /api/iit/projects/:projectId/queries'),
       },
     },
-    async (request) => qc.queries(requireUser(request), { ...request.query, projectId: request.params.projectId }),
+    async (request) => queries.page(requireUser(request), { ...request.query, projectId: request.params.projectId }),
   );
 
   app.post<{ Params: { projectId: string }; Body: { queryIds?: string[]; filter?: BulkCloseFilter; reason: string } }>(
@@ -28,7 +29,7 @@ export const trialQueryRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app,
         ...routeSchema('POST /api/iit/projects/:projectId/queries/bulk-close'),
       },
     },
-    async (request) => qc.bulkCloseQueries(requireUser(request), request.params.projectId, request.body),
+    async (request) => queries.bulkClose(requireUser(request), request.params.projectId, request.body),
   );
 
   app.post<{ Params: { projectId: string; id: string }; Body: { to: QueryStatus; comment?: string } }>(
@@ -40,7 +41,7 @@ export const trialQueryRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app,
         ...routeSchema('POST /api/iit/projects/:projectId/queries/:id/transition'),
       },
     },
-    async (request) => qc.transitionQuery(requireUser(request), request.params.projectId, request.params.id, request.body.to, request.body.comment ?? ''),
+    async (request) => queries.transition(requireUser(request), request.params.projectId, request.params.id, request.body.to, request.body.comment ?? ''),
   );
 
   app.get<{ Params: { projectId: string }; Querystring: { format?: 'json' | 'csv' | 'xlsx' } }>(
@@ -57,17 +58,17 @@ export const trialQueryRoutes: FastifyPluginAsync<{ qc: TrialQc }> = async (app,
       const stamp = new Date().toISOString().slice(0, 10);
       // The file is made (and access checked) before the download headers are set, so a refusal is plain JSON.
       if (request.query.format === 'csv') {
-        const csv = await qc.reportCsv(user, projectId);
+        const csv = await reports.violationsCsv(user, projectId);
         return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${projectId}-violations-${stamp}.csv"`).send(csv);
       }
       if (request.query.format === 'xlsx') {
-        const xlsx = await qc.reportXlsx(user, projectId);
+        const xlsx = await reports.violationsXlsx(user, projectId);
         return reply
           .type('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
           .header('content-disposition', `attachment; filename="${projectId}-violations-${stamp}.xlsx"`)
           .send(xlsx);
       }
-      return qc.report(user, projectId);
+      return reports.violations(user, projectId);
     },
   );
 };

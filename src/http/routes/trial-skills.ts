@@ -10,9 +10,16 @@ const tags = ['trial QC'];
 /**
  * QC skills stored with versions: read them, save drafts, validate against a trial's dictionary, activate without
  * a restart. Who may do what is decided in the skill service (admins everything; a project's writers the skills of
- * their projects only; viewers read). GET /api/iit/skills (the list) is in trial-qc.ts.
+ * their projects only; viewers read).
  */
 export const trialSkillRoutes: FastifyPluginAsync<{ skills: SkillService }> = async (app, { skills }) => {
+  app.get('/api/iit/skills', {
+    schema: {
+      tags, summary: 'QC skills (SOP flowcharts) with their schedule and next run: those for every project and for your projects (admins: all, and the invalid skill files with their problems)',
+      ...routeSchema('GET /api/iit/skills'),
+    },
+  }, async (request) => ({ skills: await skills.list(requireUser(request)) }));
+
   app.get<{ Params: { skillId: string } }>('/api/iit/skills/:skillId', {
     schema: { tags, summary: 'A skill: its active version and the newest draft after it (definition and YAML)', ...routeSchema('GET /api/iit/skills/:skillId') },
   }, async (request) => skills.get(requireUser(request), request.params.skillId));

@@ -6,7 +6,7 @@ import { packageRoot } from '../../core/paths.js';
 import { createToolRegistry, type ToolRegistry } from '../../core/tools/registry.js';
 import { buildTestContext } from '../../testing/test-context.js';
 import { testEngines } from '../../testing/test-database.js';
-import { createTrialQc, type TrialQc } from '../trial-qc.js';
+import { createTrialServices, type TrialServices } from '../trial-services.js';
 
 /**
  * Protocol documents per project and the search_protocol tool over them. Vector search needs pgvector, which
@@ -36,9 +36,9 @@ async function people(ctx: Awaited<ReturnType<typeof buildTestContext>>, suffix:
 
 describe('protocol documents and search_protocol (PGlite, with pgvector)', () => {
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;
-  let qc: TrialQc;
+  let trial: TrialServices;
   let as: Awaited<ReturnType<typeof people>>;
-  const tools = async (user: User, projectId: string): Promise<ToolRegistry> => createToolRegistry().extend(await qc.readTools(user, projectId));
+  const tools = async (user: User, projectId: string): Promise<ToolRegistry> => createToolRegistry().extend(await trial.readTools.forProject(user, projectId));
   const search = async (user: User, projectId: string, query: string, top_k = 5) => {
     const result = await (await tools(user, projectId)).run('search_protocol', { query, top_k });
     expect(result.error).toBe('');
@@ -47,7 +47,7 @@ describe('protocol documents and search_protocol (PGlite, with pgvector)', () =>
 
   beforeAll(async () => {
     ctx = await buildTestContext({ engine: 'pglite' });
-    qc = createTrialQc(ctx);
+    trial = ctx.trial;
     as = await people(ctx, 'lib');
   });
 
@@ -57,12 +57,12 @@ describe('protocol documents and search_protocol (PGlite, with pgvector)', () =>
 
   it("ingests a project's protocol and finds the passage a question is about, with its source and chunk id", async () => {
     expect(ctx.hasVectorStore).toBe(true);
-    const ingested = await qc.ingestProtocolDocument(as.crcA, A, { sourceFile: 'DEMO-HTN-01-protocol.md', text: DEMO_PROTOCOL });
+    const ingested = await trial.protocolDocuments.ingest(as.crcA, A, { sourceFile: 'DEMO-HTN-01-protocol.md', text: DEMO_PROTOCOL });
     expect(ingested).toMatchObject({ sourceFile: 'DEMO-HTN-01-protocol.md', unchanged: false, replaced: false });
     expect(ingested.chunks).toBeGreaterThan(2);
-    await qc.ingestProtocolDocument(as.crcB, B, { sourceFile: 'liver-protocol.md', text: LIVER_PROTOCOL });
+    await trial.protocolDocuments.ingest(as.crcB, B, { sourceFile: 'liver-protocol.md', text: LIVER_PROTOCOL });
 
-    expect(await qc.protocolDocuments(as.viewerA, A)).toEqual([
+    expect(await trial.protocolDocuments.list(as.viewerA, A)).toEqual([
       { documentId: ingested.documentId, sourceFile: 'DEMO-HTN-01-protocol.md', chunkCount: ingested.chunks, contentHash: expect.stringMatching(/^[0-9a-f]{64}$/), updatedAt: expect.any(String) },
     ]);
     const { chunks } = await search(as.viewerA, A, 'V2 访视窗口期是多少天？visit window', 3);
@@ -82,49 +82,49 @@ describe('protocol documents and search_protocol (PGlite, with pgvector)', () =>
   });
 
   it('replaces a document uploaded again under the same file name, and takes uploaded files', async () => {
-    const again = await qc.ingestProtocolDocument(as.crcA, A, { sourceFile: 'DEMO-HTN-01-protocol.md', text: DEMO_PROTOCOL });
+    const again = await trial.protocolDocuments.ingest(as.crcA, A, { sourceFile: 'DEMO-HTN-01-protocol.md', text: DEMO_PROTOCOL });
     expect(again).toMatchObject({ unchanged: true, replaced: true });
     const amended = DEMO_PROTOCOL.replace('±3天 ±3 days', '±4天 ±4 days（第3号修正案 amendment 3）');
-    const replaced = await qc.ingestProtocolDocument(as.crcA, A, { sourceFile: 'DEMO-HTN-01-protocol.md', text: amended });
+    const replaced = await trial.protocolDocuments.ingest(as.crcA, A, { sourceFile: 'DEMO-HTN-01-protocol.md', text: amended });
     expect(replaced).toMatchObject({ documentId: again.documentId, unchanged: false, replaced: true });
-    expect((await qc.protocolDocuments(as.crcA, A)).map((d) => d.sourceFile)).toEqual(['DEMO-HTN-01-protocol.md']);
+    expect((await trial.protocolDocuments.list(as.crcA, A)).map((d) => d.sourceFile)).toEqual(['DEMO-HTN-01-protocol.md']);
     const passages = (await search(as.crcA, A, 'V2 访视窗口期 visit window', 10)).chunks.map((chunk) => chunk.text).join('\n');
     expect(passages).toContain('amendment 3');
     expect(passages).not.toContain('±3天 ±3 days');
 
-    const upload = await qc.ingestProtocolDocument(as.crcA, A, { file: { filename: 'crf-guide.md', data: Buffer.from('# CRF 填写指南\n\n访视日期按 YYYY-MM-DD 填写。Enter visit dates as YYYY-MM-DD.', 'utf8') } });
+    const upload = await trial.protocolDocuments.ingest(as.crcA, A, { file: { filename: 'crf-guide.md', data: Buffer.from('# CRF 填写指南\n\n访视日期按 YYYY-MM-DD 填写。Enter visit dates as YYYY-MM-DD.', 'utf8') } });
     expect(upload).toMatchObject({ sourceFile: 'crf-guide.md', replaced: false });
-    expect((await qc.protocolDocuments(as.crcA, A)).map((d) => d.sourceFile).sort()).toEqual(['DEMO-HTN-01-protocol.md', 'crf-guide.md']);
+    expect((await trial.protocolDocuments.list(as.crcA, A)).map((d) => d.sourceFile).sort()).toEqual(['DEMO-HTN-01-protocol.md', 'crf-guide.md']);
   });
 
   it('refuses documents it could not search, with what to send instead', async () => {
-    await expect(qc.ingestProtocolDocument(as.crcA, A, { file: { filename: 'protocol.docx', data: Buffer.from('PK') } })).rejects.toMatchObject({ code: 'UNSUPPORTED_FILE' });
-    await expect(qc.ingestProtocolDocument(as.crcA, A, { text: 'some text' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('sourceFile: is required with text') });
-    await expect(qc.ingestProtocolDocument(as.crcA, A, { sourceFile: 'blank.md', text: '  \n ' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('"blank.md" has no text to search') });
-    await expect(qc.ingestProtocolDocument(as.crcA, A, {})).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(trial.protocolDocuments.ingest(as.crcA, A, { file: { filename: 'protocol.docx', data: Buffer.from('PK') } })).rejects.toMatchObject({ code: 'UNSUPPORTED_FILE' });
+    await expect(trial.protocolDocuments.ingest(as.crcA, A, { text: 'some text' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('sourceFile: is required with text') });
+    await expect(trial.protocolDocuments.ingest(as.crcA, A, { sourceFile: 'blank.md', text: '  \n ' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('"blank.md" has no text to search') });
+    await expect(trial.protocolDocuments.ingest(as.crcA, A, {})).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
   });
 
   it('lets members read and writers change, and answers outsiders as for a project that does not exist', async () => {
-    await expect(qc.ingestProtocolDocument(as.viewerA, A, { sourceFile: 'x.md', text: 'x' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(trial.protocolDocuments.ingest(as.viewerA, A, { sourceFile: 'x.md', text: 'x' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
     for (const attempt of [
-      () => qc.protocolDocuments(as.outsider, A),
-      () => qc.ingestProtocolDocument(as.outsider, A, { sourceFile: 'x.md', text: 'x' }),
-      () => qc.deleteProtocolDocument(as.outsider, A, 'anything'),
-      () => qc.readTools(as.outsider, A),
-      () => qc.ingestProtocolDocument(as.crcB, A, { sourceFile: 'x.md', text: 'x' }),
+      () => trial.protocolDocuments.list(as.outsider, A),
+      () => trial.protocolDocuments.ingest(as.outsider, A, { sourceFile: 'x.md', text: 'x' }),
+      () => trial.protocolDocuments.delete(as.outsider, A, 'anything'),
+      () => trial.readTools.forProject(as.outsider, A),
+      () => trial.protocolDocuments.ingest(as.crcB, A, { sourceFile: 'x.md', text: 'x' }),
     ]) {
       await expect(attempt()).rejects.toMatchObject({ code: 'NOT_FOUND', details: { projectId: A } });
     }
   });
 
   it("deletes a project's own document only; another project's id is not found", async () => {
-    const [liver] = await qc.protocolDocuments(as.crcB, B);
-    await expect(qc.deleteProtocolDocument(as.crcA, A, liver!.documentId)).rejects.toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining(`does not exist in project "${A}"`) });
-    expect(await qc.protocolDocuments(as.crcB, B)).toHaveLength(1);
-    await expect(qc.deleteProtocolDocument(as.crcA, A, 'doc_unknown')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const [liver] = await trial.protocolDocuments.list(as.crcB, B);
+    await expect(trial.protocolDocuments.delete(as.crcA, A, liver!.documentId)).rejects.toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining(`does not exist in project "${A}"`) });
+    expect(await trial.protocolDocuments.list(as.crcB, B)).toHaveLength(1);
+    await expect(trial.protocolDocuments.delete(as.crcA, A, 'doc_unknown')).rejects.toMatchObject({ code: 'NOT_FOUND' });
 
-    await qc.deleteProtocolDocument(as.crcB, B, liver!.documentId);
-    expect(await qc.protocolDocuments(as.crcB, B)).toEqual([]);
+    await trial.protocolDocuments.delete(as.crcB, B, liver!.documentId);
+    expect(await trial.protocolDocuments.list(as.crcB, B)).toEqual([]);
     const empty = await search(as.crcB, B, 'ALT');
     expect(empty.chunks).toEqual([]);
     expect(empty.note).toContain(`has no protocol documents yet`);
@@ -134,13 +134,13 @@ describe('protocol documents and search_protocol (PGlite, with pgvector)', () =>
 
 describe.each(testEngines())('protocol documents without a vector store (%s)', (engine) => {
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;
-  let qc: TrialQc;
+  let trial: TrialServices;
   let as: Awaited<ReturnType<typeof people>>;
 
   beforeAll(async () => {
     ctx = await buildTestContext({ engine });
     // The local PostgreSQL has no pgvector; on an engine that has it, the flag stands for a server that has not.
-    qc = createTrialQc({ ...ctx, hasVectorStore: false });
+    trial = createTrialServices({ ...ctx, hasVectorStore: false });
     as = await people(ctx, `nv-${engine}`);
   });
 
@@ -150,18 +150,18 @@ describe.each(testEngines())('protocol documents without a vector store (%s)', (
 
   it('refuses members with VECTOR_STORE_UNAVAILABLE naming what to install, and outsiders as ever', async () => {
     for (const attempt of [
-      () => qc.protocolDocuments(as.viewerA, A),
-      () => qc.ingestProtocolDocument(as.crcA, A, { sourceFile: 'p.md', text: 'protocol' }),
-      () => qc.deleteProtocolDocument(as.crcA, A, 'protocol_x'),
+      () => trial.protocolDocuments.list(as.viewerA, A),
+      () => trial.protocolDocuments.ingest(as.crcA, A, { sourceFile: 'p.md', text: 'protocol' }),
+      () => trial.protocolDocuments.delete(as.crcA, A, 'protocol_x'),
     ]) {
       await expect(attempt()).rejects.toMatchObject({ code: 'VECTOR_STORE_UNAVAILABLE', status: 503, message: expect.stringMatching(/Protocol documents of project "proto-a".*Install pgvector/) });
     }
-    await expect(qc.protocolDocuments(as.outsider, A)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(qc.ingestProtocolDocument(as.viewerA, A, { sourceFile: 'p.md', text: 'protocol' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(trial.protocolDocuments.list(as.outsider, A)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(trial.protocolDocuments.ingest(as.viewerA, A, { sourceFile: 'p.md', text: 'protocol' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
   });
 
   it('lets search_protocol say the project has no searchable documents and how to add them', async () => {
-    const registry = createToolRegistry().extend(await qc.readTools(as.viewerA, A));
+    const registry = createToolRegistry().extend(await trial.readTools.forProject(as.viewerA, A));
     const result = await registry.run('search_protocol', { query: 'visit window' });
     expect(result).toMatchObject({ success: true, result: { chunks: [], note: expect.stringContaining('no vector store (pgvector)') } });
     expect((result.result as { note: string }).note).toContain(`POST /api/iit/projects/${A}/protocol-documents`);

@@ -8,7 +8,7 @@ import { DEMO_EVENTS, DEMO_PROJECT } from '../demo/demo-definition.js';
 import { readPlantedErrors } from '../demo/demo-files.js';
 import { loadDemoTrial } from '../demo/load-demo-trial.js';
 import { createTrialStore } from '../store/trial-store.js';
-import { createTrialQc, type TrialQc } from '../trial-qc.js';
+import type { TrialServices } from '../trial-services.js';
 import { TRIAL_READ_TOOL_NAMES } from './read-tools.js';
 
 /**
@@ -58,7 +58,7 @@ const C = 'assist-c';
 
 describe.each(testEngines())('trial assistant read tools (%s)', (engine) => {
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;
-  let qc: TrialQc;
+  let trial: TrialServices;
   let coordinator: User;
   let tools: Record<string, ToolRegistry>;
   const outputs: string[] = [];
@@ -81,15 +81,15 @@ describe.each(testEngines())('trial assistant read tools (%s)', (engine) => {
 
   beforeAll(async () => {
     ctx = await buildTestContext({ engine });
-    qc = createTrialQc(ctx);
+    trial = ctx.trial;
     coordinator = (await ctx.users.create({ name: `assist-crc-${engine}`, role: 'coordinator' })).user;
     for (const [id, records, events] of [[A, RECORDS_A, EVENTS], [B, RECORDS_B, EVENTS], [C, RECORDS_C, undefined]] as const) {
       await ctx.users.createProject({ id, name: id });
       await ctx.users.addMember(id, coordinator.id);
-      await qc.importCsv(coordinator, id, { dictionaryCsv: DICTIONARY, eventsCsv: events, recordsCsv: records });
+      await trial.imports.importCsv(coordinator, id, { dictionaryCsv: DICTIONARY, eventsCsv: events, recordsCsv: records });
     }
     tools = {};
-    for (const id of [A, B, C]) tools[id] = createToolRegistry().extend(await qc.readTools(coordinator, id));
+    for (const id of [A, B, C]) tools[id] = createToolRegistry().extend(await trial.readTools.forProject(coordinator, id));
 
     for (const projectId of [A, B]) {
       const [run] = await ctx.db.insert(qcRuns).values({ projectId, skillId: 'core-checks', status: 'completed', total: 3, createdBy: 'assist-crc', finishedAt: new Date() }).returning();
@@ -112,11 +112,11 @@ describe.each(testEngines())('trial assistant read tools (%s)', (engine) => {
   });
 
   it('offers exactly the five read tools, and only to members of the project', async () => {
-    expect((await qc.readTools(coordinator, A)).map((tool) => tool.name)).toEqual([...TRIAL_READ_TOOL_NAMES]);
+    expect((await trial.readTools.forProject(coordinator, A)).map((tool) => tool.name)).toEqual([...TRIAL_READ_TOOL_NAMES]);
     const outsider = (await ctx.users.create({ name: `assist-outsider-${engine}`, role: 'coordinator' })).user;
-    await expect(qc.readTools(outsider, A)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(trial.readTools.forProject(outsider, A)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     // The model is given JSON schemas it can fill in; a default makes an argument optional to it.
-    const specs = createToolRegistry().extend(await qc.readTools(coordinator, A)).specs(TRIAL_READ_TOOL_NAMES);
+    const specs = createToolRegistry().extend(await trial.readTools.forProject(coordinator, A)).specs(TRIAL_READ_TOOL_NAMES);
     expect(specs.find((spec) => spec.name === 'search_protocol')!.parameters).toMatchObject({ required: ['query'] });
   });
 
@@ -264,7 +264,7 @@ describe.each(testEngines())('trial assistant read tools (%s)', (engine) => {
 
   it('says when the schedule has no windows at all', async () => {
     // REDCap without scheduling exports events without offsets: every event is day 0 with no window.
-    await qc.importCsv(coordinator, C, { dictionaryCsv: DICTIONARY, eventsCsv: 'unique_event_name,event_name,arm_num\nv1_arm_1,V1,1\nv2_arm_1,V2,1', recordsCsv: RECORDS_HEADER });
+    await trial.imports.importCsv(coordinator, C, { dictionaryCsv: DICTIONARY, eventsCsv: 'unique_event_name,event_name,arm_num\nv1_arm_1,V1,1\nv2_arm_1,V2,1', recordsCsv: RECORDS_HEADER });
     expect(await ok(C, 'check_visit_window', { record_id: 'C01', event: 'v2_arm_1' })).toMatchObject({ in_window: null, missing: 'visit windows', message: expect.stringContaining('every event of arm 1 is day 0') });
   });
 
@@ -278,7 +278,7 @@ describe.each(testEngines())('trial assistant read tools (%s)', (engine) => {
   it("agrees with the demo trial's window rules: out of window exactly where a window error was planted", async () => {
     await loadDemoTrial(createTrialStore(ctx.db), 'test');
     await ctx.users.addMember(DEMO_PROJECT.id, coordinator.id);
-    const demo = createToolRegistry().extend(await qc.readTools(coordinator, DEMO_PROJECT.id));
+    const demo = createToolRegistry().extend(await trial.readTools.forProject(coordinator, DEMO_PROJECT.id));
     const stats = (await demo.run('get_project_stats', {})).result as { subjects: number; record_ids: { sample: string[] } };
     expect(stats.subjects).toBe(200);
     const planted = readPlantedErrors().filter((error) => error.kind === 'visit_out_of_window');

@@ -20,7 +20,7 @@ export interface TrialReadToolDeps {
 /**
  * The read-only tools bound to one project. Every query inside is filtered by `scope.projectId`, so a record
  * id of another project reads as one that does not exist, and no argument a model sends can widen the scope.
- * The caller checks that the acting user is a member before creating them (TrialQc.readTools does).
+ * The caller checks that the acting user is a member before creating them (read-tool-service.ts does).
  * Identifier fields never leave these tools with a value: they are named as withheld instead.
  */
 export function createTrialReadTools(deps: TrialReadToolDeps, scope: { projectId: string }): ToolDefinition<any>[] {

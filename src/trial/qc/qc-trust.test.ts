@@ -16,7 +16,7 @@ import { loadRecordContext } from '../sop/record-context.js';
 import { createTrialStore } from '../store/trial-store.js';
 import type { TrialRecord } from '../store/types.js';
 import type { User } from '../../core/auth/users.js';
-import { createTrialQc } from '../trial-qc.js';
+import type { TrialServices } from '../trial-services.js';
 import { getQcProgress, type QcProgress } from './qc-runs.js';
 import { registerQcWorkers } from './workers.js';
 
@@ -102,7 +102,7 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
   const webhookCalls: string[] = [];
   const delivered: string[] = [];
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;
-  let qc: ReturnType<typeof createTrialQc>;
+  let trial: TrialServices;
   /** The data manager: a coordinator of every project here. */
   let dm: User;
   let workers: Awaited<ReturnType<typeof registerQcWorkers>>;
@@ -122,7 +122,7 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
   let rateLimitedOnce = false;
 
   async function runToEnd(skillId: string, recordIds: string[], projectId = 'p1', settled: (p: QcProgress) => boolean = (p) => p.pending + p.running === 0): Promise<QcProgress> {
-    const started = await qc.startQcRun(dm, projectId, skillId, recordIds);
+    const started = await trial.qc.startQcRun(dm, projectId, skillId, recordIds);
     return waitFor(async () => {
       const p = await getQcProgress(ctx.db, started.id);
       return p && settled(p) ? p : undefined;
@@ -194,11 +194,11 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
       { recordId: 'X1', eventName: 'constructor', site: '', data: { record_id: 'X1', age: 12, code: '13900139000' } },
     ], { actor: 'test' });
 
-    qc = createTrialQc(ctx, 'trust-worker');
+    trial = ctx.trial;
     dm = (await ctx.users.create({ name: 'dm', role: 'coordinator' })).user;
     for (const projectId of ['p1', 'flat', 'proto']) await ctx.users.addMember(projectId, dm.id);
     // Outages are waited out as in production, on a shorter clock: three attempts, 100 ms then 200 ms apart.
-    workers = await registerQcWorkers({ ...qc.sop, jobs: ctx.jobs!, modelOutage: { attempts: 3, firstDelayMs: 100 } }, { concurrency: 4, sweepIntervalMs: 500, staleMs: 1000 });
+    workers = await registerQcWorkers({ ...trial.sop, jobs: ctx.jobs!, modelOutage: { attempts: 3, firstDelayMs: 100 } }, { concurrency: 4, sweepIntervalMs: 500, staleMs: 1000 });
   }, 120_000);
 
   afterAll(async () => {
@@ -212,7 +212,7 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
 
   it('keeps one query per finding across re-runs, 50 of them at once included, each with its value and event', async () => {
     for (let i = 0; i < 3; i++) await runToEnd('checks-direct', ['S1', 'S2', 'S3']);
-    const started = await Promise.all(Array.from({ length: 50 }, () => qc.startQcRun(dm, 'p1', 'checks-direct', ['S1', 'S2', 'S3'])));
+    const started = await Promise.all(Array.from({ length: 50 }, () => trial.qc.startQcRun(dm, 'p1', 'checks-direct', ['S1', 'S2', 'S3'])));
     await waitFor(async () => {
       const all = await Promise.all(started.map((s) => getQcProgress(ctx.db, s.id)));
       return all.every((p) => p!.status === 'completed');
@@ -242,7 +242,7 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     const after = await listQueries(ctx.db, { projectId: 'p1', recordId: 'S2' });
     expect(after).toHaveLength(1);
     expect(after[0]).toMatchObject({ id: query!.id, status: 'reopened', value: 15, noLongerFires: null });
-    const trail = (await qc.audit(dm, 'p1', { entityType: 'query', entityId: query!.id })).map((e) => e.action);
+    const trail = (await trial.records.audit(dm, 'p1', { entityType: 'query', entityId: query!.id })).map((e) => e.action);
     expect(trail).toEqual(expect.arrayContaining(['opened', 'status:closed', 'status:reopened']));
   });
 
@@ -256,12 +256,12 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     expect(held[0]!.heldByTaskRunId).not.toBeNull();
     expect(held[0]!.status).toBe('held');
 
-    const runs = await qc.taskRuns(dm, 'p1', { qcRunId: waiting.id, statuses: ['SUSPENDED'] });
+    const runs = await trial.qc.taskRuns(dm, 'p1', { qcRunId: waiting.id, statuses: ['SUSPENDED'] });
     const byRecord = new Map(runs.map((r) => [r.recordId, r]));
-    await qc.review(dm, byRecord.get('R1')!.id, 'approve', 'confirmed');
-    await qc.review(dm, byRecord.get('R2')!.id, 'reject', 'age was entered in months');
-    const [r3run] = await qc.taskRuns(dm, 'p1', { qcRunId: closeRun.id, statuses: ['SUSPENDED'] });
-    await qc.review(dm, r3run!.id, 'reject', 'protocol waiver on file');
+    await trial.qc.review(dm, byRecord.get('R1')!.id, 'approve', 'confirmed');
+    await trial.qc.review(dm, byRecord.get('R2')!.id, 'reject', 'age was entered in months');
+    const [r3run] = await trial.qc.taskRuns(dm, 'p1', { qcRunId: closeRun.id, statuses: ['SUSPENDED'] });
+    await trial.qc.review(dm, r3run!.id, 'reject', 'protocol waiver on file');
 
     const done = await waitFor(async () => {
       const p = await getQcProgress(ctx.db, waiting.id);
@@ -282,7 +282,7 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     expect(await listQueries(ctx.db, { projectId: 'p1', recordId: 'G1' })).toEqual([]);
     expect(await listQueries(ctx.db, { projectId: 'p1', recordId: 'G2' })).toEqual([]);
 
-    const runs = await qc.taskRuns(dm, 'p1', { qcRunId: progress.id, statuses: ['SUSPENDED'] });
+    const runs = await trial.qc.taskRuns(dm, 'p1', { qcRunId: progress.id, statuses: ['SUSPENDED'] });
     expect(runs).toHaveLength(2);
     for (const run of runs) {
       expect(run.reviewRequest).toMatchObject({ kind: 'soft_rule_unresolved', node: 'soft' });
@@ -291,8 +291,8 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     }
     const g1 = runs.find((r) => r.recordId === 'G1')!;
     const g2 = runs.find((r) => r.recordId === 'G2')!;
-    await qc.review(dm, g1.id, 'approve', 'text is fine');
-    await qc.review(dm, g2.id, 'reject', 'AE text contradicts the SBP');
+    await trial.qc.review(dm, g1.id, 'approve', 'text is fine');
+    await trial.qc.review(dm, g2.id, 'reject', 'AE text contradicts the SBP');
     await waitFor(async () => (await getQcProgress(ctx.db, progress.id))?.status === 'completed', 'the soft batch to complete');
     expect(await listQueries(ctx.db, { projectId: 'p1', recordId: 'G1' })).toEqual([]);
     const [raised] = await listQueries(ctx.db, { projectId: 'p1', recordId: 'G2' });
@@ -327,7 +327,7 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
   it('lets a rate-limited run continue after a short wait instead of waiting out its lease', async () => {
     const progress = await runToEnd('ae-plausible', ['L1'], 'p1', (p) => p.completed === 1);
     expect(rateLimitedOnce).toBe(true);
-    const [run] = await qc.taskRuns(dm, 'p1', { qcRunId: progress.id });
+    const [run] = await trial.qc.taskRuns(dm, 'p1', { qcRunId: progress.id });
     expect(run).toMatchObject({ status: 'COMPLETED', leaseOwner: null });
     expect(run!.steps.map((step) => step.type)).toEqual(['model_unavailable', 'soft_instruction', 'end']);
     expect(progress).toMatchObject({ notChecked: 0, summary: null });
@@ -338,13 +338,13 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     expect(progress).toMatchObject({ status: 'failed', completed: 1, failed: 2, notChecked: 2, summary: '2 of 3 records not checked because the model was unavailable. Run QC again for them once it is back.' });
     // Three attempts per record, one call each (no client retries here): not a call a second for as long as the outage lasts.
     for (const ae of ['OUTAGE-AE-1', 'OUTAGE-AE-2']) expect(model.requests.filter((r) => promptOf(r).includes(ae))).toHaveLength(3);
-    const failed = await qc.taskRuns(dm, 'p1', { qcRunId: progress.id, statuses: ['FAILED'] });
+    const failed = await trial.qc.taskRuns(dm, 'p1', { qcRunId: progress.id, statuses: ['FAILED'] });
     for (const run of failed) {
       expect(run.error).toMatch(/^Not done: the model was unavailable on all 3 attempts \(The language model service failed \(HTTP 500\)/);
       expect(run.error).not.toContain(model.baseURL);
       expect(await listQueries(ctx.db, { projectId: 'p1', recordId: run.recordId })).toEqual([]);
     }
-    const trail = (await qc.audit(dm, 'p1', { entityType: 'qc_run', entityId: progress.id })).map((e) => e.action);
+    const trail = (await trial.records.audit(dm, 'p1', { entityType: 'qc_run', entityId: progress.id })).map((e) => e.action);
     expect(trail).toContain('failed');
   });
 
@@ -353,8 +353,8 @@ describe.each(testEngines())('QC a data manager can trust, on %s', (engine) => {
     const progress = await runToEnd('checks-review', ['W1'], 'p1', (p) => p.status === 'waiting_review');
     await waitFor(async () => delivered.includes('W1'), 'the W1 notice delivered on a retry after the hung attempt', 60_000);
     expect(webhookCalls.filter((r) => r === 'W1')).toHaveLength(2);
-    const [run] = await qc.taskRuns(dm, 'p1', { qcRunId: progress.id, statuses: ['SUSPENDED'] });
+    const [run] = await trial.qc.taskRuns(dm, 'p1', { qcRunId: progress.id, statuses: ['SUSPENDED'] });
     expect(run!.recordId).toBe('W1');
-    await qc.review(dm, run!.id, 'approve', '');
+    await trial.qc.review(dm, run!.id, 'approve', '');
   });
 });

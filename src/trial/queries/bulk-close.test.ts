@@ -4,7 +4,7 @@ import type { User } from '../../core/auth/users.js';
 import { listAudit } from '../../core/audit/audit-log.js';
 import { pendingActions, taskRuns, type QueryStatus } from '../../core/db/schema/trial.js';
 import { buildTestContext } from '../../testing/test-context.js';
-import { createTrialQc } from '../trial-qc.js';
+import type { TrialServices } from '../trial-services.js';
 
 const PROJECT = 'bulk';
 const OTHER = 'bulk-other';
@@ -12,7 +12,7 @@ const REASON = 'Duplicates of the site query raised on paper';
 
 describe('closing queries in bulk', () => {
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;
-  let qc: ReturnType<typeof createTrialQc>;
+  let trial: TrialServices;
   // Data management closes queries (issue 32: the site answers, the data manager closes).
   const as: Record<'dataManager' | 'viewer' | 'outsider', User> = {} as never;
   let insert: (projectId: string, recordId: string, status: QueryStatus, site?: string) => Promise<string>;
@@ -21,7 +21,7 @@ describe('closing queries in bulk', () => {
 
   beforeAll(async () => {
     ctx = await buildTestContext();
-    qc = createTrialQc(ctx);
+    trial = ctx.trial;
     as.dataManager = (await ctx.users.create({ name: 'bulk-data-manager', role: 'data_manager' })).user;
     as.viewer = (await ctx.users.create({ name: 'bulk-viewer', role: 'viewer' })).user;
     as.outsider = (await ctx.users.create({ name: 'bulk-outsider', role: 'coordinator' })).user;
@@ -55,7 +55,7 @@ describe('closing queries in bulk', () => {
       await insert(PROJECT, 'S5', 'cancelled'),
     ];
     const foreign = await insert(OTHER, 'S1', 'open');
-    const result = await qc.bulkCloseQueries(as.dataManager, PROJECT, { queryIds: [open, answered, reopened, closed, cancelled, foreign, 'not-an-id', open], reason: ` ${REASON} ` });
+    const result = await trial.queries.bulkClose(as.dataManager, PROJECT, { queryIds: [open, answered, reopened, closed, cancelled, foreign, 'not-an-id', open], reason: ` ${REASON} ` });
 
     expect(result.closed).toBe(3);
     expect(result.skipped).toEqual([
@@ -71,7 +71,7 @@ describe('closing queries in bulk', () => {
 
     // The same entry a single close writes: who, the move, old and new status, and the one reason.
     const single = await insert(PROJECT, 'S6', 'open');
-    await qc.transitionQuery(as.dataManager, PROJECT, single, 'closed', REASON);
+    await trial.queries.transition(as.dataManager, PROJECT, single, 'closed', REASON);
     const trail = await listAudit(ctx.db, PROJECT, { entityType: 'query' });
     const shape = (entityId: string) => {
       const entries = trail.filter((entry) => entry.entityId === entityId);
@@ -91,20 +91,20 @@ describe('closing queries in bulk', () => {
     const alreadyClosed = await insert(PROJECT, 'F3', 'closed', 'SITE-09');
     const otherSite = await insert(PROJECT, 'F4', 'open', 'SITE-08');
     const otherProject = await insert(OTHER, 'F5', 'open', 'SITE-09');
-    expect(await qc.bulkCloseQueries(as.dataManager, PROJECT, { filter: { site: 'SITE-09' }, reason: REASON })).toEqual({ closed: 2, skipped: [] });
+    expect(await trial.queries.bulkClose(as.dataManager, PROJECT, { filter: { site: 'SITE-09' }, reason: REASON })).toEqual({ closed: 2, skipped: [] });
     const rows = await ctx.db.select({ id: pendingActions.id, status: pendingActions.status }).from(pendingActions).where(inArray(pendingActions.id, [...inFilter, alreadyClosed, otherSite, otherProject]));
     expect(Object.fromEntries(rows.map((row) => [row.id, row.status]))).toEqual({ [inFilter[0]!]: 'closed', [inFilter[1]!]: 'closed', [alreadyClosed]: 'closed', [otherSite]: 'open', [otherProject]: 'open' });
     expect((await listAudit(ctx.db, PROJECT, { entityType: 'query', entityId: alreadyClosed }))).toEqual([]);
-    expect(await qc.bulkCloseQueries(as.dataManager, PROJECT, { filter: { taskRunId: 'malformed' }, reason: REASON })).toEqual({ closed: 0, skipped: [] });
+    expect(await trial.queries.bulkClose(as.dataManager, PROJECT, { filter: { taskRunId: 'malformed' }, reason: REASON })).toEqual({ closed: 0, skipped: [] });
   });
 
   it('refuses a viewer and a non-member, and a request without a reason or with both ids and a filter, closing nothing', async () => {
     const id = await insert(PROJECT, 'V1', 'open');
-    await expect(qc.bulkCloseQueries(as.viewer, PROJECT, { queryIds: [id], reason: REASON })).rejects.toMatchObject({ code: 'FORBIDDEN', details: { role: 'viewer' } });
-    await expect(qc.bulkCloseQueries(as.outsider, PROJECT, { queryIds: [id], reason: REASON })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(qc.bulkCloseQueries(as.dataManager, PROJECT, { queryIds: [id], reason: '  ' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'reason' } });
-    await expect(qc.bulkCloseQueries(as.dataManager, PROJECT, { queryIds: [id], filter: {}, reason: REASON })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'queryIds' } });
-    await expect(qc.bulkCloseQueries(as.dataManager, PROJECT, { queryIds: [], reason: REASON })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'queryIds' } });
+    await expect(trial.queries.bulkClose(as.viewer, PROJECT, { queryIds: [id], reason: REASON })).rejects.toMatchObject({ code: 'FORBIDDEN', details: { role: 'viewer' } });
+    await expect(trial.queries.bulkClose(as.outsider, PROJECT, { queryIds: [id], reason: REASON })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(trial.queries.bulkClose(as.dataManager, PROJECT, { queryIds: [id], reason: '  ' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'reason' } });
+    await expect(trial.queries.bulkClose(as.dataManager, PROJECT, { queryIds: [id], filter: {}, reason: REASON })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'queryIds' } });
+    await expect(trial.queries.bulkClose(as.dataManager, PROJECT, { queryIds: [], reason: REASON })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'queryIds' } });
     expect(await statusOf(id)).toBe('open');
     expect(await listAudit(ctx.db, PROJECT, { entityType: 'query', entityId: id })).toEqual([]);
   });

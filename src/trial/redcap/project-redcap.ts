@@ -104,7 +104,7 @@ export function storedSettingsProblem(settings: RedcapSettings, policy: RedcapPo
 /**
  * Saves the project's settings with an audit entry (entity "settings"). A token variable already used by
  * another project is refused: one project's token must never pull data into another project. Only an admin
- * calls this (trial-qc.ts): the binding decides which server secret is sent where.
+ * calls this (redcap-service.ts): the binding decides which server secret is sent where.
  */
 export async function setRedcapSettings(db: Db, projectId: string, input: { apiUrl?: unknown; tokenEnv?: unknown }, actor: string, policy: RedcapPolicy): Promise<StoredRedcapSettings> {
   const settings = checkRedcapSettings(input, policy, projectId);

@@ -12,7 +12,6 @@ import { loadSkill, type Skill } from '../sop/load-skills.js';
 import { createTaskRuns } from '../sop/task-runs.js';
 import { createTrialStore } from '../store/trial-store.js';
 import type { TrialRecord } from '../store/types.js';
-import { createTrialQc } from '../trial-qc.js';
 import { reportToXlsx } from './export.js';
 import { computeRuleYield, isLowYield, type RuleYield } from './rule-yield.js';
 import { buildViolationsReport } from './violations-report.js';
@@ -65,7 +64,7 @@ describe.each(testEngines())('rule yield on %s', (engine) => {
 
   beforeAll(async () => {
     ctx = await buildTestContext({ engine });
-    sop = { ...createTrialQc(ctx).sop, skill: (id) => current.get(id)!, notifier: { configured: true, notify: async () => ({ delivered: true }) }, queueReviewNotice: async () => undefined };
+    sop = { ...ctx.trial.sop, skill: (id) => current.get(id)!, notifier: { configured: true, notify: async () => ({ delivered: true }) }, queueReviewNotice: async () => undefined };
     const store = createTrialStore(ctx.db);
     await store.ensureProject({ id: PROJECT, name: 'Rule yield' });
     const fields = ['record_id', 'age', 'sbp', 'dbp', 'weight', 'note'];

@@ -10,7 +10,7 @@ import { assertMayUseIdentifierRules, identifierRuleNotes } from './identifier-r
 import { assertCanEditSkill, canReadSkill, unknownSkill } from './skill-access.js';
 import { auditSkillChange, definitionProjects, unionProjects } from './skill-audit.js';
 import { allProjectIds, loadDictionaries } from './load-dictionaries.js';
-import { listSkillSummaries } from './list-skills.js';
+import { activeSkillSummaries, listSkillSummaries } from './list-skills.js';
 import { readSkillSource, type SkillSourceInput } from './skill-source.js';
 import { createSkillStore, versionNotFound, type SkillVersionRow, type SkillVersionSummary } from './skill-store.js';
 import { validateSkill, type SkillValidation } from './validate-skill.js';
@@ -102,6 +102,9 @@ export function createSkillService(deps: SkillServiceDeps) {
   return {
     /** GET /api/iit/skills: the skills `actor` may know of, with version, drafts and (admins) invalid ones. */
     list: (actor: User) => listSkillSummaries({ db, users, catalog: deps.catalog }, actor),
+
+    /** Every active skill, for code acting for the system (the assistant picks the skills of its project from these). */
+    active: () => activeSkillSummaries(deps.catalog),
 
     /** The active version and the newest draft after it (the editor opens the draft when there is one). */
     async get(actor: User, skillId: string) {

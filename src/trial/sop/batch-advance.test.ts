@@ -10,7 +10,6 @@ import { testEngines } from '../../testing/test-database.js';
 import { listQueries } from '../queries.js';
 import { createTrialStore } from '../store/trial-store.js';
 import type { TrialRecord } from '../store/types.js';
-import { createTrialQc } from '../trial-qc.js';
 import { advanceTaskRun, advanceTaskRuns, type SopDeps } from './engine.js';
 import { loadSkill, type Skill } from './load-skills.js';
 import { createTaskRuns, getTaskRun } from './task-runs.js';
@@ -49,8 +48,7 @@ describe.each(testEngines())('advancing task runs as a batch, on %s', (engine) =
     ctx = await buildTestContext({ engine });
     writeFileSync(path.join(dir, 'batch.yaml'), SKILL);
     skill = loadSkill(path.join(dir, 'batch.yaml'));
-    const base = createTrialQc(ctx).sop;
-    sop = { ...base, skill: () => skill };
+    sop = { ...ctx.trial.sop, skill: () => skill };
     const store = createTrialStore(ctx.db);
     for (const project of ['one', 'stolen', 'race']) {
       await store.ensureProject({ id: project, name: project });

@@ -14,7 +14,6 @@ import { reviewTaskRun } from '../qc/workers.js';
 import { listQueries, transitionQuery } from '../queries.js';
 import { createTrialStore } from '../store/trial-store.js';
 import type { TrialRecord } from '../store/types.js';
-import { createTrialQc } from '../trial-qc.js';
 import { advanceTaskRun, advanceTaskRuns, type SopDeps } from './engine.js';
 import { loadSkill, type Skill } from './load-skills.js';
 import { createTaskRuns, getTaskRun } from './task-runs.js';
@@ -91,7 +90,7 @@ nodes:
     model = await startScriptedModel([], { fallback: () => ({ reply: verdict }) });
     ctx = await buildTestContext({ engine, llmBaseUrl: model.baseURL });
     sop = {
-      ...createTrialQc(ctx).sop,
+      ...ctx.trial.sop,
       skill: (id) => current.get(id)!,
       notifier: { configured: true, notify: async () => ({ delivered: true }) },
       queueReviewNotice: async (taskRunId) => void notices.push(taskRunId),

@@ -13,7 +13,7 @@ import { registerQcWorkers, reviewTaskRun } from '../qc/workers.js';
 import { listQueries } from '../queries.js';
 import { createTrialStore } from '../store/trial-store.js';
 import type { User } from '../../core/auth/users.js';
-import { createTrialQc } from '../trial-qc.js';
+import type { TrialServices } from '../trial-services.js';
 import { advanceTaskRun } from './engine.js';
 import { getTaskRun } from './task-runs.js';
 import { waitFor } from '../../testing/wait-for.js';
@@ -48,7 +48,7 @@ describe.each(testEngines())('SOP runs on %s', (engine) => {
   let webhook: http.Server;
   const notifications: any[] = [];
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;
-  let qc: ReturnType<typeof createTrialQc>;
+  let trial: TrialServices;
   /** Coordinators of p1: the data manager who starts runs, and the site coordinator who answers queries. */
   const staff: Record<'alice' | 'dm' | 'site-crc', User> = {} as never;
   let workers: Awaited<ReturnType<typeof registerQcWorkers>>;
@@ -85,13 +85,13 @@ describe.each(testEngines())('SOP runs on %s', (engine) => {
     await store.replaceEvents('p1', [{ eventName: 'baseline', label: 'Baseline', dayOffset: 0, windowBefore: 0, windowAfter: 0 }], 'test');
     const row = (recordId: string, age: number, consent: string) => ({ recordId, eventName: 'baseline', site: 'SITE-01', data: { record_id: recordId, age, consent_date: consent, enrollment_date: '2025-03-10', ae_text: 'none' } });
     await store.importRecords('p1', [row('S1', 40, '2025-03-01'), row('S2', 90, '2025-03-01'), row('S3', 50, '2025-03-12'), row('S4', 16, '2025-03-20')], { actor: 'test' });
-    qc = createTrialQc(ctx, 'test-worker');
+    trial = ctx.trial;
     for (const name of ['alice', 'dm', 'site-crc'] as const) {
       // The site answers queries; the data manager closes or reopens them.
       staff[name] = (await ctx.users.create({ name, role: name === 'dm' ? 'data_manager' : 'coordinator' })).user;
       await ctx.users.addMember('p1', staff[name].id);
     }
-    workers = await registerQcWorkers({ ...qc.sop, jobs: ctx.jobs! }, { concurrency: 2, sweepIntervalMs: 500, staleMs: 1000 });
+    workers = await registerQcWorkers({ ...trial.sop, jobs: ctx.jobs! }, { concurrency: 2, sweepIntervalMs: 500, staleMs: 1000 });
   });
 
   afterAll(async () => {
@@ -102,7 +102,7 @@ describe.each(testEngines())('SOP runs on %s', (engine) => {
   });
 
   it('checks every record once, opens one query per violation and suspends failing records for review', async () => {
-    const started = await qc.startQcRun(staff.alice, 'p1', 'eligibility');
+    const started = await trial.qc.startQcRun(staff.alice, 'p1', 'eligibility');
     expect(started).toMatchObject({ total: 4, status: 'running' });
     const done = await waitFor(async () => {
       const p = await getQcProgress(ctx.db, started.id);
@@ -121,15 +121,15 @@ describe.each(testEngines())('SOP runs on %s', (engine) => {
     expect(s4.text).toContain('age: Age must be 18-75');
 
     // Advancing a finished or suspended run again changes nothing: no duplicate queries or steps.
-    const runs = await qc.taskRuns(staff.alice, 'p1', { qcRunId: started.id });
-    for (const run of runs) await advanceTaskRun(qc.sop, run.id);
+    const runs = await trial.qc.taskRuns(staff.alice, 'p1', { qcRunId: started.id });
+    for (const run of runs) await advanceTaskRun(trial.sop, run.id);
     expect(await listQueries(ctx.db, { projectId: 'p1' })).toHaveLength(4);
     const s1 = runs.find((r) => r.recordId === 'S1')!;
     expect((await getTaskRun(ctx.db, s1.id))!.steps.map((s) => `${s.node}:${s.outcome}`)).toEqual(['hard:pass', 'soft:pass', 'end_ok:pass']);
   });
 
   it('resumes an approved run to completion and a rejected one to its reject end, exactly once', async () => {
-    const suspended = await qc.taskRuns(staff.dm, 'p1', { statuses: ['SUSPENDED'] });
+    const suspended = await trial.qc.taskRuns(staff.dm, 'p1', { statuses: ['SUSPENDED'] });
     expect(suspended[0]!.reviewDescription).toBe('A data manager confirms the violations before queries go to the site.');
     const [approveRun, rejectRun] = [suspended.find((r) => r.recordId === 'S2')!, suspended.find((r) => r.recordId === 'S3')!];
 
@@ -162,19 +162,19 @@ describe.each(testEngines())('SOP runs on %s', (engine) => {
     const [held] = await listQueries(ctx.db, { projectId: 'p1', recordId: 'S4', field: 'age' });
     expect(held).toMatchObject({ status: 'held', allowedTransitions: [] });
     // The site cannot answer what it has not been sent: S4 still waits for the data manager's review.
-    await expect(qc.transitionQuery(staff['site-crc'], 'p1', held!.id, 'answered', 'Age was 61, typo corrected')).rejects.toMatchObject({ code: 'CONFLICT_STATE', details: { status: 'held' } });
-    const [s4Run] = (await qc.taskRuns(staff.dm, 'p1', { statuses: ['SUSPENDED'] })).filter((run) => run.recordId === 'S4');
+    await expect(trial.queries.transition(staff['site-crc'], 'p1', held!.id, 'answered', 'Age was 61, typo corrected')).rejects.toMatchObject({ code: 'CONFLICT_STATE', details: { status: 'held' } });
+    const [s4Run] = (await trial.qc.taskRuns(staff.dm, 'p1', { statuses: ['SUSPENDED'] })).filter((run) => run.recordId === 'S4');
     await reviewTaskRun({ db: ctx.db, jobs: ctx.jobs! }, s4Run!.id, 'approve', 'dm', 'confirmed');
     await waitFor(async () => (await getTaskRun(ctx.db, s4Run!.id))?.status === 'COMPLETED', 'the approved S4 run to complete');
 
     const [query] = await listQueries(ctx.db, { projectId: 'p1', recordId: 'S4', field: 'age' });
     expect(query).toMatchObject({ id: held!.id, status: 'open', heldByTaskRunId: null });
-    await expect(qc.transitionQuery(staff['site-crc'], 'p1', query!.id, 'answered', '')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
-    await qc.transitionQuery(staff['site-crc'], 'p1', query!.id, 'answered', 'Age was 61, typo corrected');
-    await expect(qc.transitionQuery(staff['site-crc'], 'p1', query!.id, 'answered', 'again')).rejects.toMatchObject({ code: 'CONFLICT_STATE' });
-    await qc.transitionQuery(staff.dm, 'p1', query!.id, 'reopened', 'source document says 16');
-    await qc.transitionQuery(staff['site-crc'], 'p1', query!.id, 'answered', 'Subject excluded');
-    const closed = await qc.transitionQuery(staff.dm, 'p1', query!.id, 'closed', '');
+    await expect(trial.queries.transition(staff['site-crc'], 'p1', query!.id, 'answered', '')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await trial.queries.transition(staff['site-crc'], 'p1', query!.id, 'answered', 'Age was 61, typo corrected');
+    await expect(trial.queries.transition(staff['site-crc'], 'p1', query!.id, 'answered', 'again')).rejects.toMatchObject({ code: 'CONFLICT_STATE' });
+    await trial.queries.transition(staff.dm, 'p1', query!.id, 'reopened', 'source document says 16');
+    await trial.queries.transition(staff['site-crc'], 'p1', query!.id, 'answered', 'Subject excluded');
+    const closed = await trial.queries.transition(staff.dm, 'p1', query!.id, 'closed', '');
     expect(closed).toMatchObject({ status: 'closed', allowedTransitions: ['reopened'] });
     expect(query!.allowedTransitions).toEqual(['answered', 'closed']);
     const trail = await createTrialStore(ctx.db).listAudit('p1', { entityType: 'query', entityId: query!.id });
@@ -189,14 +189,14 @@ describe.each(testEngines())('SOP runs on %s', (engine) => {
   });
 
   it('reports violations by field, rule, site and severity and exports CSV and XLSX', async () => {
-    const report = await qc.report(staff.dm, 'p1');
+    const report = await trial.reports.violations(staff.dm, 'p1');
     expect(report.total).toBe(4);
     expect(report.byRule).toEqual([{ key: 'age-range', count: 2 }, { key: 'consent-first', count: 2 }]);
     expect(report.bySite).toEqual([{ key: 'SITE-01', count: 4 }]);
-    const csv = await qc.reportCsv(staff.dm, 'p1');
+    const csv = await trial.reports.violationsCsv(staff.dm, 'p1');
     expect(csv.split('\n')[0]).toContain('"Record","Event","Site","Field","Rule"');
     expect(csv.trim().split('\n')).toHaveLength(5);
-    const xlsx = await qc.reportXlsx(staff.dm, 'p1');
+    const xlsx = await trial.reports.violationsXlsx(staff.dm, 'p1');
     expect(xlsx.subarray(0, 2).toString()).toBe('PK');
   });
 

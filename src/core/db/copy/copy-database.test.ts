@@ -15,7 +15,6 @@ import { waitFor } from '../../../testing/wait-for.js';
 import { ensureDemoTrial } from '../../../trial/demo/load-demo-trial.js';
 import { registerQcWorkers } from '../../../trial/qc/workers.js';
 import { createTrialStore } from '../../../trial/store/trial-store.js';
-import { createTrialQc } from '../../../trial/trial-qc.js';
 import { openDatabase, queryRows, sql, type Database, type Db } from '../connect.js';
 import { runMigrations } from '../migrate.js';
 import * as schema from '../schema/index.js';
@@ -61,8 +60,7 @@ describe(`clinagent db copy: PGlite to ${TARGET_ENGINE}`, () => {
     const ctx = await buildTestContext({ database: source, startJobs: true, llmBaseUrl: model.baseURL, env: env() });
     const app = await buildServer(ctx, { serveConsole: false });
     // QC workers only: the agent run below must stay PENDING, as one queued when the old server stopped.
-    const qc = createTrialQc(ctx);
-    const workers = await registerQcWorkers({ ...qc.sop, jobs: ctx.jobs! }, { concurrency: 2, sweepIntervalMs: 60_000, staleMs: 60_000 });
+    const workers = await registerQcWorkers({ ...ctx.trial.sop, jobs: ctx.jobs! }, { concurrency: 2, sweepIntervalMs: 60_000, staleMs: 60_000 });
     const { token } = await ctx.users.create({ name: 'copy-admin', role: 'admin' });
     const headers = { authorization: `Bearer ${token}` };
     const call = (method: 'GET' | 'POST', url: string, payload?: object) => app.inject({ method, url, headers, ...(payload ? { payload } : {}) });

@@ -1,5 +1,4 @@
 import type { User } from '../../../core/auth/users.js';
-import { createTrialQc } from '../../../trial/trial-qc.js';
 import { waitFor } from '../../wait-for.js';
 import type { FaultServer } from '../fault-server.js';
 
@@ -57,7 +56,7 @@ export async function createTrialProject(server: FaultServer, projectId: string)
   const coordinator = await ctx.users.create({ name: `${projectId}-coordinator`, role: 'coordinator' });
   await ctx.users.createProject({ id: projectId, name: projectId });
   await ctx.users.addMember(projectId, coordinator.user.id);
-  await createTrialQc(ctx).importCsv(coordinator.user, projectId, { dictionaryCsv: DICTIONARY, recordsCsv: RECORDS });
+  await ctx.trial.imports.importCsv(coordinator.user, projectId, { dictionaryCsv: DICTIONARY, recordsCsv: RECORDS });
   const runQc: TrialProject['runQc'] = async (skillId, recordIds, limitMs = 30_000) => {
     const started = await server.call('POST', `/api/iit/projects/${projectId}/qc-runs`, coordinator.token, { skillId, recordIds });
     if (started.status !== 202) return { status: started.status, body: started.body };

@@ -4,7 +4,7 @@ import { pendingActions, qcRuns, taskRuns } from '../core/db/schema/trial.js';
 import { buildTestContext } from '../testing/test-context.js';
 import { listQueries } from './queries.js';
 import { createTrialStore } from './store/trial-store.js';
-import { createTrialQc } from './trial-qc.js';
+import type { TrialServices } from './trial-services.js';
 
 /**
  * Access is checked in the library, not only by the routes: a CLI command, a job or an agent tool calling trial QC
@@ -17,7 +17,7 @@ const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
 
 describe('trial QC checks who is asking', () => {
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;
-  let qc: ReturnType<typeof createTrialQc>;
+  let trial: TrialServices;
   const as: Record<'pi' | 'coordinator' | 'viewer' | 'outsider', User> = {} as never;
   let qcRunId: string;
   let taskRunId: string;
@@ -25,7 +25,7 @@ describe('trial QC checks who is asking', () => {
 
   beforeAll(async () => {
     ctx = await buildTestContext({ engine: 'pglite' });
-    qc = createTrialQc(ctx);
+    trial = ctx.trial;
     for (const role of ['pi', 'coordinator', 'viewer'] as const) as[role] = (await ctx.users.create({ name: `lib-${role}`, role })).user;
     // A coordinator of another project: signed in, with a writer role, but not a member here.
     as.outsider = (await ctx.users.create({ name: 'lib-outsider', role: 'coordinator' })).user;
@@ -51,25 +51,25 @@ describe('trial QC checks who is asking', () => {
   });
 
   const reads = (user: User, projectId = PROJECT) => ({
-    records: () => qc.records(user, projectId),
-    record: () => qc.record(user, projectId, 'S001'),
-    audit: () => qc.audit(user, projectId),
-    verifyAudit: () => qc.verifyAudit(user, projectId),
-    redcapSettings: () => qc.redcapSettings(user, projectId),
-    qcRuns: () => qc.qcRuns(user, projectId),
-    taskRuns: () => qc.taskRuns(user, projectId),
-    queries: () => qc.queries(user, { projectId }),
-    report: () => qc.report(user, projectId),
-    reportCsv: () => qc.reportCsv(user, projectId),
-    reportXlsx: () => qc.reportXlsx(user, projectId),
+    records: () => trial.records.records(user, projectId),
+    record: () => trial.records.record(user, projectId, 'S001'),
+    audit: () => trial.records.audit(user, projectId),
+    verifyAudit: () => trial.records.verifyAudit(user, projectId),
+    redcapSettings: () => trial.redcap.settings(user, projectId),
+    qcRuns: () => trial.qc.qcRuns(user, projectId),
+    taskRuns: () => trial.qc.taskRuns(user, projectId),
+    queries: () => trial.queries.page(user, { projectId }),
+    report: () => trial.reports.violations(user, projectId),
+    reportCsv: () => trial.reports.violationsCsv(user, projectId),
+    reportXlsx: () => trial.reports.violationsXlsx(user, projectId),
   });
 
   const writes = (user: User) => ({
-    importCsv: () => qc.importCsv(user, PROJECT, { dictionaryCsv: 'record_id', recordsCsv: 'record_id' }),
-    startQcRun: () => qc.startQcRun(user, PROJECT, 'demo-core-checks'),
-    transitionQuery: () => qc.transitionQuery(user, PROJECT, queryId, 'answered', 'corrected'),
-    bulkCloseQueries: () => qc.bulkCloseQueries(user, PROJECT, { queryIds: [queryId], reason: 'duplicate' }),
-    review: () => qc.review(user, taskRunId, 'approve', 'fine'),
+    importCsv: () => trial.imports.importCsv(user, PROJECT, { dictionaryCsv: 'record_id', recordsCsv: 'record_id' }),
+    startQcRun: () => trial.qc.startQcRun(user, PROJECT, 'demo-core-checks'),
+    transitionQuery: () => trial.queries.transition(user, PROJECT, queryId, 'answered', 'corrected'),
+    bulkCloseQueries: () => trial.queries.bulkClose(user, PROJECT, { queryIds: [queryId], reason: 'duplicate' }),
+    review: () => trial.qc.review(user, taskRunId, 'approve', 'fine'),
   });
 
   it('answers a non-member NOT_FOUND for every read, worded as for a project that does not exist', async () => {
@@ -84,8 +84,8 @@ describe('trial QC checks who is asking', () => {
 
   it("answers a non-member's look at a run of the project exactly as for a run that does not exist", async () => {
     for (const [existing, missing] of [
-      [() => qc.qcRun(as.outsider, qcRunId), () => qc.qcRun(as.outsider, MISSING_UUID)],
-      [() => qc.taskRun(as.outsider, taskRunId), () => qc.taskRun(as.outsider, MISSING_UUID)],
+      [() => trial.qc.qcRun(as.outsider, qcRunId), () => trial.qc.qcRun(as.outsider, MISSING_UUID)],
+      [() => trial.qc.taskRun(as.outsider, taskRunId), () => trial.qc.taskRun(as.outsider, MISSING_UUID)],
     ] as const) {
       const refusal = await existing().catch((error: Error) => error);
       const absent = await missing().catch((error: Error) => error);
@@ -103,23 +103,23 @@ describe('trial QC checks who is asking', () => {
     }
     const [query] = await listQueries(ctx.db, { projectId: PROJECT, recordId: 'S001' });
     expect(query).toMatchObject({ id: queryId, status: 'open' });
-    expect((await qc.taskRun(as.pi, taskRunId)).status).toBe('SUSPENDED');
+    expect((await trial.qc.taskRun(as.pi, taskRunId)).status).toBe('SUSPENDED');
   });
 
   it('keeps the REDCap binding and identifier access to admins, and REDCap syncs to the PI', async () => {
     for (const member of [as.coordinator, as.pi]) {
-      await expect(qc.configureRedcap(member, PROJECT, { apiUrl: 'https://redcap.example.org/api/', tokenEnv: 'REDCAP_TOKEN_LIB' })).rejects.toMatchObject({ code: 'FORBIDDEN', details: { needs: ['admin'] } });
+      await expect(trial.redcap.configure(member, PROJECT, { apiUrl: 'https://redcap.example.org/api/', tokenEnv: 'REDCAP_TOKEN_LIB' })).rejects.toMatchObject({ code: 'FORBIDDEN', details: { needs: ['admin'] } });
     }
-    await expect(qc.syncRedcap(as.viewer, PROJECT)).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(qc.configureRedcap(as.outsider, PROJECT, {})).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(qc.setIdentifierAccess(as.pi, PROJECT, as.viewer.id, true)).rejects.toMatchObject({ code: 'FORBIDDEN', details: { needs: ['admin'] } });
+    await expect(trial.redcap.sync(as.viewer, PROJECT)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(trial.redcap.configure(as.outsider, PROJECT, {})).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(trial.records.setIdentifierAccess(as.pi, PROJECT, as.viewer.id, true)).rejects.toMatchObject({ code: 'FORBIDDEN', details: { needs: ['admin'] } });
   });
 
   it('offers each role only the query moves it may make, on the record page and the review queue as on the query list', async () => {
     const offered = async (user: User) => {
-      const [listed] = (await qc.queries(user, { projectId: PROJECT })).queries;
-      const [onRecord] = (await qc.record(user, PROJECT, 'S001')).queries;
-      const run = (await qc.taskRunPage(user, { projectId: PROJECT })).taskRuns.find((r) => r.id === taskRunId);
+      const [listed] = (await trial.queries.page(user, { projectId: PROJECT })).queries;
+      const [onRecord] = (await trial.records.record(user, PROJECT, 'S001')).queries;
+      const run = (await trial.qc.taskRunPage(user, { projectId: PROJECT })).taskRuns.find((r) => r.id === taskRunId);
       return [listed, onRecord, run?.findings[0]].map((query) => query?.allowedTransitions);
     };
     // The query is open: the site answers it, data management closes it, a viewer does neither.
@@ -130,11 +130,11 @@ describe('trial QC checks who is asking', () => {
 
   it('lets members read and a coordinator change the data, recorded under their name', async () => {
     for (const [name, read] of Object.entries(reads(as.viewer))) await expect(read(), name).resolves.toBeDefined();
-    const answered = await qc.transitionQuery(as.coordinator, PROJECT, queryId, 'answered', 'corrected at site');
+    const answered = await trial.queries.transition(as.coordinator, PROJECT, queryId, 'answered', 'corrected at site');
     expect(answered).toMatchObject({ status: 'answered' });
-    const trail = await qc.audit(as.viewer, PROJECT, { entityType: 'query', entityId: queryId });
+    const trail = await trial.records.audit(as.viewer, PROJECT, { entityType: 'query', entityId: queryId });
     expect(trail.map((entry) => [entry.action, entry.actor])).toContainEqual(['status:answered', 'lib-coordinator']);
     // Past the access check, a coordinator's import is judged on its files.
-    await expect(qc.importCsv(as.coordinator, PROJECT, { dictionaryCsv: '', recordsCsv: '' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(trial.imports.importCsv(as.coordinator, PROJECT, { dictionaryCsv: '', recordsCsv: '' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
   });
 });

@@ -1,0 +1,78 @@
+import type { MembershipCheck } from '../core/auth/membership.js';
+import type { ProjectDirectory } from '../core/auth/projects.js';
+import type { Config } from '../core/config.js';
+import type { Db } from '../core/db/connect.js';
+import type { Jobs } from '../core/jobs/boss.js';
+import type { LlmGateway } from '../core/llm/gateway.js';
+import type { Logger } from '../core/logger.js';
+import type { SecretRegistry } from '../core/secrets.js';
+import type { ToolRegistry } from '../core/tools/registry.js';
+import type { TraceStore } from '../core/trace/store.js';
+import type { RagStore } from '../rag/index.js';
+import { createProtocolDocumentService } from './assistant/protocol-document-service.js';
+import { createReadToolService } from './assistant/read-tool-service.js';
+import { createImportService } from './import/import-service.js';
+import { createQcService } from './qc/qc-service.js';
+import { createQueryService } from './queries/query-service.js';
+import { createRecordService } from './records/record-service.js';
+import { createRedcapService } from './redcap/redcap-service.js';
+import { createReportService } from './report/report-service.js';
+import { createSkillTools } from './skill-tools/skill-tools.js';
+import { createSkillService } from './skills/skill-service.js';
+import { createSopDeps } from './sop/sop-deps.js';
+import type { SkillCatalog } from './sop/skill-catalog.js';
+import { createTrialStore } from './store/trial-store.js';
+
+/** The slice of the application context the trial area works with (the app's context has all of it). */
+export interface TrialServiceDeps {
+  config: Pick<Config, 'host' | 'port' | 'qc' | 'redcap'>;
+  db: Db;
+  jobs?: Jobs;
+  llm: LlmGateway;
+  tools: ToolRegistry;
+  trace: TraceStore;
+  logger: Logger;
+  users: MembershipCheck & ProjectDirectory;
+  secrets: SecretRegistry;
+  skills: SkillCatalog;
+  /** Each project's protocol documents, searched by the assistant's search_protocol tool. */
+  rag: RagStore;
+  /** False on a PostgreSQL without pgvector: protocol documents answer VECTOR_STORE_UNAVAILABLE. */
+  hasVectorStore: boolean;
+}
+
+/**
+ * The trial quality-control area as services, built once per process (src/context.ts) and handed to the route
+ * plugin, worker or command that uses each one. Every function that reads or writes a project's data takes the
+ * acting user first and checks access in its service, not in the caller: reads need membership (a non-member gets
+ * NOT_FOUND, as if the project, run or query did not exist), changes a writer role (a viewer gets FORBIDDEN).
+ */
+export function createTrialServices(deps: TrialServiceDeps) {
+  const { db, users } = deps;
+  const store = createTrialStore(db);
+  return {
+    /** For the job workers, which act for the system (a run someone started, or cron), not for a user. */
+    sop: createSopDeps(deps),
+    imports: createImportService({ db, store, users, skills: deps.skills }),
+    redcap: createRedcapService({ db, store, users, secrets: deps.secrets, config: deps.config.redcap }),
+    records: createRecordService({ db, store, users }),
+    skills: createSkillService({ db, users, tools: deps.tools, catalog: deps.skills }),
+    skillTools: createSkillTools({
+      db,
+      users,
+      tools: deps.tools,
+      // A proposed version is compared with the active one, refreshed first: another process may have activated one.
+      activeSkills: async () => {
+        await deps.skills.refresh();
+        return deps.skills.list();
+      },
+    }),
+    qc: createQcService({ db, jobs: deps.jobs, users, skills: deps.skills }),
+    queries: createQueryService({ db, users }),
+    reports: createReportService({ db, users }),
+    protocolDocuments: createProtocolDocumentService({ users, rag: deps.rag, hasVectorStore: deps.hasVectorStore }),
+    readTools: createReadToolService({ db, users, rag: deps.rag, hasVectorStore: deps.hasVectorStore }),
+  };
+}
+
+export type TrialServices = ReturnType<typeof createTrialServices>;
