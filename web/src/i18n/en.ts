@@ -94,6 +94,8 @@ export const en = {
   'stream.tool.running': 'Running…',
   'stream.tool.ok': 'OK',
   'stream.tool.failed': 'Failed',
+  'stream.toolsUsed': 'Used tools: ',
+  'stream.toolsUsing': 'Using tools: ',
   'stream.waiting': 'Waiting for you',
   'stream.waiting.answer': 'The run stopped until you answer.',
   'stream.waiting.approval': 'The run stopped until you approve or reject.',

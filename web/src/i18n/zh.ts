@@ -91,6 +91,8 @@ export const zh: Messages = {
   'stream.tool.running': '运行中…',
   'stream.tool.ok': '成功',
   'stream.tool.failed': '失败',
+  'stream.toolsUsed': '已使用工具：',
+  'stream.toolsUsing': '正在使用工具：',
   'stream.waiting': '等待您处理',
   'stream.waiting.answer': '运行已暂停，等待您的回答。',
   'stream.waiting.approval': '运行已暂停，等待您批准或驳回。',

@@ -1,19 +1,17 @@
 import { create } from 'zustand';
 import { consultApi, type ConsultReply, type ConsultSession, type ConsultSummary, type DossierFormat } from '../api';
 import { saveFile } from '../components/save-file';
+import { createConversationStream, streamConversationOf, type StreamTurn } from './conversation-stream';
 
-/** The message being answered: shown as it is written until the consult's turns include it. */
-export interface LiveTurn {
-  id: number;
-  message: string;
-  /** The chosen image's local preview, until the server's copy replaces it. */
-  imageUrl: string | null;
-  /** The reply as it is written (text_delta); the result's response replaces it (it may lead with urgent advice). */
-  streamText: string;
-  result?: ConsultReply;
-  requestError?: unknown;
-  isStopped: boolean;
-}
+/**
+ * The message being answered, shown as it is written until the consult's turns include it: the reply as it streams
+ * (its text and the tools the consult used), then the result, whose response replaces the text (it may lead with
+ * urgent advice). `imageUrl` is the chosen image's local preview, until the server's copy replaces it.
+ */
+export type LiveTurn = StreamTurn<ConsultReply, { imageUrl: string | null }>;
+
+/** The message in flight per consult, folded from the run events as every chat page's are. */
+export const useConsultTurnsStore = createConversationStream<ConsultReply, { imageUrl: string | null }>();
 
 /** The image chosen for the next message, with its preview. */
 export interface ChosenImage {
@@ -31,8 +29,6 @@ interface ConsultState {
   activeId: string | null;
   session: ConsultSession | null;
   sessionError: unknown;
-  live: LiveTurn | null;
-  isRunning: boolean;
   /** The image for the next message; the server checks its bytes and size when it is sent. */
   image: ChosenImage | null;
   /** Object URLs of the consult's uploaded images, by attachment id, fetched once with the bearer token. */
@@ -68,8 +64,6 @@ const INITIAL = {
   activeId: null,
   session: null,
   sessionError: null,
-  live: null,
-  isRunning: false,
   image: null,
   attachmentUrls: {},
   dossier: null,
@@ -79,7 +73,22 @@ const INITIAL = {
   downloadError: null,
 } satisfies Partial<ConsultState>;
 
-let nextTurnId = 1;
+/** The message on screen of a consult: the last one sent, until the reloaded turns hold it. */
+export function liveTurnOf(state: Pick<ReturnType<typeof useConsultTurnsStore.getState>, 'byScope'>, sessionId: string | null): LiveTurn | null {
+  return sessionId ? (streamConversationOf(state, sessionId).turns.at(-1) ?? null) : null;
+}
+
+/** Whether the consult on screen is answering a message. */
+export function useConsultIsRunning(): boolean {
+  const activeId = useConsultStore((state) => state.activeId);
+  return useConsultTurnsStore((state) => (activeId ? streamConversationOf(state, activeId).isRunning : false));
+}
+
+/** The message on screen of the consult on screen, or null. */
+export function useLiveTurn(): LiveTurn | null {
+  const activeId = useConsultStore((state) => state.activeId);
+  return useConsultTurnsStore((state) => liveTurnOf(state, activeId));
+}
 
 /** What the reply changed, shown at once (risk banner, context, options) while the turns are fetched again. */
 function withReply(session: ConsultSession, reply: ConsultReply): ConsultSession {
@@ -94,29 +103,31 @@ function withReply(session: ConsultSession, reply: ConsultReply): ConsultSession
 }
 
 export const useConsultStore = create<ConsultState>()((set, get) => {
-  let running: AbortController | null = null;
   /** Bumped when another consult opens (or the user signs out), so a late answer for the previous one is dropped. */
   let generation = 0;
   const loadingAttachments = new Set<string>();
+  const turns = () => useConsultTurnsStore.getState();
 
   const revoke = (url: string | null | undefined) => {
     if (url) URL.revokeObjectURL(url);
   };
 
-  function updateLive(turnId: number, change: (turn: LiveTurn) => LiveTurn): void {
-    set((state) => (state.live?.id === turnId ? { live: change(state.live) } : {}));
+  /** The message on screen of a consult goes, its preview released; one still being answered is stopped. */
+  function dropLive(sessionId: string | null): void {
+    if (!sessionId) return;
+    revoke(liveTurnOf(turns(), sessionId)?.imageUrl);
+    turns().clear(sessionId);
   }
 
   /** Everything that belongs to the consult on screen, its object URLs released. */
   function dropConsult(): Partial<ConsultState> {
     const state = get();
-    running?.abort();
     generation += 1;
-    revoke(state.live?.imageUrl);
+    dropLive(state.activeId);
     revoke(state.image?.previewUrl);
     Object.values(state.attachmentUrls).forEach(revoke);
     loadingAttachments.clear();
-    return { session: null, sessionError: null, live: null, isRunning: false, image: null, attachmentUrls: {}, dossier: null, dossierError: null, downloadError: null };
+    return { session: null, sessionError: null, image: null, attachmentUrls: {}, dossier: null, dossierError: null, downloadError: null };
   }
 
   return {
@@ -159,44 +170,31 @@ export const useConsultStore = create<ConsultState>()((set, get) => {
 
     async send(input) {
       const message = input.trim();
-      const { activeId: sessionId, session, image, isRunning } = get();
-      if (!message || !sessionId || !session || isRunning) return;
-      revoke(get().live?.imageUrl);
-      const turn: LiveTurn = { id: nextTurnId++, message, imageUrl: image?.previewUrl ?? null, streamText: '', isStopped: false };
+      const { activeId: sessionId, session, image } = get();
+      if (!message || !sessionId || !session || streamConversationOf(turns(), sessionId).isRunning) return;
+      // The new message takes the place of the previous one still on screen (kept only if its reload failed).
+      dropLive(sessionId);
       // The chosen image now belongs to the turn: its preview shows there, and the next message starts without one.
-      set({ isRunning: true, live: turn, image: null });
+      set({ image: null });
       const seen = generation;
-      const controller = new AbortController();
-      running = controller;
-      try {
-        const result = await consultApi.streamMessage(sessionId, { message, image: image?.file }, {
-          signal: controller.signal,
-          onEvent: (event) => {
-            if (event.event === 'text_delta') updateLive(turn.id, (t) => ({ ...t, streamText: t.streamText + event.data.text }));
-          },
-        });
-        if (seen !== generation) return;
-        updateLive(turn.id, (t) => ({ ...t, result }));
-        set((state) => ({ session: state.session ? withReply(state.session, result) : null, dossier: null }));
-        void get().loadList();
-        const refreshed = await consultApi.get(sessionId).catch(() => null);
-        // The consult's turns now hold this message and its reply; the live copy goes (kept if the reload failed).
-        if (refreshed && seen === generation && get().live?.id === turn.id) {
-          revoke(turn.imageUrl);
-          set({ session: refreshed, live: null });
-        }
-      } catch (requestError) {
-        if (seen !== generation) return;
-        if (controller.signal.aborted) updateLive(turn.id, (t) => ({ ...t, isStopped: true }));
-        else updateLive(turn.id, (t) => ({ ...t, requestError }));
-      } finally {
-        if (running === controller) running = null;
-        if (seen === generation) set({ isRunning: false });
+      const outcome = await turns().send(sessionId, { input: message, imageUrl: image?.previewUrl ?? null }, (options) =>
+        consultApi.streamMessage(sessionId, { message, image: image?.file }, options),
+      );
+      if (outcome.status !== 'answered' || seen !== generation) return;
+      set((state) => ({ session: state.session ? withReply(state.session, outcome.result) : null, dossier: null }));
+      void get().loadList();
+      const refreshed = await consultApi.get(sessionId).catch(() => null);
+      // The consult's turns now hold this message and its reply; the live copy goes (kept if the reload failed).
+      const live = liveTurnOf(turns(), sessionId);
+      if (refreshed && seen === generation && live?.result === outcome.result) {
+        set({ session: refreshed });
+        dropLive(sessionId);
       }
     },
 
     stop() {
-      running?.abort();
+      const sessionId = get().activeId;
+      if (sessionId) turns().stop(sessionId);
     },
 
     chooseImage(file) {
@@ -236,7 +234,7 @@ export const useConsultStore = create<ConsultState>()((set, get) => {
         if (seen === generation) set({ dossier });
         // Making the dossier is recorded on the consult (its id and time); show that too.
         const session = await consultApi.get(sessionId).catch(() => null);
-        if (session && seen === generation && !get().isRunning) set({ session });
+        if (session && seen === generation && !streamConversationOf(turns(), sessionId).isRunning) set({ session });
       } catch (dossierError) {
         if (seen === generation) set({ dossierError });
       } finally {
@@ -260,6 +258,7 @@ export const useConsultStore = create<ConsultState>()((set, get) => {
 
     reset() {
       set({ ...INITIAL, ...dropConsult() });
+      turns().reset();
     },
   };
 });

@@ -11,18 +11,22 @@ import {
 } from '../api';
 import type { ConversationTurn } from '../api/conversations-api';
 import { saveFile } from '../components/save-file';
+import { createConversationStream, streamConversationOf, type StreamConversation, type StreamTurn } from './conversation-stream';
 
-/** One message to the Protocol Agent and its reply, as this session saw it. */
-export interface ProtocolTurn {
-  id: number;
-  input: string;
-  /** The reply as it is written (text_delta); the final response replaces it. */
-  streamText: string;
-  result?: ProtocolChatResponse;
-  /** The request failed: no reply came back. */
-  requestError?: unknown;
-  /** The researcher pressed Stop; the text stays as far as it got. */
-  isStopped: boolean;
+/** One message to the Protocol Agent and its reply, as this session saw it: streamed, then the final response. */
+export type ProtocolTurn = StreamTurn<ProtocolChatResponse>;
+
+/** This session's messages per protocol (its conversation id), folded from the run events as every chat page's are. */
+export const useProtocolTurnsStore = createConversationStream<ProtocolChatResponse>();
+
+export function protocolConversationOf(state: Pick<ReturnType<typeof useProtocolTurnsStore.getState>, 'byScope'>, conversationId: string | null): StreamConversation<ProtocolChatResponse> {
+  return streamConversationOf(state, conversationId ?? '');
+}
+
+/** This session's messages to the protocol on screen, and whether one is being answered. */
+export function useProtocolConversation(): StreamConversation<ProtocolChatResponse> {
+  const activeId = useProtocolAgentStore((state) => state.activeId);
+  return useProtocolTurnsStore((state) => protocolConversationOf(state, activeId));
 }
 
 /** The last "Complete stage": refused with the issues to fix, or accepted with the stage's summary. */
@@ -40,8 +44,6 @@ interface ProtocolAgentState {
   contextError: unknown;
   /** The protocol's messages before this session, from its conversation log. */
   earlier: { turns: ConversationTurn[]; isLoading: boolean; error: unknown };
-  turns: ProtocolTurn[];
-  isRunning: boolean;
   /** The current stage's cards: from the latest reply, the stage just entered, or the context when opened. */
   actionCards: ActionCardPayload[];
   completion: StageCompletion;
@@ -77,8 +79,6 @@ const INITIAL = {
   context: null,
   contextError: null,
   earlier: { turns: [], isLoading: false, error: null },
-  turns: [],
-  isRunning: false,
   actionCards: [],
   completion: { status: 'idle' } as StageCompletion,
   savingField: null,
@@ -87,15 +87,15 @@ const INITIAL = {
   exportError: null,
 } satisfies Partial<ProtocolAgentState>;
 
-let nextTurnId = 1;
-
 export const useProtocolAgentStore = create<ProtocolAgentState>()((set, get) => {
-  let running: AbortController | null = null;
   /** Bumped when another protocol opens, so a late answer for the previous one is dropped. */
   let generation = 0;
+  const turnStore = () => useProtocolTurnsStore.getState();
 
-  function updateTurn(turnId: number, change: (turn: ProtocolTurn) => ProtocolTurn): void {
-    set((state) => ({ turns: state.turns.map((turn) => (turn.id === turnId ? change(turn) : turn)) }));
+  /** This session's messages to the protocol on screen go; one still being answered is stopped. */
+  function dropTurns(): void {
+    const activeId = get().activeId;
+    if (activeId) turnStore().clear(activeId);
   }
 
   /** The state panel and the list follow every change the server made (a reply, a completed stage, an edit). */
@@ -139,7 +139,7 @@ export const useProtocolAgentStore = create<ProtocolAgentState>()((set, get) => 
 
     async open(conversationId) {
       if (get().activeId === conversationId && get().context) return;
-      running?.abort();
+      dropTurns();
       generation += 1;
       const seen = generation;
       set({
@@ -147,7 +147,6 @@ export const useProtocolAgentStore = create<ProtocolAgentState>()((set, get) => 
         context: null,
         contextError: null,
         earlier: { turns: [], isLoading: true, error: null },
-        turns: [],
         actionCards: [],
         completion: { status: 'idle' },
         saveError: null,
@@ -175,35 +174,17 @@ export const useProtocolAgentStore = create<ProtocolAgentState>()((set, get) => 
     async send(input) {
       const message = input.trim();
       const conversationId = get().activeId;
-      if (!message || !conversationId || get().isRunning) return;
-      const turn: ProtocolTurn = { id: nextTurnId++, input: message, streamText: '', isStopped: false };
-      set((state) => ({ isRunning: true, turns: [...state.turns, turn], completion: { status: 'idle' } }));
-      const controller = new AbortController();
-      running = controller;
-      try {
-        const result = await protocolApi.streamChat(
-          { conversationId, message },
-          {
-            signal: controller.signal,
-            onEvent: (event) => {
-              if (event.event === 'text_delta') updateTurn(turn.id, (t) => ({ ...t, streamText: t.streamText + event.data.text }));
-            },
-          },
-        );
-        updateTurn(turn.id, (t) => ({ ...t, result }));
-        set({ actionCards: result.actionCards });
-      } catch (requestError) {
-        if (controller.signal.aborted) updateTurn(turn.id, (t) => ({ ...t, isStopped: true }));
-        else updateTurn(turn.id, (t) => ({ ...t, requestError }));
-      } finally {
-        if (running === controller) running = null;
-        set({ isRunning: false });
-      }
+      if (!message || !conversationId || protocolConversationOf(turnStore(), conversationId).isRunning) return;
+      set({ completion: { status: 'idle' } });
+      const outcome = await turnStore().send(conversationId, { input: message }, (options) => protocolApi.streamChat({ conversationId, message }, options));
+      if (outcome.status === 'refused') return;
+      if (outcome.status === 'answered' && get().activeId === conversationId) set({ actionCards: outcome.result.actionCards });
       if (get().activeId === conversationId) await refresh(conversationId);
     },
 
     stop() {
-      running?.abort();
+      const conversationId = get().activeId;
+      if (conversationId) turnStore().stop(conversationId);
     },
 
     async completeStage() {
@@ -256,7 +237,7 @@ export const useProtocolAgentStore = create<ProtocolAgentState>()((set, get) => 
     },
 
     reset() {
-      running?.abort();
+      turnStore().reset();
       generation += 1;
       set({ ...INITIAL });
     },

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import type { ConsultSession } from '../../api';
 import { useT } from '../../i18n/use-t';
-import { useConsultStore } from '../../stores/consult';
+import { useConsultIsRunning, useConsultStore, useLiveTurn } from '../../stores/consult';
 import { ChatComposer } from '../chat/ChatComposer';
 import { LiveTurnView, RecordedTurn } from './ConsultTurnView';
 import { ImageUpload } from './ImageUpload';
@@ -10,8 +10,8 @@ import { QuickOptions } from './QuickOptions';
 /** The conversation: recorded turns, the reply being written, the answers to tap, and the composer with its photo. */
 export function ConsultChat({ session }: { session: ConsultSession }) {
   const t = useT();
-  const live = useConsultStore((state) => state.live);
-  const isRunning = useConsultStore((state) => state.isRunning);
+  const live = useLiveTurn();
+  const isRunning = useConsultIsRunning();
   const { send, stop } = useConsultStore.getState();
   const endRef = useRef<HTMLDivElement>(null);
 

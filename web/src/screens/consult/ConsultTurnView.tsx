@@ -1,4 +1,6 @@
 import { AgentReply } from '../../components/AgentReply';
+import { ToolsUsed } from '../../components/ToolsUsed';
+import { shownText } from '../../stores/chat-stream';
 import type { ReactNode } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useT } from '../../i18n/use-t';
@@ -38,15 +40,16 @@ export function RecordedTurn({ turn }: { turn: ConsultTurn }) {
  */
 export function LiveTurnView({ turn }: { turn: LiveTurn }) {
   const t = useT();
-  const text = turn.result ? turn.result.response : turn.streamText;
-  const isWriting = !turn.result && turn.requestError === undefined && !turn.isStopped;
+  const text = turn.result ? turn.result.response : shownText(turn.streaming);
+  const isWriting = !turn.result && turn.requestError === undefined && !turn.streaming.isStopped;
   // The finished reply is shown with its warnings set apart; the text being written is shown as it comes.
   return (
     <div className="turn">
-      <PatientMessage text={turn.message} image={turn.imageUrl ? <img className="consult-image" src={turn.imageUrl} alt={t('consult.image.sent')} /> : undefined} />
+      <PatientMessage text={turn.input} image={turn.imageUrl ? <img className="consult-image" src={turn.imageUrl} alt={t('consult.image.sent')} /> : undefined} />
       {turn.requestError === undefined || text ? (
-        <AgentReply author={t('consult.agentName')} text={turn.result ? '' : text} isWriting={isWriting} isStopped={turn.isStopped} testId={turn.result ? 'consult-reply' : 'consult-streaming'} workingLabel={t('consult.working')}>
+        <AgentReply author={t('consult.agentName')} text={turn.result ? '' : text} isWriting={isWriting} isStopped={turn.streaming.isStopped} testId={turn.result ? 'consult-reply' : 'consult-streaming'} workingLabel={t('consult.working')}>
           {turn.result ? <ReplyText text={turn.result.response} /> : null}
+          <ToolsUsed tools={turn.streaming.tools} />
         </AgentReply>
       ) : null}
       {turn.requestError !== undefined ? <ErrorAlert error={turn.requestError} title={t('consult.sendFailed')} testId="consult-send-error" /> : null}

@@ -3,7 +3,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { Spinner } from '../../components/Spinner';
 import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
-import { useConsultStore } from '../../stores/consult';
+import { useConsultIsRunning, useConsultStore } from '../../stores/consult';
 import { DossierView } from './DossierView';
 import { MedicalContextView } from './MedicalContextView';
 
@@ -19,7 +19,7 @@ export function DossierPanel({ session }: { session: ConsultSession }) {
   const dossierError = useConsultStore((state) => state.dossierError);
   const downloading = useConsultStore((state) => state.downloading);
   const downloadError = useConsultStore((state) => state.downloadError);
-  const isRunning = useConsultStore((state) => state.isRunning);
+  const isRunning = useConsultIsRunning();
   const { loadDossier, download } = useConsultStore.getState();
   const hasTurns = session.turns.length > 0;
 

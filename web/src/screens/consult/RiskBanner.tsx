@@ -1,6 +1,6 @@
 import type { ConsultSession } from '../../api';
 import { useT } from '../../i18n/use-t';
-import { useConsultStore } from '../../stores/consult';
+import { useLiveTurn } from '../../stores/consult';
 import { lastAnswer, leadAdvice, riskTone } from './risk';
 
 /**
@@ -11,7 +11,7 @@ import { lastAnswer, leadAdvice, riskTone } from './risk';
 export function RiskBanner({ session }: { session: ConsultSession }) {
   const t = useT();
   // While a reply is on screen but not yet among the turns, its advice is the current one.
-  const liveResponse = useConsultStore((state) => state.live?.result?.response);
+  const liveResponse = useLiveTurn()?.result?.response;
   // Before the patient has said anything there is nothing to assess: "low" would be a claim, not a finding.
   if (session.turns.length === 0 && liveResponse === undefined) return null;
   const level = session.riskLevel;

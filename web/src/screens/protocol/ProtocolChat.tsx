@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { useT } from '../../i18n/use-t';
-import { useProtocolAgentStore } from '../../stores/protocol-agent';
+import { useProtocolAgentStore, useProtocolConversation } from '../../stores/protocol-agent';
 import { ChatComposer } from '../chat/ChatComposer';
 import { EarlierTurns } from '../chat/EarlierTurns';
 import { ActionCardList } from './ActionCards/ActionCardList';
@@ -10,8 +10,7 @@ import { ProtocolTurnView } from './ProtocolTurnView';
 export function ProtocolChat() {
   const t = useT();
   const earlier = useProtocolAgentStore((state) => state.earlier);
-  const turns = useProtocolAgentStore((state) => state.turns);
-  const isRunning = useProtocolAgentStore((state) => state.isRunning);
+  const { turns, isRunning } = useProtocolConversation();
   const actionCards = useProtocolAgentStore((state) => state.actionCards);
   const { send, stop } = useProtocolAgentStore.getState();
   const endRef = useRef<HTMLDivElement>(null);

@@ -1,4 +1,6 @@
 import { AgentReply } from '../../components/AgentReply';
+import { ToolsUsed } from '../../components/ToolsUsed';
+import { shownText } from '../../stores/chat-stream';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useT } from '../../i18n/use-t';
 import type { ProtocolTurn } from '../../stores/protocol-agent';
@@ -30,15 +32,16 @@ function ReplyNotes({ turn }: { turn: ProtocolTurn }) {
 
 export function ProtocolTurnView({ turn }: { turn: ProtocolTurn }) {
   const t = useT();
-  const text = turn.result ? replyWithoutIssueNotes(turn.result.message, turn.result.issues) : visibleStreamText(turn.streamText);
-  const isWriting = !turn.result && turn.requestError === undefined && !turn.isStopped;
+  const text = turn.result ? replyWithoutIssueNotes(turn.result.message, turn.result.issues) : visibleStreamText(shownText(turn.streaming));
+  const isWriting = !turn.result && turn.requestError === undefined && !turn.streaming.isStopped;
   return (
     <div className="turn" data-testid="protocol-turn">
       <div className="message message-user">
         <div className="message-author">{t('chat.you')}</div>
         <div className="message-text">{turn.input}</div>
       </div>
-      <AgentReply author={t('protocol.agentName')} text={text} isWriting={isWriting} isStopped={turn.isStopped} testId={turn.result ? 'protocol-reply' : 'protocol-streaming'} workingLabel={t('protocol.working')}>
+      <AgentReply author={t('protocol.agentName')} text={text} isWriting={isWriting} isStopped={turn.streaming.isStopped} testId={turn.result ? 'protocol-reply' : 'protocol-streaming'} workingLabel={t('protocol.working')}>
+        <ToolsUsed tools={turn.streaming.tools} />
         <ReplyNotes turn={turn} />
       </AgentReply>
       {turn.requestError !== undefined ? <ErrorAlert error={turn.requestError} title={t('answer.requestFailed')} /> : null}

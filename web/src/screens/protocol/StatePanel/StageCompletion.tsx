@@ -1,6 +1,6 @@
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { useT } from '../../../i18n/use-t';
-import { useProtocolAgentStore } from '../../../stores/protocol-agent';
+import { useProtocolAgentStore, useProtocolConversation } from '../../../stores/protocol-agent';
 import { stageLabel } from '../labels';
 
 /**
@@ -10,7 +10,7 @@ import { stageLabel } from '../labels';
 export function StageCompletion({ isProtocolComplete }: { isProtocolComplete: boolean }) {
   const t = useT();
   const completion = useProtocolAgentStore((state) => state.completion);
-  const isRunning = useProtocolAgentStore((state) => state.isRunning);
+  const isRunning = useProtocolConversation().isRunning;
   const completeStage = useProtocolAgentStore((state) => state.completeStage);
   const isCompleting = completion.status === 'completing';
 
