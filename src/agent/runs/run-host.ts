@@ -34,8 +34,6 @@ export interface RunHostOptions {
   db: Db;
   jobs?: Jobs;
   logger: Logger;
-  /** The timer the sweep runs on; the host's test counts them. Node's own by default. */
-  timers?: { setInterval: typeof setInterval; clearInterval: typeof clearInterval };
 }
 
 export interface RunHostWorkers {
@@ -51,7 +49,6 @@ export interface RunHostWorkers {
  */
 export function createRunHost(options: RunHostOptions) {
   const { db, logger } = options;
-  const timers = options.timers ?? { setInterval, clearInterval };
   const families = new Map<string, RunFamily>();
   let workers: RunHostWorkers | undefined;
 
@@ -135,9 +132,9 @@ export function createRunHost(options: RunHostOptions) {
       const jobs = requireJobs('be worked on');
       for (let i = 0; i < workerOptions.concurrency; i++) await jobs.work(advanceAgentRunQueue, ({ runId }) => advance(runId), { batchSize: 1, pollingIntervalSeconds: 0.5 });
       const once = () => sweep(workerOptions.staleMs);
-      const timer = timers.setInterval(() => void once().catch((error) => logger.error({ err: errorMessage(error) }, 'orphan sweep of agent runs failed')), workerOptions.sweepIntervalMs);
+      const timer = setInterval(() => void once().catch((error) => logger.error({ err: errorMessage(error) }, 'orphan sweep of agent runs failed')), workerOptions.sweepIntervalMs);
       timer.unref();
-      workers = { sweep: once, stop: () => timers.clearInterval(timer) };
+      workers = { sweep: once, stop: () => clearInterval(timer) };
       await once();
       return workers;
     },

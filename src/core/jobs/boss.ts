@@ -63,6 +63,8 @@ export interface Jobs {
   isQueuedInList<T>(queue: QueueDef<T>, field: keyof T & string, values: readonly string[]): Promise<Set<string>>;
   /** Handles each job of the batch in turn; a throwing handler fails that job only, and pg-boss retries it. */
   work<T>(queue: QueueDef<T>, handler: (data: T, job: PgBoss.Job<T>) => Promise<void>, options?: WorkOptions): Promise<string>;
+  /** The pollers this process runs (one per `work` call), by queue: what a process works on, and how many ways. */
+  workers(): Array<{ id: string; queue: string }>;
   stop(): Promise<void>;
 }
 
@@ -85,6 +87,8 @@ export async function createJobs(database: Database, logger: Logger, options: Cr
   boss.on('error', (error) => logger.error({ err: error }, 'job queue error'));
   await boss.start();
   const created = new Set<string>();
+  /** Every poller `work` started, by queue; pg-boss 10 types no way to list its workers. */
+  const pollers: Array<{ id: string; queue: string }> = [];
 
   async function ensureQueue(queue: QueueDef<unknown>, db?: PgBoss.Db): Promise<void> {
     if (created.has(queue.name)) return;
@@ -200,8 +204,10 @@ export async function createJobs(database: Database, logger: Logger, options: Cr
         // every job, which caps a worker at two jobs a second however fast they are.
         if (workOptions.eager && jobs.length && workerId) boss.notifyWorker(workerId);
       });
+      pollers.push({ id: workerId, queue: queue.name });
       return workerId;
     },
+    workers: () => [...pollers],
     async stop() {
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
     },
