@@ -1,10 +1,10 @@
 import { registerBuiltinTools } from './agent/tools/builtin.js';
 import { calculateSampleSizeTool } from './agents/protocol/sample-size/index.js';
 import { loadDemoRecords } from './agent/tools/demo-records.js';
-import { createScenarioCatalog, type ScenarioCatalog } from './agent/scenarios/catalog.js';
+import type { ScenarioCatalog } from './agent/scenarios/catalog.js';
+import { openScenarios } from './agent/scenarios/open-scenarios.js';
 import { createAgentRegistry, type AgentRegistry } from './agent/definitions/index.js';
 import { builtinAgentDefinitions } from './builtin-agents.js';
-import { loadScenarios } from './agent/scenarios/load.js';
 import { createConversationStore, type ConversationStore } from './agent/conversations/index.js';
 import { createEngines, type AgentEngines } from './agent/engines/index.js';
 import { createAgentRunService, newRunWorkerId, type AgentRunService } from './agent/runs/agent-run-service.js';
@@ -105,8 +105,9 @@ export async function createContext(config: Config, options: CreateContextOption
   tools.register(calculateSampleSizeTool());
   tools.register(assessRiskTool());
   tools.register(searchMedicationTool());
-  // Scenarios are validated before the database opens: a typo should fail fast, not after migrations.
-  const scenarios = createScenarioCatalog(loadScenarios(config.scenariosDir, { difyAllowHttp: config.dify.allowHttp, difyAllowedHosts: config.dify.allowedHosts }), tools);
+  // Scenarios are checked before the database opens; an invalid file is logged with all its problems and not
+  // served, the others are (GET /api/scenarios lists both).
+  const scenarios = openScenarios({ directory: config.scenariosDir, policy: { difyAllowHttp: config.dify.allowHttp, difyAllowedHosts: config.dify.allowedHosts }, tools, logger });
   // Staged agents' configurations are checked like definitions: every problem named with its stage and field.
   const validators = { ...PROTOCOL_VALIDATORS };
   const validateConfig = (raw: unknown, source: string) => validateStagedConfig(raw, { toolNames: new Set(tools.list().map((t) => t.name)), validators: new Set(Object.keys(validators)), source });

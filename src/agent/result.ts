@@ -22,10 +22,20 @@ export interface AgentResult {
   traceId: string;
   /** The conversation the turn was logged in (send it back to continue); null for a run outside any conversation. */
   conversationId: string | null;
+  /** Files the run produced (a Dify app's tools, its `message_file` events); the built-in engine makes none. */
+  files: AgentFile[];
+}
+
+/** A file as the engine that made it describes it; `url` is absolute. */
+export interface AgentFile {
+  id: string;
+  type: string;
+  url: string;
+  belongsTo: string;
 }
 
 export function emptyResult(): AgentResult {
-  return { answer: '', structuredOutput: {}, references: [], toolCalls: [], rawOutput: '', modelName: '', latencyMs: 0, status: 'failed', error: '', traceId: '', conversationId: null };
+  return { answer: '', structuredOutput: {}, references: [], toolCalls: [], rawOutput: '', modelName: '', latencyMs: 0, status: 'failed', error: '', traceId: '', conversationId: null, files: [] };
 }
 
 /**

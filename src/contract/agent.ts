@@ -24,6 +24,15 @@ export const ToolCall = z.object({
 });
 export type ToolCall = z.infer<typeof ToolCall>;
 
+/** A file a Dify app's tool produced during the run (its `message_file` events). */
+export const AgentFile = z.object({
+  id: z.string(),
+  type: z.string().describe('image, document, audio, video or custom, as the app says'),
+  url: z.string().describe("where to fetch it; a path Dify gave is resolved against the app's host"),
+  belongsTo: z.string().describe('user or assistant'),
+});
+export type AgentFile = z.infer<typeof AgentFile>;
+
 /** The one result of an agent run: every field is always present, whether the run succeeded or not. */
 export const AgentResult = z.object({
   answer: z.string(),
@@ -37,13 +46,35 @@ export const AgentResult = z.object({
   error: z.string().describe("why the run failed; on a successful run, the structured-output parse error if there was one"),
   traceId: z.string().describe('the trace that records this run (GET /api/traces/:id)'),
   conversationId: z.string().nullable().describe('the conversation this turn was logged in; send it back as conversationId to continue'),
+  files: z.array(AgentFile).describe('files the run produced (a Dify app\'s tools); empty for the built-in engine'),
 });
 export type AgentResult = z.infer<typeof AgentResult>;
+
+/**
+ * The start-form values of a Dify app (its text, number, select and checkbox variables), by variable name. The
+ * limits are Dify's variable names and generous sizes: a form value is a word or a paragraph, not a document.
+ */
+export const DIFY_INPUT_LIMITS = { variables: 50, textChars: 20_000 } as const;
+export const DifyVariableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a Dify variable name: letters, digits and _, not starting with a digit, at most 64');
+export const DifyInputValue = z.union([z.string().max(DIFY_INPUT_LIMITS.textChars), z.number(), z.boolean()], { message: `must be text (at most ${DIFY_INPUT_LIMITS.textChars} characters), a number or true/false` });
+/**
+ * A value as a request carries it. Its JSON Schema is one `type` list rather than zod's `anyOf`: Fastify's ajv
+ * coerces types, and inside an `anyOf` it would turn the number 3 into the text "3" at the string branch (which a
+ * Dify number variable refuses); with a list, a value of any listed type passes unchanged.
+ */
+const DifyInputWireValue = z
+  .unknown()
+  .meta({ type: ['string', 'number', 'boolean'], maxLength: DIFY_INPUT_LIMITS.textChars }) as unknown as z.ZodType<z.infer<typeof DifyInputValue>>;
+export const DifyInputs = z
+  .record(DifyVariableName, DifyInputWireValue)
+  .meta({ maxProperties: DIFY_INPUT_LIMITS.variables })
+  .describe(`start-form values by variable name: text (at most ${DIFY_INPUT_LIMITS.textChars} characters), a number or true/false; at most ${DIFY_INPUT_LIMITS.variables}`);
 
 /** POST /api/agent/run */
 export const AgentRunRequest = z.strictObject({
   scenarioId: IdText,
   input: z.string().min(1).max(20_000),
+  inputs: DifyInputs.optional().describe("Dify scenarios only: start-form values of the app, merged over the scenario's engine.inputs"),
   conversationId: Uuid.optional().describe('continue this conversation (yours); omitted: a new conversation is started'),
   options: z
     .strictObject({ documentIds: z.array(z.string().max(128)).max(200).optional().describe("omitted: all of the scenario's documents") })
@@ -76,12 +107,27 @@ export const Scenario = z.object({
   tools: z.array(z.string()),
   outputType: z.string(),
   engine: z
-    .object({ type: z.enum(['builtin', 'dify']), appMode: z.enum(['chat', 'agent']).optional().describe('dify only') })
+    .object({
+      type: z.enum(['builtin', 'dify']),
+      appMode: z.enum(['chat', 'agent', 'completion', 'workflow']).optional().describe('dify only'),
+      host: z.string().optional().describe("dify only: the host of the app's API (never its key variable)"),
+      inputNames: z.array(z.string()).optional().describe('dify only: start-form variables the scenario fills in itself (engine.inputs); a run may override them'),
+    })
     .describe('what runs the scenario: the built-in agent loop, or a Dify app (its prompt, tools and knowledge are set in Dify)'),
   documents: z.array(ScenarioDocument),
 });
 export type Scenario = z.infer<typeof Scenario>;
-export const ScenarioList = z.object({ scenarios: z.array(Scenario) });
+/** A scenario file the server could not load: it is not served, and running it answers 422 with these problems. */
+export const InvalidScenario = z.object({
+  file: z.string().describe("the file's name in the scenarios folder"),
+  id: z.string().nullable().describe('the id the file declares, when it declares one'),
+  problems: z.array(z.string()).describe('every problem, one `field: reason` line each'),
+});
+export type InvalidScenario = z.infer<typeof InvalidScenario>;
+export const ScenarioList = z.object({
+  scenarios: z.array(Scenario),
+  invalid: z.array(InvalidScenario).describe('scenario files that did not load (fix the file and restart the server)'),
+});
 
 /** GET /api/rag/documents */
 export const DocumentListQuery = z.strictObject({ scenarioId: NameText.optional() });

@@ -4,17 +4,22 @@ import type { Socket } from 'node:net';
 
 /**
  * A Dify-compatible app API on loopback (notes agent-engines.md section 5), for engine tests without a Dify:
- * `POST /chat-messages` answers each request with the next scripted step, as a stream of `data: {json}` events
- * (task, message and conversation ids filled in as Dify does) with bare `event: ping` lines where the script says
- * `'ping'`, or as an HTTP error with Dify's `{code, message, status}` body. `POST /chat-messages/:task/stop` is
- * recorded. Any request without `Authorization: Bearer app-...` gets Dify's 401.
+ * `POST /chat-messages`, `/completion-messages` and `/workflows/run` answer each request with the next scripted
+ * step, as a stream of `data: {json}` events (task, message and conversation ids filled in as Dify does; a
+ * workflow's `workflow_run_id` instead) with bare `event: ping` lines where the script says `'ping'`, or as an
+ * HTTP error with Dify's `{code, message, status}` body. A step may name the start-form variables the app
+ * requires: a request without one is refused as Dify refuses it ("<var> is required in input form"). The stop
+ * endpoints of each API are recorded. Any request without `Authorization: Bearer app-...` gets Dify's 401.
  */
 export type DifyStreamItem = 'ping' | Record<string, unknown>;
 
 export type DifyStep =
   /** A streamed answer. `holdOpen`: the stream stays open after the events, until the client goes away. */
-  | { events: DifyStreamItem[]; holdOpen?: boolean }
+  | { events: DifyStreamItem[]; holdOpen?: boolean; requiredInputs?: string[] }
   | { status: number; body: { code: string; message: string; status: number } };
+
+const RUN_PATHS = new Set(['/v1/chat-messages', '/v1/completion-messages', '/v1/workflows/run']);
+const STOP_PATH = /^\/v1\/(chat-messages|completion-messages|workflows\/tasks)\/[^/]+\/stop$/;
 
 export interface RecordedDifyRequest {
   method: string;
@@ -56,12 +61,12 @@ export async function startScriptedDify(steps: DifyStep[] = []): Promise<Scripte
         send(res, 401, { code: 'unauthorized', message: 'Access token is invalid', status: 401 });
         return;
       }
-      if (/^\/v1\/chat-messages\/[^/]+\/stop$/.test(recorded.path)) {
+      if (STOP_PATH.test(recorded.path)) {
         stops.push(recorded);
         send(res, 200, { result: 'success' });
         return;
       }
-      if (recorded.path !== '/v1/chat-messages' || req.method !== 'POST') {
+      if (!RUN_PATHS.has(recorded.path) || req.method !== 'POST') {
         send(res, 404, { code: 'not_found', message: 'The requested URL was not found on the server.', status: 404 });
         return;
       }
@@ -75,7 +80,15 @@ export async function startScriptedDify(steps: DifyStep[] = []): Promise<Scripte
         send(res, step.status, step.body);
         return;
       }
-      const ids = { task_id: `task-${++taskCounter}`, message_id: randomUUID(), conversation_id: typeof body?.conversation_id === 'string' && body.conversation_id ? body.conversation_id : randomUUID() };
+      const missing = (step.requiredInputs ?? []).find((name) => body?.inputs?.[name] === undefined || body.inputs[name] === '');
+      if (missing) {
+        send(res, 400, { code: 'invalid_param', message: `${missing} is required in input form`, status: 400 });
+        return;
+      }
+      const ids =
+        recorded.path === '/v1/workflows/run'
+          ? { task_id: `task-${++taskCounter}`, workflow_run_id: randomUUID() }
+          : { task_id: `task-${++taskCounter}`, message_id: randomUUID(), conversation_id: typeof body?.conversation_id === 'string' && body.conversation_id ? body.conversation_id : randomUUID() };
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       for (const item of step.events) {
         if (item === 'ping') res.write('event: ping\n\n');

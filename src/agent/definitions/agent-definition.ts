@@ -42,9 +42,27 @@ export interface ToolUse {
 }
 
 /** Who runs the definition: the one loop, or an app on another platform (seed 004 section 11). */
-export type EngineSpec =
-  | { type: 'builtin' }
-  | { type: 'dify'; baseUrl: string; apiKeyEnv: string; appMode: 'chat' | 'agent' };
+export type EngineSpec = { type: 'builtin' } | DifyEngineSpec;
+
+/** A value of a Dify app's start form: its text, number, select and checkbox variables. */
+export type DifyInputValue = string | number | boolean;
+
+/**
+ * A Dify app: chat, agent and chatflow apps answer `query` (POST /chat-messages), completion apps read it from
+ * `inputs.query` (or `inputVariable`), workflows read it from `inputVariable` and answer with output `outputKey`.
+ * `inputs` are the start-form values every run sends; a run may add its own over them.
+ */
+export interface DifyEngineSpec {
+  type: 'dify';
+  baseUrl: string;
+  apiKeyEnv: string;
+  appMode: 'chat' | 'agent' | 'completion' | 'workflow';
+  inputs?: Readonly<Record<string, DifyInputValue>>;
+  /** Workflow and completion apps: the start-form variable the run's text goes into. */
+  inputVariable?: string;
+  /** Workflow apps: the output whose value is the answer. */
+  outputKey?: string;
+}
 
 /** One stage of a staged agent (seed 001): its own instructions and what it must collect before it completes. */
 export interface StageDefinition {

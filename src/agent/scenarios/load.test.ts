@@ -100,9 +100,61 @@ describe('scenario loading', () => {
     const dir = folder({ 'app.yaml': 'id: my-dify-app\nname: My app\ndescription: An app on Dify\nengine:\n  type: dify\n  base_url: https://dify.example.org/v1/\n  api_key_env: DIFY_MY_APP_KEY\n  app_mode: agent\n' });
     const scenario = loadScenario(path.join(dir, 'app.yaml'));
     expect(scenario).toMatchObject({ id: 'my-dify-app', instructions: '', tools: [], rag: { enabled: false }, documents: [] });
-    expect(scenario.engine).toEqual({ type: 'dify', baseUrl: 'https://dify.example.org/v1', apiKeyEnv: 'DIFY_MY_APP_KEY', appMode: 'agent' });
+    expect(scenario.engine).toEqual({ type: 'dify', baseUrl: 'https://dify.example.org/v1', apiKeyEnv: 'DIFY_MY_APP_KEY', appMode: 'agent', inputs: {} });
     const chat = folder({ 'c.yaml': 'id: c\nname: C\nengine: { type: dify, base_url: "http://127.0.0.1:5001/v1", api_key_env: DIFY_C }\n' });
     expect(loadScenario(path.join(chat, 'c.yaml'), { difyAllowedHosts: ['127.0.0.1'] }).engine).toMatchObject({ appMode: 'chat', baseUrl: 'http://127.0.0.1:5001/v1' });
+  });
+
+  it('reads the start-form inputs, and the input variable and output of workflow and completion apps', () => {
+    const dir = folder({
+      'w.yaml': 'id: w\nname: W\nengine: { type: dify, base_url: "https://d.example.org/v1", api_key_env: DIFY_W, app_mode: workflow, input_variable: question, output_key: answer, inputs: { site: S01, visit: 2, fasting: true } }\n',
+      'c.yaml': 'id: c\nname: C\nengine: { type: dify, base_url: "https://d.example.org/v1", api_key_env: DIFY_C, app_mode: completion }\n',
+    });
+    expect(loadScenario(path.join(dir, 'w.yaml')).engine).toEqual({ type: 'dify', baseUrl: 'https://d.example.org/v1', apiKeyEnv: 'DIFY_W', appMode: 'workflow', inputs: { site: 'S01', visit: 2, fasting: true }, inputVariable: 'question', outputKey: 'answer' });
+    expect(loadScenario(path.join(dir, 'c.yaml')).engine).toMatchObject({ appMode: 'completion', inputVariable: 'query', inputs: {} });
+  });
+
+  it('names what a workflow needs, and inputs that are not start-form values', () => {
+    const dir = folder({
+      'w.yaml': 'id: w\nname: W\nengine: { type: dify, base_url: "https://d.example.org/v1", api_key_env: DIFY_W, app_mode: workflow, inputs: { "2bad": x, nested: { a: 1 } } }\n',
+      'q.yaml': 'id: q\nname: Q\nengine: { type: dify, base_url: "https://d.example.org/v1", api_key_env: DIFY_Q, app_mode: completion, inputs: { query: fixed }, output_key: answer }\n',
+    });
+    const w = errorOf(() => loadScenario(path.join(dir, 'w.yaml'))).message;
+    expect(w).toMatch(/^- engine\.input_variable: required with app_mode workflow/m);
+    expect(w).toMatch(/^- engine\.output_key: required with app_mode workflow/m);
+    expect(w).toMatch(/^- engine\.inputs\.2bad: must be a Dify variable name/m);
+    expect(w).toMatch(/^- engine\.inputs\.nested: must be text/m);
+    const q = errorOf(() => loadScenario(path.join(dir, 'q.yaml'))).message;
+    expect(q).toMatch(/^- engine\.inputs\.query: is where each run's text goes/m);
+    expect(q).toMatch(/^- engine\.output_key: applies only to app_mode workflow/m);
+  });
+
+  it('reports every problem of a file in one pass: schema, cross-field, documents, Dify URL and tools (one start, not three)', () => {
+    const dir = folder({
+      'many.yaml': 'id: Many Problems\nname: M\nsystem_prompt: p\nrag: { enabled: true }\noutput_type: poem\ndocuments: [missing.md]\ntools: [calculate_rate, launch_rocket]\nstop: { max_rounds: 0 }\nsurplus: 1\n',
+      'dify.yaml': 'id: d\nname: D\nsystem_prompt: ours\nengine: { type: dify, base_url: "http://169.254.169.254/v1", api_key_env: LLM_API_KEY, app_mode: chatflow }\n',
+    });
+    const tools = createToolRegistry();
+    registerBuiltinTools(tools, loadDemoRecords());
+    const toolNames = new Set(tools.list().map((t) => t.name));
+    const many = errorOf(() => loadScenario(path.join(dir, 'many.yaml'), { toolNames }));
+    expect(many.details.problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^id: must be 1-64 lowercase/),
+        expect.stringMatching(/^rag\.collection: required when rag\.enabled is true/),
+        expect.stringMatching(/^output_type: Unknown output type "poem"/),
+        expect.stringMatching(/^stop\.max_rounds: must be at least 1/),
+        expect.stringContaining('surplus'),
+        expect.stringMatching(/^documents\.0: file .*missing\.md does not exist/),
+        expect.stringMatching(/^tools\.1: "launch_rocket" is not a registered tool/),
+      ]),
+    );
+    expect(many.message).not.toContain('"calculate_rate" is not');
+    const dify = errorOf(() => loadScenario(path.join(dir, 'dify.yaml'))).message;
+    expect(dify).toMatch(/^- engine\.api_key_env: must be the name of an environment variable starting with DIFY_/m);
+    expect(dify).toMatch(/^- engine\.app_mode: must be chat/m);
+    expect(dify).toMatch(/^- system_prompt: not allowed with engine\.type dify/m);
+    expect(dify).toMatch(/^- engine\.base_url: names 169\.254\.169\.254/m);
   });
 
   it('refuses our prompt, tools, RAG and output type on a Dify scenario, saying the app has its own', () => {

@@ -1,13 +1,11 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
-import { errorMessage } from '../../core/errors.js';
 import { loadDefinitionFile, loadDefinitionFiles, type DefinitionKind, type DefinitionSpec } from '../../core/definitions/index.js';
 import { resolveOutputType, type OutputType } from '../../core/structured/output-types.js';
-import { scenarioFileSchema } from './schema.js';
+import { scenarioFileSchema, scenarioFileSchemaFor } from './schema.js';
 import { historyStrategyFromFile } from '../conversations/history-strategy.js';
 import type { AgentDefinition, DecisionSpec, EngineSpec, StopSettings } from '../definitions/agent-definition.js';
-import { difyBaseUrlProblem, type DifyUrlPolicy } from './dify-base-url.js';
+import type { DifyUrlPolicy } from './dify-base-url.js';
 
 /**
  * A scenario file compiled to the one AgentDefinition (seed 004 section 11), plus what only files declare: the
@@ -21,8 +19,11 @@ export interface Scenario extends AgentDefinition<string> {
   documents: string[];
 }
 
-/** What the server decides about scenario files, not the files themselves: today, which Dify base URLs they may name. */
-export type ScenarioPolicy = DifyUrlPolicy;
+/**
+ * What the server decides about scenario files, not the files themselves: which Dify base URLs they may name, and
+ * (when given) the tools that exist, so an unknown tool is reported with the file's other problems.
+ */
+export type ScenarioPolicy = DifyUrlPolicy & { toolNames?: ReadonlySet<string> };
 
 export const SCENARIO_KIND: DefinitionKind = {
   noun: 'scenario',
@@ -33,48 +34,36 @@ export const SCENARIO_KIND: DefinitionKind = {
   listRoute: 'GET /api/scenarios',
 };
 
-const scenarioSpec = (policy: ScenarioPolicy): DefinitionSpec<typeof scenarioFileSchema, Scenario> => ({
+export const scenarioSpec = (policy: ScenarioPolicy, baseDir: string): DefinitionSpec<typeof scenarioFileSchema, Scenario> => ({
   kind: SCENARIO_KIND,
-  schema: scenarioFileSchema,
-  build: (file, parsed, problems) => buildScenario(file, parsed, problems, policy),
+  schema: scenarioFileSchemaFor({ baseDir, policy, toolNames: policy.toolNames }),
+  build: (file, parsed) => buildScenario(file, parsed),
 });
 
-/** Reads and validates one scenario file; every problem is reported with the file and field. */
+/** Reads and validates one scenario file; every problem is reported at once, with the file and field. */
 export function loadScenario(filePath: string, policy: ScenarioPolicy = {}): Scenario {
-  return loadDefinitionFile(filePath, scenarioSpec(policy));
+  return loadDefinitionFile(filePath, scenarioSpec(policy, path.dirname(path.resolve(filePath))));
 }
 
 /**
  * Loads every .yaml, .yml and .json file directly in `directory`. One invalid file fails the whole load,
- * listing every invalid file, so a typo is never silently dropped from the product.
+ * listing every invalid file, so a typo is never silently dropped (the server uses openScenarios instead, which
+ * serves the valid files and reports the others).
  */
 export function loadScenarios(directory: string, policy: ScenarioPolicy = {}): Scenario[] {
-  return loadDefinitionFiles(directory, scenarioSpec(policy));
+  return loadDefinitionFiles(directory, scenarioSpec(policy, path.resolve(directory)));
 }
 
 const DEFAULT_RAG: NonNullable<ScenarioFileOutput['rag']> = { enabled: false, top_k: 5, max_context_tokens: 3000 };
 const DEFAULT_HISTORY = { strategy: 'full', max_tokens: 8000 } as const;
 const DEFAULT_MAX_TOOL_ROUNDS = 4;
 
-/** What the schema cannot check: a collection when RAG is on, a known output type, documents that exist, a Dify URL. */
-function buildScenario(file: string, s: ScenarioFileOutput, problems: string[], policy: ScenarioPolicy): Scenario {
+/** A file that passed its schema (scenarioFileSchemaFor checked documents, output type and Dify URL too) as a Scenario. */
+function buildScenario(file: string, s: ScenarioFileOutput): Scenario {
   const rag = s.rag ?? DEFAULT_RAG;
-  if (rag.enabled && !rag.collection) problems.push('rag.collection: required when rag.enabled is true');
-  let output: OutputType = { name: 'text' };
-  try {
-    const declared = s.output_type ?? 'text';
-    output = typeof declared === 'string' ? resolveOutputType(declared) : { name: declared.name, schema: declared.schema, answerField: declared.answer_field };
-  } catch (error) {
-    problems.push(`output_type: ${errorMessage(error)}`);
-  }
+  const declared = s.output_type ?? 'text';
+  const output: OutputType = typeof declared === 'string' ? resolveOutputType(declared) : { name: declared.name, schema: declared.schema, answerField: declared.answer_field };
   const documents = (s.documents ?? []).map((doc) => path.resolve(path.dirname(file), doc));
-  for (const [i, doc] of documents.entries()) {
-    try {
-      readFileSync(doc);
-    } catch {
-      problems.push(`documents.${i}: file ${doc} does not exist or cannot be read`);
-    }
-  }
   const model = s.model ?? {};
   return {
     id: s.id,
@@ -90,7 +79,7 @@ function buildScenario(file: string, s: ScenarioFileOutput, problems: string[], 
     stop: { ...stopSettings(s.stop), maxToolRounds: s.max_tool_rounds ?? DEFAULT_MAX_TOOL_ROUNDS },
     history: historyStrategyFromFile(s.history ?? DEFAULT_HISTORY),
     model: { name: model.name, temperature: model.temperature, maxTokens: model.max_tokens },
-    engine: engineSpec(s.engine, problems, policy),
+    engine: engineSpec(s.engine),
     rag: { enabled: rag.enabled, collection: rag.collection ?? '', topK: rag.top_k, maxContextTokens: rag.max_context_tokens },
     documents,
   };
@@ -109,10 +98,16 @@ function stopSettings(block: ScenarioFileOutput['stop']): StopSettings {
   return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
 }
 
-function engineSpec(block: ScenarioFileOutput['engine'], problems: string[], policy: ScenarioPolicy): EngineSpec {
+function engineSpec(block: ScenarioFileOutput['engine']): EngineSpec {
   if (block.type !== 'dify') return { type: 'builtin' };
-  const baseUrl = block.base_url ?? '';
-  const problem = difyBaseUrlProblem(baseUrl, policy);
-  if (problem) problems.push(`engine.base_url: ${problem}`);
-  return { type: 'dify', baseUrl: baseUrl.replace(/\/+$/, ''), apiKeyEnv: block.api_key_env ?? '', appMode: block.app_mode ?? 'chat' };
+  const appMode = block.app_mode ?? 'chat';
+  return {
+    type: 'dify',
+    baseUrl: (block.base_url ?? '').replace(/\/+$/, ''),
+    apiKeyEnv: block.api_key_env ?? '',
+    appMode,
+    inputs: block.inputs ?? {},
+    ...(block.input_variable ?? (appMode === 'completion' ? 'query' : undefined) ? { inputVariable: block.input_variable ?? 'query' } : {}),
+    ...(block.output_key ? { outputKey: block.output_key } : {}),
+  };
 }

@@ -1,4 +1,10 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
+import { errorMessage } from '../../core/errors.js';
+import { resolveOutputType } from '../../core/structured/output-types.js';
+import { difyBaseUrlProblem, type DifyUrlPolicy } from './dify-base-url.js';
+import { DIFY_INPUT_LIMITS, DifyInputValue, DifyVariableName } from '../../contract/agent.js';
 
 /** A scenario file as written by a user (snake_case, YAML or JSON). */
 const jsonSchemaObject = z.record(z.string(), z.unknown()).refine((schema) => schema.type === 'object', {
@@ -36,7 +42,12 @@ const positive = (what: string) => z.number().int().min(1, `must be at least 1 (
  * Who runs the scenario (seed 004 section 11). A Dify app is named by its API's base URL and the environment
  * variable that holds its key: the key itself never sits in a file. Only `DIFY_` variables can be named, so a
  * scenario file can never make the server send DATABASE_URL, AUDIT_KEY or an LLM key to a URL of its choice.
+ * `inputs` are the app's start-form values every run sends (a run may add its own over them); a workflow reads
+ * the run's text from `input_variable` and answers with its output `output_key`, a completion app reads it from
+ * `inputs.query` unless `input_variable` names another variable.
  */
+const DIFY_ONLY = ['base_url', 'api_key_env', 'app_mode', 'inputs', 'input_variable', 'output_key'] as const;
+
 const engineBlock = z
   .object({
     type: z.enum(['builtin', 'dify'], { message: 'must be builtin (the one agent loop, the default) or dify (an app on a Dify server)' }).default('builtin'),
@@ -45,18 +56,48 @@ const engineBlock = z
       .string()
       .regex(/^DIFY_[A-Z0-9_]{1,100}$/, 'must be the name of an environment variable starting with DIFY_ (capitals, digits, _), e.g. DIFY_MY_APP_KEY; the key is read from it, never written in the file')
       .optional(),
-    app_mode: z.enum(['chat', 'agent'], { message: 'must be chat or agent (agent apps answer only in streaming mode)' }).optional(),
+    app_mode: z
+      .enum(['chat', 'agent', 'completion', 'workflow'], { message: 'must be chat (chat apps and chatflows), agent, completion or workflow' })
+      .optional(),
+    inputs: z
+      .record(z.string(), DifyInputValue)
+      .superRefine((inputs, ctx) => {
+        // The name's own message per key (zod's record says only "Invalid key in record").
+        for (const name of Object.keys(inputs)) {
+          const checked = DifyVariableName.safeParse(name);
+          if (!checked.success) ctx.addIssue({ code: 'custom', path: [name], message: checked.error.issues[0]!.message });
+        }
+        if (Object.keys(inputs).length > DIFY_INPUT_LIMITS.variables) ctx.addIssue({ code: 'custom', message: `at most ${DIFY_INPUT_LIMITS.variables} variables` });
+      }, { when: (payload) => isObject(payload.value) })
+      .optional(),
+    input_variable: DifyVariableName.optional(),
+    output_key: z.string().min(1).max(200).optional(),
   })
   .strict()
-  .superRefine((engine, ctx) => {
-    const difyOnly = ['base_url', 'api_key_env', 'app_mode'] as const;
-    if (engine.type === 'dify') {
-      if (!engine.base_url) ctx.addIssue({ code: 'custom', path: ['base_url'], message: "required with type dify: the app's API base URL, e.g. https://dify.example.org/v1" });
-      if (!engine.api_key_env) ctx.addIssue({ code: 'custom', path: ['api_key_env'], message: "required with type dify: the environment variable holding the app's API key, e.g. DIFY_MY_APP_KEY" });
-    } else {
-      for (const field of difyOnly) if (engine[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'applies only to type dify' });
-    }
-  });
+  .superRefine(
+    (engine, ctx) => {
+      // Also when a field above failed, so one pass names every problem of the block (the value may be raw here).
+      if (engine.type === 'dify') {
+        if (!engine.base_url) ctx.addIssue({ code: 'custom', path: ['base_url'], message: "required with type dify: the app's API base URL, e.g. https://dify.example.org/v1" });
+        if (!engine.api_key_env) ctx.addIssue({ code: 'custom', path: ['api_key_env'], message: "required with type dify: the environment variable holding the app's API key, e.g. DIFY_MY_APP_KEY" });
+        const mode = engine.app_mode ?? 'chat';
+        if (mode === 'workflow') {
+          if (!engine.input_variable) ctx.addIssue({ code: 'custom', path: ['input_variable'], message: "required with app_mode workflow: the start-form variable the run's text goes into, e.g. question" });
+          if (!engine.output_key) ctx.addIssue({ code: 'custom', path: ['output_key'], message: "required with app_mode workflow: the workflow output that is the answer (its End node's variable), e.g. answer" });
+        } else {
+          if (engine.output_key !== undefined) ctx.addIssue({ code: 'custom', path: ['output_key'], message: 'applies only to app_mode workflow (other apps answer with their message)' });
+          if (mode !== 'completion' && engine.input_variable !== undefined) ctx.addIssue({ code: 'custom', path: ['input_variable'], message: 'applies only to app_mode workflow or completion (chat and agent apps take the text as their query)' });
+        }
+        const textVariable = engine.input_variable ?? (mode === 'completion' ? 'query' : undefined);
+        if (textVariable && engine.inputs && typeof engine.inputs === 'object' && textVariable in engine.inputs) {
+          ctx.addIssue({ code: 'custom', path: ['inputs', textVariable], message: `is where each run's text goes (${engine.input_variable ? 'input_variable' : 'a completion app\'s query'}); leave it out of inputs` });
+        }
+      } else if (engine.type === 'builtin') {
+        for (const field of DIFY_ONLY) if (engine[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'applies only to type dify' });
+      }
+    },
+    { when: (payload) => isObject(payload.value) },
+  );
 
 /**
  * How the model acts each round: native function calling (the default), or one JSON decision per round whose
@@ -102,7 +143,13 @@ const ragBlock = z
     top_k: z.number().int().min(1).max(50).default(5),
     max_context_tokens: z.number().int().min(100).max(100_000).default(3000),
   })
-  .strict();
+  .strict()
+  .superRefine(
+    (rag, ctx) => {
+      if (rag.enabled === true && !rag.collection) ctx.addIssue({ code: 'custom', path: ['collection'], message: 'required when rag.enabled is true' });
+    },
+    { when: (payload) => isObject(payload.value) },
+  );
 
 const modelBlock = z
   .object({
@@ -127,7 +174,16 @@ export const scenarioFileSchema = z
     system_prompt: z.string().min(1, 'must not be empty: it is the instruction the model works from').optional(),
     rag: ragBlock.optional(),
     tools: z.array(z.string().min(1)).optional(),
-    output_type: outputTypeField.optional(),
+    output_type: outputTypeField
+      .superRefine((declared, ctx) => {
+        if (typeof declared !== 'string') return;
+        try {
+          resolveOutputType(declared);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: errorMessage(error) });
+        }
+      })
+      .optional(),
     model: modelBlock.optional(),
     max_tool_rounds: z.number().int().min(0).max(20).optional(),
     documents: z.array(z.string().min(1)).optional(),
@@ -136,14 +192,69 @@ export const scenarioFileSchema = z
     stop: stopBlock.optional(),
   })
   .strict()
-  .superRefine((file, ctx) => {
-    if (file.engine.type === 'dify') {
-      for (const field of BUILTIN_ONLY_FIELDS) {
-        if (file[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'not allowed with engine.type dify: the Dify app has its own prompt, tools, knowledge, model and conversation memory; set them in Dify' });
+  .superRefine(
+    (file, ctx) => {
+      // Also when a field failed (the value may be raw then), so one pass names every problem of a file.
+      const engineType = isObject(file.engine) ? file.engine.type : 'builtin';
+      if (engineType === 'dify') {
+        for (const field of BUILTIN_ONLY_FIELDS) {
+          if (file[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'not allowed with engine.type dify: the Dify app has its own prompt, tools, knowledge, model and conversation memory; set them in Dify' });
+        }
+      } else if (engineType === 'builtin' && file.system_prompt === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['system_prompt'], message: 'required: the instruction the model works from (or engine.type dify to run a Dify app instead)' });
       }
-    } else if (file.system_prompt === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['system_prompt'], message: 'required: the instruction the model works from (or engine.type dify to run a Dify app instead)' });
-    }
-  });
+    },
+    { when: (payload) => isObject(payload.value) },
+  );
+
+/** What a file is checked against besides its own text: where it sits, the server's Dify URL policy, the tools that exist. */
+export interface ScenarioChecks {
+  /** The folder of the file: documents are named relative to it. */
+  baseDir: string;
+  policy: DifyUrlPolicy;
+  /** The registry's tool names; absent: tools are checked when the catalog is made (createScenarioCatalog). */
+  toolNames?: ReadonlySet<string>;
+}
+
+/**
+ * The file schema with the checks that need the world outside the file: documents that exist, a Dify base URL
+ * the server allows, tools that are registered. They run in the same pass as the schema, also when another field
+ * failed, so a file is reported whole in one start rather than one layer of problems per restart.
+ */
+export function scenarioFileSchemaFor(checks: ScenarioChecks) {
+  return scenarioFileSchema.superRefine(
+    (file, ctx) => {
+      const documents: unknown = file.documents;
+      if (Array.isArray(documents)) {
+        documents.forEach((doc, i) => {
+          if (typeof doc !== 'string' || !doc) return;
+          const resolved = path.resolve(checks.baseDir, doc);
+          try {
+            readFileSync(resolved);
+          } catch {
+            ctx.addIssue({ code: 'custom', path: ['documents', i], message: `file ${resolved} does not exist or cannot be read` });
+          }
+        });
+      }
+      const engine: unknown = file.engine;
+      if (isObject(engine) && engine.type === 'dify' && typeof engine.base_url === 'string' && engine.base_url) {
+        const problem = difyBaseUrlProblem(engine.base_url, checks.policy);
+        if (problem) ctx.addIssue({ code: 'custom', path: ['engine', 'base_url'], message: problem });
+      }
+      const tools: unknown = file.tools;
+      if (checks.toolNames && Array.isArray(tools)) {
+        const known = [...checks.toolNames].join(', ') || '(none)';
+        tools.forEach((name, i) => {
+          if (typeof name === 'string' && name && !checks.toolNames!.has(name)) ctx.addIssue({ code: 'custom', path: ['tools', i], message: `"${name}" is not a registered tool (known: ${known})` });
+        });
+      }
+    },
+    { when: (payload) => isObject(payload.value) },
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 export type ScenarioFile = z.infer<typeof scenarioFileSchema>;

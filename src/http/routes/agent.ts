@@ -10,6 +10,7 @@ interface RunBody {
   scenarioId: string;
   input: string;
   conversationId?: string;
+  inputs?: Record<string, string | number | boolean>;
   options?: { documentIds?: string[] };
 }
 
@@ -18,6 +19,7 @@ export function runOptionsFor(ctx: AppContext, body: RunBody, user: User): Engin
   return {
     context: { llm: ctx.llm, tools: ctx.tools, trace: ctx.trace, rag: ctx.rag, logger: ctx.logger },
     documentIds: body.options?.documentIds,
+    inputs: body.inputs,
     userId: user.id,
     // Every turn is logged in a conversation: the one named, or a new one whose id the result carries.
     conversation: { store: ctx.conversations, actor: user, id: body.conversationId },
@@ -27,12 +29,13 @@ export function runOptionsFor(ctx: AppContext, body: RunBody, user: User): Engin
 /**
  * What can refuse a run before it starts, for both routes: an unknown scenario (404), a conversation that is not
  * the caller's (404), not theirs to continue (403) or another agent's (409), or an engine the server has not been
- * set up for (a Dify key variable that is unset: 409 naming it). A streamed run is refused as JSON.
+ * set up for (a Dify key variable that is unset: 409 naming it), or inputs the engine does not take (400). A
+ * scenario whose file is invalid answers 422 with its problems. A streamed run is refused as JSON.
  */
 export async function scenarioToRun(ctx: AppContext, body: RunBody, user: User): Promise<Scenario> {
   const scenario = ctx.scenarios.get(body.scenarioId);
   if (body.conversationId) await ctx.conversations.assertMayContinue(body.conversationId, user, scenario.id);
-  ctx.engines.assertReady(scenario);
+  ctx.engines.assertReady(scenario, { inputs: body.inputs });
   return scenario;
 }
 

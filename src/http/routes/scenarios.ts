@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { routeSchema } from '../../contract/index.js';
@@ -8,7 +9,7 @@ export const scenarioRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
     {
       schema: {
         tags: ['agent'],
-        summary: 'Scenarios this server runs, with their ingested documents',
+        summary: 'Scenarios this server runs, with their ingested documents, and the scenario files it could not load',
         ...routeSchema('GET /api/scenarios'),
       },
     },
@@ -22,10 +23,13 @@ export const scenarioRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
           rag: { enabled: s.rag.enabled, collection: s.rag.collection, topK: s.rag.topK },
           tools: s.tools,
           outputType: s.output.name,
-          // The engine's kind and, for Dify, the app's mode; its URL and key variable stay server-side.
-          engine: s.engine.type === 'dify' ? { type: s.engine.type, appMode: s.engine.appMode } : { type: s.engine.type },
+          // The engine's kind and, for Dify, the app's mode and host (what the console describes it by); the
+          // full URL and the key variable stay server-side.
+          engine: s.engine.type === 'dify' ? { type: s.engine.type, appMode: s.engine.appMode, host: new URL(s.engine.baseUrl).host, inputNames: Object.keys(s.engine.inputs ?? {}) } : { type: s.engine.type },
           documents: documents.filter((d) => d.scenarioId === s.id),
         })),
+        // The file's name only: the folder is the server's business.
+        invalid: ctx.scenarios.invalid().map((f) => ({ file: path.basename(f.file), id: f.id ?? null, problems: f.problems })),
       };
     },
   );

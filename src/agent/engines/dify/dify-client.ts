@@ -2,13 +2,23 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ClinAgentError, errorMessage } from '../../../core/errors.js';
 import { difyError, readDifyErrorBody, RETRYABLE_DIFY_CODES } from './dify-errors.js';
 
-/** The body of `POST /chat-messages` (notes section 1); `response_mode` is always streaming, which agent apps require. */
-export interface ChatMessagesBody {
-  query: string;
+/**
+ * The body of a run (notes section 1); `response_mode` is always streaming, which agent apps require. Chat and
+ * agent apps take the text as `query` and may continue a conversation; completion apps and workflows take
+ * everything in `inputs`.
+ */
+export interface DifyRunBody {
+  query?: string;
   inputs: Record<string, unknown>;
   user: string;
   conversation_id?: string;
 }
+
+/** Which API an app mode answers on: where a run starts, and where its task is stopped. */
+export type DifyApi = 'chat-messages' | 'completion-messages' | 'workflows';
+
+const START_PATH: Record<DifyApi, string> = { 'chat-messages': '/chat-messages', 'completion-messages': '/completion-messages', workflows: '/workflows/run' };
+const stopPath = (api: DifyApi, taskId: string) => (api === 'workflows' ? `/workflows/tasks/${encodeURIComponent(taskId)}/stop` : `/${api}/${encodeURIComponent(taskId)}/stop`);
 
 export interface DifyClientOptions {
   scenarioId: string;
@@ -52,9 +62,9 @@ export function createDifyClient(options: DifyClientOptions) {
   return {
     redact,
     /** Starts the streamed answer; a `too_many_requests` is retried after each of `retryDelaysMs`, then reported. */
-    async chatMessages(body: ChatMessagesBody, request: { traceId: string; signal?: AbortSignal }): Promise<Response> {
+    async start(api: DifyApi, body: DifyRunBody, request: { traceId: string; signal?: AbortSignal }): Promise<Response> {
       for (let attempt = 0; ; attempt++) {
-        const response = await post('/chat-messages', { ...body, response_mode: 'streaming' }, { accept: 'text/event-stream', 'x-trace-id': request.traceId }, request.signal);
+        const response = await post(START_PATH[api], { ...body, response_mode: 'streaming' }, { accept: 'text/event-stream', 'x-trace-id': request.traceId }, request.signal);
         if (response.ok) return response;
         const refusal = await refusalOf(response);
         const delay = options.retryDelaysMs[attempt];
@@ -68,8 +78,8 @@ export function createDifyClient(options: DifyClientOptions) {
     },
 
     /** Stops a streamed task (the caller left); Dify answers success even for the wrong user, so failures are only logged. */
-    async stop(taskId: string, user: string): Promise<void> {
-      const response = await post(`/chat-messages/${encodeURIComponent(taskId)}/stop`, { user }, {}, AbortSignal.timeout(STOP_TIMEOUT_MS));
+    async stop(api: DifyApi, taskId: string, user: string): Promise<void> {
+      const response = await post(stopPath(api, taskId), { user }, {}, AbortSignal.timeout(STOP_TIMEOUT_MS));
       if (!response.ok) throw difyError(options.scenarioId, await refusalOf(response), 'request');
     },
   };

@@ -4,8 +4,9 @@ import type { TraceRun } from '../../../core/trace/store.js';
 import { emptyResult, recordFailure, type AgentResult } from '../../result.js';
 import type { Scenario } from '../../scenarios/load.js';
 import type { AgentEngine, EngineRunOptions } from '../engine.js';
-import type { DifyAnswer } from './dify-answer.js';
-import { createDifyClient, type DifyClient } from './dify-client.js';
+import type { DifyInputValue, DifyEngineSpec } from '../../definitions/agent-definition.js';
+import type { DifyAnswer, DifyNode } from './dify-answer.js';
+import { createDifyClient, type DifyApi, type DifyClient } from './dify-client.js';
 import { createDifyFetch } from './dify-fetch.js';
 import { difyError } from './dify-errors.js';
 import { readDifyKey } from './dify-key.js';
@@ -32,9 +33,11 @@ const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 const CLI_USER = 'clinagent-cli';
 
 /**
- * A scenario whose `engine.type` is dify, run through the app's `POST /chat-messages` in streaming mode (the only
- * mode agent apps have). The run has our trace (one llm span for the Dify call), our events and our AgentResult;
- * Dify's conversation id is kept with our conversation so the next turn continues there.
+ * A scenario whose `engine.type` is dify, run through the app's API in streaming mode (the only mode agent apps
+ * have): chat, agent and chatflow apps on `POST /chat-messages`, completion apps on `POST /completion-messages`,
+ * workflows on `POST /workflows/run`. The run has our trace (one llm span for the Dify call, a step span per
+ * workflow node), our events and our AgentResult; Dify's conversation id is kept with our conversation so the
+ * next turn of a chat app continues there.
  */
 export function createDifyEngine(options: DifyEngineOptions = {}): AgentEngine {
   const env = options.env ?? process.env;
@@ -42,41 +45,59 @@ export function createDifyEngine(options: DifyEngineOptions = {}): AgentEngine {
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const fetchFn = options.fetch ?? createDifyFetch(options.allowedHosts ?? []);
 
-  function clientFor(scenario: Scenario): DifyClient {
-    if (scenario.engine.type !== 'dify') throw new ClinAgentError('INTERNAL', `Scenario ${scenario.id} does not run on Dify.`);
+  function clientFor(scenario: Scenario, spec: DifyEngineSpec): DifyClient {
     const apiKey = readDifyKey(scenario, env);
     options.secrets?.add(apiKey);
-    return createDifyClient({ scenarioId: scenario.id, baseUrl: scenario.engine.baseUrl, apiKey, retryDelaysMs, fetch: fetchFn });
+    return createDifyClient({ scenarioId: scenario.id, baseUrl: spec.baseUrl, apiKey, retryDelaysMs, fetch: fetchFn });
   }
 
   return {
     type: 'dify',
-    assertReady(scenario) {
+    takesInputs: true,
+    assertReady(scenario, request) {
+      const spec = difySpec(scenario);
       readDifyKey(scenario, env);
+      if (spec.inputVariable && request?.inputs && spec.inputVariable in request.inputs) {
+        throw new ClinAgentError('VALIDATION_FAILED', `inputs.${spec.inputVariable}: is where scenario ${scenario.id} puts the run's text (its engine.input_variable); send that text as input, not in inputs.`, { field: `inputs.${spec.inputVariable}` });
+      }
     },
     async run(scenario, input, runOptions) {
       const started = performance.now();
       const result = emptyResult();
-      result.modelName = `dify:${scenario.engine.type === 'dify' ? scenario.engine.appMode : 'chat'}`;
-      const trace = await runOptions.context.trace.start({ kind: 'agent', name: scenario.id, input: { scenarioId: scenario.id, input, engine: 'dify' }, userId: runOptions.userId, projectId: runOptions.projectId });
+      const spec = scenario.engine.type === 'dify' ? scenario.engine : undefined;
+      result.modelName = `dify:${spec?.appMode ?? 'chat'}`;
+      const inputs = { ...spec?.inputs, ...runOptions.inputs };
+      const trace = await runOptions.context.trace.start({ kind: 'agent', name: scenario.id, input: { scenarioId: scenario.id, input, inputs, engine: 'dify' }, userId: runOptions.userId, projectId: runOptions.projectId });
       result.traceId = trace.traceId;
       let internalError: string | undefined;
       try {
+        if (!spec) throw new ClinAgentError('INTERNAL', `Scenario ${scenario.id} does not run on Dify.`);
         if (!input.trim()) throw new ClinAgentError('VALIDATION_FAILED', 'The input is empty. Type a question or instruction for the agent.', { field: 'input' });
-        const client = clientFor(scenario);
+        const client = clientFor(scenario, spec);
         const difyConversationId = await openConversation(scenario, input, runOptions, trace, result);
         runOptions.onEvent?.({ type: 'run_started', traceId: trace.traceId, ...(result.conversationId ? { conversationId: result.conversationId } : {}) });
-        const answer = await callApp(client, scenario, input, difyConversationId, runOptions, trace, idleTimeoutMs);
-        result.answer = answer.answer;
-        result.rawOutput = answer.answer;
+        const call = { client, scenario, spec, input, inputs, conversationId: apiOf(spec) === 'chat-messages' ? difyConversationId : undefined, options: runOptions, trace, idleTimeoutMs };
+        const answer = await callApp(call);
+        const final = finalAnswer(scenario, spec, answer);
+        if (final.answer !== answer.answer && answer.answer) runOptions.onEvent?.({ type: 'text_replaced', text: final.answer, reason: `the workflow's output ${spec.outputKey}` });
+        result.answer = final.answer;
+        result.rawOutput = final.answer;
+        result.structuredOutput = final.structuredOutput;
         result.references = answer.references;
         result.toolCalls = answer.toolCalls;
-        await keepConversation(runOptions, result.conversationId, answer, trace.traceId, difyConversationId);
+        result.files = answer.files;
+        // Only chat apps continue a conversation in Dify; a completion or workflow turn stands alone there.
+        const kept = apiOf(spec) === 'chat-messages' ? answer : { ...answer, conversationId: undefined };
+        await keepConversation(runOptions, result.conversationId, { ...kept, answer: final.answer }, trace.traceId, difyConversationId);
         if (answer.failure) throw answer.failure;
         if (answer.error) throw difyError(scenario.id, { ...answer.error, message: client.redact(answer.error.message) }, 'stream');
+        const workflowFailure = answer.workflow && answer.workflow.status !== 'succeeded' ? workflowError(scenario, answer, client.redact) : undefined;
+        if (workflowFailure) throw workflowFailure;
         if (!answer.ended) {
-          throw new ClinAgentError('UPSTREAM_FAILED', `The Dify app of scenario ${scenario.id} ended its stream without message_end, so the answer may be incomplete. Try again; if it repeats, check the app's logs in Dify.`, { difyCode: 'stream_incomplete' });
+          const expected = spec.appMode === 'workflow' ? 'workflow_finished' : 'message_end';
+          throw new ClinAgentError('UPSTREAM_FAILED', `The Dify app of scenario ${scenario.id} ended its stream without ${expected}, so the answer may be incomplete. Try again; if it repeats, check the app's logs in Dify.`, { difyCode: 'stream_incomplete' });
         }
+        if (final.problem) throw final.problem;
         result.status = 'success';
       } catch (error) {
         if (!result.conversationId) runOptions.onEvent?.({ type: 'run_started', traceId: trace.traceId });
@@ -86,7 +107,7 @@ export function createDifyEngine(options: DifyEngineOptions = {}): AgentEngine {
       result.latencyMs = Math.round(performance.now() - started);
       await trace.finish({
         status: result.status,
-        output: { answer: result.answer, references: result.references.map((r) => r.chunkId), toolCalls: result.toolCalls.length, modelName: result.modelName, latencyMs: result.latencyMs },
+        output: { answer: result.answer, references: result.references.map((r) => r.chunkId), toolCalls: result.toolCalls.length, files: result.files.length, modelName: result.modelName, latencyMs: result.latencyMs },
         error: internalError ?? (result.error || undefined),
       });
       return result;
@@ -94,21 +115,141 @@ export function createDifyEngine(options: DifyEngineOptions = {}): AgentEngine {
   };
 }
 
-/** One llm span for the whole Dify call: the query and whether it continues a conversation, never a header. */
-function callApp(client: DifyClient, scenario: Scenario, input: string, conversationId: string | undefined, options: EngineRunOptions, trace: TraceRun, idleTimeoutMs: number): Promise<DifyAnswer> {
-  const body = { query: input, inputs: {}, user: options.userId ?? CLI_USER, ...(conversationId ? { conversation_id: conversationId } : {}) };
-  return trace.span(
+function difySpec(scenario: Scenario): DifyEngineSpec {
+  if (scenario.engine.type !== 'dify') throw new ClinAgentError('INTERNAL', `Scenario ${scenario.id} does not run on Dify.`);
+  return scenario.engine;
+}
+
+/** The API an app mode answers on: chat, agent and chatflow apps share chat-messages. */
+function apiOf(spec: DifyEngineSpec): DifyApi {
+  if (spec.appMode === 'workflow') return 'workflows';
+  if (spec.appMode === 'completion') return 'completion-messages';
+  return 'chat-messages';
+}
+
+interface AppCall {
+  client: DifyClient;
+  scenario: Scenario;
+  spec: DifyEngineSpec;
+  input: string;
+  /** The scenario's start-form values with the run's over them. */
+  inputs: Record<string, DifyInputValue>;
+  conversationId: string | undefined;
+  options: EngineRunOptions;
+  trace: TraceRun;
+  idleTimeoutMs: number;
+}
+
+/**
+ * One llm span for the whole Dify call (the query, the start-form values and whether it continues a conversation,
+ * never a header), and one step span per workflow node inside it. Chat and agent apps take the text as `query`;
+ * completion apps and workflows take it in the input variable the scenario names.
+ */
+async function callApp(call: AppCall): Promise<DifyAnswer> {
+  const { spec, input, options, trace } = call;
+  const api = apiOf(spec);
+  const user = options.userId ?? CLI_USER;
+  const body =
+    api === 'chat-messages'
+      ? { query: input, inputs: call.inputs, user, ...(call.conversationId ? { conversation_id: call.conversationId } : {}) }
+      : { inputs: { ...call.inputs, [spec.inputVariable ?? 'query']: input }, user };
+  const nodes = createNodeSpans(trace);
+  const answer = await trace.span(
     'llm',
-    'dify:chat-messages',
-    { query: input, continuesConversation: Boolean(conversationId) },
-    () => streamDifyAnswer(client, { scenarioId: scenario.id, body, traceId: trace.traceId, signal: options.signal, idleTimeoutMs, onEvent: options.onEvent, logger: options.context.logger }),
-    (answer) => ({
-      output: { answer: answer.answer, toolCalls: answer.toolCalls.length, references: answer.references.map((r) => r.chunkId), ended: answer.ended, difyError: answer.error?.code },
-      usage: answer.usage,
-      status: answer.error || answer.failure || !answer.ended ? 'failed' : 'success',
-      ...(answer.error ? { error: `${answer.error.code}: ${answer.error.message}` } : answer.failure ? { error: answer.failure.message } : {}),
-    }),
+    `dify:${api}`,
+    { query: input, inputs: call.inputs, continuesConversation: Boolean(call.conversationId) },
+    async () => {
+      try {
+        return await streamDifyAnswer(call.client, {
+          scenarioId: call.scenario.id, baseUrl: spec.baseUrl, endsWith: api === 'workflows' ? 'workflow_finished' : 'message_end', api, body,
+          traceId: trace.traceId, signal: options.signal, idleTimeoutMs: call.idleTimeoutMs, onEvent: options.onEvent, onNode: nodes.onNode, logger: options.context.logger,
+        });
+      } finally {
+        await nodes.settle();
+      }
+    },
+    (answer) => {
+      const failed = answer.error || answer.failure || !answer.ended || (answer.workflow && answer.workflow.status !== 'succeeded');
+      return {
+        output: { answer: answer.answer, toolCalls: answer.toolCalls.length, references: answer.references.map((r) => r.chunkId), files: answer.files.length, ended: answer.ended, difyError: answer.error?.code, ...(answer.workflow ? { workflow: answer.workflow } : {}) },
+        usage: answer.usage,
+        status: failed ? 'failed' : 'success',
+        ...(answer.error ? { error: `${answer.error.code}: ${answer.error.message}` } : answer.failure ? { error: answer.failure.message } : answer.workflow?.error ? { error: answer.workflow.error } : {}),
+      };
+    },
   );
+  return answer;
+}
+
+/**
+ * Each workflow node as a step span from its `node_started` to its `node_finished`, so the trace shows where the
+ * time went and which node failed. A node still open when the stream ends is closed as failed.
+ */
+function createNodeSpans(trace: TraceRun) {
+  const open = new Map<string, (finished: DifyNode | undefined) => void>();
+  const spans: Array<Promise<unknown>> = [];
+  const span = (node: DifyNode, wait: Promise<DifyNode | undefined>) =>
+    spans.push(
+      trace.span('step', `dify:node ${node.title || node.nodeId}`, { nodeId: node.nodeId, nodeType: node.nodeType, title: node.title }, () => wait, (finished) => {
+        if (!finished) return { status: 'failed', error: 'the stream ended before this node finished' };
+        const ok = finished.status === 'succeeded';
+        return { status: ok ? 'success' : 'failed', output: { status: finished.status, elapsedTime: finished.elapsedTime, totalTokens: finished.totalTokens }, ...(ok ? {} : { error: finished.error ?? `node ${finished.status}` }) };
+      }),
+    );
+  return {
+    onNode(phase: 'started' | 'finished', node: DifyNode): void {
+      if (phase === 'started') {
+        span(node, new Promise((resolve) => open.set(node.executionId, resolve)));
+        return;
+      }
+      const close = open.get(node.executionId);
+      open.delete(node.executionId);
+      if (close) close(node);
+      else span(node, Promise.resolve(node));
+    },
+    async settle(): Promise<void> {
+      for (const close of open.values()) close(undefined);
+      open.clear();
+      await Promise.all(spans);
+    },
+  };
+}
+
+/**
+ * The answer of the run: the app's text, or for a workflow the output its scenario names (all outputs are the
+ * structured output). A workflow that succeeded without that output is a problem of the scenario, named with
+ * the outputs it does have.
+ */
+function finalAnswer(scenario: Scenario, spec: DifyEngineSpec, answer: DifyAnswer): { answer: string; structuredOutput: Record<string, unknown>; problem?: ClinAgentError } {
+  if (spec.appMode !== 'workflow' || !answer.workflow || answer.workflow.status !== 'succeeded') return { answer: answer.answer, structuredOutput: answer.workflow?.outputs ?? {} };
+  const outputs = answer.workflow.outputs;
+  const key = spec.outputKey ?? '';
+  if (!(key in outputs)) {
+    const have = Object.keys(outputs);
+    return {
+      answer: answer.answer,
+      structuredOutput: outputs,
+      problem: new ClinAgentError('UPSTREAM_FAILED', `The Dify workflow of scenario ${scenario.id} finished without the output "${key}" that engine.output_key names (its outputs: ${have.join(', ') || 'none'}). Set output_key to one of them, or add "${key}" to the workflow's End node.`, { difyCode: 'output_missing' }),
+    };
+  }
+  const value = outputs[key];
+  return { answer: typeof value === 'string' ? value : JSON.stringify(value ?? null), structuredOutput: outputs };
+}
+
+/** A workflow (or chatflow) that ended `failed` or `stopped`: its own error, naming the node that failed when one did. */
+function workflowError(scenario: Scenario, answer: DifyAnswer, redact: (text: string) => string): ClinAgentError {
+  const workflow = answer.workflow!;
+  const node = answer.failedNode;
+  const where = node ? ` in node "${node.title || node.nodeId}"${node.nodeType ? ` (${node.nodeType})` : ''}` : '';
+  const why = redact(workflow.error || node?.error || 'Dify gave no reason');
+  const run = answer.workflowRunId ? ` (workflow run ${answer.workflowRunId})` : '';
+  if (workflow.status === 'stopped') {
+    return new ClinAgentError('UPSTREAM_FAILED', `The Dify workflow of scenario ${scenario.id} was stopped${where} before it finished: ${why}. Check its run logs in Dify${run}.`, { difyCode: 'workflow_stopped' });
+  }
+  return new ClinAgentError('UPSTREAM_FAILED', `The Dify workflow of scenario ${scenario.id} failed${where}: ${why}. Check the node's settings and its run logs in Dify${run}.`, {
+    difyCode: 'workflow_failed',
+    ...(node ? { difyNode: node.nodeId } : {}),
+  });
 }
 
 /** Our conversation (started or continued, the input logged first) and Dify's id for it, when it has one. */

@@ -25,7 +25,7 @@ describe('the Dify connection checks the resolved address', () => {
 
   it('refuses a host name that resolves to a non-public address, naming the address and the setting', async () => {
     const client = createDifyClient({ scenarioId: 'rebound', baseUrl: byName, apiKey: 'app-key-0123456789', retryDelaysMs: [], fetch: createDifyFetch([]) });
-    const error = await rejectionOf(client.chatMessages(chatBody, { traceId: 't1' }));
+    const error = await rejectionOf(client.start('chat-messages', chatBody, { traceId: 't1' }));
     expect(error.code).toBe('UPSTREAM_FAILED');
     expect(error.message).toMatch(/localhost resolves to .*(127\.0\.0\.1|::1).*a loopback address; a Dify host must be public unless the server names it in DIFY_ALLOWED_HOSTS/);
     expect(error.message).not.toContain('app-key-0123456789');
@@ -35,7 +35,7 @@ describe('the Dify connection checks the resolved address', () => {
   it('connects to a non-public host the administrator named in DIFY_ALLOWED_HOSTS', async () => {
     dify.push({ events: [{ event: 'message', answer: 'Week 4.' }, { event: 'message_end', metadata: {} }] });
     const client = createDifyClient({ scenarioId: 'allowed', baseUrl: byName, apiKey: 'app-key-0123456789', retryDelaysMs: [], fetch: createDifyFetch(['LOCALHOST']) });
-    const response = await client.chatMessages(chatBody, { traceId: 't2' });
+    const response = await client.start('chat-messages', chatBody, { traceId: 't2' });
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('Week 4.');
     expect(dify.requests).toHaveLength(1);

@@ -1,29 +1,27 @@
 import { ClinAgentError } from '../../../core/errors.js';
 import type { Logger } from '../../../core/logger.js';
-import type { AgentEventSink } from '../../loop/index.js';
-import { createDifyAnswerReader, type DifyAnswer } from './dify-answer.js';
-import type { ChatMessagesBody, DifyClient } from './dify-client.js';
+import { createDifyAnswerReader, type DifyAnswer, type DifyAnswerReaderOptions } from './dify-answer.js';
+import type { DifyApi, DifyClient, DifyRunBody } from './dify-client.js';
 import { readSse } from './read-sse.js';
 
-export interface StreamDifyAnswerOptions {
-  scenarioId: string;
-  body: ChatMessagesBody;
+export interface StreamDifyAnswerOptions extends DifyAnswerReaderOptions {
+  api: DifyApi;
+  body: DifyRunBody;
   traceId: string;
   /** The caller's: aborted when the client leaves. */
   signal?: AbortSignal;
   /** Longest silence (pings count) before the stream is given up as dead. */
   idleTimeoutMs: number;
-  onEvent?: AgentEventSink;
   logger?: Logger;
 }
 
 /**
- * Reads one streamed answer to its end (`message_end`, an `error` event, or the end of the body). A run that is
+ * Reads one streamed answer to its end (its terminal event, an `error` event, or the end of the body). A run that is
  * left (the caller's signal) or a stream gone silent stops the Dify task, which would otherwise go on generating,
  * and spending, for nobody; the answer then carries that `failure` with whatever text came before it.
  */
 export async function streamDifyAnswer(client: DifyClient, options: StreamDifyAnswerOptions): Promise<DifyAnswer> {
-  const reader = createDifyAnswerReader(options.scenarioId, options.onEvent);
+  const reader = createDifyAnswerReader(options);
   const silence = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, silence.signal]) : silence.signal;
   let timer: NodeJS.Timeout | undefined;
@@ -33,7 +31,7 @@ export async function streamDifyAnswer(client: DifyClient, options: StreamDifyAn
   };
   try {
     rearm();
-    const response = await client.chatMessages(options.body, { traceId: options.traceId, signal });
+    const response = await client.start(options.api, options.body, { traceId: options.traceId, signal });
     if (!response.body) throw new ClinAgentError('UPSTREAM_FAILED', `The Dify app of scenario ${options.scenarioId} answered without a body.`);
     for await (const message of readSse(response.body)) {
       rearm();
@@ -48,7 +46,7 @@ export async function streamDifyAnswer(client: DifyClient, options: StreamDifyAn
     clearTimeout(timer);
   }
   const taskId = reader.state.taskId;
-  if (taskId) await client.stop(taskId, options.body.user).catch((stopError: unknown) => options.logger?.warn({ scenarioId: options.scenarioId, taskId, err: stopError }, 'could not stop the Dify task'));
+  if (taskId) await client.stop(options.api, taskId, options.body.user).catch((stopError: unknown) => options.logger?.warn({ scenarioId: options.scenarioId, taskId, err: stopError }, 'could not stop the Dify task'));
   // Returned, not thrown: what the app had written by then is the run's partial answer.
   const partial = { ...reader.state, toolCalls: reader.toolCalls() };
   if (options.signal?.aborted) return { ...partial, failure: new ClinAgentError('CANCELLED', 'The run was stopped; the Dify task was stopped too.') };
