@@ -256,7 +256,7 @@ describe('runAgent against the scripted model', () => {
     const ok = await runAgent(textScenario, 'hi', { context: deps });
     const failed = await runAgent(textScenario, '   ', { context: deps });
     for (const result of [ok, failed]) {
-      expect(Object.keys(result).sort()).toEqual(['answer', 'conversationId', 'error', 'latencyMs', 'modelName', 'rawOutput', 'references', 'status', 'structuredOutput', 'toolCalls', 'traceId']);
+      expect(Object.keys(result).sort()).toEqual(['answer', 'conversationId', 'error', 'files', 'latencyMs', 'modelName', 'rawOutput', 'references', 'status', 'structuredOutput', 'toolCalls', 'traceId']);
     }
     expect(ok).toMatchObject({ status: 'success', answer: 'plain answer', modelName: 'scripted-model', error: '' });
     expect(failed.status).toBe('failed');
