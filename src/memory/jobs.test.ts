@@ -8,7 +8,7 @@ import { startScriptedModel, type ScriptedModel } from '../testing/scripted-mode
 import { buildTestContext } from '../testing/test-context.js';
 import { testEngines } from '../testing/test-database.js';
 import { waitFor } from '../testing/wait-for.js';
-import { memoryDistillAllQueue, memoryWeeklyAllQueue, queueMemoryPrune, registerMemoryWorkers } from './jobs.js';
+import { memoryDistillAllQueue, memoryWeeklyAllQueue, registerMemoryWorkers } from './jobs.js';
 import { createMemoryReports, WEEKLY_JOB_ACTOR } from './reports/index.js';
 import { addWeeks, isoWeekLabel, mondayOf } from './reports/iso-week.js';
 import type { HotMemoryService } from './types.js';
@@ -22,7 +22,6 @@ const WEEKLY_CRON = '0 3 * * 1';
  */
 function recordingHotMemory(projectsToDistill: string[]) {
   const distilled: string[] = [];
-  const pruned: string[] = [];
   const notHere = () => Promise.reject(new ClinAgentError('INTERNAL', 'not used by the memory jobs'));
   const hot: HotMemoryService = {
     get: notHere,
@@ -35,15 +34,12 @@ function recordingHotMemory(projectsToDistill: string[]) {
       distilled.push(projectId);
       return { changed: true, facts: 1, turns: 2, feedback: 0, refused: 0 };
     },
-    async prune(projectId) {
-      pruned.push(projectId);
-      return { pruned: false, fits: true, tokens: 10 };
-    },
+    prune: notHere,
     async projectsToDistill() {
       return projectsToDistill;
     },
   };
-  return { hot, distilled, pruned };
+  return { hot, distilled };
 }
 
 describe.each(testEngines())('memory jobs on %s', (engine) => {
@@ -101,12 +97,10 @@ describe.each(testEngines())('memory jobs on %s', (engine) => {
     expect(await ctx.db.select().from(memoryReports).where(eq(memoryReports.projectId, 'jobs-silent'))).toEqual([]);
   });
 
-  it('hands each project to distillation when the daily fan-out runs, and prunes in the background on request', async () => {
+  it('hands each project to distillation when the daily fan-out runs', async () => {
     await ctx.jobs!.send(memoryDistillAllQueue, {});
-    await queueMemoryPrune(ctx.jobs!, 'jobs-talked');
 
-    await waitFor(async () => hot.distilled.length >= 2 && hot.pruned.length >= 1, 'distillation of both projects and one prune');
+    await waitFor(async () => hot.distilled.length >= 2, 'distillation of both projects');
     expect([...hot.distilled].sort()).toEqual(['jobs-other', 'jobs-talked']);
-    expect(hot.pruned).toEqual(['jobs-talked']);
   });
 });

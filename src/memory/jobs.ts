@@ -5,9 +5,11 @@ import type { Logger } from '../core/logger.js';
 import type { HotMemoryService, MemoryReportsService } from './types.js';
 
 /**
- * The background work of project memory (seed 002): a daily distillation of the conversation log into hot memory,
- * a weekly report per project, and pruning when hot memory grows past its cap. The cron jobs only fan out: one job
- * per project, so one project's failure (a model hiccup) is retried alone and never holds up the others.
+ * The background work of project memory (seed 002): a daily distillation of the conversation log into hot memory
+ * and a weekly report per project. The cron jobs only fan out: one job per project, so one project's failure (a
+ * model hiccup) is retried alone and never holds up the others. Pruning (seed 002 §5.1, "summarise or notify the
+ * admin") has no queue of its own: the distillation, the one writer that adds facts unattended, prunes within its
+ * job when its facts would pass the cap; a person's write over the cap is refused, saying what to remove.
  */
 
 const projectPayload = z.object({ projectId: z.string().trim().min(1) });
@@ -16,7 +18,6 @@ export type ProjectJob = z.infer<typeof projectPayload>;
 /** A distillation or a report makes one or a few model calls; 8 weeks of catch-up make up to 8 plus the roll-up. */
 export const memoryDistillQueue = defineQueue('memory-distill', projectPayload, { expireInSeconds: 15 * 60 });
 export const memoryWeeklyReportsQueue = defineQueue('memory-weekly-reports', projectPayload, { expireInSeconds: 30 * 60 });
-export const memoryPruneQueue = defineQueue('memory-prune', projectPayload, { expireInSeconds: 15 * 60 });
 
 /** The cron targets: one schedule per queue in pg-boss 10, and their payload is empty. */
 export const memoryDistillAllQueue = defineQueue('memory-distill-all', z.object({}).strict(), { expireInSeconds: 5 * 60 });
@@ -49,20 +50,9 @@ export async function registerMemoryWorkers(deps: MemoryWorkerDeps): Promise<voi
     const { generated } = await reports.generateDue(projectId);
     logger.info({ projectId, generated }, 'weekly memory reports generated');
   });
-  await jobs.work(memoryPruneQueue, async ({ projectId }) => {
-    const result = await hot.prune(projectId);
-    logger.info({ projectId, ...result }, 'hot memory pruned');
-  });
 
   await jobs.schedule(memoryDistillAllQueue, deps.cron.distill, {});
   await jobs.schedule(memoryWeeklyAllQueue, deps.cron.weekly, {});
-}
-
-/** Prunes a project's hot memory in the background (after a write that left it near or over its cap). */
-export async function queueMemoryPrune(jobs: Jobs, projectId: string): Promise<void> {
-  // A prune already waiting will read the memory as it is then, so a second one would only repeat it.
-  if ((await jobs.isQueued(memoryPruneQueue, 'projectId', [projectId])).size) return;
-  await jobs.send(memoryPruneQueue, { projectId });
 }
 
 /**

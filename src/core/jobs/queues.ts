@@ -16,5 +16,3 @@ export function defineQueue<T>(name: string, schema: z.ZodType<T>, options: Part
 
 /** Ingests the documents a scenario ships with; one job per scenario, repeated runs are cheap (hash check). */
 export const ingestScenarioDocumentsQueue = defineQueue('rag-ingest-scenario-documents', z.object({ scenarioId: z.string().min(1) }));
-
-export const ALL_QUEUES: ReadonlyArray<QueueDef<unknown>> = [ingestScenarioDocumentsQueue as QueueDef<unknown>];
