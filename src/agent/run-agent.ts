@@ -10,9 +10,8 @@ import type { ConversationStore, TurnInput } from './conversations/index.js';
 import { ClinAgentError } from '../core/errors.js';
 import type { RagStore } from '../rag/index.js';
 import { buildMessages, fitReferences, toolResultContent } from './messages.js';
-import { decisionAnswer, waitingPrompt } from './loop/decision-text.js';
-import { correctionMessage, MAX_ANSWER_CHARS, runDefinition, textCorrectionMessage, unshowableAnswer, type AgentEventSink, type LoopOutcome } from './loop/index.js';
-import { resolveOutputType } from '../core/structured/output-types.js';
+import { waitingPrompt } from './loop/decision-text.js';
+import { MAX_ANSWER_CHARS, runDefinition, type AgentEventSink, type LoopOutcome } from './loop/index.js';
 import { emptyResult, recordFailure, type AgentResult } from './result.js';
 import type { Scenario } from './scenarios/load.js';
 
@@ -81,7 +80,6 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
     const [system, ...rest] = buildMessages(scenario, input, result.references);
     const opened = await openConversation(scenario, input, options, trace, result);
     const history = opened.history;
-    const answersInJson = scenario.decision.mode === 'json' || Boolean(resolveOutputType(scenario.output).schema);
     firstWrite = opened.logged;
     options.onEvent?.({ type: 'run_started', traceId: trace.traceId, ...(result.conversationId ? { conversationId: result.conversationId } : {}) });
     const log = options.conversation && result.conversationId ? conversationLog(options.conversation, result.conversationId, trace.traceId, () => firstWrite()) : undefined;
@@ -94,21 +92,8 @@ export async function runAgent(scenario: Scenario, input: string, options: RunAg
       registry: tools,
       messages: [system!, ...history, ...rest],
       onMessages: log,
-      // An answer that is not valid for the scenario's output type (not JSON, cut off) goes back to the model with
-      // what is wrong; the definition's limits bound how often. What the person reads: a JSON decision's text (the
-      // loop has parsed it), or the model's text as written.
-      accept: ({ content, decision }) => {
-        const parsed = parseStructuredOutput(content, scenario.output);
-        if (!parsed.success) return { ok: false, problems: [`(root): ${parsed.error}`], truncated: parsed.truncated };
-        // A field of the wrong type ("summary": 42) is no answer of the type; one left out is filled and kept.
-        const filled = new Set(parsed.warnings.flatMap((warning) => MISSING_FIELD.exec(warning)?.slice(1, 2) ?? []));
-        const wrongTypes = parsed.warnings.filter((warning) => !MISSING_FIELD.test(warning) && !filled.has(warning.slice(0, warning.indexOf(':'))));
-        if (wrongTypes.length) return { ok: false, problems: wrongTypes };
-        const answer = decision ? decisionAnswer(content, decision.data) : content;
-        const unshowable = unshowableAnswer(content) ?? unshowableAnswer(answer);
-        return unshowable ? { ok: false, problems: [unshowable] } : { ok: true, value: answer };
-      },
-      correction: (problems) => (answersInJson ? correctionMessage(problems, scenario.answerShape) : textCorrectionMessage(problems)),
+      // What a valid answer is, and the correction after one that is not, are the scenario's own (its output type,
+      // answer-schema.ts outputAnswer): a durable run of the same scenario holds its answers to the same schema.
       observations: { result: toolResultContent, failure: (_call, error) => toolResultContent({ success: false, result: null, error }) },
       onEvent: boundedText(opened.startsWith ? (event) => { options.onEvent?.(event); opened.startsWith!(event); } : options.onEvent),
       signal: options.signal,
@@ -169,9 +154,6 @@ function boundedText(sink: AgentEventSink | undefined): AgentEventSink | undefin
     sink(event);
   };
 }
-
-/** The parser's note for a declared field the answer left out, which it filled with a default. */
-const MISSING_FIELD = /^([^:]+): missing, filled with /;
 
 /**
  * The turn ended without a usable answer: say why in words the asker can act on, and where the limit is set. An

@@ -4,10 +4,10 @@ import type { ChatMessage } from '../core/llm/types.js';
 import type { ToolCallResult, ToolRegistry } from '../core/tools/registry.js';
 import type { TraceScope } from '../core/trace/store.js';
 import { runDefinition, type AgentEventSink, type StopCondition } from '../agent/loop/index.js';
-import { DEFAULT_MAX_FAILED_TOOL_CALLS, INVESTIGATE_DEFINITION, MAX_ANSWER_CHARS, type QuestionInput } from './definition.js';
+import { DEFAULT_MAX_FAILED_TOOL_CALLS, INVESTIGATE_DEFINITION, type QuestionInput } from './definition.js';
 import { endingMessage, endingOf, type InvestigateEnding } from './endings.js';
 import { finalAnswerOnly } from './final-answer-only.js';
-import { emptyAnswerCorrection, questionObservations, shorterAnswerCorrection, type QuestionContext } from './prompt.js';
+import { questionObservations, type QuestionContext } from './prompt.js';
 
 export interface InvestigateInput {
   llm: LlmGateway;
@@ -68,8 +68,6 @@ export async function investigate(input: InvestigateInput): Promise<InvestigateR
     input: { question, language: input.language, context: input.context, tools },
     modelName: input.model,
     extraStop: [emptyAnswersTwice],
-    accept: ({ content }) => acceptAnswer(content),
-    correction: (problems) => (problems.some((p) => p !== EMPTY) ? shorterAnswerCorrection(input.language, MAX_ANSWER_CHARS) : emptyAnswerCorrection(input.language)),
     observations: questionObservations(allowed),
     onEvent: input.onEvent ? finalAnswerOnly(input.onEvent) : undefined,
     onMessages: input.onMessages,
@@ -83,19 +81,6 @@ export async function investigate(input: InvestigateInput): Promise<InvestigateR
   if (outcome.kind === 'waiting') throw new ClinAgentError('INTERNAL', 'The read-only question engine stopped to wait for a person, which its definition does not allow.');
   const ending = endingOf(outcome.reason);
   return { ok: false, answer: endingMessage(ending, input.language), ending, ...usage };
-}
-
-const EMPTY = 'the answer is empty';
-
-/**
- * The answer the user gets, bounded: an endpoint that ignores max_tokens could send hundreds of kilobytes, which
- * would be shown, stored in the conversation and sent on as history. Too long is asked again, never cut.
- */
-function acceptAnswer(content: string): { ok: true; value: string } | { ok: false; problems: string[] } {
-  const answer = content.trim();
-  if (!answer) return { ok: false, problems: [EMPTY] };
-  if (answer.length > MAX_ANSWER_CHARS) return { ok: false, problems: [`the answer is ${answer.length} characters; at most ${MAX_ANSWER_CHARS} are shown`] };
-  return { ok: true, value: answer };
 }
 
 function checkInput(input: InvestigateInput, question: string): void {

@@ -1,6 +1,6 @@
-import type { AgentDefinition } from '../agent/definitions/index.js';
-import { buildRouterMessages } from './route-intent-prompt.js';
-import type { SkillOption } from './route-intent-types.js';
+import { jsonAnswer, type AgentDefinition, type AnswerCheck } from '../agent/definitions/index.js';
+import { buildRouterMessages, intentsOf, ROUTER_PARSER_SCHEMA, routerAnswerSchema } from './route-intent-prompt.js';
+import type { Intent, SkillOption } from './route-intent-types.js';
 
 export interface RouterInput {
   /** The message to classify, already cut to what the classifier reads. */
@@ -12,7 +12,7 @@ export interface RouterInput {
  * The trial assistant's router (seed 002 intent detection): one JSON answer, no tools, and one correction when the
  * answer cannot be used; after that the keyword rules route the message.
  */
-export const ROUTE_INTENT_DEFINITION: AgentDefinition<RouterInput> = {
+export const ROUTE_INTENT_DEFINITION: AgentDefinition<RouterInput, Intent[]> = {
   id: 'route_intent',
   name: 'Intent routing',
   description: 'Labels the parts of a chat message sent to the trial assistant (QC task, data question, memory instruction, ...).',
@@ -21,6 +21,12 @@ export const ROUTE_INTENT_DEFINITION: AgentDefinition<RouterInput> = {
   tools: [],
   decision: { mode: 'native' },
   output: { name: 'intent_routing' },
+  answer: jsonAnswer(routerAnswerSchema, {
+    name: 'intent_routing',
+    parserSchema: ROUTER_PARSER_SCHEMA,
+    missingFields: 'fill',
+    map: (answer, input) => intentsOf(answer, input?.message ?? '', input?.skills ?? []),
+  }),
   answerShape: '{"intents": [{"type": "...", "text": "...", ...}]}, as described',
   // Two model calls: the answer, and one correction when it cannot be used.
   stop: { maxRounds: 2 },
@@ -28,3 +34,8 @@ export const ROUTE_INTENT_DEFINITION: AgentDefinition<RouterInput> = {
   model: { temperature: 0, jsonMode: true },
   engine: { type: 'builtin' },
 };
+
+/** Reads one answer of the router as the loop does: the intents, or the problems a correction sends back. */
+export function readRouterAnswer(content: string, message: string, skills: ReadonlyArray<SkillOption>): AnswerCheck<Intent[]> {
+  return ROUTE_INTENT_DEFINITION.answer!.read({ content }, { message, skills });
+}

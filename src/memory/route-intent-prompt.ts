@@ -1,9 +1,6 @@
 import { z } from 'zod';
-import { formatIssues } from '../core/errors.js';
 import type { ChatMessage } from '../core/llm/types.js';
 import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../core/llm/untrusted-data.js';
-import type { Acceptance } from '../agent/loop/index.js';
-import { parseStructuredOutput } from '../core/structured/parse.js';
 import { INTENT_TYPES, MAX_INTENTS, MEMORY_FACT_SECTIONS, type Intent, type SkillOption } from './route-intent-types.js';
 
 /**
@@ -33,8 +30,11 @@ For each intent give:
 
 Answer with one JSON object only, no prose: {"intents": [{"type": "...", "text": "...", ...}]}`;
 
-/** The model's answer as the zod schema reads it; absent optional fields may come as null. */
-const answerSchema = z.object({
+/**
+ * The model's answer as the zod schema reads it; absent optional fields may come as null. A memory instruction
+ * without its fact is no answer: the fact is what it asks to remember.
+ */
+export const routerAnswerSchema = z.object({
   intents: z
     .array(
       z.object({
@@ -46,8 +46,18 @@ const answerSchema = z.object({
       }),
     )
     .min(1, 'list at least one intent (use "unclear" when you cannot tell)')
-    .max(MAX_INTENTS, `list at most ${MAX_INTENTS} intents; put the rest of the message in the last one`),
+    .max(MAX_INTENTS, `list at most ${MAX_INTENTS} intents; put the rest of the message in the last one`)
+    .superRefine((intents, ctx) => {
+      intents.forEach((intent, i) => {
+        if (intent.type === 'memory_instruction' && !intent.fact) ctx.addIssue({ code: 'custom', path: [i, 'fact'], message: 'required for a memory_instruction: {"section": "preferences" | "state" | "prohibitions", "text": "..."}' });
+      });
+    }),
 });
+
+export type RouterAnswer = z.infer<typeof routerAnswerSchema>;
+
+/** What the tolerant parser reads the answer against: only that it has intents; the zod schema names the rest. */
+export const ROUTER_PARSER_SCHEMA = { type: 'object', properties: { intents: { type: 'array' } }, required: ['intents'] };
 
 export function buildRouterMessages(message: string, skills: ReadonlyArray<SkillOption>): ChatMessage[] {
   const offered = skills.map((skill) => ({ id: skill.id, name: skill.name, ...(skill.description ? { description: skill.description } : {}) }));
@@ -64,29 +74,20 @@ export function buildRouterMessages(message: string, skills: ReadonlyArray<Skill
 }
 
 /**
- * Reads the model's answer into intents: parsed by the shared tolerant parser, checked with zod, then cut to
- * what each type carries. A single intent is about the whole message, so its text is the message. A skill
- * id that was not offered is dropped rather than sent back: the run can still take the skill the user picks.
+ * The checked answer cut to what each type carries: a single intent is about the whole message, so its text is the
+ * message. A skill id that was not offered is dropped rather than sent back: the run can still take the skill the
+ * user picks.
  */
-export function readRouterAnswer(content: string, message: string, skills: ReadonlyArray<SkillOption>): Acceptance<Intent[]> {
-  const parsed = parseStructuredOutput(content, { name: 'intent_routing', schema: { type: 'object', properties: { intents: { type: 'array' } }, required: ['intents'] } });
-  if (!parsed.success) return { ok: false, problems: [`(root): ${parsed.error}`] };
-  const checked = answerSchema.safeParse(parsed.data);
-  if (!checked.success) return { ok: false, problems: formatIssues(checked.error.issues) };
-  const problems: string[] = [];
+export function intentsOf(answer: RouterAnswer, message: string, skills: ReadonlyArray<SkillOption>): Intent[] {
   const offered = new Set(skills.map((skill) => skill.id));
-  const intents = checked.data.intents.map((raw, i): Intent => {
-    const intent: Intent = { type: raw.type, text: checked.data.intents.length === 1 ? message : raw.text };
+  return answer.intents.map((raw): Intent => {
+    const intent: Intent = { type: raw.type, text: answer.intents.length === 1 ? message : raw.text };
     if (raw.type === 'qc_task') {
       const recordIds = [...new Set(raw.recordIds ?? [])];
       if (recordIds.length) intent.recordIds = recordIds;
       if (raw.skillId && offered.has(raw.skillId)) intent.skillId = raw.skillId;
     }
-    if (raw.type === 'memory_instruction') {
-      if (raw.fact) intent.fact = { section: raw.fact.section, text: raw.fact.text.replace(/\s+/g, ' ') };
-      else problems.push(`intents.${i}.fact: required for a memory_instruction: {"section": "preferences" | "state" | "prohibitions", "text": "..."}`);
-    }
+    if (raw.type === 'memory_instruction' && raw.fact) intent.fact = { section: raw.fact.section, text: raw.fact.text.replace(/\s+/g, ' ') };
     return intent;
   });
-  return problems.length ? { ok: false, problems } : { ok: true, value: intents };
 }

@@ -3,8 +3,7 @@ import { ALL_TRACES } from '../core/trace/store.js';
 import { startScriptedModel, type ScriptedModel } from '../testing/scripted-model.js';
 import { buildTestContext } from '../testing/test-context.js';
 import { correctionMessage } from '../agent/loop/index.js';
-import { ROUTE_INTENT_DEFINITION } from './route-intent-definition.js';
-import { readRouterAnswer } from './route-intent-prompt.js';
+import { readRouterAnswer, ROUTE_INTENT_DEFINITION } from './route-intent-definition.js';
 import { routeIntent, type IntentType } from './route-intent.js';
 
 const skills = [{ id: 'demo-core-checks', name: '核心数据核查 / Core data checks', description: 'Eligibility, consent, visit windows' }];

@@ -4,8 +4,7 @@ import { trimToTokens } from '../core/tokenizer.js';
 import type { TraceScope } from '../core/trace/store.js';
 import { runDefinition } from '../agent/loop/index.js';
 import { routeByRules } from './route-by-rules.js';
-import { ROUTE_INTENT_DEFINITION, type RouterInput } from './route-intent-definition.js';
-import { readRouterAnswer } from './route-intent-prompt.js';
+import { ROUTE_INTENT_DEFINITION } from './route-intent-definition.js';
 import { detectLanguage, type Intent, type RoutedMessage, type RoutingFallback, type SkillOption } from './route-intent-types.js';
 
 export { routeByRules, extractFact, extractRecordIds } from './route-by-rules.js';
@@ -34,11 +33,10 @@ export async function routeIntent(
   let fallbackReason: string;
   let fallback: RoutingFallback = 'answer_unusable';
   try {
-    const outcome = await runDefinition<RouterInput, Intent[]>(ROUTE_INTENT_DEFINITION, {
+    const outcome = await runDefinition(ROUTE_INTENT_DEFINITION, {
       llm: deps.llm,
       trace: deps.trace,
       input: { message: forModel, skills },
-      accept: ({ content }) => readRouterAnswer(content, forModel, skills),
       signal: options.signal,
     });
     if (outcome.kind === 'final') intents = outcome.value;

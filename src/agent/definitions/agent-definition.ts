@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../../core/llm/types.js';
 import type { OutputType } from '../../core/structured/output-types.js';
 import type { HistoryStrategy } from '../conversations/history-strategy.js';
+import type { AnswerSchema } from './answer-schema.js';
 
 /**
  * How the model acts in a round:
@@ -83,7 +84,7 @@ export type PromptBuilder<I> = (input: I) => ChatMessage[];
  * the definitions loader; agents written in code (investigate, intent routing, the soft-rule judge, hot-memory
  * pruning) declare theirs next to their prompt. The registry (registry.ts) holds them all by id.
  */
-export interface AgentDefinition<I = string> {
+export interface AgentDefinition<I = string, O = string> {
   id: string;
   name: string;
   description: string;
@@ -101,8 +102,19 @@ export interface AgentDefinition<I = string> {
   toolUse?: ToolUse;
   decision: DecisionSpec;
   output: OutputType;
+  /**
+   * What a valid answer is (zod for agents in code, refinements included). The loop reads every final answer
+   * through it and sends the correction round itself. Without it, a valid answer is one of the output type (its
+   * JSON Schema when declared) that a person can be shown (answer-schema.ts outputAnswer), as for YAML scenarios.
+   */
+  answer?: AnswerSchema<O, I>;
   /** The JSON shape a correction asks for after an unusable answer, e.g. `{"intents": [...]}`. */
   answerShape?: string;
+  /**
+   * The message that carries an unusable answer's problems back, when the agent words it itself (in the asker's
+   * language); by default the one correction message of its answer's format (correction.ts).
+   */
+  correction?: (problems: readonly string[], input: I | undefined) => ChatMessage;
   stop: StopSettings;
   history: HistoryStrategy;
   model: { name?: string; temperature?: number; maxTokens?: number; jsonMode?: boolean };

@@ -6,21 +6,21 @@ import { definitionProblems, validateDefinition } from './validate-definition.js
 /** Every agent the runtime can run, by id: scenarios from files and the agents declared in code alike. */
 export interface AgentRegistry {
   /** Validates first (AGENT_INVALID naming the file, the field and what is allowed); an id is registered once. */
-  register(definition: AgentDefinition<any>): void;
+  register(definition: AgentDefinition<any, any>): void;
   /** Registers all, or none: one AGENT_INVALID listing the problems of every invalid definition (start-up). */
-  registerAll(definitions: readonly AgentDefinition<any>[]): void;
+  registerAll(definitions: readonly AgentDefinition<any, any>[]): void;
   /** Throws NOT_FOUND naming the known ids. */
-  get(id: string): AgentDefinition<any>;
+  get(id: string): AgentDefinition<any, any>;
   has(id: string): boolean;
-  list(): AgentDefinition<any>[];
+  list(): AgentDefinition<any, any>[];
 }
 
 // The id may come from a request: a megabyte of it must not come back in the error.
 const ID_CHARS_SHOWN = 60;
 
 export function createAgentRegistry(tools: Pick<ToolRegistry, 'list'>): AgentRegistry {
-  const byId = new Map<string, AgentDefinition<any>>();
-  const duplicate = (definition: AgentDefinition<any>, otherFile: string) => `${definition.sourceFile}: id: "${definition.id}" is already used by ${otherFile}; agent ids must be unique`;
+  const byId = new Map<string, AgentDefinition<any, any>>();
+  const duplicate = (definition: AgentDefinition<any, any>, otherFile: string) => `${definition.sourceFile}: id: "${definition.id}" is already used by ${otherFile}; agent ids must be unique`;
   return {
     register(definition) {
       const other = byId.get(definition.id);

@@ -11,7 +11,7 @@ const WAIT_KINDS = ['answer', 'approval'];
  * Every problem of a definition at once, one line each: `<sourceFile>: <field>: <what is wrong>; <what is allowed>`.
  * A definition that passes runs as declared: its tools exist, its decisions can end, its limits can be reached.
  */
-export function definitionProblems(definition: AgentDefinition<any>, tools: Pick<ToolRegistry, 'list'>): string[] {
+export function definitionProblems(definition: AgentDefinition<any, any>, tools: Pick<ToolRegistry, 'list'>): string[] {
   const problems: string[] = [];
   const at = (field: string, message: string) => problems.push(`${definition.sourceFile}: ${field}: ${message}`);
   const known = tools.list().map((tool) => tool.name);
@@ -42,7 +42,7 @@ export function definitionProblems(definition: AgentDefinition<any>, tools: Pick
 }
 
 /** Throws AGENT_INVALID listing every problem of the definition. */
-export function validateDefinition(definition: AgentDefinition<any>, tools: Pick<ToolRegistry, 'list'>): void {
+export function validateDefinition(definition: AgentDefinition<any, any>, tools: Pick<ToolRegistry, 'list'>): void {
   const problems = definitionProblems(definition, tools);
   if (problems.length) {
     throw new ClinAgentError('AGENT_INVALID', `Agent "${definition.id}" is not valid:\n${problems.join('\n')}`, { agentId: definition.id, sourceFile: definition.sourceFile, problems });

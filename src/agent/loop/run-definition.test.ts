@@ -4,13 +4,13 @@ import { ClinAgentError } from '../../core/errors.js';
 import { ALL_TRACES } from '../../core/trace/store.js';
 import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
 import { buildTestContext } from '../../testing/test-context.js';
-import type { AgentDefinition } from '../definitions/index.js';
+import { decisionAnswerSchema, textAnswer, type AgentDefinition } from '../definitions/index.js';
 import { runDefinition, type RunDefinitionOptions } from './index.js';
 
 type Sent = Array<{ role: string; content: string }>;
 
 /** A few lines of definition: a consult that decides in JSON, may look one thing up, and waits for the patient. */
-const CONSULT: AgentDefinition = {
+const CONSULT: AgentDefinition<string, Record<string, unknown>> = {
   id: 'consult_test',
   name: 'Consult',
   description: 'Asks, looks up, diagnoses.',
@@ -19,6 +19,8 @@ const CONSULT: AgentDefinition = {
   tools: ['lookup_lesion_history'],
   decision: { mode: 'json', actions: ['use_tool', 'ask', 'diagnose'], toolAction: 'use_tool', waitOn: { ask: 'answer' } },
   output: { name: 'text' },
+  // What a valid answer is belongs to the definition: the loop checks it, whoever runs the agent.
+  answer: decisionAnswerSchema(z.looseObject({ action: z.literal('diagnose'), diagnosis: z.string({ error: 'required with action "diagnose"' }) })),
   answerShape: '{"action": "diagnose", "diagnosis": "..."}',
   stop: { maxRounds: 3 },
   history: { strategy: 'none' },
@@ -42,14 +44,13 @@ describe('runDefinition: a definition on the one loop', () => {
     await model?.close();
   });
 
-  async function run<I = string>(definition: AgentDefinition<I>, overrides: Partial<RunDefinitionOptions<I, Record<string, unknown>>> = {}) {
+  async function run<I, O>(definition: AgentDefinition<I, O>, overrides: Partial<RunDefinitionOptions<I>> = {}) {
     const trace = await ctx.trace.start({ kind: 'test', name: definition.id });
-    const outcome = await runDefinition<I, Record<string, unknown>>(definition, {
+    const outcome = await runDefinition<I, O>(definition, {
       llm: ctx.llm,
       trace,
       registry: ctx.tools,
       input: 'Lesion L7 has grown.' as I,
-      accept: ({ decision }) => (decision?.data.diagnosis ? { ok: true, value: decision.data } : { ok: false, problems: ['diagnosis: required with action "diagnose"'] }),
       ...overrides,
     });
     await trace.finish({ status: 'success' });
@@ -103,8 +104,10 @@ describe('runDefinition: a definition on the one loop', () => {
 
   it("builds the messages with the definition's prompt builder, and offers only the request tools its registry has", async () => {
     const before = model.requests.length;
-    const builder: AgentDefinition<{ lesion: string }> = {
+    const builder: AgentDefinition<{ lesion: string }, { content: string }> = {
       ...CONSULT,
+      answer: textAnswer(z.string().transform((content) => ({ content }))),
+      correction: undefined,
       id: 'builder_test',
       instructions: (input) => [
         { role: 'system', content: 'Native consultant.' },
@@ -116,7 +119,7 @@ describe('runDefinition: a definition on the one loop', () => {
       model: {},
     };
     model.push({ reply: 'benign' });
-    const { outcome } = await run(builder, { input: { lesion: 'L9' }, accept: ({ content }) => ({ ok: true, value: { content } }) });
+    const { outcome } = await run(builder, { input: { lesion: 'L9' } });
     expect(outcome.kind).toBe('final');
     const sent = model.requests[before]!.body;
     expect(sent.messages).toEqual([
@@ -127,10 +130,10 @@ describe('runDefinition: a definition on the one loop', () => {
   });
 
   it('withholds tools after maxToolRounds, counting failed tool rounds too when the definition says so', async () => {
-    const native: AgentDefinition = { ...CONSULT, id: 'native_test', decision: { mode: 'native' }, model: {}, stop: { maxToolRounds: 1, maxRounds: 4 }, toolUse: { whenWithheld: 'finish', toolRoundsCounted: 'all' } };
+    const native: AgentDefinition<string, { content: string }> = { ...CONSULT, answer: textAnswer(z.string().transform((content) => ({ content }))), id: 'native_test', decision: { mode: 'native' }, model: {}, stop: { maxToolRounds: 1, maxRounds: 4 }, toolUse: { whenWithheld: 'finish', toolRoundsCounted: 'all' } };
     const before = model.requests.length;
     model.push({ toolCalls: [{ name: 'lookup_lesion_history', arguments: {} }] }, { reply: 'benign' });
-    const { outcome } = await run(native, { accept: ({ content }) => ({ ok: true, value: { content } }) });
+    const { outcome } = await run(native);
     expect(outcome).toMatchObject({ kind: 'final', value: { content: 'benign' }, progress: { failedToolRounds: 1 } });
     // The failed round used the one tool round: the second call offers no tools.
     expect(model.requests[before]!.body.tools).toHaveLength(1);
@@ -139,7 +142,7 @@ describe('runDefinition: a definition on the one loop', () => {
 
   it('counts a failed model call as a failed attempt when the definition says so', async () => {
     model.push({ status: 400, body: { error: { message: 'no' } } }, { status: 400, body: { error: { message: 'no' } } });
-    const upkeep: AgentDefinition = { ...CONSULT, id: 'upkeep_test', stop: { attempts: 2, modelErrorsAreAttempts: true } };
+    const upkeep: AgentDefinition<string, Record<string, unknown>> = { ...CONSULT, id: 'upkeep_test', stop: { attempts: 2, modelErrorsAreAttempts: true } };
     const { outcome } = await run(upkeep);
     expect(outcome).toMatchObject({ kind: 'stopped', reason: 'retries_exhausted', progress: { failedModelCalls: 2 }, lastFailure: { kind: 'model' } });
   });

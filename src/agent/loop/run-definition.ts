@@ -5,12 +5,13 @@ import { dataBlock } from '../../core/llm/untrusted-data.js';
 import type { ToolRegistry } from '../../core/tools/registry.js';
 import type { TraceScope } from '../../core/trace/store.js';
 import type { AgentDefinition, StopSettings } from '../definitions/agent-definition.js';
-import { correctionMessage } from './correction.js';
+import { answerOf } from '../definitions/answer-of.js';
+import { correctionMessage, textCorrectionMessage } from './correction.js';
 import type { AgentEventSink } from './events.js';
-import { runLoop, type LoopConfig, type LoopOutcome, type LoopTools, type Observations } from './run-loop.js';
+import { runLoop, type LoopOutcome, type LoopTools, type Observations } from './run-loop.js';
 import { attemptLimit, correctionLimit, errorBreaker, reasoningBudget, roundLimit, tokenBudget, truncationLimit, type StopCondition } from './stop-conditions.js';
 
-export interface RunDefinitionOptions<I, T> {
+export interface RunDefinitionOptions<I> {
   llm: LlmGateway;
   trace: TraceScope;
   /** Where the definition's tools run; a run-bound registry (ToolRegistry.extend) for `requestTools`. Without it no tool is offered. */
@@ -19,11 +20,8 @@ export interface RunDefinitionOptions<I, T> {
   input?: I;
   /** The whole message list instead (a continued conversation the caller assembled); the instructions are then not used. */
   messages?: ChatMessage[];
-  accept: LoopConfig<T>['accept'];
   /** How tool results and failures reach the model; a declared data block and the error by default. */
   observations?: Observations;
-  /** The message carrying an unusable answer's problems back; the one correctionMessage with the definition's answerShape by default. */
-  correction?: (problems: string[]) => ChatMessage;
   onEvent?: AgentEventSink;
   onMessages?: (added: ChatMessage[]) => Promise<void>;
   signal?: AbortSignal;
@@ -37,14 +35,18 @@ export interface RunDefinitionOptions<I, T> {
 
 /**
  * The one place a definition becomes a loop configuration: its messages (a system prompt plus the input, or its
- * builder's), the tool allow-list, the decision mode, the stop conditions and the model settings. Every agent that
- * runs a model in a loop goes through here, so a definition means the same thing wherever it runs.
+ * builder's), the tool allow-list, the decision mode, the stop conditions, the model settings, and what a valid
+ * answer is (its answer schema, with the correction round that follows an unusable one). Every agent that runs a
+ * model goes through here, one-shot calls included (a definition with one round), so a definition means the same
+ * thing wherever it runs.
  */
-export async function runDefinition<I, T>(definition: AgentDefinition<I>, options: RunDefinitionOptions<I, T>): Promise<LoopOutcome<T>> {
+export async function runDefinition<I, T>(definition: AgentDefinition<I, T>, options: RunDefinitionOptions<I>): Promise<LoopOutcome<T>> {
   if (definition.engine.type !== 'builtin') {
     throw new ClinAgentError('AGENT_INVALID', `Agent "${definition.id}" runs on the ${definition.engine.type} engine, not on the built-in loop; run it through its engine.`, { agentId: definition.id });
   }
   const { model } = definition;
+  const answer = answerOf(definition);
+  const correction = definition.correction;
   return runLoop<T>({
     name: options.name ?? definition.id,
     llm: options.llm,
@@ -54,8 +56,10 @@ export async function runDefinition<I, T>(definition: AgentDefinition<I>, option
     decisions: definition.decision.mode === 'json' ? { actions: definition.decision.actions, toolAction: definition.decision.toolAction, waitOn: definition.decision.waitOn } : undefined,
     model: { name: options.modelName ?? model.name, temperature: model.temperature, maxTokens: model.maxTokens, jsonMode: model.jsonMode },
     stopWhen: [...stopConditions(definition.stop), ...(options.extraStop ?? [])],
-    accept: options.accept,
-    correction: options.correction ?? ((problems) => correctionMessage(problems, definition.answerShape)),
+    accept: (text) => answer.read(text, options.input),
+    correction: correction
+      ? (problems) => correction(problems, options.input)
+      : (problems) => (answer.format === 'text' ? textCorrectionMessage(problems) : correctionMessage(problems, definition.answerShape)),
     observations: options.observations ?? DEFAULT_OBSERVATIONS,
     modelErrors: definition.stop.modelErrorsAreAttempts ? 'attempt' : 'throw',
     onEvent: options.onEvent,
@@ -64,7 +68,7 @@ export async function runDefinition<I, T>(definition: AgentDefinition<I>, option
   });
 }
 
-function messagesOf<I>(definition: AgentDefinition<I>, input: I | undefined): ChatMessage[] {
+function messagesOf<I>(definition: AgentDefinition<I, unknown>, input: I | undefined): ChatMessage[] {
   if (typeof definition.instructions === 'function') return definition.instructions(input as I);
   if (typeof input !== 'string') {
     throw new ClinAgentError('VALIDATION_FAILED', `Agent "${definition.id}" has a text prompt, so its input must be the user's message as text; pass input as a string, or pass messages.`, { agentId: definition.id, field: 'input' });
@@ -76,7 +80,7 @@ function messagesOf<I>(definition: AgentDefinition<I>, input: I | undefined): Ch
 }
 
 /** The allow-list: the definition's tools, and those of its request tools this run's registry holds. */
-function loopTools(definition: AgentDefinition<any>, registry: ToolRegistry): LoopTools {
+function loopTools(definition: AgentDefinition<any, any>, registry: ToolRegistry): LoopTools {
   const allowed = [...definition.tools, ...(definition.requestTools ?? []).filter((name) => registry.get(name) && !definition.tools.includes(name))];
   const maxToolRounds = definition.stop.maxToolRounds;
   const countsFailed = definition.toolUse?.toolRoundsCounted === 'all';

@@ -9,6 +9,7 @@ import { loadScenario } from '../scenarios/load.js';
 import { runAgent } from '../run-agent.js';
 import path from 'node:path';
 import { SOFT_RULE_DEFINITION } from '../../trial/soft/definition.js';
+import { textAnswer } from '../definitions/index.js';
 import { attemptLimit, errorBreaker, roundLimit, runDefinition, runLoop, tokenBudget, type LoopConfig } from './index.js';
 
 /**
@@ -226,10 +227,10 @@ describe('the one agent loop', () => {
     const definition = { ...SOFT_RULE_DEFINITION, id: 'unbounded', stop: {}, tools: [] };
     model.push({ reply: 'not json' }, { reply: 'still not json' }, { reply: 'nope' });
     const trace = await ctx.trace.start({ kind: 'test', name: 'unbounded' });
-    const unusable = await runDefinition(definition, { llm: ctx.llm, trace, input: { instruction: 'x', context: {}, tools: [] }, accept: () => ({ ok: false, problems: ['(root): not an answer'] }) });
+    const unusable = await runDefinition({ ...definition, answer: textAnswer(z.string().refine(() => false, 'not an answer')) }, { llm: ctx.llm, trace, input: { instruction: 'x', context: {}, tools: [] } });
     expect(unusable).toMatchObject({ kind: 'stopped', reason: 'retries_exhausted', progress: { rounds: 3 } });
     model.push({ reply: 'Half', finishReason: 'length' }, { reply: 'Half an', finishReason: 'length' });
-    const cut = await runDefinition(definition, { llm: ctx.llm, trace, input: { instruction: 'x', context: {}, tools: [] }, accept: ({ content }) => ({ ok: true, value: content }) });
+    const cut = await runDefinition({ ...definition, answer: textAnswer(z.string()) }, { llm: ctx.llm, trace, input: { instruction: 'x', context: {}, tools: [] } });
     expect(cut).toMatchObject({ kind: 'stopped', reason: 'truncated', progress: { rounds: 2 } });
     await trace.finish({ status: 'success' });
   });

@@ -5,6 +5,8 @@ import { countTokens } from '../../core/tokenizer.js';
 import type { ToolCallResult, ToolRegistry } from '../../core/tools/registry.js';
 import type { TraceScope } from '../../core/trace/store.js';
 import { readDecision, type DecisionMode } from './decisions.js';
+import type { AnswerCheck, AnswerText } from '../definitions/answer-schema.js';
+import type { ParsedAs } from '../../core/structured/parse.js';
 import type { AgentEventSink } from './events.js';
 import type { LoopProgress, StopCondition, StopReason } from './stop-conditions.js';
 
@@ -16,7 +18,8 @@ import type { LoopProgress, StopCondition, StopReason } from './stop-conditions.
  * - only the allowed tools run; a call to any other registered tool is refused with a message back to the model;
  * - limits (rounds, token budget, error breaker, attempts) are stop conditions the agent passes in;
  * - `accept` validates the final answer (in JSON mode with the decision the shared parser read); what it rejects
- *   goes back to the model with the problems (correction);
+ *   goes back to the model with the problems (correction). runDefinition passes the definition's answer schema,
+ *   so what a valid answer is belongs to the agent, never to whoever runs it;
  * - a JSON decision whose action is in `waitOn` ends the turn `waiting` for a person (an answer or an approval);
  * - every round is a `step` span in the trace (thought, actions, observations), next to the gateway's llm spans
  *   and the registry's tool spans; events go to `onEvent` as they happen; `signal` cancels between and during
@@ -39,14 +42,10 @@ export interface LoopTools {
 }
 
 /** `truncated`: the answer was rejected because it was cut off (JSON that ends open), so the stop can say so. */
-export type Acceptance<T> = { ok: true; value: T } | { ok: false; problems: string[]; truncated?: boolean };
+export type Acceptance<T> = AnswerCheck<T>;
 
 /** The answer `accept` judges: the model's text and, in JSON decision mode, the decision it holds. */
-export interface LoopAnswer {
-  content: string;
-  /** JSON mode only: the final decision's action and the whole object the shared parser read. */
-  decision?: { action: string; data: Record<string, unknown> };
-}
+export type LoopAnswer = AnswerText;
 
 export interface Observations {
   /** A tool's result as the model reads it (a declared data block). */
@@ -92,7 +91,7 @@ interface LoopRecord {
 }
 
 export type LoopOutcome<T> =
-  | ({ kind: 'final'; value: T; content: string; response: ChatResponse } & LoopRecord)
+  | ({ kind: 'final'; value: T; content: string; response: ChatResponse; parsedAs?: ParsedAs } & LoopRecord)
   | ({ kind: 'waiting' } & Waiting & LoopRecord)
   | ({ kind: 'stopped'; reason: StopReason; lastContent: string; lastFailure: LastFailure | undefined } & LoopRecord);
 
@@ -117,7 +116,7 @@ type RoundResult<T> =
   | { next: 'correct'; problems: string[]; truncated?: boolean }
   | { next: 'model_failed'; error: string }
   | ({ next: 'wait' } & Waiting)
-  | { next: 'final'; value: T; content: string; response: ChatResponse };
+  | { next: 'final'; value: T; content: string; response: ChatResponse; parsedAs?: ParsedAs };
 
 export async function runLoop<T>(config: LoopConfig<T>): Promise<LoopOutcome<T>> {
   const messages = [...config.messages];
@@ -148,7 +147,7 @@ export async function runLoop<T>(config: LoopConfig<T>): Promise<LoopOutcome<T>>
     if (config.onMessages && messages.length > before) await config.onMessages(messages.slice(before));
     switch (result.next) {
       case 'final':
-        return { kind: 'final', value: result.value, content: result.content, response: result.response, messages, toolCalls, progress };
+        return { kind: 'final', value: result.value, content: result.content, response: result.response, ...(result.parsedAs ? { parsedAs: result.parsedAs } : {}), messages, toolCalls, progress };
       case 'wait':
         return { kind: 'waiting', awaiting: result.awaiting, action: result.action, decision: result.decision, content: result.content, messages, toolCalls, progress };
       case 'model_failed':
@@ -251,7 +250,7 @@ async function runRound<T>(config: LoopConfig<T>, state: RoundState): Promise<Ro
 
   function accept(cfg: LoopConfig<T>, res: ChatResponse, decision?: LoopAnswer['decision']): RoundResult<T> {
     const verdict = cfg.accept(decision ? { content: res.content, decision } : { content: res.content });
-    if (verdict.ok) return { next: 'final', value: verdict.value, content: res.content, response: res };
+    if (verdict.ok) return { next: 'final', value: verdict.value, content: res.content, response: res, ...(verdict.parsedAs ? { parsedAs: verdict.parsedAs } : {}) };
     return correct(cfg, messages, res.content, verdict.problems, verdict.truncated);
   }
 }

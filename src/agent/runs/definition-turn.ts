@@ -2,8 +2,7 @@ import type { LlmGateway } from '../../core/llm/gateway.js';
 import type { ToolRegistry } from '../../core/tools/registry.js';
 import type { TraceScope } from '../../core/trace/store.js';
 import type { AgentDefinition } from '../definitions/agent-definition.js';
-import { decisionAnswer, waitingPrompt } from '../loop/decision-text.js';
-import { unshowableAnswer } from '../loop/correction.js';
+import { waitingPrompt } from '../loop/decision-text.js';
 import { runDefinition } from '../loop/run-definition.js';
 import type { StopReason } from '../loop/stop-conditions.js';
 import { stateOf, TURN_NODE, type DefinitionRun, type DefinitionRunState } from './definition-runs.js';
@@ -28,11 +27,6 @@ export async function runTurn(deps: TurnDeps, definition: AgentDefinition<string
     trace,
     registry: definition.tools.length ? deps.tools : undefined,
     messages,
-    accept: ({ content, decision }) => {
-      const answer = decisionAnswer(content, decision?.data);
-      const unshowable = unshowableAnswer(answer);
-      return unshowable ? { ok: false, problems: [unshowable] } : { ok: true, value: answer };
-    },
   });
   const state: DefinitionRunState = { ...saved, messages: outcome.messages, traceIds: [...(saved.traceIds ?? []), trace.traceId] };
   if (outcome.kind === 'waiting') {

@@ -85,7 +85,6 @@ export async function handleMessage(deps: StageStepDeps, input: StepInput & { me
       trace,
       registry: stage.availableToolIds.length ? deps.tools : undefined,
       input: { system: buildSystemPrompt(config, stage, state.context, plan), history: historyMessages(config, state.history), message },
-      accept: ({ content }) => ({ ok: true, value: content }),
       onEvent,
       signal: input.signal,
     }), (o) => ({ output: { kind: o.kind, toolCalls: o.toolCalls.map((c) => ({ tool: c.toolName, success: c.success })) } }));

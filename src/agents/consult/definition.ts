@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { AgentDefinition } from '../../agent/definitions/agent-definition.js';
+import { decisionAnswerSchema } from '../../agent/definitions/answer-schema.js';
 import type { ChatMessage } from '../../core/llm/types.js';
 import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.js';
 import type { MedicalContext } from './types.js';
@@ -41,10 +43,23 @@ export function consultMessages(input: ConsultTurnInput): ChatMessage[] {
 export const CONSULT_TURN_LIMITS = { maxRounds: 8, tokenBudget: 24_000, errorBreaker: 3, attempts: 3 } as const;
 
 /**
+ * The decision that ends a consult (respond waits for the patient, use_tool runs a tool): a diagnosis the patient
+ * can read. A conclusion without its assessment goes back to the model, which is asked for it, rather than being
+ * shown as a stock sentence; the other fields are read tolerantly by the service (normalize-context.ts).
+ */
+export const consultDiagnosisSchema = z.looseObject({
+  action: z.literal('diagnose'),
+  response: z.string().trim().min(1, 'required: your assessment for the patient (the most likely condition, what to do, when to see a doctor)'),
+  ready_reason: z.string().optional(),
+});
+
+export type ConsultDiagnosis = z.infer<typeof consultDiagnosisSchema>;
+
+/**
  * The model's `medical_context_update` is read through one zod schema with coercion for every field
  * (normalize-context.ts) before anything reads it: the prompt asks for the shape, the schema does not count on it.
  */
-export const CONSULT_DEFINITION: AgentDefinition<ConsultTurnInput> = {
+export const CONSULT_DEFINITION: AgentDefinition<ConsultTurnInput, ConsultDiagnosis> = {
   id: CONSULT_AGENT_ID,
   name: 'Dermatology consult',
   description: 'A ReAct dermatology consult: it asks, looks up, assesses risk and concludes when it knows enough (seed 003).',
@@ -55,6 +70,7 @@ export const CONSULT_DEFINITION: AgentDefinition<ConsultTurnInput> = {
   requestTools: ['analyze_skin_image', 'generate_medical_dossier'],
   decision: { mode: 'json', actions: ['use_tool', 'respond', 'diagnose'], toolAction: 'use_tool', waitOn: { respond: 'answer' } },
   output: { name: 'text' },
+  answer: decisionAnswerSchema(consultDiagnosisSchema),
   answerShape: '{"thought": "...", "action": "use_tool" | "respond" | "diagnose", ...}',
   stop: CONSULT_TURN_LIMITS,
   history: { strategy: 'full' },

@@ -1,20 +1,18 @@
 import { appendAudit } from '../../core/audit/audit-log.js';
 import type { Db } from '../../core/db/connect.js';
 import { ClinAgentError, errorMessage } from '../../core/errors.js';
-import { parseStructuredOutput } from '../../core/structured/parse.js';
 import { countTokens } from '../../core/tokenizer.js';
 import type { TraceScope } from '../../core/trace/store.js';
 import type { HotMemoryLine, MemoryDeps, MemoryOverflow, MemoryWritePath } from '../types.js';
-import { cleanText, isSection, lineKey, makeLine, sortBySection } from './lines.js';
+import { lineKey, sortBySection } from './lines.js';
 import { renderHotMemory } from './markdown.js';
 import { lockMemory, selectMemory, setOverflow } from './memory-queries.js';
 import { runDefinition } from '../../agent/loop/index.js';
-import { PRUNE_OUTPUT } from './prompts.js';
-import { PRUNE_DEFINITION, type PruneInput } from './prune-definition.js';
+import { PRUNE_DEFINITION, PRUNER } from './prune-definition.js';
 import { writeHotMemory } from './write-hot-memory.js';
 import { withTransaction } from '../../core/db/transaction.js';
 
-export const PRUNER = 'memory-pruner';
+export { PRUNER };
 
 /** The condensed memory aims below the cap, so the next days' facts fit without pruning again at once. */
 const TARGET_SHARE = 0.7;
@@ -94,40 +92,15 @@ type Condensed = { ok: true; lines: HotMemoryLine[] } | { ok: false; problem: st
 
 async function askToCondense(deps: MemoryDeps, trace: TraceScope, lines: HotMemoryLine[]): Promise<Condensed> {
   const maxTokens = deps.config.hotMaxTokens;
-  const outcome = await runDefinition<PruneInput, HotMemoryLine[]>(PRUNE_DEFINITION, {
+  const outcome = await runDefinition(PRUNE_DEFINITION, {
     llm: deps.llm,
     trace,
     input: { lines, maxTokens, targetTokens: Math.floor(maxTokens * TARGET_SHARE) },
-    accept: ({ content }) => {
-      const result = readCondensed(content, lines);
-      return result.ok ? { ok: true, value: result.lines } : { ok: false, problems: [result.problem] };
-    },
   });
   if (outcome.kind === 'final') return { ok: true, lines: outcome.value };
   const last = outcome.kind === 'stopped' ? outcome.lastFailure : undefined;
   // A model that cannot be reached is one more failed try: the admin notice says so instead of the job dying.
   return { ok: false, problem: !last ? 'no answer' : last.kind === 'answer' ? last.problems.join('; ') : last.error };
-}
-
-/** The model's lines, each with the source of the first input line it names; a line naming none gets the pruner's. */
-function readCondensed(content: string, input: readonly HotMemoryLine[]): Condensed {
-  const parsed = parseStructuredOutput(content, PRUNE_OUTPUT);
-  if (!parsed.success) return { ok: false, problem: parsed.error };
-  const raw = parsed.data.lines;
-  if (!Array.isArray(raw) || raw.length === 0) return { ok: false, problem: '"lines" must be a non-empty array of {section, text, from}.' };
-  const now = new Date().toISOString();
-  const lines: HotMemoryLine[] = [];
-  for (const item of raw as Array<Record<string, unknown>>) {
-    if (!isSection(item?.section) || typeof item.text !== 'string' || !cleanText(item.text)) continue;
-    const from = Array.isArray(item.from) ? item.from.map(Number).find((n) => Number.isInteger(n) && n >= 1 && n <= input.length) : undefined;
-    const origin = from === undefined ? undefined : input[from - 1]!;
-    lines.push(origin ? makeLine(item.section, item.text, origin.source, origin.addedBy, origin.addedAt) : makeLine(item.section, item.text, { kind: 'user', ref: PRUNER }, PRUNER, now));
-  }
-  if (!lines.length) return { ok: false, problem: 'no line had a section (preferences, state or prohibitions) and a non-empty text.' };
-  if (input.some((l) => l.section === 'prohibitions') && !lines.some((l) => l.section === 'prohibitions')) {
-    return { ok: false, problem: 'the prohibitions were dropped; every prohibition must be kept (shortened or merged if need be).' };
-  }
-  return { ok: true, lines };
 }
 
 /** Stores nothing of the memory; records the notice the admin sees on GET, with the lines that were left out. */

@@ -1,6 +1,6 @@
-import type { AgentDefinition } from '../../agent/definitions/index.js';
+import { jsonAnswer, type AgentDefinition } from '../../agent/definitions/index.js';
 import { buildSoftRuleMessages } from './prompt.js';
-import { SOFT_RULE_VERDICT } from './verdict.js';
+import { SOFT_RULE_VERDICT, softRuleVerdictSchema, type SoftRuleVerdict } from './verdict.js';
 
 /** One record judged against one instruction, with the tools that rule may call. */
 export interface SoftRuleInput {
@@ -14,7 +14,7 @@ export interface SoftRuleInput {
  * runWithRetry runs this definition with those in `tools` and `stop`; here they are the defaults of a rule that
  * names none.
  */
-export const SOFT_RULE_DEFINITION: AgentDefinition<SoftRuleInput> = {
+export const SOFT_RULE_DEFINITION: AgentDefinition<SoftRuleInput, SoftRuleVerdict> = {
   id: 'soft_rule',
   name: 'Soft-rule judge',
   description: 'Judges one record of a trial against a quality-control instruction, with a JSON verdict.',
@@ -24,6 +24,12 @@ export const SOFT_RULE_DEFINITION: AgentDefinition<SoftRuleInput> = {
   toolUse: { whenWithheld: 'refuse', scope: 'for this rule' },
   decision: { mode: 'native' },
   output: SOFT_RULE_VERDICT,
+  // Every field required (a `passed` filled in as false would be a verdict the model never gave); an out-of-range
+  // confidence is clamped, not sent back: 1.2 still says "very sure".
+  answer: jsonAnswer(softRuleVerdictSchema, {
+    name: SOFT_RULE_VERDICT.name,
+    map: (verdict) => ({ ...verdict, confidence: Math.min(1, Math.max(0, verdict.confidence)) }),
+  }),
   answerShape: '{"passed": boolean, "reason": string, "confidence": number from 0 to 1, "evidence": string}',
   // Failed tool rounds are attempts (seed 000: 3 retries); successful ones are bounded by maxToolRounds, after
   // which tools are withheld and a call is refused, so a model that keeps calling cannot loop forever.

@@ -4,9 +4,8 @@ import type { LlmGateway } from '../../core/llm/gateway.js';
 import type { ToolCallResult, ToolRegistry } from '../../core/tools/registry.js';
 import type { TraceScope } from '../../core/trace/store.js';
 import { failedToolContent, toolResultContent } from './prompt.js';
-import { checkVerdict, type SoftRuleVerdict } from './verdict.js';
 import { runDefinition } from '../../agent/loop/index.js';
-import { SOFT_RULE_DEFINITION, type SoftRuleInput } from './definition.js';
+import { SOFT_RULE_DEFINITION } from './definition.js';
 
 export interface SoftRuleResult {
   passed: boolean;
@@ -114,19 +113,15 @@ interface Settings {
 async function judge(deps: SoftRuleDeps, settings: Settings, context: unknown): Promise<SoftRuleResult> {
   // The rule's own tools and limits on the judge's definition.
   const definition = { ...SOFT_RULE_DEFINITION, tools: settings.tools, stop: { ...SOFT_RULE_DEFINITION.stop, attempts: settings.maxRetries, maxToolRounds: settings.maxToolRounds } };
-  const outcome = await runDefinition<SoftRuleInput, { verdict: SoftRuleVerdict; parsedAs: string }>(definition, {
+  const outcome = await runDefinition(definition, {
     llm: deps.llm,
     trace: deps.trace ?? UNTRACED,
     registry: deps.tools,
     input: { instruction: settings.instruction, context, tools: settings.tools },
-    accept: ({ content }) => {
-      const check = checkVerdict(content);
-      return check.ok ? { ok: true, value: { verdict: check.verdict, parsedAs: check.parsedAs } } : { ok: false, problems: check.problems, truncated: check.truncated };
-    },
     observations: { result: (o) => toolResultContent(o.result), failure: (call, error) => failedToolContent(call.name, error) },
   });
   const attempts = outcome.progress.corrections + outcome.progress.failedToolRounds;
-  if (outcome.kind === 'final') return { ...outcome.value.verdict, attempts: attempts + 1, parsedAs: outcome.value.parsedAs, toolCalls: outcome.toolCalls };
+  if (outcome.kind === 'final') return { ...outcome.value, attempts: attempts + 1, parsedAs: outcome.parsedAs ?? 'exact', toolCalls: outcome.toolCalls };
   const last = outcome.kind === 'stopped' ? outcome.lastFailure : undefined;
   const lastProblem = !last ? '' : last.kind === 'answer' ? `${last.truncated ? 'answer cut off' : 'unusable answer'}: ${last.problems.join('; ')}` : `${last.kind === 'tool' ? 'tool' : 'model'} call failed: ${last.error}`;
   return {
