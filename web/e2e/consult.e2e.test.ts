@@ -147,6 +147,8 @@ describe('the dermatology consult in the console', () => {
         const streaming = page.getByTestId('consult-streaming').filter({ hasText: 'Thank you.' });
         await streaming.waitFor({ timeout: UI_TIMEOUT_MS });
         expect(await streaming.textContent()).not.toContain('"action"');
+        // The knowledge search the reply was written from shows as one compact line.
+        expect(await streaming.getByTestId('tools-used').getAttribute('data-tools')).toBe('search_medical_knowledge');
         await page.getByTestId('consult-reply').filter({ hasText: ASK_DURATION }).waitFor({ timeout: UI_TIMEOUT_MS });
         expect(await page.getByTestId('consult-streaming').count()).toBe(0);
 
