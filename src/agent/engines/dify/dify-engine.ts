@@ -102,7 +102,9 @@ export function createDifyEngine(options: DifyEngineOptions = {}): AgentEngine {
       } catch (error) {
         if (!result.conversationId) runOptions.onEvent?.({ type: 'run_started', traceId: trace.traceId });
         ({ internalError } = recordFailure(result, error));
-        runOptions.context.logger?.warn({ traceId: trace.traceId, scenarioId: scenario.id, err: error }, 'dify agent run failed');
+        // An unreachable or refusing Dify is the app's state, said in words in the result: no stack trace for it.
+        const said = ClinAgentError.isInstance(error) ? { code: error.code, error: error.message } : { err: error };
+        runOptions.context.logger?.warn({ traceId: trace.traceId, scenarioId: scenario.id, ...said }, 'dify agent run failed');
       }
       result.latencyMs = Math.round(performance.now() - started);
       await trace.finish({
