@@ -10,7 +10,8 @@ Commands:
   migrate                       apply database migrations and exit
   db copy --to <postgres url>   copy everything from the embedded database (or --from <data dir>) into an empty
                                 PostgreSQL database, then check counts and the audit chain there [--dry-run]
-  run <scenarioId> "<input>"    run a scenario once and print the AgentResult as JSON
+  run <scenarioId> "<input>"    run a scenario once and print the AgentResult as JSON; a Dify app's start form
+                                with --input name=value (repeat it) or --inputs '{"visit": 2}'
   ingest <scenarioId> <file>    ingest a .txt, .md or .pdf file into a scenario's documents
   login-link                    print a new one-time admin sign-in link
   token list <user>             list a user's tokens (by name or id): state, last use, expiry
