@@ -1,5 +1,5 @@
 /** Small helpers shared by the benchmarks: percentiles and a fixed-width table. */
-export function percentile(sortedMs: number[], p: number): number {
+function percentile(sortedMs: number[], p: number): number {
   if (!sortedMs.length) return NaN;
   const index = Math.min(sortedMs.length - 1, Math.max(0, Math.ceil((p / 100) * sortedMs.length) - 1));
   return sortedMs[index]!;

@@ -7,7 +7,7 @@ import { ClinAgentError, errorMessage } from '../core/errors.js';
  * console does.
  */
 
-export interface ApiAnswer {
+interface ApiAnswer {
   status: number;
   statusText: string;
   ok: boolean;
@@ -16,7 +16,7 @@ export interface ApiAnswer {
   text: string;
 }
 
-export interface ServerApi {
+interface ServerApi {
   baseUrl: string;
   /** One call whose non-2xx answer is thrown with the server's own message, which says what to fix. */
   call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T>;

@@ -7,7 +7,7 @@ export type { Logger };
  * Paths pino censors wherever they appear. Keys and tokens must never reach a log line: hospital log
  * shippers keep logs far longer, and far less guarded, than the database.
  */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'apiKey',
   '*.apiKey',
   '*.*.apiKey',
@@ -39,7 +39,7 @@ export const REDACTED_PATHS = [
   '*.databaseUrl',
 ];
 
-export interface CreateLoggerOptions {
+interface CreateLoggerOptions {
   /**
    * Values masked in every line written, wherever they sit: message, error message, `err.cause` chain,
    * nested objects. Defaults to a new, empty registry; add to it later through `loggerSecrets(logger)`.

@@ -6,7 +6,7 @@
  */
 export const MAX_NESTING_DEPTH = 64;
 
-export interface TooDeep {
+interface TooDeep {
   /** Where the limit was passed, as `<root>.a.b[0]` (keys cut to 30 characters, the path to its first 10 steps). */
   path: string;
   limit: number;

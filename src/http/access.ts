@@ -12,7 +12,7 @@ import { ClinAgentError } from '../core/errors.js';
  * profile, rating an answer, asking the trial assistant (which writes nothing but their own conversation); the
  * library behind such a route refuses anyone else's and any change to project data.
  */
-export type Access = 'public' | 'read' | 'self' | 'write' | 'admin';
+type Access = 'public' | 'read' | 'self' | 'write' | 'admin';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -7,7 +7,7 @@ export interface Upload {
   data: Buffer;
 }
 
-export interface UploadLimits {
+interface UploadLimits {
   /** Bytes per file (UPLOAD_MAX_BYTES). */
   maxFileBytes: number;
   /** Bytes of all files of one request together (UPLOAD_MAX_TOTAL_BYTES). */

@@ -13,17 +13,17 @@ import type { HotMemoryService, MemoryReportsService } from './types.js';
  */
 
 const projectPayload = z.object({ projectId: z.string().trim().min(1) });
-export type ProjectJob = z.infer<typeof projectPayload>;
+type ProjectJob = z.infer<typeof projectPayload>;
 
 /** A distillation or a report makes one or a few model calls; 8 weeks of catch-up make up to 8 plus the roll-up. */
-export const memoryDistillQueue = defineQueue('memory-distill', projectPayload, { expireInSeconds: 15 * 60 });
-export const memoryWeeklyReportsQueue = defineQueue('memory-weekly-reports', projectPayload, { expireInSeconds: 30 * 60 });
+const memoryDistillQueue = defineQueue('memory-distill', projectPayload, { expireInSeconds: 15 * 60 });
+const memoryWeeklyReportsQueue = defineQueue('memory-weekly-reports', projectPayload, { expireInSeconds: 30 * 60 });
 
 /** The cron targets: one schedule per queue in pg-boss 10, and their payload is empty. */
 export const memoryDistillAllQueue = defineQueue('memory-distill-all', z.object({}).strict(), { expireInSeconds: 5 * 60 });
 export const memoryWeeklyAllQueue = defineQueue('memory-weekly-all', z.object({}).strict(), { expireInSeconds: 5 * 60 });
 
-export interface MemoryWorkerDeps {
+interface MemoryWorkerDeps {
   jobs: Jobs;
   hot: HotMemoryService;
   reports: MemoryReportsService;

@@ -10,7 +10,7 @@ const MIN_BUILD_MEMORY_MB = 64;
 /** A first-use build on a huge collection must not claim unbounded memory on a shared server. */
 const MAX_BUILD_MEMORY_MB = 1024;
 
-export interface CollectionIndexes {
+interface CollectionIndexes {
   /** Creates the collection's partial HNSW index unless it exists; checks the catalogue once per process. */
   ensure(db: Db, collection: string, shape: VectorShape): Promise<void>;
 }

@@ -7,7 +7,7 @@ export function vectorStoreUnavailable(): ClinAgentError {
   );
 }
 
-export interface EmbeddingIdentity {
+interface EmbeddingIdentity {
   model: string;
   dimension: number;
 }
@@ -16,7 +16,7 @@ export interface EmbeddingIdentity {
  * Vectors from two models (or two dimensions) live in unrelated spaces: comparing them returns confident
  * nonsense, so the store refuses and says how to get back to a consistent state.
  */
-export function embeddingMismatch(collection: string, recorded: EmbeddingIdentity, current: EmbeddingIdentity): ClinAgentError {
+function embeddingMismatch(collection: string, recorded: EmbeddingIdentity, current: EmbeddingIdentity): ClinAgentError {
   return new ClinAgentError(
     'EMBEDDING_MISMATCH',
     `Collection "${collection}" was built with embedding model "${recorded.model}" (${recorded.dimension} dimensions), but the current embedder is "${current.model}" (${current.dimension || 'unknown'} dimensions). ` +

@@ -5,7 +5,7 @@ import type { IngestInput, RetrieveQuery } from './types.js';
 const COLLECTION_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
 /** Wide enough for UUIDs, numeric ids and "protocol-v2.1", narrow enough to need no escaping anywhere. */
 const DOCUMENT_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
-export const DEFAULT_TOP_K = 5;
+const DEFAULT_TOP_K = 5;
 /** More than 50 chunks (~50k characters) would not fit a prompt anyway. */
 const MAX_TOP_K = 50;
 /** A chat scopes retrieval to the documents attached to it; thousands means a caller bug. */
@@ -58,8 +58,4 @@ function documentIdsProblems(ids: unknown): Array<string | undefined> {
   if (!Array.isArray(ids)) return ['documentIds: must be an array of document ids'];
   if (ids.length > MAX_DOCUMENT_IDS) return [`documentIds: at most ${MAX_DOCUMENT_IDS} ids, got ${ids.length}`];
   return ids.map((id, i) => documentIdProblem(`documentIds.${i}`, id));
-}
-
-export function validateCollectionName(collection: string): void {
-  fail('collection', [collectionProblem(collection)]);
 }

@@ -44,7 +44,7 @@ export function collectionIndexName(collection: string, dimension: number): stri
 /**
  * The collection as an SQL string literal. Inlined rather than bound because the planner can only match a
  * partial index's `WHERE collection = '<name>'` against a literal; the name is safe to inline because
- * validateCollectionName allows only [A-Za-z0-9_-].
+ * a query is validated first (validate-input.ts allows only [A-Za-z0-9_-]) and this checks it again.
  */
 export function collectionLiteral(collection: string): string {
   if (!/^[A-Za-z0-9_-]+$/.test(collection)) throw new Error(`collectionLiteral: unvalidated collection name ${JSON.stringify(collection)}`);

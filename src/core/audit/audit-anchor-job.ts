@@ -12,7 +12,7 @@ export const auditAnchorQueue = defineQueue('audit-anchor', z.object({}).strict(
 /** A webhook that does not answer in this time fails this attempt; pg-boss retries the job with backoff. */
 const WEBHOOK_TIMEOUT_MS = 10_000;
 
-export interface AuditAnchorJobDeps {
+interface AuditAnchorJobDeps {
   jobs: Jobs;
   db: Db;
   logger: Logger;

@@ -7,15 +7,15 @@ import { AUDIT_KEY_SETTINGS } from './audit-key.js';
  * forged or deleted before the newest one; deleting the newest entries leaves a shorter chain that is still
  * valid, and only a head recorded earlier shows they are gone (docs/audit-trail.md).
  */
-export const AuditAnchor = z.object({
+const AuditAnchor = z.object({
   projectId: z.string().min(1),
   entries: z.int().positive(),
   headId: z.int().positive(),
   headHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 hexadecimal characters'),
 });
-export type AuditAnchor = z.infer<typeof AuditAnchor>;
+type AuditAnchor = z.infer<typeof AuditAnchor>;
 
-export const AUDIT_ANCHORS_FORMAT = 'clinagent-audit-anchors/1';
+const AUDIT_ANCHORS_FORMAT = 'clinagent-audit-anchors/1';
 
 /** The file `clinagent audit verify --export` writes and `--anchor` reads, and what the anchor job posts. */
 export const AuditAnchors = z.object({
@@ -27,7 +27,7 @@ export const AuditAnchors = z.object({
 });
 export type AuditAnchors = z.infer<typeof AuditAnchors>;
 
-export interface AuditAnchorCheck {
+interface AuditAnchorCheck {
   projectId: string;
   ok: boolean;
   /** What matched, or what no longer does and what that means. */

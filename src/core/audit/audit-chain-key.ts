@@ -2,7 +2,7 @@ import { queryRows, sql, type Db } from '../db/connect.js';
 import { ClinAgentError } from '../errors.js';
 import type { AuditKey } from './audit-key.js';
 
-export interface RecordedAuditKey {
+interface RecordedAuditKey {
   fingerprint: string;
   recordedAt: string;
 }
@@ -24,7 +24,7 @@ export async function claimAuditChainKey(db: Db, key: AuditKey): Promise<void> {
   if (recorded && recorded.fingerprint !== key.fingerprint) throw auditKeyMismatch(recorded, key);
 }
 
-export function auditKeyMismatch(recorded: RecordedAuditKey, key: AuditKey): ClinAgentError {
+function auditKeyMismatch(recorded: RecordedAuditKey, key: AuditKey): ClinAgentError {
   return new ClinAgentError(
     'CONFIG_INVALID',
     `The audit trail in this database is chained with another audit key (fingerprint ${recorded.fingerprint}, since ${recorded.recordedAt}) than this process has (fingerprint ${key.fingerprint}, from ${key.source}). Every ClinAgent process on one database needs the same key: set AUDIT_KEY or AUDIT_KEY_FILE to the key the other processes use, or restore the key file from your backup. If that key is lost for good, see "If the key is lost" in docs/audit-trail.md.`,

@@ -3,7 +3,7 @@ import { inspect } from 'node:util';
 import { ClinAgentError } from '../errors.js';
 
 /** Shorter secrets could be guessed offline from any entry and its hash; 32 characters of `openssl rand -hex 32` are 128 bits or more. */
-export const MIN_AUDIT_KEY_LENGTH = 32;
+const MIN_AUDIT_KEY_LENGTH = 32;
 
 /** SHA-256's block size: HMAC pads (or first hashes) its key to this many bytes (RFC 2104). */
 const BLOCK_BYTES = 64;

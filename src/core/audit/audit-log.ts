@@ -7,7 +7,7 @@ import type { AuditEntityType } from '../db/schema/audit.js';
 
 export type { AuditEntityType };
 export { PLATFORM_AUDIT_SCOPE } from '../db/schema/audit.js';
-export { verifyAuditChain, listAuditChains, type AuditChainVerification } from './verify-audit-chain.js';
+export { verifyAuditChain } from './verify-audit-chain.js';
 
 export interface AuditEntryInput {
   projectId: string;

@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import { ClinAgentError } from '../errors.js';
 import { auditKeyFromSecret, type AuditKey } from './audit-key.js';
 
-export interface LoadedAuditKey {
+interface LoadedAuditKey {
   key: AuditKey;
   /** Set when this call created the default key file: the administrator must back it up. */
   createdFile?: string;

@@ -19,7 +19,7 @@ export interface AuditChainVerification {
 }
 
 /** The verification and the id of the newest entry, which an anchor records with its hash. */
-export interface AuditChainCheck extends AuditChainVerification {
+interface AuditChainCheck extends AuditChainVerification {
   headId: number | null;
 }
 

@@ -15,7 +15,7 @@ export type Authentication =
  * `last_used_at` is written at most this often per token: every request writing a row would double the
  * database work of a busy console, and "used in the last minute" is as precise as anyone reading it needs.
  */
-export const LAST_USED_RESOLUTION_MS = 60_000;
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** What the request edge needs to know about a bearer token, and nothing else. */
 export interface TokenAuthenticator {

@@ -17,7 +17,7 @@ export interface TokenInfo {
   revokedAt: string | null;
 }
 
-export const DEFAULT_TOKEN_TTL_DAYS = 30;
+const DEFAULT_TOKEN_TTL_DAYS = 30;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

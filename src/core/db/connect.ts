@@ -28,7 +28,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export interface OpenDatabaseOptions {
+interface OpenDatabaseOptions {
   /** A PostgreSQL URL; absent means embedded PGlite. */
   databaseUrl?: string;
   /** PGlite data folder; absent means in-memory (tests). */

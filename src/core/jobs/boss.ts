@@ -6,7 +6,7 @@ import { pgliteExecuteSql } from './pglite-adapter.js';
 import type { QueueDef } from './queues.js';
 
 /** Named explicitly because send(..., { db }) calls its create_queue function directly. */
-export const PGBOSS_SCHEMA = 'pgboss';
+const PGBOSS_SCHEMA = 'pgboss';
 
 /** Enough for any realistic number of processes starting together; each retry waits a little longer. */
 const QUEUE_CREATE_ATTEMPTS = 5;
@@ -68,7 +68,7 @@ export interface Jobs {
   stop(): Promise<void>;
 }
 
-export interface CreateJobsOptions {
+interface CreateJobsOptions {
   /** Maintenance and cron scheduling; off for pure worker processes beyond the first is fine either way. */
   supervise?: boolean;
   schedule?: boolean;

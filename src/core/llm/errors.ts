@@ -8,7 +8,7 @@ import { redactText } from '../logger.js';
  * keep it, while the message users read (API responses, run results, SSE error events) is a plain sentence that
  * names no URL and quotes nothing the model server said.
  */
-export class LlmOperatorDetail extends Error {
+class LlmOperatorDetail extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'LlmOperatorDetail';
@@ -85,7 +85,7 @@ const MAX_CAUSE_DEPTH = 8;
  * body the `openai` client keeps on `.error`, and the same for every `cause` below it. Providers echo the key
  * they were given ("Incorrect API key provided: sk-..."), and the error object outlives this module.
  */
-export function scrubError(error: unknown, secrets: ReadonlyArray<string | undefined>, depth = 0): void {
+function scrubError(error: unknown, secrets: ReadonlyArray<string | undefined>, depth = 0): void {
   if (!(error instanceof Error) || depth > MAX_CAUSE_DEPTH) return;
   const target = error as Error & { error?: unknown };
   try {

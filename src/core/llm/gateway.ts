@@ -169,7 +169,7 @@ export function createLlmGateway(config: LlmConfig, options: { fetch?: typeof fe
  * send it back: the trace and a correction keep the start of such an answer and its length, enough to see what
  * went wrong.
  */
-export const LONG_TEXT_CHARS = 20_000;
+const LONG_TEXT_CHARS = 20_000;
 
 export function clipLongText(text: string): string {
   return text.length > LONG_TEXT_CHARS ? `${text.slice(0, LONG_TEXT_CHARS)}... (${text.length} characters in all, cut here)` : text;

@@ -5,7 +5,7 @@ import type { ChatDelta, ToolCallRequest } from './types.js';
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 
 /** A streamed completion put back together; the gateway turns it into the same ChatResponse as a plain call. */
-export interface AssembledCompletion {
+interface AssembledCompletion {
   /** Every content piece joined, thinking tags included: `splitReasoning` makes the final content from it. */
   rawContent: string;
   /** `reasoning_content` / `reasoning` deltas joined (DeepSeek API, vLLM and SGLang reasoning parsers). */

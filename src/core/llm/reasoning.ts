@@ -6,7 +6,7 @@
  * (`<think>... {"passed": false}</think>{"passed": true}`) must never be parsed as the verdict, and a user
  * must never be shown half-formed thoughts as the reply. The gateway splits the two with `splitReasoning`.
  */
-export interface SplitContent {
+interface SplitContent {
   /** The answer with every thinking block removed, trimmed. */
   content: string;
   /** The thinking, blocks joined by a blank line; '' when the model did not think aloud. */
@@ -48,7 +48,7 @@ export function splitReasoning(rawContent: string, reasoningField?: string | nul
 const OPEN_TAGS = ['<think>', '<thinking>'];
 const CLOSE_TAGS = ['</think>', '</thinking>'];
 
-export interface ThinkingFilter {
+interface ThinkingFilter {
   /** Takes the next piece of raw content; returns the part that is answer and may be shown now ('' if none). */
   push(piece: string): string;
   /** The stream ended: returns what was held back because it might have been the start of a tag. */

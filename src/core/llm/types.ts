@@ -1,7 +1,7 @@
 import type OpenAI from 'openai';
 
 export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
-export type ContentPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
+type ContentPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
 
 /** A function the model may call; `parameters` is JSON Schema. */
 export interface ToolSpec {

@@ -29,7 +29,7 @@ export function dataBlock(label: string, content: unknown): string {
  * `</label`, however spelt (`</RECORD`, `< /record`, `</ record`), becomes `<\/label`: models read tags
  * loosely, so every spelling a model might take for the end of the block is neutralised.
  */
-export function escapeClosingTag(text: string, label: string): string {
+function escapeClosingTag(text: string, label: string): string {
   return text.replace(new RegExp(`<\\s*/\\s*(${label})`, 'gi'), '<\\/$1');
 }
 

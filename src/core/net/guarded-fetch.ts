@@ -3,7 +3,7 @@ import type { LookupFunction } from 'node:net';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import { isAllowedHost, nonPublicAddress } from './public-address.js';
 
-export interface OutboundPolicy {
+interface OutboundPolicy {
   /** Hosts the administrator named (e.g. DIFY_ALLOWED_HOSTS): they connect wherever they resolve. */
   allowedHosts: ReadonlyArray<string>;
   /** What the host is, for the refusal: "a Dify host", "a REDCap host". */

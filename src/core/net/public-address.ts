@@ -69,7 +69,7 @@ export function nonPublicAddress(address: string): string | undefined {
 }
 
 /** Host names that are this machine or a local network by definition, whatever a resolver says. */
-export function nonPublicName(hostname: string): string | undefined {
+function nonPublicName(hostname: string): string | undefined {
   const host = hostname.toLowerCase().replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return 'this machine (localhost)';
   if (host.endsWith('.local') || host.endsWith('.internal') || host.endsWith('.lan') || host.endsWith('.home.arpa')) return 'a local-network name';

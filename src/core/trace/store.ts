@@ -47,7 +47,7 @@ interface StepView {
   startedAt: string;
 }
 
-export interface SpanView extends StepView {
+interface SpanView extends StepView {
   durationMs: number;
 }
 
@@ -73,7 +73,7 @@ export type TraceReader = { all: true; userId?: string } | { all?: false; userId
  * an admin included, gets 404 on the conversation itself), so their traces are too. An admin still sees that they
  * ran, how long and how many tokens, without what was said; a project member who is not the owner sees nothing.
  */
-export const PRIVATE_TRACE_KINDS: ReadonlySet<string> = new Set(['consult', 'staged_agent']);
+const PRIVATE_TRACE_KINDS: ReadonlySet<string> = new Set(['consult', 'staged_agent']);
 
 /** Internal readers (tests, the CLI) that already hold the database: every trace with its content. */
 export const ALL_TRACES: TraceReader = { all: true };
@@ -113,7 +113,7 @@ function withholdsContent(trace: { kind: string; userId: string | null }, reader
 }
 
 /** What runs need to size the trace writer; the defaults suit a server (see TraceWriterOptions). */
-export interface TraceStoreOptions extends Omit<TraceWriterOptions, 'secrets'> {
+interface TraceStoreOptions extends Omit<TraceWriterOptions, 'secrets'> {
   secrets?: SecretRegistry | ReadonlyArray<string | undefined>;
 }
 

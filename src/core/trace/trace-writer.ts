@@ -10,7 +10,7 @@ import type { SecretRegistry } from '../secrets.js';
  */
 export type JsonText = string | undefined;
 
-export interface TraceRowInput {
+interface TraceRowInput {
   id: string;
   kind: string;
   name: string;
@@ -21,7 +21,7 @@ export interface TraceRowInput {
   startedAt: Date;
 }
 
-export interface SpanRowInput {
+interface SpanRowInput {
   id: string;
   traceId: string;
   seq: number;
@@ -37,7 +37,7 @@ export interface SpanRowInput {
   durationMs: number;
 }
 
-export interface TraceEnd {
+interface TraceEnd {
   status: 'success' | 'failed' | 'cancelled';
   output: JsonText;
   error: string | null;
@@ -64,7 +64,7 @@ export interface TraceWriterOptions {
   maxQueueSize?: number;
 }
 
-export interface TraceWriter {
+interface TraceWriter {
   /** Each returns undefined at once, or, when the queue is full, a promise of room (back-pressure). */
   startTrace(row: TraceRowInput): Promise<void> | undefined;
   addSpan(row: SpanRowInput): Promise<void> | undefined;

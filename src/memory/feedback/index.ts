@@ -5,7 +5,7 @@ import { assertMemoryReader } from '../hot/access.js';
 import { selectFeedback, selectLastSeq, selectProjectConversation, selectTurnRole, toFeedbackView, upsertFeedback } from './feedback-queries.js';
 
 /** Enough for "too long, I only want the conclusion, and the visit window is wrong"; a comment is not a report. */
-export const MAX_COMMENT_CHARS = 2000;
+const MAX_COMMENT_CHARS = 2000;
 /** The newest ratings; the distillation reads the unread ones itself, whatever their age. */
 const LIST_LIMIT = 500;
 

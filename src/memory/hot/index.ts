@@ -14,12 +14,8 @@ import { pruneHotMemory } from './prune.js';
 import { toVersionView, toView } from './view.js';
 import { writeHotMemory } from './write-hot-memory.js';
 
-export { writeHotMemory, type HotMemoryWrite } from './write-hot-memory.js';
-export { renderHotMemory, parseHotMemoryMarkdown, ACCEPTED_HEADINGS } from './markdown.js';
-export { lineKey } from './lines.js';
-
 /** The label of the hot memory's data block in every assistant prompt. */
-export const HOT_MEMORY_LABEL = 'hot_memory';
+const HOT_MEMORY_LABEL = 'hot_memory';
 
 const MAX_FACTS_PER_WRITE = 50;
 /** A fact is a line; a paragraph belongs in a document, not in memory every prompt carries. */

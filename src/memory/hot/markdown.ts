@@ -3,7 +3,7 @@ import type { HotMemoryLine, HotMemorySection } from '../types.js';
 import { cleanText, SECTIONS } from './lines.js';
 
 /** The headings the document is rendered with. */
-export const SECTION_HEADINGS: Record<HotMemorySection, string> = {
+const SECTION_HEADINGS: Record<HotMemorySection, string> = {
   preferences: 'Preferences',
   state: 'Current state',
   prohibitions: 'Prohibitions',
@@ -30,7 +30,7 @@ const HEADING_ALIASES: Record<string, HotMemorySection> = {
   系统禁令: 'prohibitions',
 };
 
-export const ACCEPTED_HEADINGS = ['## Preferences', '## Current state', '## Prohibitions', '## 偏好 / 用户偏好', '## 当前状态 / 项目状态', '## 禁令 / 禁止 / 系统禁令'];
+const ACCEPTED_HEADINGS = ['## Preferences', '## Current state', '## Prohibitions', '## 偏好 / 用户偏好', '## 当前状态 / 项目状态', '## 禁令 / 禁止 / 系统禁令'];
 
 /** `## Preferences` / `## Current state` / `## Prohibitions`, only the sections that have lines, one `- text` each. */
 export function renderHotMemory(lines: readonly HotMemoryLine[]): string {

@@ -18,7 +18,7 @@ import { detectLanguage } from '../route-intent-types.js';
  * it cannot catch: a line that drops a "not" keeps only said words yet says the opposite; the prompts ask for the
  * person's words as written, and the editor shows every line with the turn it came from.
  */
-export type OwnWordsVerdict = { ok: true } | { ok: false; reason: string };
+type OwnWordsVerdict = { ok: true } | { ok: false; reason: string };
 
 /** Words a shortened line may carry without the person having typed them: articles, prepositions, particles. */
 const FUNCTION_WORDS: ReadonlySet<string> = new Set(
@@ -41,7 +41,7 @@ const INSTRUCTION_LIKE: readonly RegExp[] = [
 const HAN = /\p{Script=Han}/u;
 
 /** The words of a text as they are compared: Chinese characters one by one, other words whole and folded. */
-export function wordsOf(text: string): string[] {
+function wordsOf(text: string): string[] {
   const words: string[] = [];
   for (const match of text.normalize('NFKC').toLowerCase().matchAll(/\p{Script=Han}|(?:(?!\p{Script=Han})[\p{L}\p{N}])+/gu)) {
     const word = match[0];

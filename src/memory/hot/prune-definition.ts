@@ -6,7 +6,7 @@ import { buildPruneMessages, PRUNE_OUTPUT } from './prompts.js';
 
 export const PRUNER = 'memory-pruner';
 
-export interface PruneInput {
+interface PruneInput {
   lines: readonly HotMemoryLine[];
   maxTokens: number;
   targetTokens: number;

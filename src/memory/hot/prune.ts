@@ -12,14 +12,12 @@ import { PRUNE_DEFINITION, PRUNER } from './prune-definition.js';
 import { writeHotMemory } from './write-hot-memory.js';
 import { withTransaction } from '../../core/db/transaction.js';
 
-export { PRUNER };
-
 /** The condensed memory aims below the cap, so the next days' facts fit without pruning again at once. */
 const TARGET_SHARE = 0.7;
 /** An overflow notice keeps at most this many pending lines, so repeated overflows cannot grow it without end. */
 const MAX_PENDING_LINES = 200;
 
-export interface PruneOptions {
+interface PruneOptions {
   pendingLines?: HotMemoryLine[];
   /** The write that needed the pruning (distillation); recorded on the overflow notice. */
   path?: MemoryWritePath;

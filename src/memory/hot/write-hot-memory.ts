@@ -9,7 +9,7 @@ import { insertVersion, lockMemory, updateMemory } from './memory-queries.js';
 import { toView } from './view.js';
 import { withTransaction } from '../../core/db/transaction.js';
 
-export interface HotMemoryWrite {
+interface HotMemoryWrite {
   projectId: string;
   /** A user's name or a job's name ('memory-distiller', 'memory-pruner'): recorded on new lines, the version and the audit entry. */
   actor: string;

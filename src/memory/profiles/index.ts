@@ -13,9 +13,9 @@ import type { MemoryDeps, ProfileService, UserProfileView } from '../types.js';
 import { withTransaction } from '../../core/db/transaction.js';
 
 /** The label of the profile's data block in every assistant prompt. */
-export const USER_PROFILE_LABEL = 'user_profile';
+const USER_PROFILE_LABEL = 'user_profile';
 
-export const MAX_ROLE_TITLE_CHARS = 60;
+const MAX_ROLE_TITLE_CHARS = 60;
 
 // C0 and C1 control characters: a role title is one line of a prompt, never a place for line breaks or escapes.
 // eslint-disable-next-line no-control-regex

@@ -27,7 +27,7 @@ import {
 } from './report-queries.js';
 import { summarizeWeek, summarizeYear, weekLog } from './summarize.js';
 
-export { isoWeek, isoWeekLabel, mondayOf, parseWeekStart } from './iso-week.js';
+export { isoWeekLabel } from './iso-week.js';
 
 /** Who generates reports when no person asked: the weekly job (also for the yearly roll-up it runs). */
 export const WEEKLY_JOB_ACTOR = 'memory-weekly';

@@ -7,7 +7,7 @@ import { ClinAgentError } from '../../core/errors.js';
  */
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-export const WEEK_MS = 7 * DAY_MS;
+const WEEK_MS = 7 * DAY_MS;
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -45,11 +45,6 @@ export function isoWeek(date: Date): { year: number; week: number } {
 export function isoWeekLabel(date: Date): string {
   const { year, week } = isoWeek(date);
   return `${year}-W${String(week).padStart(2, '0')}`;
-}
-
-/** The ISO year of a week label ('2026-W01' → '2026'), which is not always the calendar year of its Monday. */
-export function yearOfWeekLabel(label: string): string {
-  return label.slice(0, 4);
 }
 
 /** Checks a caller's weekStart and returns that Monday 00:00Z. */

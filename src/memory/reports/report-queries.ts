@@ -185,7 +185,7 @@ export async function selectReport(db: Db, projectId: string, kind: MemoryReport
 }
 
 /** A report as written: what the view shows, less what the database assigns or works out. */
-export type ReportWrite = Omit<MemoryReportView, 'id' | 'createdAt' | 'updatedAt' | 'periodEnd' | 'partial'>;
+type ReportWrite = Omit<MemoryReportView, 'id' | 'createdAt' | 'updatedAt' | 'periodEnd' | 'partial'>;
 
 /**
  * Inserts the report of a period or replaces the one there (one row per project, kind and period), with its audit

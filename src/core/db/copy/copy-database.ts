@@ -20,7 +20,7 @@ export interface DocumentToIngest {
   sourceFile: string;
 }
 
-export interface CopyDatabaseOptions {
+interface CopyDatabaseOptions {
   /** Make every check and report what would be copied, writing nothing on either side. */
   dryRun?: boolean;
   /** Called when a table starts, with its row count, so a caller can decide to show a progress bar. */

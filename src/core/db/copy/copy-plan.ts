@@ -80,7 +80,7 @@ export async function planCopy(db: Db): Promise<CopyPlan> {
  * Orders tables so each comes after every table it references (Kahn's algorithm, ties by name so two runs agree). The
  * target checks every foreign key as rows arrive, so a child row before its parent would fail the copy.
  */
-export function parentsFirst(tables: CopyTable[]): CopyTable[] {
+function parentsFirst(tables: CopyTable[]): CopyTable[] {
   const byName = new Map(tables.map((t) => [t.name, t]));
   const placed = new Set<string>();
   const ordered: CopyTable[] = [];

@@ -11,9 +11,9 @@ export interface CopyProgress {
  * Rows fetched from the source cursor at a time. The source holds no more than this many rows in memory whatever the
  * table's size (PGlite materialises each FETCH), which is what keeps the copy's memory flat on a large trial.
  */
-export const FETCH_ROWS = 1000;
+const FETCH_ROWS = 1000;
 /** A batch is sent early past this size: a few rows of long conversation turns or spans must not make one huge parameter. */
-export const MAX_BATCH_BYTES = 8 * 2 ** 20;
+const MAX_BATCH_BYTES = 8 * 2 ** 20;
 
 const CURSOR = 'clinagent_db_copy';
 

@@ -39,7 +39,7 @@ export async function assertTargetEmpty(target: Db, tables: readonly string[], a
 }
 
 /** Tables with a pgvector column (vector, halfvec, sparsevec) that hold rows on the source. */
-export function tablesWithVectors(tables: readonly CopyTable[], counts: ReadonlyMap<string, number>): string[] {
+function tablesWithVectors(tables: readonly CopyTable[], counts: ReadonlyMap<string, number>): string[] {
   return tables.filter((t) => (counts.get(t.name) ?? 0) > 0 && t.columns.some((c) => /^(vector|halfvec|sparsevec)\b/.test(c.type))).map((t) => t.name);
 }
 
