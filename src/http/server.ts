@@ -60,7 +60,8 @@ export async function buildServer(ctx: AppContext, options: { serveConsole?: boo
     bodyLimit: 5 * 1024 * 1024,
     // The client's address (the sign-in rate limit counts by it) comes from X-Forwarded-For only behind named proxies.
     trustProxy: ctx.config.trustProxy,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
+    // allowUnionTypes: a Dify start-form value is one `type` list (string, number, boolean), never an anyOf that coercion would rewrite.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true, allowUnionTypes: true } },
   }) as unknown as FastifyInstance;
   // JSON bodies deeper than MAX_NESTING_DEPTH are refused while parsing, before anything walks them.
   registerJsonBodyParser(app);

@@ -20,7 +20,8 @@ interface ChatState {
    * the page loaded are in scope by default, matching the "all documents" default of the API.
    */
   excludedDocumentIds: Record<string, string[]>;
-  send(scenarioId: string, input: string, documentIds?: string[]): Promise<void>;
+  /** `inputs`: a Dify app's start-form values for this run (over the scenario's own). */
+  send(scenarioId: string, input: string, documentIds?: string[], inputs?: Record<string, string>): Promise<void>;
   /** Stops the running turn: the request is aborted, the server stops the run and marks its trace cancelled. */
   stop(scenarioId: string): void;
   setExcluded(scenarioId: string, excludedDocumentIds: string[]): void;
@@ -44,10 +45,11 @@ export const useChatStore = create<ChatState>()((set) => {
   return {
     excludedDocumentIds: {},
 
-    async send(scenarioId, input, documentIds) {
+    async send(scenarioId, input, documentIds, inputs) {
       const text = input.trim();
+      const withInputs = inputs && Object.keys(inputs).length ? { inputs } : {};
       const outcome = await turns().send(scenarioId, { input, ...(documentIds ? { documentIds } : {}) }, (options) =>
-        streamAgent({ scenarioId, input: text, ...(documentIds ? { options: { documentIds } } : {}), ...continuing(scenarioId) }, options),
+        streamAgent({ scenarioId, input: text, ...(documentIds ? { options: { documentIds } } : {}), ...withInputs, ...continuing(scenarioId) }, options),
       );
       if (outcome.status !== 'answered') return;
       const conversationId = conversationIdOf(outcome.result);

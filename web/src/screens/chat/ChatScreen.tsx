@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Spinner } from '../../components/Spinner';
 import { useT } from '../../i18n/use-t';
@@ -8,6 +8,7 @@ import { conversationsOf, useConversationsStore } from '../../stores/conversatio
 import { useScenariosStore } from '../../stores/scenarios';
 import { ChatComposer } from './ChatComposer';
 import { ConversationList } from './ConversationList';
+import { DifyAppPanel, startFormInputs, type StartFormRow } from './DifyAppPanel';
 import { DocumentScopePicker } from './DocumentScopePicker';
 import { EarlierTurns } from './EarlierTurns';
 import { TurnView } from './TurnView';
@@ -21,6 +22,8 @@ export function ChatScreen({ scenarioId }: { scenarioId: string }) {
   const scope = useMemo(() => ({ scenarioId }), [scenarioId]);
   const earlier = useConversationsStore((state) => conversationsOf(state, { scenarioId }));
   const endRef = useRef<HTMLDivElement>(null);
+  // A Dify app's start-form values as typed; null until edited, so the scenario's own variable names show first.
+  const [formRows, setFormRows] = useState<StartFormRow[] | null>(null);
 
   // Reopening an earlier conversation replaces this session's turns with that conversation's.
   function openConversation(conversationId: string) {
@@ -55,6 +58,8 @@ export function ChatScreen({ scenarioId }: { scenarioId: string }) {
   // All ticked (or nothing ingested yet) means no filter: the server then searches every document.
   const isWholeScope = selectedIds.length === scenario.documents.length;
   const canSend = scenario.documents.length === 0 || selectedIds.length > 0;
+  const isDify = scenario.engine.type === 'dify';
+  const rows = formRows ?? [...(scenario.engine.inputNames ?? []).map((name) => ({ name, value: '' })), { name: '', value: '' }];
 
   return (
     <main className="page chat-page">
@@ -90,17 +95,22 @@ export function ChatScreen({ scenarioId }: { scenarioId: string }) {
           <ChatComposer
             isRunning={conversation.isRunning}
             canSend={canSend}
-            onSend={(input) => void send(scenarioId, input, isWholeScope ? undefined : selectedIds)}
+            onSend={(input) => void send(scenarioId, input, isWholeScope ? undefined : selectedIds, isDify ? startFormInputs(rows) : undefined)}
             onStop={() => stop(scenarioId)}
           />
         </section>
         <aside className="chat-side">
-          <DocumentScopePicker
-            documents={scenario.documents}
-            excludedDocumentIds={excludedDocumentIds}
-            onChange={(ids) => setExcluded(scenarioId, ids)}
-            disabled={conversation.isRunning}
-          />
+          {isDify ? (
+            // A Dify app's knowledge lives in Dify: no document scope of ours, its engine and start form instead.
+            <DifyAppPanel engine={scenario.engine} rows={rows} onChange={setFormRows} disabled={conversation.isRunning} />
+          ) : (
+            <DocumentScopePicker
+              documents={scenario.documents}
+              excludedDocumentIds={excludedDocumentIds}
+              onChange={(ids) => setExcluded(scenarioId, ids)}
+              disabled={conversation.isRunning}
+            />
+          )}
           <ConversationList scope={scope} onOpen={openConversation} disabled={conversation.isRunning} />
         </aside>
       </div>

@@ -20,29 +20,43 @@ export function ScenarioCard({ scenario }: { scenario: Scenario }) {
         ) : null}
       </div>
       <p className="scenario-description">{scenario.description}</p>
-      <dl className="facts">
-        <dt>{t('scenarios.tools')}</dt>
-        <dd>
-          {scenario.tools.length > 0 ? (
-            scenario.tools.map((tool) => (
-              <code className="chip" key={tool}>
-                {tool}
-              </code>
-            ))
-          ) : (
-            <span className="muted">{t('scenarios.noTools')}</span>
-          )}
-        </dd>
-      </dl>
+      {scenario.engine.type === 'dify' ? (
+        // Its prompt, tools and documents are the app's, in Dify: the card says where it runs instead of "no tools".
+        <dl className="facts">
+          <dt>{t('scenarios.engine')}</dt>
+          <dd data-testid={`scenario-engine-host-${scenario.id}`}>{t('scenarios.engineDifyOn', { mode: scenario.engine.appMode ?? 'chat', host: scenario.engine.host ?? '' })}</dd>
+        </dl>
+      ) : (
+        <dl className="facts">
+          <dt>{t('scenarios.tools')}</dt>
+          <dd>
+            {scenario.tools.length > 0 ? (
+              scenario.tools.map((tool) => (
+                <code className="chip" key={tool}>
+                  {tool}
+                </code>
+              ))
+            ) : (
+              <span className="muted">{t('scenarios.noTools')}</span>
+            )}
+          </dd>
+        </dl>
+      )}
       <div className="card-foot">
-        <span data-testid="document-count">
-          {documentCount === 1 ? t('scenarios.documentsOne') : t('scenarios.documents', { count: documentCount })}
-        </span>
-        <span className="muted">
-          {scenario.rag.enabled
-            ? t('scenarios.rag', { collection: scenario.rag.collection, topK: scenario.rag.topK })
-            : t('scenarios.ragOff')}
-        </span>
+        {scenario.engine.type === 'dify' ? (
+          <span className="muted">{t('scenarios.difyHint')}</span>
+        ) : (
+          <>
+            <span data-testid="document-count">
+              {documentCount === 1 ? t('scenarios.documentsOne') : t('scenarios.documents', { count: documentCount })}
+            </span>
+            <span className="muted">
+              {scenario.rag.enabled
+                ? t('scenarios.rag', { collection: scenario.rag.collection, topK: scenario.rag.topK })
+                : t('scenarios.ragOff')}
+            </span>
+          </>
+        )}
         <span className="card-open">{t('scenarios.open')} →</span>
       </div>
     </a>
