@@ -169,6 +169,8 @@ describe('the dermatology consult in the console', () => {
         await page.getByTestId('consult-reply').filter({ hasText: ASK_PHOTO }).waitFor({ timeout: UI_TIMEOUT_MS });
         expect(await page.getByRole('group', { name: 'Quick answers' }).count()).toBe(0);
         await recordPanel(page).locator('[data-path="duration"]').filter({ hasText: 'weeks' }).waitFor({ timeout: UI_TIMEOUT_MS });
+        // The first reply, now one of the consult's recorded turns, still names the search it was written from.
+        expect(await page.getByTestId('consult-reply').filter({ hasText: ASK_DURATION }).getByTestId('tools-used').getAttribute('data-tools')).toBe('search_medical_knowledge');
         expect(await recordPanel(page).locator('[data-path="patient_info.age"]').textContent()).toContain('34');
       });
 

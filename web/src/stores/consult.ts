@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import { consultApi, type ConsultReply, type ConsultSession, type ConsultSummary, type DossierFormat } from '../api';
 import { saveFile } from '../components/save-file';
+import type { StreamingTool } from './chat-stream';
 import { createConversationStream, streamConversationOf, type StreamTurn } from './conversation-stream';
 
 /**
@@ -33,6 +34,11 @@ interface ConsultState {
   image: ChosenImage | null;
   /** Object URLs of the consult's uploaded images, by attachment id, fetched once with the bearer token. */
   attachmentUrls: Record<string, string>;
+  /**
+   * The tools each reply of this session used, by its position in the consult's turns: the recorded turns hold the
+   * text only, so what the stream showed is kept for the replies it showed.
+   */
+  toolsUsed: Record<number, StreamingTool[]>;
   dossier: Record<string, unknown> | null;
   isLoadingDossier: boolean;
   dossierError: unknown;
@@ -66,6 +72,7 @@ const INITIAL = {
   sessionError: null,
   image: null,
   attachmentUrls: {},
+  toolsUsed: {},
   dossier: null,
   isLoadingDossier: false,
   dossierError: null,
@@ -127,7 +134,7 @@ export const useConsultStore = create<ConsultState>()((set, get) => {
     revoke(state.image?.previewUrl);
     Object.values(state.attachmentUrls).forEach(revoke);
     loadingAttachments.clear();
-    return { session: null, sessionError: null, image: null, attachmentUrls: {}, dossier: null, dossierError: null, downloadError: null };
+    return { session: null, sessionError: null, image: null, attachmentUrls: {}, toolsUsed: {}, dossier: null, dossierError: null, downloadError: null };
   }
 
   return {
@@ -187,7 +194,8 @@ export const useConsultStore = create<ConsultState>()((set, get) => {
       // The consult's turns now hold this message and its reply; the live copy goes (kept if the reload failed).
       const live = liveTurnOf(turns(), sessionId);
       if (refreshed && seen === generation && live?.result === outcome.result) {
-        set({ session: refreshed });
+        const reply = refreshed.turns.findLastIndex((turn) => turn.role !== 'user');
+        set((state) => ({ session: refreshed, toolsUsed: outcome.streaming.tools.length > 0 && reply >= 0 ? { ...state.toolsUsed, [reply]: outcome.streaming.tools } : state.toolsUsed }));
         dropLive(sessionId);
       }
     },

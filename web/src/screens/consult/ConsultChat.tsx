@@ -12,6 +12,7 @@ export function ConsultChat({ session }: { session: ConsultSession }) {
   const t = useT();
   const live = useLiveTurn();
   const isRunning = useConsultIsRunning();
+  const toolsUsed = useConsultStore((state) => state.toolsUsed);
   const { send, stop } = useConsultStore.getState();
   const endRef = useRef<HTMLDivElement>(null);
 
@@ -25,7 +26,7 @@ export function ConsultChat({ session }: { session: ConsultSession }) {
     <section className="conversation consult-chat" aria-label={t('consult.chatLabel')} aria-live="polite">
       {session.turns.length === 0 && !live ? <p className="empty">{t('consult.chatEmpty')}</p> : null}
       {session.turns.map((turn, index) => (
-        <RecordedTurn key={`${index}-${turn.at}`} turn={turn} />
+        <RecordedTurn key={`${index}-${turn.at}`} turn={turn} tools={toolsUsed[index]} />
       ))}
       {live ? <LiveTurnView turn={live} /> : null}
       <QuickOptions options={options} disabled={isRunning} onPick={(option) => void send(option)} />

@@ -1,6 +1,6 @@
 import { AgentReply } from '../../components/AgentReply';
 import { ToolsUsed } from '../../components/ToolsUsed';
-import { shownText } from '../../stores/chat-stream';
+import { shownText, type StreamingTool } from '../../stores/chat-stream';
 import type { ReactNode } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useT } from '../../i18n/use-t';
@@ -20,8 +20,8 @@ function PatientMessage({ text, image }: { text: string; image?: ReactNode }) {
   );
 }
 
-/** A turn the consult has recorded: the patient's message (and image) or the consult's answer. */
-export function RecordedTurn({ turn }: { turn: ConsultTurn }) {
+/** A turn the consult has recorded: the patient's message (and image) or the consult's answer, with the tools it used when this session saw it written. */
+export function RecordedTurn({ turn, tools }: { turn: ConsultTurn; tools?: StreamingTool[] }) {
   const t = useT();
   if (turn.role === 'user') return <PatientMessage text={turn.content} image={turn.attachmentId ? <AttachmentImage attachmentId={turn.attachmentId} /> : undefined} />;
   return (
@@ -29,6 +29,7 @@ export function RecordedTurn({ turn }: { turn: ConsultTurn }) {
       <div className="message-author">{t('consult.agentName')}</div>
       <article className="answer" data-testid="consult-reply">
         <ReplyText text={turn.content} />
+        {tools ? <ToolsUsed tools={tools} /> : null}
       </article>
     </div>
   );
