@@ -1,3 +1,5 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setTimeout as pause } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyElementsOdm, probeHealth, recordsOf, textFieldDictionary as dictionaryOf } from '../../testing/large-imports.js';
 import { buildTestContext } from '../../testing/test-context.js';
@@ -5,8 +7,10 @@ import { multipartBody, type MultipartFile } from '../../testing/multipart.js';
 import { testEngines } from '../../testing/test-database.js';
 import { buildServer } from '../server.js';
 
-// The issue's "done when": the health check stays under a second during any import up to the upload limit.
-const HEALTH_BOUND_MS = 1000;
+// The issue's "done when": the health check stays under a second during any import up to the upload limit. The
+// server runs in this process, so the test measures what that depends on, the event loop's own delay (not a round
+// trip, which the suite's other processes on a shared machine inflate); `npm run bench:import` times the health check.
+const LOOP_DELAY_BOUND_MS = 1000;
 
 describe.each(testEngines())('the server keeps answering during a large import on %s', (engine) => {
   let ctx: Awaited<ReturnType<typeof buildTestContext>>;
@@ -33,27 +37,33 @@ describe.each(testEngines())('the server keeps answering during a large import o
 
   /**
    * Sends the import over HTTP as the console does while a monitor asks GET /api/health every 100 ms, and
-   * answers the import's response with the slowest health answer seen while it ran.
+   * answers the import's response with the longest the event loop was held while it ran.
    */
   async function importWhilePolling(projectId: string, query: string, files: Record<string, MultipartFile>) {
     const upload = multipartBody({ files });
     let importing = true;
-    const latencies: number[] = [];
+    let answers = 0;
+    let firstAnswer!: () => void;
+    const answered = new Promise<void>((resolve) => (firstAnswer = resolve));
     const poll = (async () => {
       while (importing) {
         const health = await probeHealth(base);
         expect(health.status).toBe(200);
-        latencies.push(health.ms);
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        answers++;
+        firstAnswer();
+        await pause(100); // a monitor's pace, not a wait for anything
       }
     })();
-    // Let the monitor's first answer come in before the upload starts.
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The monitor's first answer is in before the upload starts.
+    await answered;
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
     const response = await fetch(`${base}/api/iit/projects/${projectId}/imports${query}`, { method: 'POST', headers: { ...member, ...upload.headers }, body: upload.payload });
     const body = await response.json();
+    loopDelay.disable();
     importing = false;
     await poll;
-    return { status: response.status, body, slowestHealthMs: Math.max(...latencies), healthAnswers: latencies.length };
+    return { status: response.status, body, longestLoopDelayMs: loopDelay.max / 1e6, healthAnswers: answers };
   }
 
   it('answers the health check within a second while previewing an ODM file of 1.25 million empty elements', async () => {
@@ -64,7 +74,7 @@ describe.each(testEngines())('the server keeps answering during a large import o
 
     expect(preview.status, JSON.stringify(preview.body)).toBe(200);
     expect(preview.healthAnswers).toBeGreaterThan(1);
-    expect(preview.slowestHealthMs).toBeLessThan(HEALTH_BOUND_MS);
+    expect(preview.longestLoopDelayMs).toBeLessThan(LOOP_DELAY_BOUND_MS);
   }, 180_000);
 
   it('answers within a second while previewing a 10 000-field dictionary with 200 rows', async () => {
@@ -73,7 +83,7 @@ describe.each(testEngines())('the server keeps answering during a large import o
     const preview = await importWhilePolling('large-dictionary', '?preview=true', files);
     expect(preview.status, JSON.stringify(preview.body).slice(0, 2000)).toBe(200);
     expect(preview.body).toMatchObject({ importable: true, counts: { fields: 10_000, rows: 200 } });
-    expect(preview.slowestHealthMs).toBeLessThan(HEALTH_BOUND_MS);
+    expect(preview.longestLoopDelayMs).toBeLessThan(LOOP_DELAY_BOUND_MS);
   }, 300_000);
 
   it('answers within a second while importing a records file of 50 MB, and while previewing it again', async () => {
@@ -87,11 +97,11 @@ describe.each(testEngines())('the server keeps answering during a large import o
 
     expect(imported.status, JSON.stringify(imported.body).slice(0, 2000)).toBe(201);
     expect(imported.body).toMatchObject({ fields, records: { created: 5_800 } });
-    expect(imported.slowestHealthMs).toBeLessThan(HEALTH_BOUND_MS);
+    expect(imported.longestLoopDelayMs).toBeLessThan(LOOP_DELAY_BOUND_MS);
 
     const again = await importWhilePolling('large-upload', '?preview=true', { dictionary: { name: 'dictionary.csv', content: dictionaryOf(fields) }, records: { name: 'records-50mb.csv', content: records } });
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ importable: true, counts: { records: { created: 0, unchanged: 5_800 } } });
-    expect(again.slowestHealthMs).toBeLessThan(HEALTH_BOUND_MS);
+    expect(again.longestLoopDelayMs).toBeLessThan(LOOP_DELAY_BOUND_MS);
   }, 600_000);
 });
