@@ -27,8 +27,8 @@ const ADVICE = INTAKE_ADVICE;
 const RESPOND = INTAKE_RESPOND;
 const ADMIN_TOKEN = 'agent-run-recovery-admin-token-0123456789';
 const LEASE_ENV = { QC_LEASE_MS: '1500', QC_SWEEP_INTERVAL_MS: '300', QC_STALE_MS: '300', QC_CONCURRENCY: '2' };
-/** Long enough that the kill lands while the worker waits for the model's reply. */
-const SLOW_REPLY_MS = 60_000;
+/** Longer than the test: the reply the kill interrupts is held by the scripted model, never timed out. */
+const LLM_TIMEOUT_MS = 120_000;
 
 interface WorkerProcess {
   child: ChildProcess;
@@ -85,7 +85,7 @@ describe.each(testEngines())('a durable agent run survives killed workers on %s'
     if (engine === 'postgres') throwaway = await createThrowawayDatabase(process.env.TEST_DATABASE_URL!, process.env[POSTGRES_TEMPLATE_ENV]);
     env = {
       ...(throwaway ? { DATABASE_URL: throwaway.url } : { DATA_DIR: dataDir() }),
-      SCENARIOS_DIR: scenariosDir, LLM_BASE_URL: model.baseURL, LLM_MODEL: 'scripted-model', LLM_API_KEY: 'sk-test-000000000000', LLM_TIMEOUT_MS: String(SLOW_REPLY_MS * 2), LLM_MAX_RETRIES: '0',
+      SCENARIOS_DIR: scenariosDir, LLM_BASE_URL: model.baseURL, LLM_MODEL: 'scripted-model', LLM_API_KEY: 'sk-test-000000000000', LLM_TIMEOUT_MS: String(LLM_TIMEOUT_MS), LLM_MAX_RETRIES: '0',
       CLINAGENT_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'error', ...TEST_AUDIT_ENV, ...LEASE_ENV,
     };
   });
@@ -101,7 +101,7 @@ describe.each(testEngines())('a durable agent run survives killed workers on %s'
   const releaseDeadLock = () => { if (!throwaway) rmSync(`${dataDir()}.lock`, { recursive: true, force: true }); };
 
   it('resumes exactly once on another process after a kill while it waits and a kill while it works', async () => {
-    model.push({ reply: ASK }, { reply: RESPOND, delayMs: SLOW_REPLY_MS });
+    model.push({ reply: ASK }, { reply: RESPOND });
     const first = await startWorker(env);
     const started = await api<RunView>(first, 'POST', '/api/agent/runs', { scenarioId: 'test-intake', input: 'I have a cough.' });
     expect(started.status).toBe(202);
@@ -114,10 +114,11 @@ describe.each(testEngines())('a durable agent run survives killed workers on %s'
     releaseDeadLock();
     const second = await startWorker(env);
     expect((await api<RunView>(second, 'GET', `/api/agent/runs/${runId}`)).json).toMatchObject({ status: 'SUSPENDED', waiting: { dataHash: waiting.waiting!.dataHash } });
+    const withTheAnswer = model.gate();
     expect((await api<RunView>(second, 'POST', `/api/agent/runs/${runId}/answer`, { answer: 'three weeks', dataHash: waiting.waiting!.dataHash })).status).toBe(200);
 
-    // Killed while it works on the answer: the model has the request and is slow to reply.
-    await waitFor(async () => model.requests.length === 2, 'the worker to ask the model with the answer', 30_000, 20);
+    // Killed while it works on the answer: the model has the request and holds its reply.
+    await withTheAnswer.reached;
     await kill(second, 'SIGKILL');
     releaseDeadLock();
     model.push({ reply: RESPOND });
