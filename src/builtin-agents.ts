@@ -1,6 +1,8 @@
+import { SUMMARIZE_TURNS_DEFINITION } from './agent/conversations/summarize-turns.js';
 import type { AgentDefinition } from './agent/definitions/index.js';
+import { REFLEXION_DEFINITION } from './agent/staged/reflexion.js';
 import { INVESTIGATE_DEFINITION } from './investigate/index.js';
-import { PRUNE_DEFINITION, ROUTE_INTENT_DEFINITION } from './memory/index.js';
+import { DISTILL_DEFINITION, PRUNE_DEFINITION, ROUTE_INTENT_DEFINITION, WEEKLY_REPORT_DEFINITION, YEARLY_SUMMARY_DEFINITION } from './memory/index.js';
 import { SOFT_RULE_DEFINITION } from './trial/soft/index.js';
 
 /**
@@ -8,5 +10,16 @@ import { SOFT_RULE_DEFINITION } from './trial/soft/index.js';
  * composition root, because src/agent may not import the areas that declare them.
  */
 export function builtinAgentDefinitions(): AgentDefinition<any, any>[] {
-  return [INVESTIGATE_DEFINITION, ROUTE_INTENT_DEFINITION, SOFT_RULE_DEFINITION, PRUNE_DEFINITION];
+  return [
+    INVESTIGATE_DEFINITION,
+    ROUTE_INTENT_DEFINITION,
+    SOFT_RULE_DEFINITION,
+    PRUNE_DEFINITION,
+    // One-round agents: a model call with its answer schema, through the one loop like every other.
+    DISTILL_DEFINITION,
+    WEEKLY_REPORT_DEFINITION,
+    YEARLY_SUMMARY_DEFINITION,
+    REFLEXION_DEFINITION,
+    SUMMARIZE_TURNS_DEFINITION,
+  ];
 }

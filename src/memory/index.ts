@@ -9,6 +9,8 @@ export { registerMemoryWorkers } from './jobs.js';
 export { routeIntent, routeByRules, detectLanguage, INTENT_TYPES, type Intent, type IntentType, type RoutedMessage, type RoutingFallback } from './route-intent.js';
 export { ROUTE_INTENT_DEFINITION } from './route-intent-definition.js';
 export { PRUNE_DEFINITION } from './hot/prune-definition.js';
+export { DISTILL_DEFINITION } from './hot/distill.js';
+export { WEEKLY_REPORT_DEFINITION, YEARLY_SUMMARY_DEFINITION } from './reports/summarize.js';
 
 /**
  * Project memory (seed 002) over the shared database: hot memory, weekly reports, answer feedback and user

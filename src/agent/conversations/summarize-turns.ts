@@ -1,8 +1,12 @@
-import { ClinAgentError } from '../../core/errors.js';
+import { z } from 'zod';
 import type { LlmGateway } from '../../core/llm/gateway.js';
+import type { ChatMessage } from '../../core/llm/types.js';
 import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.js';
 import type { TraceScope } from '../../core/trace/store.js';
-import { assertComplete, completeOnce } from '../loop/one-shot.js';
+import type { AgentDefinition } from '../definitions/agent-definition.js';
+import { textAnswer } from '../definitions/answer-schema.js';
+import { oneRoundAnswer, UNTRACED } from '../loop/one-shot.js';
+import { runDefinition } from '../loop/run-definition.js';
 import type { ConversationTurn } from './types.js';
 
 /**
@@ -21,34 +25,51 @@ const INSTRUCTION = [
   DATA_NOT_INSTRUCTIONS,
 ].join('\n');
 
-/** One model call through the gateway: the previous summary plus the turns that just left the kept window. */
-export async function summarizeTurns(
-  llm: LlmGateway,
-  input: { previousSummary: string | null; turns: readonly ConversationTurn[] },
-  options: { trace?: TraceScope; model?: string; signal?: AbortSignal } = {},
-): Promise<string> {
+export interface SummarizeTurnsInput {
+  previousSummary: string | null;
+  turns: readonly ConversationTurn[];
+}
+
+function summaryMessages(input: SummarizeTurnsInput): ChatMessage[] {
   const parts: string[] = [];
   if (input.previousSummary) parts.push(`Summary so far:\n${dataBlock(SUMMARY_LABEL, input.previousSummary)}`);
   parts.push(`Turns to add to the summary:\n${dataBlock('conversation', input.turns.map(transcriptLine).join('\n\n'))}`);
-  const response = await completeOnce({
-    llm,
-    trace: options.trace,
-    messages: [
-      { role: 'system', content: INSTRUCTION },
-      { role: 'user', content: parts.join('\n\n') },
-    ],
-    model: options.model,
-    temperature: 0,
-    maxTokens: SUMMARY_MAX_TOKENS,
-    signal: options.signal,
-  });
-  // A summary cut off mid-sentence would stand in for the turns it replaces, in every later prompt.
-  assertComplete(response, 'summary of the earlier conversation', { step: 'conversation_summary' });
-  const summary = response.content.trim();
-  if (!summary) {
-    throw new ClinAgentError('LLM_BAD_RESPONSE', 'The model returned an empty summary of the earlier conversation. Try again, or give the scenario the sliding_window history strategy.', { step: 'conversation_summary' });
-  }
-  return summary;
+  return [
+    { role: 'system', content: INSTRUCTION },
+    { role: 'user', content: parts.join('\n\n') },
+  ];
+}
+
+/**
+ * The summary history strategy's writer: one round, no tools. A summary cut off mid-sentence would stand in for
+ * the turns it replaces in every later prompt, so it is refused (the loop never takes a cut-off answer), as is an
+ * empty one.
+ */
+export const SUMMARIZE_TURNS_DEFINITION: AgentDefinition<SummarizeTurnsInput, string> = {
+  id: 'conversation_summary',
+  name: 'Conversation summary',
+  description: 'Condenses the earlier turns of a conversation for the summary history strategy.',
+  sourceFile: 'builtin:src/agent/conversations/summarize-turns.ts',
+  instructions: summaryMessages,
+  tools: [],
+  decision: { mode: 'native' },
+  output: { name: 'text' },
+  answer: textAnswer(
+    z
+      .string()
+      .transform((text) => text.trim())
+      .refine((summary) => summary.length > 0, 'The model returned an empty summary of the earlier conversation. Try again, or give the scenario the sliding_window history strategy.'),
+  ),
+  stop: { maxRounds: 1 },
+  history: { strategy: 'none' },
+  model: { temperature: 0, maxTokens: SUMMARY_MAX_TOKENS },
+  engine: { type: 'builtin' },
+};
+
+/** One round of the summary definition: the previous summary plus the turns that just left the kept window. */
+export async function summarizeTurns(llm: LlmGateway, input: SummarizeTurnsInput, options: { trace?: TraceScope; model?: string; signal?: AbortSignal } = {}): Promise<string> {
+  const outcome = await runDefinition(SUMMARIZE_TURNS_DEFINITION, { llm, trace: options.trace ?? UNTRACED, input, modelName: options.model, signal: options.signal });
+  return oneRoundAnswer(outcome, 'summary of the earlier conversation', { step: 'conversation_summary' });
 }
 
 /** The summary as it goes back to the model: one delimited data block, declared as data, never instructions. */

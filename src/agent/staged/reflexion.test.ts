@@ -217,6 +217,9 @@ describe('reflect: tracing', () => {
     const vague = rule({ ruleId: 'population_specific', ruleType: 'prompt_based', message: 'Too vague' });
     await reflect({ rules: [vague], timing: 'on_complete', stage: pico, stageData: { population: 'adults' } }, { llm, trace });
     await trace.finish({ status: 'success' });
-    expect((await store.get(trace.traceId, ALL_TRACES))!.spans.map((span) => span.kind)).toEqual(['llm']);
+    // The check is a one-round definition on the one loop: its round is a step span around the model call.
+    const spans = (await store.get(trace.traceId, ALL_TRACES))!.spans;
+    expect(spans.map((span) => span.kind).sort()).toEqual(['llm', 'step']);
+    expect(spans.find((span) => span.kind === 'step')!.name).toBe('staged_reflexion:round 1');
   });
 });

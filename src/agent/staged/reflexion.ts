@@ -1,10 +1,15 @@
 import { RE2JS } from 're2js';
+import { z } from 'zod';
 import { ClinAgentError, errorMessage } from '../../core/errors.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
 import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.js';
-import { parseStructuredOutput } from '../../core/structured/parse.js';
+import type { ChatMessage } from '../../core/llm/types.js';
 import type { TraceScope } from '../../core/trace/store.js';
-import { completeOnce } from '../loop/one-shot.js';
+import type { AgentDefinition } from '../definitions/agent-definition.js';
+import { jsonAnswer } from '../definitions/answer-schema.js';
+import { UNTRACED } from '../loop/one-shot.js';
+import { runDefinition } from '../loop/run-definition.js';
+import type { LoopOutcome } from '../loop/run-loop.js';
 import type { ReflexionRuleConfig, ReflexionRuleLogic, StageConfig } from './config.js';
 import { getPath, isPresent } from './context-paths.js';
 
@@ -67,15 +72,13 @@ const MAX_PATTERN_VALUE_LENGTH = 10_000;
 /** Enough for a verdict with a few issues and suggestions. */
 const VERDICT_MAX_TOKENS = 800;
 
-const VERDICT_SCHEMA = {
-  type: 'object',
-  properties: {
-    passed: { type: 'boolean' },
-    issues: { type: 'array', items: { type: 'string' } },
-    suggestions: { type: 'array', items: { type: 'string' } },
-  },
-  required: ['passed', 'issues', 'suggestions'],
-};
+/**
+ * The verdict as the model writes it: `passed` decides, so it must be there as a boolean; issues and suggestions
+ * are read leniently (a string where a list was asked for, blanks left out).
+ */
+const verdictSchema = z.looseObject({ passed: z.boolean(), issues: z.unknown().optional(), suggestions: z.unknown().optional() });
+
+type ReflexionVerdict = z.infer<typeof verdictSchema>;
 
 /** The compiled pattern, or why a rule's pattern cannot be used (also the config validator's check). */
 export function checkRulePattern(pattern: unknown): { regex: RE2JS; problem?: undefined } | { regex?: undefined; problem: string } {
@@ -180,30 +183,21 @@ function lengthOf(value: unknown): number | undefined {
 async function askModel(rule: ReflexionRuleConfig, base: Omit<ReflexionCheck, 'passed'>, input: ReflectInput, deps: ReflectDeps): Promise<ReflexionCheck> {
   const note = (why: string): ReflexionCheck => ({ ...base, severity: 'info', failureAction: 'log', passed: true, message: `Not checked by the model: ${why}` });
   if (!deps.llm) return note('no model is available to this check');
-  let content: string;
+  let outcome: LoopOutcome<ReflexionVerdict>;
   try {
-    const response = await completeOnce({
-      llm: deps.llm,
-      trace: deps.trace,
-      model: deps.model,
-      jsonMode: true,
-      temperature: 0,
-      maxTokens: VERDICT_MAX_TOKENS,
-      messages: [
-        { role: 'system', content: SYSTEM },
-        { role: 'user', content: buildReflexionPrompt(rule, input.stage, input.stageData) },
-      ],
-    });
-    content = response.content;
+    outcome = await runDefinition(REFLEXION_DEFINITION, { llm: deps.llm, trace: deps.trace ?? UNTRACED, modelName: deps.model, input: { rule, stage: input.stage, stageData: input.stageData } });
   } catch (error) {
     if (ClinAgentError.isInstance(error) && error.code === 'CANCELLED') throw error;
     return note(`the model call failed (${ClinAgentError.isInstance(error) ? error.code : errorMessage(error)})`);
   }
-  const parsed = parseStructuredOutput(content, { name: 'reflexion_verdict', schema: VERDICT_SCHEMA });
-  if (!parsed.success || typeof parsed.data.passed !== 'boolean') return note(`the model's answer was not a verdict (${parsed.error || 'no boolean "passed"'})`);
-  const issues = strings(parsed.data.issues);
-  const suggestions = strings(parsed.data.suggestions);
-  if (parsed.data.passed) return { ...base, passed: true };
+  if (outcome.kind !== 'final') {
+    const last = outcome.kind === 'stopped' ? outcome.lastFailure : undefined;
+    return note(`the model's answer was not a verdict (${last?.kind === 'answer' ? last.problems.join('; ') : outcome.kind === 'stopped' ? outcome.reason : 'no answer'})`);
+  }
+  const verdict = outcome.value;
+  const issues = strings(verdict.issues);
+  const suggestions = strings(verdict.suggestions);
+  if (verdict.passed) return { ...base, passed: true };
   return {
     ...base,
     passed: false,
@@ -249,3 +243,37 @@ export function buildReflexionPrompt(rule: ReflexionRuleConfig, stage: StageConf
     `\n${format}`,
   ].join('\n');
 }
+
+interface ReflexionInput {
+  rule: ReflexionRuleConfig;
+  stage: StageConfig;
+  stageData: Record<string, unknown>;
+}
+
+function reflexionMessages(input: ReflexionInput): ChatMessage[] {
+  return [
+    { role: 'system', content: SYSTEM },
+    { role: 'user', content: buildReflexionPrompt(input.rule, input.stage, input.stageData) },
+  ];
+}
+
+/**
+ * A prompt-based reflexion rule's check (seed 001 section 3.3): one round, a JSON verdict. An unusable answer is
+ * not asked again: the check passes with a note (askModel), so a model outage never blocks a researcher.
+ */
+export const REFLEXION_DEFINITION: AgentDefinition<ReflexionInput, ReflexionVerdict> = {
+  id: 'staged_reflexion',
+  name: 'Stage data review (reflexion)',
+  description: "Reviews the data a staged agent collected for one stage against a rule's bar, with a JSON verdict.",
+  sourceFile: 'builtin:src/agent/staged/reflexion.ts',
+  instructions: reflexionMessages,
+  tools: [],
+  decision: { mode: 'native' },
+  output: { name: 'reflexion_verdict' },
+  // Only that the answer is an object: the zod schema says what is missing in words the model was told.
+  answer: jsonAnswer(verdictSchema, { name: 'reflexion_verdict', parserSchema: { type: 'object' }, missingFields: 'fill' }),
+  stop: { maxRounds: 1 },
+  history: { strategy: 'none' },
+  model: { temperature: 0, jsonMode: true, maxTokens: VERDICT_MAX_TOKENS },
+  engine: { type: 'builtin' },
+};

@@ -1,9 +1,10 @@
 import type { Db } from '../../core/db/connect.js';
 import { ClinAgentError, errorMessage } from '../../core/errors.js';
-import { parseStructuredOutput } from '../../core/structured/parse.js';
+import { z } from 'zod';
 import { fitToBudget, trimToTokens } from '../../core/tokenizer.js';
 import type { TraceScope } from '../../core/trace/store.js';
-import { assertComplete, completeOnce } from '../../agent/loop/index.js';
+import { jsonAnswer, type AgentDefinition } from '../../agent/definitions/index.js';
+import { oneRoundAnswer, runDefinition } from '../../agent/loop/index.js';
 import type { HotMemoryLine, MemoryDeps, MemoryLineSource } from '../types.js';
 import { advanceDistilledThrough, selectMemory } from './memory-queries.js';
 import { markFeedbackDistilled, selectLastTurnId, selectTurnsToDistill, selectUnreadFeedback, type FeedbackToDistill, type TurnToDistill } from './distill-queries.js';
@@ -104,11 +105,46 @@ export async function distillHotMemory(deps: MemoryDeps, projectId: string): Pro
 
 const NOTHING_STORED = 'Nothing was stored: the hot memory stays as it was, and the same conversation turns are read again on the next try.';
 
-async function askForFacts(deps: MemoryDeps, trace: TraceScope, projectId: string, prompt: Parameters<typeof buildDistillMessages>[0], labels: ReadonlyMap<string, Cited>) {
+/**
+ * The model's answer as far as its shape goes: an object with a list of facts. Each fact is read leniently after
+ * (one without a section or text is left out), and checked against the words of the person it cites (own-words.ts).
+ */
+const distilledSchema = z.object({ facts: z.array(z.unknown()) });
+
+/**
+ * The daily distillation's model call: one round, JSON, no tools. An answer cut off at the token limit is refused
+ * (never repaired into a shorter list of facts), and nothing is stored: the job retries with the same turns.
+ */
+export const DISTILL_DEFINITION: AgentDefinition<DistillInput, unknown[]> = {
+  id: 'memory_distill',
+  name: 'Hot-memory distillation',
+  description: "Reads a project's recent conversation turns and answer feedback and proposes durable facts for its hot memory.",
+  sourceFile: 'builtin:src/memory/hot/distill.ts',
+  instructions: buildDistillMessages,
+  tools: [],
+  decision: { mode: 'native' },
+  output: DISTILL_OUTPUT,
+  answer: jsonAnswer(distilledSchema, {
+    name: DISTILL_OUTPUT.name,
+    // Only the top level: one odd fact is left out when the facts are read, not a reason to refuse the others.
+    parserSchema: { type: 'object', properties: { facts: { type: 'array' } }, required: ['facts'] },
+    missingFields: 'fill',
+    map: (answer) => answer.facts,
+  }),
+  stop: { maxRounds: 1 },
+  history: { strategy: 'none' },
+  model: { temperature: 0, jsonMode: true, maxTokens: DISTILL_REPLY_MAX_TOKENS },
+  engine: { type: 'builtin' },
+};
+
+type DistillInput = Parameters<typeof buildDistillMessages>[0];
+
+async function askForFacts(deps: MemoryDeps, trace: TraceScope, projectId: string, prompt: DistillInput, labels: ReadonlyMap<string, Cited>) {
   try {
-    const response = await completeOnce({ llm: deps.llm, trace, messages: buildDistillMessages(prompt), jsonMode: true, temperature: 0, maxTokens: DISTILL_REPLY_MAX_TOKENS });
-    assertComplete(response, `distillation answer for project "${projectId}"`, { projectId });
-    return readFacts(deps, projectId, response.content, labels);
+    const outcome = await runDefinition(DISTILL_DEFINITION, { llm: deps.llm, trace, input: prompt });
+    const what = `distillation answer for project "${projectId}"`;
+    const facts = oneRoundAnswer(outcome, what, { projectId }, (why) => `The model's ${what} could not be read (${why}).`);
+    return readFacts(deps, projectId, facts, labels);
   } catch (error) {
     throw nothingStored(error, (why) => `${why} ${NOTHING_STORED}`);
   }
@@ -140,19 +176,12 @@ function feedbackText(item: FeedbackToDistill): string {
   return `Thumbs ${item.rating} on the answer "${answer}".${comment}`;
 }
 
-function readFacts(deps: MemoryDeps, projectId: string, content: string, labels: ReadonlyMap<string, Cited>): { facts: HotMemoryLine[]; refused: RefusedFact[] } {
-  const parsed = parseStructuredOutput(content, DISTILL_OUTPUT);
-  if (!parsed.success || !Array.isArray(parsed.data.facts)) {
-    throw new ClinAgentError('LLM_BAD_RESPONSE', `The model's distillation answer for project "${projectId}" could not be read (${parsed.error || '"facts" is not an array'}).`, {
-      projectId,
-      parsedAs: parsed.parsedAs,
-    });
-  }
+function readFacts(deps: MemoryDeps, projectId: string, proposed: readonly unknown[], labels: ReadonlyMap<string, Cited>): { facts: HotMemoryLine[]; refused: RefusedFact[] } {
   const now = new Date().toISOString();
   const facts: HotMemoryLine[] = [];
   const refused: RefusedFact[] = [];
   let identifiers = 0;
-  for (const item of parsed.data.facts as Array<Record<string, unknown>>) {
+  for (const item of proposed as Array<Record<string, unknown> | null>) {
     if (!isSection(item?.section) || typeof item.text !== 'string' || !cleanText(item.text)) continue;
     if (looksLikeIdentifier(item.text)) {
       identifiers++;

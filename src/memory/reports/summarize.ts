@@ -1,10 +1,11 @@
-import { ClinAgentError } from '../../core/errors.js';
+import { z } from 'zod';
 import type { LlmGateway } from '../../core/llm/gateway.js';
 import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.js';
 import { isRawStructure } from '../../core/structured/looks-like-data.js';
 import { countTokens, fitToBudget, trimToTokens } from '../../core/tokenizer.js';
 import type { TraceScope } from '../../core/trace/store.js';
-import { assertComplete, completeOnce } from '../../agent/loop/index.js';
+import { textAnswer, type AgentDefinition } from '../../agent/definitions/index.js';
+import { oneRoundAnswer, runDefinition } from '../../agent/loop/index.js';
 import type { LogTurn, ReportRow } from './report-queries.js';
 
 /**
@@ -74,50 +75,66 @@ export function weekLog(turns: readonly LogTurn[]): WeekLog {
   return { text: kept.join('\n'), used: lines.length - left, left };
 }
 
-async function ask(llm: LlmGateway, trace: TraceScope, system: string, user: string, maxTokens: number, what: string): Promise<string> {
-  const response = await completeOnce({
-    llm,
-    trace,
-    messages: [
-      { role: 'system', content: system },
-      { role: 'user', content: user },
-    ],
-    temperature: 0,
-    maxTokens,
-  });
-  assertComplete(response, what, { step: what, maxTokens });
-  // The gateway has already taken a thinking model's <think> blocks out of `content`.
-  const summary = response.content.trim();
-  if (!summary) {
-    throw new ClinAgentError('LLM_BAD_RESPONSE', `The model returned an empty ${what}. The job retries it; if it keeps happening, check the model's output in the trace.`, { step: what });
-  }
-  // A report is read as prose, by people and by later history questions; a JSON object is the model answering for a program.
-  if (isRawStructure(summary)) {
-    throw new ClinAgentError('LLM_BAD_RESPONSE', `The model wrote the ${what} as a data structure (JSON) instead of prose, so it is not kept. If it keeps happening, check the model's output in the trace.`, { step: what });
-  }
-  const bound = maxTokens * REPLY_TOKEN_SLACK;
-  const tokens = summary.length > bound * MAX_CHARS_PER_TOKEN ? undefined : countTokens(summary);
-  if (tokens === undefined || tokens > bound) {
-    const size = tokens === undefined ? `${summary.length} characters` : `${tokens} tokens`;
-    throw new ClinAgentError('LLM_BAD_RESPONSE', `The model's ${what} is ${size}, far over the ${maxTokens} tokens it may write, so it is not kept. If it keeps happening, check that the model's server honours max_tokens.`, {
-      step: what,
-      maxTokens,
-      ...(tokens === undefined ? { chars: summary.length } : { tokens }),
+/**
+ * What a stored report may be: prose (a JSON object is the model answering for a program), not empty, and within
+ * its call's limit, since a server may ignore max_tokens (a 200 kB reply was stored once and then sent whole with
+ * every history question). Each problem is worded for the person who reads why the report was not stored.
+ */
+function reportSchema(what: string, maxTokens: number) {
+  return z
+    .string()
+    // The gateway has already taken a thinking model's <think> blocks out of the text.
+    .transform((text) => text.trim())
+    .superRefine((summary, ctx) => {
+      const problem = (message: string) => ctx.addIssue({ code: 'custom', message });
+      if (!summary) return problem(`The model returned an empty ${what}. The job retries it; if it keeps happening, check the model's output in the trace.`);
+      if (isRawStructure(summary)) return problem(`The model wrote the ${what} as a data structure (JSON) instead of prose, so it is not kept. If it keeps happening, check the model's output in the trace.`);
+      const bound = maxTokens * REPLY_TOKEN_SLACK;
+      const tokens = summary.length > bound * MAX_CHARS_PER_TOKEN ? undefined : countTokens(summary);
+      if (tokens === undefined || tokens > bound) {
+        const size = tokens === undefined ? `${summary.length} characters` : `${tokens} tokens`;
+        problem(`The model's ${what} is ${size}, far over the ${maxTokens} tokens it may write, so it is not kept. If it keeps happening, check that the model's server honours max_tokens.`);
+      }
     });
-  }
-  return summary;
+}
+
+function reportDefinition(id: string, name: string, instructions: string, what: string, maxTokens: number): AgentDefinition<string, string> {
+  return {
+    id,
+    name,
+    description: `Writes the ${what} of a project's history book from what was said (never tool results, which hold record data).`,
+    sourceFile: 'builtin:src/memory/reports/summarize.ts',
+    instructions,
+    tools: [],
+    decision: { mode: 'native' },
+    output: { name: 'text' },
+    answer: textAnswer(reportSchema(what, maxTokens)),
+    // One call: a cut-off or unusable report is not stored, and the job tries again later.
+    stop: { maxRounds: 1 },
+    history: { strategy: 'none' },
+    model: { temperature: 0, maxTokens },
+    engine: { type: 'builtin' },
+  };
+}
+
+export const WEEKLY_REPORT_DEFINITION = reportDefinition('memory_weekly_report', 'Weekly report', WEEK_INSTRUCTION, 'weekly report', WEEK_REPLY_MAX_TOKENS);
+export const YEARLY_SUMMARY_DEFINITION = reportDefinition('memory_yearly_summary', 'Yearly summary', YEAR_INSTRUCTION, 'yearly summary', YEAR_REPLY_MAX_TOKENS);
+
+async function ask(llm: LlmGateway, trace: TraceScope, definition: AgentDefinition<string, string>, user: string, what: string): Promise<string> {
+  const outcome = await runDefinition(definition, { llm, trace, input: user });
+  return oneRoundAnswer(outcome, what, { step: what, maxTokens: definition.model.maxTokens });
 }
 
 export async function summarizeWeek(llm: LlmGateway, trace: TraceScope, input: { label: string; log: WeekLog; readUpTo?: Date }): Promise<string> {
   // A running week is reported so far; the model is told, so it does not write as if the week were complete.
   const period = input.readUpTo ? `Week ${input.label} so far (it has not ended; the log runs until ${input.readUpTo.toISOString().slice(0, 16).replace('T', ' ')} UTC)` : `Week ${input.label}`;
   const user = `${period}, conversation log:\n${dataBlock('conversation_log', input.log.text)}`;
-  return ask(llm, trace, WEEK_INSTRUCTION, user, WEEK_REPLY_MAX_TOKENS, 'weekly report');
+  return ask(llm, trace, WEEKLY_REPORT_DEFINITION, user, 'weekly report');
 }
 
 export async function summarizeYear(llm: LlmGateway, trace: TraceScope, input: { year: string; weeks: readonly ReportRow[] }): Promise<string> {
   const share = Math.max(50, Math.floor(YEAR_INPUT_MAX_TOKENS / Math.max(1, input.weeks.length)));
   const text = input.weeks.map((week) => `[${week.label}] ${countTokens(week.summary) > share ? `${trimToTokens(week.summary, share)} [...]` : week.summary}`).join('\n\n');
   const user = `Year ${input.year}, ${input.weeks.length} weekly reports:\n${dataBlock('weekly_reports', text)}`;
-  return ask(llm, trace, YEAR_INSTRUCTION, user, YEAR_REPLY_MAX_TOKENS, 'yearly summary');
+  return ask(llm, trace, YEARLY_SUMMARY_DEFINITION, user, 'yearly summary');
 }
