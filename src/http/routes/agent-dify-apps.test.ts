@@ -200,11 +200,12 @@ describe.each(testEngines())('every kind of Dify app (%s)', (engine) => {
     expect(events.at(-1)!.data).toMatchObject({ status: 'success', answer: 'This answer was withheld.' });
   });
 
-  it('keeps the files a tool made (message_file) in the result, a path resolved on the app host', async () => {
+  it('keeps the files a tool made (message_file) in the result, a path resolved on the app host, no script URL', async () => {
     dify.push({
       events: [
         { event: 'message_file', id: 'file-1', type: 'image', url: '/files/tools/chart.png?sign=abc', belongs_to: 'assistant' },
         { event: 'message_file', id: 'file-2', type: 'document', url: 'https://cdn.example.org/report.pdf', belongs_to: 'assistant' },
+        { event: 'message_file', id: 'file-3', type: 'custom', url: 'javascript:alert(1)', belongs_to: 'assistant' },
         { event: 'message', answer: 'Here is the chart.' },
         { event: 'message_end', metadata: {} },
       ],
@@ -214,6 +215,7 @@ describe.each(testEngines())('every kind of Dify app (%s)', (engine) => {
     expect(result.files).toEqual([
       { id: 'file-1', type: 'image', url: `${new URL(dify.baseURL).origin}/files/tools/chart.png?sign=abc`, belongsTo: 'assistant' },
       { id: 'file-2', type: 'document', url: 'https://cdn.example.org/report.pdf', belongsTo: 'assistant' },
+      { id: 'file-3', type: 'custom', url: '', belongsTo: 'assistant' },
     ]);
   });
 

@@ -130,6 +130,7 @@ export const en = {
   'answer.showContent': 'Show text',
   'answer.toolCalls': 'Tool calls ({count})',
   'answer.noToolCalls': 'No tools were called.',
+  'answer.files': '{count, plural, one {# file} other {# files}}',
   'answer.toolOk': 'OK',
   'answer.toolFailed': 'Failed',
   'answer.arguments': 'Arguments',

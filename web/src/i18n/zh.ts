@@ -127,6 +127,7 @@ export const zh: Messages = {
   'answer.showContent': '查看原文',
   'answer.toolCalls': '工具调用（{count}）',
   'answer.noToolCalls': '未调用任何工具。',
+  'answer.files': '{count} 个文件',
   'answer.toolOk': '成功',
   'answer.toolFailed': '失败',
   'answer.arguments': '参数',

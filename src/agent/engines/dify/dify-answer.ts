@@ -246,14 +246,16 @@ function record(value: unknown): Record<string, unknown> {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
-/** A `message_file` event as a file of the result; a URL Dify gives as a path is on the app's host. */
+/** A `message_file` event as a file of the result; a URL Dify gives as a path is on the app's host, anything but http(s) is dropped. */
 function toFile(event: Record<string, unknown>, baseUrl: string): AgentFile {
   const text = (value: unknown) => (typeof value === 'string' ? value : '');
-  let url = text(event.url);
+  let url = '';
   try {
-    url = new URL(url, baseUrl).href;
+    const resolved = new URL(text(event.url), baseUrl);
+    // Clients show it as a link: a javascript: or data: URL from an app is not one.
+    if (resolved.protocol === 'https:' || resolved.protocol === 'http:') url = resolved.href;
   } catch {
-    // kept as Dify sent it
+    // not a URL: the file is listed without one
   }
   return { id: text(event.id), type: text(event.type), url, belongsTo: text(event.belongs_to) };
 }

@@ -72,6 +72,27 @@ export function AnswerView({ result }: { result: AgentResult }) {
         <ToolCallList toolCalls={result.toolCalls} />
       </section>
 
+      {result.files.length > 0 ? (
+        // Files a Dify app's tools made (charts, reports): links to where the app serves them.
+        <section className="answer-section" data-testid="answer-files">
+          <h3>{t('answer.files', { count: result.files.length })}</h3>
+          <ul className="file-list">
+            {result.files.map((file) => (
+              <li key={file.id || file.url}>
+                {file.url ? (
+                  <a href={file.url} target="_blank" rel="noreferrer noopener">
+                    {file.url.split('?')[0]!.split('/').pop() || file.id}
+                  </a>
+                ) : (
+                  file.id
+                )}{' '}
+                <span className="muted small">{file.type}</span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+
       <section className="answer-section">
         <h3>{t('answer.structured')}</h3>
         <StructuredOutputView output={result.structuredOutput} />
