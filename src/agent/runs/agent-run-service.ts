@@ -6,7 +6,7 @@ import type { TraceRun, TraceStore } from '../../core/trace/store.js';
 import type { User } from '../../core/auth/users.js';
 import type { ConversationStore } from '../conversations/index.js';
 import type { AgentDefinition } from '../definitions/agent-definition.js';
-import { createDefinitionRun, DEFINITION_KIND_PREFIX, definitionIdOf, definitionRunStore, listDefinitionRuns, reopenDefinitionRun, stateOf, type DefinitionRun, type DefinitionRunState } from './definition-runs.js';
+import { createDefinitionRun, DEFINITION_KIND_PREFIX, definitionIdOf, definitionRunStore, listDefinitionRuns, reopenDefinitionRun, stateOf, stateProblems, type DefinitionRun, type DefinitionRunState } from './definition-runs.js';
 import { runTurn, withReplyApplied, type TurnDeps } from './definition-turn.js';
 import type { RunHost } from './run-host.js';
 import { createStepDriver, isRetryableRunError, MODEL_UNAVAILABLE_STEP, type ModelOutagePolicy } from './step-driver.js';
@@ -116,6 +116,9 @@ export function createAgentRunService(deps: AgentRunServiceDeps) {
       },
       execute: async (run, _node, { definition, trace }) => {
         if (!definition) return { step: { type: 'turn', outcome: 'error' }, update: { nextNode: 'end_error', status: 'FAILED', error: `agent "${definitionIdOf(run)}" is no longer defined on this server (was its scenario file removed?)` } };
+        // A checkpoint a turn cannot start from would fail every retry the same way: the run ends saying why.
+        const problems = stateProblems(run.state);
+        if (problems.length) return { step: { type: 'turn', outcome: 'error', detail: { problems } }, update: { nextNode: 'end_error', status: 'FAILED', error: `this run's saved state cannot be read (${problems.join('; ')}); start a new run` } };
         try {
           return await runTurn(deps, definition, run, trace);
         } catch (error) {

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { and, desc, eq, like, lt, or, sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
 import { appendAuditEntries, PLATFORM_AUDIT_SCOPE } from '../../core/audit/audit-log.js';
 import type { Db } from '../../core/db/connect.js';
 import { agentRuns } from '../../core/db/schema/runs.js';
-import { ClinAgentError } from '../../core/errors.js';
+import { ClinAgentError, formatIssues } from '../../core/errors.js';
 import type { ChatMessage } from '../../core/llm/types.js';
 import type { RunStep } from './run-shape.js';
 import { createRunStore, type RunAuditEvent } from './run-store.js';
@@ -36,6 +37,24 @@ export interface DefinitionRunState {
 export const stateOf = (run: DefinitionRun): DefinitionRunState => run.state as unknown as DefinitionRunState;
 
 /**
+ * A definition run's checkpoint as it is stored: checked when the run is created and when a worker loads it for a
+ * turn, so a turn never starts from a shape its code does not expect (a row written by hand, or by another version).
+ */
+const DefinitionRunStateSchema = z.object({
+  input: z.string(),
+  messages: z.array(z.looseObject({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']) })).min(1),
+  appliedDecisionAt: z.string().optional(),
+  answer: z.string().optional(),
+  traceIds: z.array(z.string()).optional(),
+});
+
+/** The problems of a stored checkpoint, one `path: message` line each; none when a turn can start from it. */
+export function stateProblems(state: unknown): string[] {
+  const parsed = DefinitionRunStateSchema.safeParse(state);
+  return parsed.success ? [] : formatIssues(parsed.error.issues);
+}
+
+/**
  * One audit entry per event a person cares about: created, waiting, decided, recovered, finished, cancelled. The
  * turn's own steps are in the run's steps and its trace, not repeated in the audit trail.
  */
@@ -59,6 +78,8 @@ export const definitionRunStore = createRunStore<typeof agentRuns, { state?: Def
 
 /** A new run, PENDING at the turn node, audited as created in the same transaction. */
 export async function createDefinitionRun(db: Db, input: { definitionId: string; userId: string; projectId?: string | null; conversationId?: string | null; state: DefinitionRunState }): Promise<DefinitionRun> {
+  const problems = stateProblems(input.state);
+  if (problems.length) throw new ClinAgentError('INTERNAL', `An agent run of "${input.definitionId}" cannot start from this state:\n${problems.join('\n')}`, { problems });
   return withTransaction(db, async (tx) => {
     const [row] = await tx
       .insert(agentRuns)

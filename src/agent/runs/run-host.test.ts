@@ -109,4 +109,26 @@ describe.each(testEngines())('the agent-run host on %s', (engine) => {
       workers?.stop();
     }
   });
+
+  it("routes a job by the run's kind, and ends the step of a run whose stored state or input its family cannot read, saying why, with no model call", async () => {
+    const calls = model.requests.length;
+    const rowOf = async (id: string) => (await ctx.db.select().from(agentRuns).where(eq(agentRuns.id, id)))[0]!;
+    const [broken] = await ctx.db.insert(agentRuns).values({ kind: 'agent:test-intake', userId: owner.id, status: 'PENDING', currentNode: TURN_NODE, state: { input: 'I have a cough.', messages: 'not a list' } }).returning();
+    await ctx.agentRunHost.advance(broken!.id);
+    expect(await rowOf(broken!.id)).toMatchObject({ status: 'FAILED', error: expect.stringContaining('messages') });
+
+    const consult = await ctx.consult.start(owner, { title: 'Odd input' });
+    const { run } = await ctx.consult.get(owner, consult.sessionId);
+    await ctx.consult.runs.store.decide(ctx.db, run.id, { kind: 'answer', actor: owner.id, input: { text: 42 } });
+    await ctx.agentRunHost.advance(run.id);
+    const after = await rowOf(run.id);
+    expect(after.status).toBe('SUSPENDED');
+    expect(ctx.consult.runs.stateOf(after).lastError).toMatchObject({ code: 'INTERNAL', message: expect.stringContaining('is not one it can read') });
+
+    // A kind no family here runs is left as it is, for the process that runs it.
+    const [foreign] = await ctx.db.insert(agentRuns).values({ kind: 'elsewhere:agent', status: 'PENDING', currentNode: 'start' }).returning();
+    await ctx.agentRunHost.advance(foreign!.id);
+    expect(await rowOf(foreign!.id)).toMatchObject({ status: 'PENDING', leaseOwner: null });
+    expect(model.requests).toHaveLength(calls);
+  });
 });
