@@ -10,6 +10,7 @@ export * from './system.js';
 export * from './auth.js';
 export * from './project-members.js';
 export * from './agent.js';
+export * from './agents.js';
 export * from './run-events.js';
 export * from './agent-stream.js';
 export * from './traces.js';

@@ -21,6 +21,7 @@ import {
   StartProtocolResponse,
   UpdateAgentConfigRequest,
 } from './protocol-agent.js';
+import { AgentList } from './agents.js';
 import { AgentResult, AgentRunRequest, DocumentList, DocumentListQuery, IngestDocumentRequest, IngestDocumentResponse, ScenarioList } from './agent.js';
 import {
   AccountToken,
@@ -138,6 +139,7 @@ export const routes = {
   'POST /api/tokens/:id/revoke': { params: uuidParams('id'), response: { 200: AccountToken, ...errorResponses } },
 
   'GET /api/scenarios': { response: { 200: ScenarioList, ...errorResponses } },
+  'GET /api/agents': { response: { 200: AgentList, ...errorResponses } },
   'POST /api/agent/run': { body: AgentRunRequest, response: { 200: AgentResult, ...errorResponses } },
   'POST /api/tools/sample-size': { body: SampleSizeRequest, response: { 200: SampleSizeResponse, ...errorResponses } },
   'POST /api/agent/run/stream': { body: AgentRunRequest, response: { 200: { contentType: 'text/event-stream', description: AGENT_STREAM_DESCRIPTION }, ...errorResponses } },

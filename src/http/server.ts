@@ -19,6 +19,7 @@ import { userRoutes } from './routes/users.js';
 import { healthRoutes } from './routes/health.js';
 import { ragRoutes } from './routes/rag.js';
 import { scenarioRoutes } from './routes/scenarios.js';
+import { agentListRoutes } from './routes/agents.js';
 import { traceRoutes } from './routes/traces.js';
 import { trialQcRoutes } from './routes/trial-qc.js';
 import { trialSkillRoutes } from './routes/trial-skills.js';
@@ -96,6 +97,7 @@ export async function buildServer(ctx: AppContext, options: { serveConsole?: boo
   await app.register(authRoutes, { users: ctx.users, signIn: ctx.config.signIn });
   await app.register(userRoutes, { users: ctx.users });
   await app.register(scenarioRoutes, { ctx });
+  await app.register(agentListRoutes, { agents: ctx.agents });
   await app.register(agentRoutes, { ctx });
   await app.register(agentStreamRoutes, { ctx });
   await app.register(conversationRoutes, { conversations: ctx.conversations });

@@ -53,6 +53,8 @@ export const INVESTIGATE_DEFINITION: AgentDefinition<QuestionInput, string> = {
   name: 'Trial questions (read-only)',
   description: "Answers a question about a trial's data, protocol and history with read-only tools.",
   sourceFile: 'builtin:src/investigate/definition.ts',
+  // The trial assistant's engine: any member asks it questions in a chat.
+  kind: 'conversation',
   instructions: buildQuestionMessages,
   tools: [],
   requestTools: READ_ONLY_TOOLS,

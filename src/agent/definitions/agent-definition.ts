@@ -76,6 +76,13 @@ export interface StageDefinition {
   transition: 'user_confirm' | 'auto' | 'condition';
 }
 
+/**
+ * What kind of agent it is, as GET /api/agents lists it: a scenario file, a staged agent (seed 001), a conversation
+ * a person holds (the consult, the trial assistant), a one-round call (a summary, a verdict), or an agent the
+ * system runs inside another feature (the soft-rule judge, intent routing, pruning).
+ */
+export type AgentKind = 'scenario' | 'staged' | 'conversation' | 'one_shot' | 'internal';
+
 /** Builds the messages of a turn from the agent's own input (a record, a question with its context). */
 export type PromptBuilder<I> = (input: I) => ChatMessage[];
 
@@ -90,6 +97,8 @@ export interface AgentDefinition<I = string, O = string> {
   description: string;
   /** The file it came from, or `builtin:<module>` for one declared in code; named in every error about it. */
   sourceFile: string;
+  /** Set when its source does not say it (agent-kind.ts): a builtin agent people converse with. */
+  kind?: AgentKind;
   /** A system prompt, or a builder of the whole message list from the agent's input. */
   instructions: string | PromptBuilder<I>;
   /** The only registry tools the agent may run, whatever the model asks for. */

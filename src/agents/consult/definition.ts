@@ -64,6 +64,7 @@ export const CONSULT_DEFINITION: AgentDefinition<ConsultTurnInput, ConsultDiagno
   name: 'Dermatology consult',
   description: 'A ReAct dermatology consult: it asks, looks up, assesses risk and concludes when it knows enough (seed 003).',
   sourceFile: 'builtin:src/agents/consult/definition.ts',
+  kind: 'conversation',
   instructions: consultMessages,
   tools: ['search_medical_knowledge', 'assess_risk', 'search_medication'],
   // Bound to one consult: its uploaded images and its dossier.
