@@ -9,7 +9,7 @@ import { startHarness, stopHarness, type Harness } from './harness.js';
 /**
  * A Dify scenario in the console: its card and chat say where it runs (Dify, the app's mode and host) instead of
  * "No tools, 0 documents, No retrieval", offer no document scope, and the start form sends the app's required
- * variable with the question.
+ * variable with the question. An invalid scenario file beside it is listed with its problems, the rest served.
  */
 
 const ADMIN_TOKEN = 'e2e-admin-token-dify-0123456789abcdef';
@@ -33,6 +33,8 @@ beforeAll(async () => {
       const scenarios = path.join(dataDir, 'scenarios');
       await mkdir(scenarios);
       await writeFile(path.join(scenarios, 'visit-workflow.yaml'), `id: visit-workflow\nname: Visit workflow\ndescription: Plans a visit on Dify\nengine:\n  type: dify\n  base_url: ${dify.baseURL}\n  api_key_env: ${KEY_VARIABLE}\n  app_mode: workflow\n  input_variable: question\n  output_key: answer\n  inputs:\n    site: S01\n`);
+      // One invalid file: the server starts and serves the other scenario, and the list page names its problems.
+      await writeFile(path.join(scenarios, 'broken.yaml'), 'id: broken\nname: Broken\nsystem_prompt: p\ntools: [launch_rocket]\n');
       return { SCENARIOS_DIR: scenarios, DIFY_ALLOWED_HOSTS: '127.0.0.1' };
     },
   });
@@ -75,6 +77,10 @@ describe('a Dify scenario in the console', () => {
         expect(text).not.toContain('No tools');
         expect(text).not.toContain('No retrieval');
         expect(text).not.toMatch(/\d+ documents?/);
+        const invalid = (await page.getByTestId('invalid-scenarios').textContent()) ?? '';
+        expect(invalid).toContain('1 scenario file could not be loaded');
+        expect(invalid).toContain('broken.yaml');
+        expect(invalid).toContain('tools.0: "launch_rocket" is not a registered tool');
       });
     } finally {
       await context.close();

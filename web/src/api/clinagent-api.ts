@@ -14,6 +14,7 @@ import type {
   LoginResponse,
   Me,
   OpenApiDocument,
+  InvalidScenario,
   Scenario,
   Trace,
 } from './types';
@@ -24,7 +25,7 @@ export function createClinAgentApi(http: HttpClient, postEventStream: PostEventS
     health: () => http.get<Health>('/api/health'),
     login: (code: string) => http.post<LoginResponse>('/api/auth/login', { code }),
     me: () => http.get<Me>('/api/me'),
-    listScenarios: async () => (await http.get<{ scenarios: Scenario[] }>('/api/scenarios')).scenarios,
+    listScenarios: () => http.get<{ scenarios: Scenario[]; invalid: InvalidScenario[] }>('/api/scenarios'),
     runAgent: (request: AgentRunRequest) => http.post<AgentResult>('/api/agent/run', request),
     getTrace: (traceId: string) => http.get<Trace>(`/api/traces/${encodeURIComponent(traceId)}`),
     openApi: () => http.get<OpenApiDocument>('/api/openapi.json'),

@@ -10,6 +10,7 @@ export type {
   ApiErrorBody,
   CreateUserResponse,
   Health,
+  InvalidScenario,
   LoginResponse,
   ManagedUser,
   Me,

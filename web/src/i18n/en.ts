@@ -51,6 +51,7 @@ export const en = {
   'scenarios.title': 'Scenarios',
   'scenarios.intro': 'Pick a scenario to ask its agent a question. Each one has its own prompt, tools and documents.',
   'scenarios.empty': 'No scenarios are installed on this server.',
+  'scenarios.invalid': '{count, plural, one {# scenario file could not be loaded and is not served} other {# scenario files could not be loaded and are not served}} until fixed and the server restarted:',
   'scenarios.tools': 'Tools',
   'scenarios.noTools': 'No tools',
   'scenarios.output': 'Output',

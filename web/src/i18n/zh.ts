@@ -48,6 +48,7 @@ export const zh: Messages = {
   'scenarios.title': '场景',
   'scenarios.intro': '选择一个场景向其智能体提问。每个场景都有各自的提示词、工具和文档。',
   'scenarios.empty': '此服务器上尚未安装任何场景。',
+  'scenarios.invalid': '{count} 个场景文件无法加载，修复并重启服务器前不会提供：',
   'scenarios.tools': '工具',
   'scenarios.noTools': '无工具',
   'scenarios.output': '输出',

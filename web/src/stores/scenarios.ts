@@ -1,8 +1,10 @@
 import { create } from 'zustand';
-import { api, type Scenario } from '../api';
+import { api, type InvalidScenario, type Scenario } from '../api';
 
 interface ScenariosState {
   scenarios: Scenario[];
+  /** Scenario files the server could not load, with their problems (it serves the others). */
+  invalid: InvalidScenario[];
   hasLoaded: boolean;
   isLoading: boolean;
   error: unknown;
@@ -12,6 +14,7 @@ interface ScenariosState {
 
 export const useScenariosStore = create<ScenariosState>()((set) => ({
   scenarios: [],
+  invalid: [],
   hasLoaded: false,
   isLoading: false,
   error: null,
@@ -19,7 +22,8 @@ export const useScenariosStore = create<ScenariosState>()((set) => ({
     // The previous list stays on screen while refreshing, so a refresh does not flash an empty page.
     set({ isLoading: true, error: null });
     try {
-      set({ scenarios: await api.listScenarios(), hasLoaded: true });
+      const { scenarios, invalid } = await api.listScenarios();
+      set({ scenarios, invalid, hasLoaded: true });
     } catch (error) {
       set({ error });
     } finally {
@@ -27,6 +31,6 @@ export const useScenariosStore = create<ScenariosState>()((set) => ({
     }
   },
   reset() {
-    set({ scenarios: [], hasLoaded: false, isLoading: false, error: null });
+    set({ scenarios: [], invalid: [], hasLoaded: false, isLoading: false, error: null });
   },
 }));
