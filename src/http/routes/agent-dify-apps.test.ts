@@ -84,7 +84,8 @@ describe.each(testEngines())('every kind of Dify app (%s)', (engine) => {
     dify.push({ ...answer });
     const without = await run({ scenarioId: 'dify-form', input: 'Summarise the visit' });
     expect(without.result.status).toBe('failed');
-    expect(without.result.error).toContain('patient is required in input form');
+    expect(without.result.error).toContain('invalid_param (HTTP 400): patient is required in input form');
+    expect(without.result.error).toContain("Give the app's start-form values: engine.inputs in the scenario file");
 
     dify.push({ ...answer });
     const { status, result } = await run({ scenarioId: 'dify-form', input: 'Summarise the visit', inputs: { patient: 'P-007', visit: 3, fasting: true } });

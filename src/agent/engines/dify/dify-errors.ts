@@ -25,7 +25,11 @@ export function readDifyErrorBody(status: number, text: string): DifyErrorBody {
 }
 
 /** What to do about each kind of refusal, for the people who read the failed result. */
-function advice(code: string): string {
+function advice(code: string, message: string): string {
+  // Dify's words when a start-form variable is missing or of the wrong kind ("<var> is required in input form").
+  if (code === 'invalid_param' && /in input form/.test(message)) {
+    return "Give the app's start-form values: engine.inputs in the scenario file for fixed ones, or inputs with the run (the API's inputs, clinagent run --input name=value, the console's start form).";
+  }
   switch (code) {
     case 'unauthorized':
       return "Check that the key variable holds this app's API key (Dify: the app's API Access page).";
@@ -44,7 +48,7 @@ function advice(code: string): string {
 export function difyError(scenarioId: string, body: DifyErrorBody, where: 'request' | 'stream'): ClinAgentError {
   const said = body.message ? `: ${body.message}` : '';
   const when = where === 'stream' ? ' while answering' : '';
-  return new ClinAgentError('UPSTREAM_FAILED', `The Dify app of scenario ${scenarioId} failed${when} with ${body.code} (HTTP ${body.status})${said}. ${advice(body.code)}`, {
+  return new ClinAgentError('UPSTREAM_FAILED', `The Dify app of scenario ${scenarioId} failed${when} with ${body.code} (HTTP ${body.status})${said}. ${advice(body.code, body.message)}`, {
     difyCode: body.code,
     difyStatus: body.status,
   });
