@@ -24,6 +24,8 @@ export function ChatScreen({ scenarioId }: { scenarioId: string }) {
   const endRef = useRef<HTMLDivElement>(null);
   // A Dify app's start-form values as typed; null until edited, so the scenario's own variable names show first.
   const [formRows, setFormRows] = useState<StartFormRow[] | null>(null);
+  // Another scenario's page starts from its own variables, not the values typed for the last one.
+  useEffect(() => setFormRows(null), [scenarioId]);
 
   // Reopening an earlier conversation replaces this session's turns with that conversation's.
   function openConversation(conversationId: string) {
