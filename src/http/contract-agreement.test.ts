@@ -16,6 +16,7 @@ import type { TraceStore } from '../core/trace/store.js';
 import type { DocumentInfo, IngestResult } from '../rag/types.js';
 import { startScriptedModel, type ScriptedModel } from '../testing/scripted-model.js';
 import { buildTestContext } from '../testing/test-context.js';
+import { waitFor } from '../testing/wait-for.js';
 import { ensureDemoTrial } from '../trial/demo/load-demo-trial.js';
 import { createTrialStore } from '../trial/store/trial-store.js';
 import type { TrialServices } from '../trial/trial-services.js';
@@ -124,11 +125,10 @@ describe('the API contract and the server', () => {
     await ensureDemoTrial(createTrialStore(ctx.db), 'system');
     const project = '/api/iit/projects/demo-htn-01';
     const started = parse('POST /api/iit/projects/:projectId/qc-runs', 202, await post(`${project}/qc-runs`, { skillId: 'demo-core-checks', recordIds: ['S027', 'S037', 'S085', 'S001'] }));
-    let progress = started;
-    for (const deadline = Date.now() + 60_000; progress.status === 'running' && Date.now() < deadline; ) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      progress = parse('GET /api/iit/qc-runs/:id', 200, await get(`/api/iit/qc-runs/${started.id}`));
-    }
+    const progress = await waitFor(async () => {
+      const current = parse('GET /api/iit/qc-runs/:id', 200, await get(`/api/iit/qc-runs/${started.id}`));
+      return current.status !== 'running' && current;
+    }, 'the QC run to leave running', 60_000, 200);
     expect(progress).toMatchObject({ status: 'waiting_review', suspended: 3 });
     parse('GET /api/iit/projects/:projectId/qc-runs', 200, await get(`${project}/qc-runs`));
     parse('GET /api/iit/skills', 200, await get('/api/iit/skills'));

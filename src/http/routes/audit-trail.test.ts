@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestScenarioDocuments, scenarioDocumentId } from '../../agent/scenarios/ingest-documents.js';
 import { sql } from '../../core/db/connect.js';
 import { buildTestContext } from '../../testing/test-context.js';
+import { waitFor } from '../../testing/wait-for.js';
 import { ensureDemoTrial } from '../../trial/demo/load-demo-trial.js';
 import { createTrialStore } from '../../trial/store/trial-store.js';
 import { registerWorkers } from '../../workers.js';
@@ -135,11 +136,11 @@ describe('the audit trail through the HTTP API', () => {
     // Records without planted errors: no run waits for review, so the batch completes on its own.
     const started = await app.inject({ method: 'POST', url: '/api/iit/projects/demo-htn-01/qc-runs', headers: admin, payload: { skillId: 'demo-core-checks', recordIds: ['S001', 'S002', 'S003'] } });
     expect(started.statusCode, started.body).toBe(202);
-    let progress = started.json();
-    for (const deadline = Date.now() + 60_000; progress.status !== 'completed' && Date.now() < deadline; ) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      progress = (await app.inject({ method: 'GET', url: `/api/iit/qc-runs/${progress.id}`, headers: admin })).json();
-    }
+    const runId = started.json().id as string;
+    const progress = await waitFor(async () => {
+      const current = (await app.inject({ method: 'GET', url: `/api/iit/qc-runs/${runId}`, headers: admin })).json();
+      return current.status === 'completed' && current;
+    }, 'the QC run to complete', 60_000, 200);
     expect(progress).toMatchObject({ status: 'completed', completed: 3 });
 
     const entries = await trail('demo-htn-01', `?entityType=qc_run&entityId=${progress.id}`);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestContext } from '../../testing/test-context.js';
+import { waitFor } from '../../testing/wait-for.js';
 import { buildServer } from '../server.js';
 import { registerWorkers } from '../../workers.js';
 import { ensureDemoTrial } from '../../trial/demo/load-demo-trial.js';
@@ -107,22 +108,18 @@ describe('trial QC HTTP API', () => {
     expect(started.statusCode, started.body).toBe(202);
     const { id, total } = started.json();
     expect(total).toBe(200);
-    let progress = started.json();
-    for (const deadline = Date.now() + 90_000; progress.status === 'running' && Date.now() < deadline; ) {
-      await new Promise((r) => setTimeout(r, 250));
-      progress = (await app.inject({ method: 'GET', url: `/api/iit/qc-runs/${id}`, headers: auth })).json();
-    }
+    const progressOf = async (runId: string) => {
+      const current = (await app.inject({ method: 'GET', url: `/api/iit/qc-runs/${runId}`, headers: auth })).json();
+      return current.status !== 'running' && current;
+    };
+    const progress = await waitFor(() => progressOf(id), 'the QC run to leave running', 90_000, 250);
     // Every record is checked; the 15 with findings wait for the data manager, so the batch is not "completed".
     expect(progress).toMatchObject({ status: 'waiting_review', done: 200, failed: 0, suspended: 15, completed: 185 });
 
     // Run twice more, as a re-run by hand and the weekly cron would: still one query per planted error.
     for (let again = 0; again < 2; again++) {
       const rerun = await app.inject({ method: 'POST', url: '/api/iit/projects/demo-htn-01/qc-runs', headers: auth, payload: { skillId: 'demo-core-checks' } });
-      let p = rerun.json();
-      for (const deadline = Date.now() + 90_000; p.status === 'running' && Date.now() < deadline; ) {
-        await new Promise((r) => setTimeout(r, 250));
-        p = (await app.inject({ method: 'GET', url: `/api/iit/qc-runs/${p.id}`, headers: auth })).json();
-      }
+      const p = await waitFor(() => progressOf(rerun.json().id), 'the re-run to leave running', 90_000, 250);
       expect(p).toMatchObject({ status: 'waiting_review', suspended: 15 });
     }
 
@@ -164,12 +161,10 @@ describe('trial QC HTTP API', () => {
     await ctx.jobs!.send(cronQueue('demo-core-checks'), { skillId: 'demo-core-checks' });
     const admin = await ctx.users.create({ name: 'cron-watcher', role: 'admin' });
     const auth = { authorization: `Bearer ${admin.token}` };
-    let cronRun: { trigger: string; createdBy: string; total: number } | undefined;
-    for (const deadline = Date.now() + 30_000; !cronRun && Date.now() < deadline; ) {
-      await new Promise((r) => setTimeout(r, 250));
-      const runs = (await app.inject({ method: 'GET', url: '/api/iit/projects/demo-htn-01/qc-runs', headers: auth })).json().qcRuns;
-      cronRun = runs.find((r: { trigger: string }) => r.trigger === 'cron');
-    }
+    const cronRun = await waitFor(async () => {
+      const runs = (await app.inject({ method: 'GET', url: '/api/iit/projects/demo-htn-01/qc-runs', headers: auth })).json().qcRuns as Array<{ trigger: string; createdBy: string; total: number }>;
+      return runs.find((r) => r.trigger === 'cron');
+    }, 'the run the cron job started', 30_000, 250);
     expect(cronRun).toMatchObject({ trigger: 'cron', createdBy: 'cron', total: 200 });
   }, 60_000);
 
