@@ -15,17 +15,19 @@ export async function runCommand(args: string[]): Promise<number> {
   if (!scenarioId || !input.trim()) throw new ClinAgentError('VALIDATION_FAILED', USAGE);
   const inputs = startFormInputs(values.input ?? [], values.inputs);
   const config = loadConfig();
-  // stdout carries the AgentResult JSON alone (so `clinagent run ... | jq` works). A failed run is said once, in
-  // words, on stderr; the engine's own log lines (JSON) only at LOG_LEVEL=debug, where they are asked for.
+  // stdout carries the AgentResult JSON alone (so `clinagent run ... | jq` works); log lines go to stderr. A failed
+  // run is said once, in words, on stderr: the run's own log lines (JSON) only at LOG_LEVEL=debug, where they are
+  // asked for, while start-up keeps its level (the audit key's first-start warning must be seen).
+  const ctx = await createContext(config, { logger: createLogger(config.logLevel, process.stderr) });
   const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
-  const ctx = await createContext(config, { logger: createLogger(verbose ? config.logLevel : 'error', process.stderr) });
+  const runLogger = verbose ? ctx.logger : ctx.logger.child({}, { level: 'error' });
   try {
     const scenario = ctx.scenarios.get(scenarioId);
     // A Dify scenario whose key variable is unset stops here, naming it, before anything is ingested or called.
     ctx.engines.assertReady(scenario, { inputs });
     // The shipped documents must be there for references; unchanged files are skipped by hash.
     if (ctx.hasVectorStore) await ingestScenarioDocuments(ctx.rag, scenario);
-    const result = await ctx.engines.run(scenario, input, { context: { llm: ctx.llm, tools: ctx.tools, trace: ctx.trace, rag: ctx.rag, logger: ctx.logger }, inputs });
+    const result = await ctx.engines.run(scenario, input, { context: { llm: ctx.llm, tools: ctx.tools, trace: ctx.trace, rag: ctx.rag, logger: runLogger }, inputs });
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     if (result.status !== 'success') process.stderr.write(`clinagent run: the run ${result.status === 'cancelled' ? 'was cancelled' : 'failed'}: ${result.error} (trace ${result.traceId})\n`);
     return result.status === 'success' ? 0 : 1;
