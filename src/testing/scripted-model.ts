@@ -28,6 +28,11 @@ export interface StreamOptions {
   sendUsage?: boolean;
   /** Close the connection after this many chunks, without a finish_reason or [DONE]: a dropped stream. */
   dropAfterChunks?: number;
+  /**
+   * Send nothing more after this many chunks, keeping the connection open: a model that stalls mid-answer. A client
+   * that cancels after the first pieces is then sure to do so mid-stream, however slow the machine; close() ends it.
+   */
+  stallAfterChunks?: number;
 }
 
 /** What happened to a streamed answer, updated while it is being sent. */
@@ -215,6 +220,7 @@ export async function startScriptedModel(steps: ScriptedStep[] = [], options: Sc
         res.destroy();
         return;
       }
+      if (progress.chunksSent === streamOptions.stallAfterChunks) return;
       const chunk = chunks[progress.chunksSent];
       if (!chunk) {
         res.end('data: [DONE]\n\n');

@@ -81,7 +81,8 @@ describe.each(testEngines())('conversation runs on %s', (engine) => {
     const { conversationId } = (await (await post('/api/aia/protocol-agent/conversations', { title: 'Dropped' })).json()) as { conversationId: string };
 
     const before = model.requests.length;
-    model.push({ reply: 'A long answer about the scientific question that the person will not wait for, written slowly.', stream: { pieceChars: 2, chunkDelayMs: 25 } });
+    // The model stalls after its first pieces: the person closes the stream mid-answer, however slow the machine.
+    model.push({ reply: 'A long answer about the scientific question that the person will not wait for, written slowly.', stream: { pieceChars: 2, stallAfterChunks: 4 } });
     const controller = new AbortController();
     const response = await post('/api/aia/protocol-agent/chat/stream', { conversationId, message: 'Does drug A lower blood pressure?' }, controller.signal);
     for await (const event of readEventStream(response)) if (event.event === 'text_delta') break;

@@ -134,7 +134,8 @@ describe('createLlmGateway, streaming', () => {
 
   it('stops reading when the signal is aborted mid-stream and rejects with CANCELLED', async () => {
     const reply = 'A long answer about blood pressure. '.repeat(20);
-    const { gateway, server } = await gatewayFor([{ reply, stream: { chunkDelayMs: 20 } }]);
+    // The model stalls after a few pieces, so the abort lands mid-stream however slow the machine.
+    const { gateway, server } = await gatewayFor([{ reply, stream: { stallAfterChunks: 6 } }]);
     const controller = new AbortController();
     const deltas: ChatDelta[] = [];
 
@@ -179,7 +180,7 @@ describe('createLlmGateway, streaming', () => {
   it('gives LLM_TIMEOUT when the stream goes quiet longer than the timeout, and LLM_BAD_RESPONSE when it is cut off', async () => {
     const { gateway } = await gatewayFor(
       [
-        { reply: 'slow and then silent', stream: { chunkDelayMs: 400 } },
+        { reply: 'slow and then silent', stream: { stallAfterChunks: 2 } },
         { reply: 'cut off half-way through', stream: { dropAfterChunks: 3 } },
       ],
       { timeoutMs: 150, maxRetries: 0 },
@@ -201,7 +202,7 @@ describe('createLlmGateway, streaming', () => {
   });
 
   it('lets an error thrown by onDelta through unchanged and stops reading', async () => {
-    const { gateway, server } = await gatewayFor([{ reply: 'x'.repeat(400), stream: { chunkDelayMs: 5 } }]);
+    const { gateway, server } = await gatewayFor([{ reply: 'x'.repeat(400), stream: { stallAfterChunks: 3 } }]);
     const mine = new Error('the client went away');
     const error = await gateway.chat({ ...question, onDelta: () => { throw mine; } }).catch((e: unknown) => e);
     expect(error).toBe(mine);

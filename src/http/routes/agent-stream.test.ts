@@ -114,9 +114,10 @@ describe('POST /api/agent/run/stream', () => {
 
   it('stops calling the model when the client disconnects mid-stream, and marks the trace cancelled', async () => {
     const before = model.requests.length;
-    // A slow tool call: had the server gone on, it would run the tool and call the model a second time.
+    // A tool call the model stalls in, after its first pieces: the server must close its own request to the model
+    // (the model sees the client go), or it would wait on it, then run the tool and call the model a second time.
     model.push(
-      { toolCalls: [{ name: 'calculate_rate', arguments: { numerator: 24, denominator: 30, label: 'a long label for visit two completion' } }], content: 'Let me compute the completion rate first.', stream: { pieceChars: 2, chunkDelayMs: 25 } },
+      { toolCalls: [{ name: 'calculate_rate', arguments: { numerator: 24, denominator: 30, label: 'a long label for visit two completion' } }], content: 'Let me compute the completion rate first.', stream: { pieceChars: 2, stallAfterChunks: 4 } },
       { reply: '{"summary": "should never be asked for"}' },
     );
     const controller = new AbortController();
