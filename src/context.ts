@@ -131,7 +131,7 @@ export async function createContext(config: Config, options: CreateContextOption
     const users = createAuthStores(database.db, { tokenTtlDays: config.tokenTtlDays });
     const trace = createTraceStore(database.db, { secrets, logger });
     const conversations = createConversationStore({ db: database.db, users, llm });
-    const memory = createProjectMemory({ db: database.db, llm, trace, logger, users, conversations, config: { hotMaxTokens: config.memory.hotMaxTokens, historyWeeks: config.memory.historyWeeks } });
+    const memory = createProjectMemory({ db: database.db, llm, agents, trace, logger, users, conversations, config: { hotMaxTokens: config.memory.hotMaxTokens, historyWeeks: config.memory.historyWeeks } });
     // Agent runs share the QC run settings (QC_LEASE_MS, QC_SWEEP_INTERVAL_MS, QC_STALE_MS): one driver, one lease policy.
     const agentRunHost = createRunHost({ db: database.db, jobs, logger });
     const agentRuns = createAgentRunService({ db: database.db, host: agentRunHost, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, definitions: agents, conversations, users });

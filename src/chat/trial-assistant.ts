@@ -1,4 +1,5 @@
 import type { ConversationStore } from '../agent/conversations/index.js';
+import type { AgentRegistry } from '../agent/definitions/index.js';
 import type { AgentEvent, AgentEventSink } from '../agent/loop/index.js';
 import type { PlannedPart } from '../agent/loop/events.js';
 import type { ChatMessage } from '../core/llm/types.js';
@@ -43,6 +44,8 @@ export interface TrialAssistantDeps {
   /** The trial services it calls (the context's `trial` has them): its project's read tools, starting a QC run, the active skills. */
   trial: { readTools: Pick<ReadToolService, 'forProject'>; qc: Pick<QcService, 'startQcRun'>; skills: Pick<SkillService, 'active'> };
   logger: Logger;
+  /** The registry the router's and the question engine's definitions are resolved from. */
+  agents?: Pick<AgentRegistry, 'get'>;
 }
 
 export type ChatEnding = 'answer' | 'max_rounds' | 'token_budget' | 'error_breaker' | 'guided' | 'started' | 'remembered' | 'forbidden' | 'failed';
@@ -94,7 +97,7 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
     emit({ type: 'run_started', traceId: trace.traceId, conversationId });
     try {
       const [userTurn] = await deps.conversations.append(conversationId, [{ role: 'user', content: message, traceId: trace.traceId }], actor);
-      const routed = await routeIntent({ llm: deps.llm, trace }, message, { skills: projectSkills(projectId), signal: options.signal });
+      const routed = await routeIntent({ llm: deps.llm, trace, agents: deps.agents }, message, { skills: projectSkills(projectId), signal: options.signal });
       emit({ type: 'plan', parts: routed.intents.map(plannedPart), routedBy: routed.by, routingFallback: routed.fallback ?? null });
       if (routed.fallbackReason) deps.logger.warn({ projectId, reason: routed.fallbackReason }, 'trial assistant: keyword rules routed the message');
       const language = await answerLanguage(actor, routed);
@@ -230,6 +233,7 @@ export function createTrialAssistant(deps: TrialAssistantDeps) {
     ]);
     const holds = new Map<number, ReturnType<typeof createStructureHold>>();
     const result: InvestigateResult = await investigate({
+      agents: deps.agents,
       llm: deps.llm,
       trace,
       registry: deps.tools.extend(tools),

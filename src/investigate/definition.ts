@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { textAnswer, type AgentDefinition } from '../agent/definitions/index.js';
+import { agentId, textAnswer, type AgentDefinition } from '../agent/definitions/index.js';
 import { buildQuestionMessages, emptyAnswerCorrection, shorterAnswerCorrection, type QuestionContext } from './prompt.js';
 import { READ_ONLY_TOOLS } from './read-only-tools.js';
 
@@ -48,8 +48,11 @@ const EARLIER_TURNS_TOKENS = 1500;
  * bound per request; its limits come from the assistant's settings (ASSISTANT_MAX_ITERATIONS, _TOKEN_BUDGET), so
  * `investigate` runs it with those in `stop`.
  */
+/** Its id in the registry, typed: `agents.get(INVESTIGATE_AGENT)`. */
+export const INVESTIGATE_AGENT = agentId<QuestionInput, string>('investigate');
+
 export const INVESTIGATE_DEFINITION: AgentDefinition<QuestionInput, string> = {
-  id: 'investigate',
+  id: INVESTIGATE_AGENT,
   name: 'Trial questions (read-only)',
   description: "Answers a question about a trial's data, protocol and history with read-only tools.",
   sourceFile: 'builtin:src/investigate/definition.ts',

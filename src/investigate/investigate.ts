@@ -4,7 +4,8 @@ import type { ChatMessage } from '../core/llm/types.js';
 import type { ToolCallResult, ToolRegistry } from '../core/tools/registry.js';
 import type { TraceScope } from '../core/trace/store.js';
 import { runDefinition, type AgentEventSink, type StopCondition } from '../agent/loop/index.js';
-import { DEFAULT_MAX_FAILED_TOOL_CALLS, INVESTIGATE_DEFINITION, type QuestionInput } from './definition.js';
+import type { AgentRegistry } from '../agent/definitions/index.js';
+import { DEFAULT_MAX_FAILED_TOOL_CALLS, INVESTIGATE_AGENT, INVESTIGATE_DEFINITION, type QuestionInput } from './definition.js';
 import { endingMessage, endingOf, type InvestigateEnding } from './endings.js';
 import { finalAnswerOnly } from './final-answer-only.js';
 import { questionObservations, type QuestionContext } from './prompt.js';
@@ -22,6 +23,8 @@ export interface InvestigateInput {
   onMessages?: (added: ChatMessage[]) => Promise<void>;
   signal?: AbortSignal;
   model?: string;
+  /** The registry the definition is resolved from (the server's); the one declared in code without it (a library caller). */
+  agents?: Pick<AgentRegistry, 'get'>;
 }
 
 export interface InvestigateResult {
@@ -53,12 +56,13 @@ const emptyAnswersTwice: StopCondition = (progress) => (progress.corrections >= 
 export async function investigate(input: InvestigateInput): Promise<InvestigateResult> {
   const question = input.question.trim();
   checkInput(input, question);
-  const allowed = (INVESTIGATE_DEFINITION.requestTools ?? []).filter((name) => input.registry.get(name));
+  const declared = input.agents?.get(INVESTIGATE_AGENT) ?? INVESTIGATE_DEFINITION;
+  const allowed = (declared.requestTools ?? []).filter((name) => input.registry.get(name));
   const tools = allowed.map((name) => ({ name, description: input.registry.get(name)!.description }));
   // The limits are the assistant's settings; the rest of the definition is fixed.
   const definition = {
-    ...INVESTIGATE_DEFINITION,
-    stop: { ...INVESTIGATE_DEFINITION.stop, errorBreaker: input.limits.maxFailedToolCalls ?? DEFAULT_MAX_FAILED_TOOL_CALLS, reasoningBudget: input.limits.tokenBudget, maxRounds: input.limits.maxIterations },
+    ...declared,
+    stop: { ...declared.stop, errorBreaker: input.limits.maxFailedToolCalls ?? DEFAULT_MAX_FAILED_TOOL_CALLS, reasoningBudget: input.limits.tokenBudget, maxRounds: input.limits.maxIterations },
   };
 
   const outcome = await runDefinition<QuestionInput, string>(definition, {

@@ -1,4 +1,4 @@
-import { jsonAnswer, type AgentDefinition, type AnswerCheck } from '../agent/definitions/index.js';
+import { agentId, jsonAnswer, type AgentDefinition, type AnswerCheck } from '../agent/definitions/index.js';
 import { buildRouterMessages, intentsOf, ROUTER_PARSER_SCHEMA, routerAnswerSchema } from './route-intent-prompt.js';
 import type { Intent, SkillOption } from './route-intent-types.js';
 
@@ -12,8 +12,11 @@ export interface RouterInput {
  * The trial assistant's router (seed 002 intent detection): one JSON answer, no tools, and one correction when the
  * answer cannot be used; after that the keyword rules route the message.
  */
+/** Its id in the registry, typed: `agents.get(ROUTE_INTENT_AGENT)`. */
+export const ROUTE_INTENT_AGENT = agentId<RouterInput, Intent[]>('route_intent');
+
 export const ROUTE_INTENT_DEFINITION: AgentDefinition<RouterInput, Intent[]> = {
-  id: 'route_intent',
+  id: ROUTE_INTENT_AGENT,
   name: 'Intent routing',
   description: 'Labels the parts of a chat message sent to the trial assistant (QC task, data question, memory instruction, ...).',
   sourceFile: 'builtin:src/memory/route-intent-definition.ts',

@@ -3,7 +3,9 @@ import { ALL_TRACES } from '../core/trace/store.js';
 import { startScriptedModel, type ScriptedModel } from '../testing/scripted-model.js';
 import { buildTestContext } from '../testing/test-context.js';
 import { correctionMessage } from '../agent/loop/index.js';
+import { createAgentRegistry, jsonAnswer } from '../agent/definitions/index.js';
 import { readRouterAnswer, ROUTE_INTENT_DEFINITION } from './route-intent-definition.js';
+import { intentsOf, ROUTER_PARSER_SCHEMA, routerAnswerSchema } from './route-intent-prompt.js';
 import { routeIntent, type IntentType } from './route-intent.js';
 
 const skills = [{ id: 'demo-core-checks', name: '核心数据核查 / Core data checks', description: 'Eligibility, consent, visit windows' }];
@@ -33,6 +35,21 @@ describe('routeIntent with a model', () => {
   afterAll(async () => {
     await ctx?.close();
     await model?.close();
+  });
+
+  it('runs the definition the registry it is given holds under its id, answer schema included', async () => {
+    // A registry whose router is stricter than the one in code: it refuses a qc_task without record ids.
+    const agents = createAgentRegistry(ctx.tools);
+    const strict = routerAnswerSchema.refine((raw) => raw.intents.every((intent) => intent.type !== 'qc_task' || intent.recordIds?.length), { message: 'name the records of a qc_task', path: ['intents'] });
+    agents.register({ ...ROUTE_INTENT_DEFINITION, model: { ...ROUTE_INTENT_DEFINITION.model, temperature: 0.3 }, answer: jsonAnswer(strict, { name: 'intent_routing', parserSchema: ROUTER_PARSER_SCHEMA, missingFields: 'fill', map: (raw, input) => intentsOf(raw, input?.message ?? '', input?.skills ?? []) }) });
+    const before = model.requests.length;
+    model.push(answer([{ type: 'qc_task', text: 'QC' }]), answer([{ type: 'qc_task', text: 'QC', recordIds: ['P001'] }]));
+    const trace = await ctx.trace.start({ kind: 'test', name: 'route' });
+    const routed = await routeIntent({ llm: ctx.llm, trace, agents }, 'QC P001', { skills });
+    await trace.finish({ status: 'success' });
+    expect(model.requests[before]!.body.temperature).toBe(0.3);
+    expect((model.requests[before + 1]!.body.messages as Sent).at(-1)!.content).toContain('intents: name the records of a qc_task');
+    expect(routed).toMatchObject({ by: 'model', intents: [{ type: 'qc_task', recordIds: ['P001'] }] });
   });
 
   it('classifies one message with one structured JSON call at temperature 0, the message alone in its data block', async () => {

@@ -4,7 +4,8 @@ import { trimToTokens } from '../core/tokenizer.js';
 import type { TraceScope } from '../core/trace/store.js';
 import { runDefinition } from '../agent/loop/index.js';
 import { routeByRules } from './route-by-rules.js';
-import { ROUTE_INTENT_DEFINITION } from './route-intent-definition.js';
+import type { AgentRegistry } from '../agent/definitions/index.js';
+import { ROUTE_INTENT_AGENT, ROUTE_INTENT_DEFINITION } from './route-intent-definition.js';
 import { detectLanguage, type Intent, type RoutedMessage, type RoutingFallback, type SkillOption } from './route-intent-types.js';
 
 export { routeByRules, extractFact, extractRecordIds } from './route-by-rules.js';
@@ -20,7 +21,8 @@ const MAX_MESSAGE_TOKENS = 2000;
  * and `fallbackReason` says why. Only a cancelled request (the user stopped) propagates.
  */
 export async function routeIntent(
-  deps: { llm: LlmGateway; trace: TraceScope },
+  /** `agents`: the registry the router's definition is resolved from; the one declared in code without it. */
+  deps: { llm: LlmGateway; trace: TraceScope; agents?: Pick<AgentRegistry, 'get'> },
   message: string,
   options: { skills: ReadonlyArray<SkillOption>; signal?: AbortSignal },
 ): Promise<RoutedMessage> {
@@ -33,7 +35,7 @@ export async function routeIntent(
   let fallbackReason: string;
   let fallback: RoutingFallback = 'answer_unusable';
   try {
-    const outcome = await runDefinition(ROUTE_INTENT_DEFINITION, {
+    const outcome = await runDefinition(deps.agents?.get(ROUTE_INTENT_AGENT) ?? ROUTE_INTENT_DEFINITION, {
       llm: deps.llm,
       trace: deps.trace,
       input: { message: forModel, skills },

@@ -1,3 +1,4 @@
+import type { AgentRegistry } from '../agent/definitions/index.js';
 import type { MembershipCheck } from '../core/auth/membership.js';
 import type { User } from '../core/auth/users.js';
 import type { Db } from '../core/db/connect.js';
@@ -26,6 +27,8 @@ export type { AnswerLanguage, DetailLevel, HotMemoryLine, HotMemorySection, Memo
 export interface MemoryDeps {
   db: Db;
   llm: LlmGateway;
+  /** The registry the memory writers' definitions are resolved from (the server's); those declared in code without it. */
+  agents?: Pick<AgentRegistry, 'get'>;
   trace: TraceStore;
   logger: Logger;
   users: MembershipCheck;

@@ -95,6 +95,9 @@ describe('console with a pasted admin token', () => {
         await page.getByTestId('token-input').fill(ADMIN_TOKEN);
         await page.getByTestId('sign-in-submit').click();
         await page.getByTestId('scenario-card-protocol-qa').waitFor({ timeout: UI_TIMEOUT_MS });
+        // The agent list reads GET /api/agents: an admin sees the agents that run inside features too.
+        await page.getByTestId('agent-soft_rule').waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await page.getByTestId('agent-dermatology_consult').textContent()).toContain('JSON decision');
         // The scripted model is configured, so the console must not warn about a missing LLM.
         expect(await page.getByTestId('llm-warning').count()).toBe(0);
         expect(await page.evaluate(() => localStorage.getItem('clinagent.token'))).toBe(ADMIN_TOKEN);

@@ -15,6 +15,7 @@ import { useSampleSizeCalculatorStore } from './stores/sample-size-calculator';
 import { useQcRunsStore } from './stores/qc-runs';
 import { useReviewQueueStore } from './stores/review-queue';
 import { useScenariosStore } from './stores/scenarios';
+import { useAgentsStore } from './stores/agents';
 import { useSessionStore } from './stores/session';
 import { useTaskRunStore } from './stores/task-run';
 import { useTracesStore } from './stores/traces';
@@ -30,6 +31,7 @@ useSessionStore.subscribe((state, previous) => {
     useChatStore.getState().reset();
     useConversationsStore.getState().reset();
     useScenariosStore.getState().reset();
+    useAgentsStore.getState().reset();
     useTracesStore.getState().reset();
     useApiDocsStore.getState().reset();
     useTrialCatalogStore.getState().reset();

@@ -5,6 +5,7 @@ import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.
 import type { TraceScope } from '../../core/trace/store.js';
 import type { AgentDefinition } from '../definitions/agent-definition.js';
 import { textAnswer } from '../definitions/answer-schema.js';
+import { agentId } from '../definitions/registry.js';
 import { oneRoundAnswer, UNTRACED } from '../loop/one-shot.js';
 import { runDefinition } from '../loop/run-definition.js';
 import type { ConversationTurn } from './types.js';
@@ -45,8 +46,11 @@ function summaryMessages(input: SummarizeTurnsInput): ChatMessage[] {
  * the turns it replaces in every later prompt, so it is refused (the loop never takes a cut-off answer), as is an
  * empty one.
  */
+/** Its id in the registry, typed: `agents.get(SUMMARIZE_TURNS_AGENT)`. */
+export const SUMMARIZE_TURNS_AGENT = agentId<SummarizeTurnsInput, string>('conversation_summary');
+
 export const SUMMARIZE_TURNS_DEFINITION: AgentDefinition<SummarizeTurnsInput, string> = {
-  id: 'conversation_summary',
+  id: SUMMARIZE_TURNS_AGENT,
   name: 'Conversation summary',
   description: 'Condenses the earlier turns of a conversation for the summary history strategy.',
   sourceFile: 'builtin:src/agent/conversations/summarize-turns.ts',

@@ -3,6 +3,16 @@ import type { ToolRegistry } from '../../core/tools/registry.js';
 import type { AgentDefinition } from './agent-definition.js';
 import { definitionProblems, validateDefinition } from './validate-definition.js';
 
+/**
+ * An agent's id carrying the types of its input and answer, so a runner that resolves its definition from the
+ * registry (Mastra's `getAgent(id)`) gets it typed: `agents.get(SOFT_RULE_AGENT)` is an AgentDefinition<SoftRuleInput, SoftRuleVerdict>.
+ */
+export type AgentId<I, O> = string & { readonly __agentTypes?: (input: I) => O };
+
+export function agentId<I, O>(id: string): AgentId<I, O> {
+  return id as AgentId<I, O>;
+}
+
 /** Every agent the runtime can run, by id: scenarios from files and the agents declared in code alike. */
 export interface AgentRegistry {
   /** Validates first (AGENT_INVALID naming the file, the field and what is allowed); an id is registered once. */
@@ -10,7 +20,7 @@ export interface AgentRegistry {
   /** Registers all, or none: one AGENT_INVALID listing the problems of every invalid definition (start-up). */
   registerAll(definitions: readonly AgentDefinition<any, any>[]): void;
   /** Throws NOT_FOUND naming the known ids. */
-  get(id: string): AgentDefinition<any, any>;
+  get<I = any, O = any>(id: AgentId<I, O>): AgentDefinition<I, O>;
   has(id: string): boolean;
   list(): AgentDefinition<any, any>[];
 }
@@ -42,8 +52,8 @@ export function createAgentRegistry(tools: Pick<ToolRegistry, 'list'>): AgentReg
       if (problems.length) throw new ClinAgentError('AGENT_INVALID', `Agent definitions are not valid, so the server cannot start:\n${problems.join('\n')}`, { problems });
       for (const definition of definitions) byId.set(definition.id, definition);
     },
-    get(id) {
-      const definition = byId.get(id);
+    get<I, O>(id: AgentId<I, O>) {
+      const definition = byId.get(id) as AgentDefinition<I, O> | undefined;
       if (!definition) {
         const shown = id.length > ID_CHARS_SHOWN ? `${id.slice(0, ID_CHARS_SHOWN)}…` : id;
         throw new ClinAgentError('NOT_FOUND', `Unknown agent "${shown}". Known agents: ${[...byId.keys()].join(', ') || '(none)'}.`, { agentId: shown });

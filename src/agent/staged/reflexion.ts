@@ -7,6 +7,7 @@ import type { ChatMessage } from '../../core/llm/types.js';
 import type { TraceScope } from '../../core/trace/store.js';
 import type { AgentDefinition } from '../definitions/agent-definition.js';
 import { jsonAnswer } from '../definitions/answer-schema.js';
+import { agentId } from '../definitions/registry.js';
 import { UNTRACED } from '../loop/one-shot.js';
 import { runDefinition } from '../loop/run-definition.js';
 import type { LoopOutcome } from '../loop/run-loop.js';
@@ -261,8 +262,11 @@ function reflexionMessages(input: ReflexionInput): ChatMessage[] {
  * A prompt-based reflexion rule's check (seed 001 section 3.3): one round, a JSON verdict. An unusable answer is
  * not asked again: the check passes with a note (askModel), so a model outage never blocks a researcher.
  */
+/** Its id in the registry, typed: `agents.get(REFLEXION_AGENT)`. */
+export const REFLEXION_AGENT = agentId<ReflexionInput, ReflexionVerdict>('staged_reflexion');
+
 export const REFLEXION_DEFINITION: AgentDefinition<ReflexionInput, ReflexionVerdict> = {
-  id: 'staged_reflexion',
+  id: REFLEXION_AGENT,
   name: 'Stage data review (reflexion)',
   description: "Reviews the data a staged agent collected for one stage against a rule's bar, with a JSON verdict.",
   sourceFile: 'builtin:src/agent/staged/reflexion.ts',

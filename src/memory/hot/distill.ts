@@ -3,7 +3,7 @@ import { ClinAgentError, errorMessage } from '../../core/errors.js';
 import { z } from 'zod';
 import { fitToBudget, trimToTokens } from '../../core/tokenizer.js';
 import type { TraceScope } from '../../core/trace/store.js';
-import { jsonAnswer, type AgentDefinition } from '../../agent/definitions/index.js';
+import { agentId, jsonAnswer, type AgentDefinition } from '../../agent/definitions/index.js';
 import { oneRoundAnswer, runDefinition } from '../../agent/loop/index.js';
 import type { HotMemoryLine, MemoryDeps, MemoryLineSource } from '../types.js';
 import { advanceDistilledThrough, selectMemory } from './memory-queries.js';
@@ -115,8 +115,11 @@ const distilledSchema = z.object({ facts: z.array(z.unknown()) });
  * The daily distillation's model call: one round, JSON, no tools. An answer cut off at the token limit is refused
  * (never repaired into a shorter list of facts), and nothing is stored: the job retries with the same turns.
  */
+/** Its id in the registry, typed: `agents.get(DISTILL_AGENT)`. */
+export const DISTILL_AGENT = agentId<DistillInput, unknown[]>('memory_distill');
+
 export const DISTILL_DEFINITION: AgentDefinition<DistillInput, unknown[]> = {
-  id: 'memory_distill',
+  id: DISTILL_AGENT,
   name: 'Hot-memory distillation',
   description: "Reads a project's recent conversation turns and answer feedback and proposes durable facts for its hot memory.",
   sourceFile: 'builtin:src/memory/hot/distill.ts',
@@ -141,7 +144,7 @@ type DistillInput = Parameters<typeof buildDistillMessages>[0];
 
 async function askForFacts(deps: MemoryDeps, trace: TraceScope, projectId: string, prompt: DistillInput, labels: ReadonlyMap<string, Cited>) {
   try {
-    const outcome = await runDefinition(DISTILL_DEFINITION, { llm: deps.llm, trace, input: prompt });
+    const outcome = await runDefinition(deps.agents?.get(DISTILL_AGENT) ?? DISTILL_DEFINITION, { llm: deps.llm, trace, input: prompt });
     const what = `distillation answer for project "${projectId}"`;
     const facts = oneRoundAnswer(outcome, what, { projectId }, (why) => `The model's ${what} could not be read (${why}).`);
     return readFacts(deps, projectId, facts, labels);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jsonAnswer, type AgentDefinition } from '../../agent/definitions/index.js';
+import { agentId, jsonAnswer, type AgentDefinition } from '../../agent/definitions/index.js';
 import type { HotMemoryLine } from '../types.js';
 import { cleanText, isSection, makeLine } from './lines.js';
 import { buildPruneMessages, PRUNE_OUTPUT } from './prompts.js';
@@ -47,8 +47,11 @@ function condensedProblems(raw: readonly unknown[], input: readonly HotMemoryLin
  * Hot-memory pruning (seed 002 §5.1): two tries at a condensed memory, the second told what was wrong with the
  * first. An unreachable model is one more failed try: the fallback is a notice to the admin, not a dead job.
  */
+/** Its id in the registry, typed: `agents.get(PRUNE_AGENT)`. */
+export const PRUNE_AGENT = agentId<PruneInput, HotMemoryLine[]>('memory_prune');
+
 export const PRUNE_DEFINITION: AgentDefinition<PruneInput, HotMemoryLine[]> = {
-  id: 'memory_prune',
+  id: PRUNE_AGENT,
   name: 'Hot-memory pruning',
   description: "Condenses a project's hot memory when it outgrows its token cap, keeping every prohibition.",
   sourceFile: 'builtin:src/memory/hot/prune-definition.ts',

@@ -8,7 +8,7 @@ import { lineKey, sortBySection } from './lines.js';
 import { renderHotMemory } from './markdown.js';
 import { lockMemory, selectMemory, setOverflow } from './memory-queries.js';
 import { runDefinition } from '../../agent/loop/index.js';
-import { PRUNE_DEFINITION, PRUNER } from './prune-definition.js';
+import { PRUNE_AGENT, PRUNE_DEFINITION, PRUNER } from './prune-definition.js';
 import { writeHotMemory } from './write-hot-memory.js';
 import { withTransaction } from '../../core/db/transaction.js';
 
@@ -90,7 +90,7 @@ type Condensed = { ok: true; lines: HotMemoryLine[] } | { ok: false; problem: st
 
 async function askToCondense(deps: MemoryDeps, trace: TraceScope, lines: HotMemoryLine[]): Promise<Condensed> {
   const maxTokens = deps.config.hotMaxTokens;
-  const outcome = await runDefinition(PRUNE_DEFINITION, {
+  const outcome = await runDefinition(deps.agents?.get(PRUNE_AGENT) ?? PRUNE_DEFINITION, {
     llm: deps.llm,
     trace,
     input: { lines, maxTokens, targetTokens: Math.floor(maxTokens * TARGET_SHARE) },

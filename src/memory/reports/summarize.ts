@@ -4,7 +4,7 @@ import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.
 import { isRawStructure } from '../../core/structured/looks-like-data.js';
 import { countTokens, fitToBudget, trimToTokens } from '../../core/tokenizer.js';
 import type { TraceScope } from '../../core/trace/store.js';
-import { textAnswer, type AgentDefinition } from '../../agent/definitions/index.js';
+import { agentId, textAnswer, type AgentDefinition } from '../../agent/definitions/index.js';
 import { oneRoundAnswer, runDefinition } from '../../agent/loop/index.js';
 import type { LogTurn, ReportRow } from './report-queries.js';
 
@@ -117,8 +117,12 @@ function reportDefinition(id: string, name: string, instructions: string, what: 
   };
 }
 
-export const WEEKLY_REPORT_DEFINITION = reportDefinition('memory_weekly_report', 'Weekly report', WEEK_INSTRUCTION, 'weekly report', WEEK_REPLY_MAX_TOKENS);
-export const YEARLY_SUMMARY_DEFINITION = reportDefinition('memory_yearly_summary', 'Yearly summary', YEAR_INSTRUCTION, 'yearly summary', YEAR_REPLY_MAX_TOKENS);
+/** Their ids in the registry, typed: `agents.get(WEEKLY_REPORT_AGENT)`. */
+export const WEEKLY_REPORT_AGENT = agentId<string, string>('memory_weekly_report');
+export const YEARLY_SUMMARY_AGENT = agentId<string, string>('memory_yearly_summary');
+
+export const WEEKLY_REPORT_DEFINITION = reportDefinition(WEEKLY_REPORT_AGENT, 'Weekly report', WEEK_INSTRUCTION, 'weekly report', WEEK_REPLY_MAX_TOKENS);
+export const YEARLY_SUMMARY_DEFINITION = reportDefinition(YEARLY_SUMMARY_AGENT, 'Yearly summary', YEAR_INSTRUCTION, 'yearly summary', YEAR_REPLY_MAX_TOKENS);
 
 async function ask(llm: LlmGateway, trace: TraceScope, definition: AgentDefinition<string, string>, user: string, what: string): Promise<string> {
   const outcome = await runDefinition(definition, { llm, trace, input: user });

@@ -1,4 +1,4 @@
-import { jsonAnswer, type AgentDefinition } from '../../agent/definitions/index.js';
+import { agentId, jsonAnswer, type AgentDefinition } from '../../agent/definitions/index.js';
 import { buildSoftRuleMessages } from './prompt.js';
 import { SOFT_RULE_VERDICT, softRuleVerdictSchema, type SoftRuleVerdict } from './verdict.js';
 
@@ -14,8 +14,11 @@ export interface SoftRuleInput {
  * runWithRetry runs this definition with those in `tools` and `stop`; here they are the defaults of a rule that
  * names none.
  */
+/** Its id in the registry, typed: `agents.get(SOFT_RULE_AGENT)`. */
+export const SOFT_RULE_AGENT = agentId<SoftRuleInput, SoftRuleVerdict>('soft_rule');
+
 export const SOFT_RULE_DEFINITION: AgentDefinition<SoftRuleInput, SoftRuleVerdict> = {
-  id: 'soft_rule',
+  id: SOFT_RULE_AGENT,
   name: 'Soft-rule judge',
   description: 'Judges one record of a trial against a quality-control instruction, with a JSON verdict.',
   sourceFile: 'builtin:src/trial/soft/definition.ts',

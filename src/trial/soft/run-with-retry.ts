@@ -5,7 +5,8 @@ import type { ToolCallResult, ToolRegistry } from '../../core/tools/registry.js'
 import type { TraceScope } from '../../core/trace/store.js';
 import { failedToolContent, toolResultContent } from './prompt.js';
 import { runDefinition } from '../../agent/loop/index.js';
-import { SOFT_RULE_DEFINITION } from './definition.js';
+import type { AgentRegistry } from '../../agent/definitions/index.js';
+import { SOFT_RULE_AGENT, SOFT_RULE_DEFINITION } from './definition.js';
 
 export interface SoftRuleResult {
   passed: boolean;
@@ -25,6 +26,8 @@ export interface SoftRuleDeps {
   llm: LlmGateway;
   tools: ToolRegistry;
   trace?: TraceScope;
+  /** The registry the judge's definition is resolved from (the server's); the one declared in code without it. */
+  agents?: Pick<AgentRegistry, 'get'>;
 }
 
 export interface SoftRuleOptions {
@@ -112,7 +115,8 @@ interface Settings {
 
 async function judge(deps: SoftRuleDeps, settings: Settings, context: unknown): Promise<SoftRuleResult> {
   // The rule's own tools and limits on the judge's definition.
-  const definition = { ...SOFT_RULE_DEFINITION, tools: settings.tools, stop: { ...SOFT_RULE_DEFINITION.stop, attempts: settings.maxRetries, maxToolRounds: settings.maxToolRounds } };
+  const judge = deps.agents?.get(SOFT_RULE_AGENT) ?? SOFT_RULE_DEFINITION;
+  const definition = { ...judge, tools: settings.tools, stop: { ...judge.stop, attempts: settings.maxRetries, maxToolRounds: settings.maxToolRounds } };
   const outcome = await runDefinition(definition, {
     llm: deps.llm,
     trace: deps.trace ?? UNTRACED,

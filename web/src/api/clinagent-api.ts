@@ -10,6 +10,7 @@ import { createTrialApi } from './trial-api';
 import type {
   AgentResult,
   AgentRunRequest,
+  AgentSummary,
   Health,
   LoginResponse,
   Me,
@@ -25,6 +26,7 @@ export function createClinAgentApi(http: HttpClient, postEventStream: PostEventS
     health: () => http.get<Health>('/api/health'),
     login: (code: string) => http.post<LoginResponse>('/api/auth/login', { code }),
     me: () => http.get<Me>('/api/me'),
+    listAgents: async () => (await http.get<{ agents: AgentSummary[] }>('/api/agents')).agents,
     listScenarios: () => http.get<{ scenarios: Scenario[]; invalid: InvalidScenario[] }>('/api/scenarios'),
     runAgent: (request: AgentRunRequest) => http.post<AgentResult>('/api/agent/run', request),
     getTrace: (traceId: string) => http.get<Trace>(`/api/traces/${encodeURIComponent(traceId)}`),

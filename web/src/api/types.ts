@@ -7,6 +7,7 @@ export type {
   AccountToken,
   AgentResult,
   AgentRunRequest,
+  AgentSummary,
   ApiErrorBody,
   CreateUserResponse,
   Health,

@@ -3,6 +3,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { Spinner } from '../../components/Spinner';
 import { useT } from '../../i18n/use-t';
 import { useScenariosStore } from '../../stores/scenarios';
+import { AgentList } from './AgentList';
 import { ScenarioCard } from './ScenarioCard';
 
 export function ScenarioListScreen() {
@@ -51,6 +52,7 @@ export function ScenarioListScreen() {
           <ScenarioCard key={scenario.id} scenario={scenario} />
         ))}
       </div>
+      <AgentList />
     </main>
   );
 }
