@@ -278,12 +278,10 @@ describe('trial QC in the console', () => {
         });
         await page.getByTestId('qc-run-progress').first().waitFor({ timeout: UI_TIMEOUT_MS });
         requests.length = 0;
-        const startedAt = Date.now();
         await page.getByTestId('trial-tab-review').click();
         await page.waitForFunction(() => document.querySelectorAll('[data-testid^="review-item-"] [data-testid="review-finding-sbp"]').length === 50, undefined, { timeout: UI_TIMEOUT_MS });
-        const loadMs = Date.now() - startedAt;
-        // Issue 32: 50.8 s for 141 items. Under a second on an idle machine (npm run bench); generous here, on a shared one.
-        expect(loadMs).toBeLessThan(5_000);
+        // Issue 32: 50.8 s and 148 requests for 141 items. The time is measured by npm run bench:review-page (a wall
+        // clock on a shared machine proves nothing); what made it slow, a request per item, is checked here.
         // The queue's count in the tab may have fetched the same page already; nothing is fetched per item (was 148 requests).
         expect(requests.filter((url) => url.endsWith('/task-runs')).length).toBeLessThanOrEqual(3);
         expect(requests.filter((url) => url.includes('/queries') || url.includes('/api/iit/task-runs/'))).toHaveLength(0);
