@@ -65,8 +65,9 @@ export const DifyInputValue = z.union([z.string().max(DIFY_INPUT_LIMITS.textChar
 const DifyInputWireValue = z
   .unknown()
   .meta({ type: ['string', 'number', 'boolean'], maxLength: DIFY_INPUT_LIMITS.textChars }) as unknown as z.ZodType<z.infer<typeof DifyInputValue>>;
+// Names are checked by the engine, whose 400 names each bad one (ajv's propertyNames error names none).
 export const DifyInputs = z
-  .record(DifyVariableName, DifyInputWireValue)
+  .record(z.string().describe('a Dify variable name: letters, digits and _, not starting with a digit, at most 64'), DifyInputWireValue)
   .meta({ maxProperties: DIFY_INPUT_LIMITS.variables })
   .describe(`start-form values by variable name: text (at most ${DIFY_INPUT_LIMITS.textChars} characters), a number or true/false; at most ${DIFY_INPUT_LIMITS.variables}`);
 

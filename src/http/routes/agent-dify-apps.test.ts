@@ -103,11 +103,16 @@ describe.each(testEngines())('every kind of Dify app (%s)', (engine) => {
     const before = dify.requests.length;
     const nested = await run({ scenarioId: 'dify-form', input: 'x', inputs: { patient: { id: 7 } } });
     expect(nested.status).toBe(400);
-    expect(nested.result.message).toMatch(/inputs/);
+    expect(nested.result.message).toBe('Invalid request:\n- body.inputs.patient: must be string,number,boolean');
     const badName = await run({ scenarioId: 'dify-form', input: 'x', inputs: { 'not a name': 'y' } });
     expect(badName.status).toBe(400);
+    expect(badName.result.message).toBe('Invalid request:\n- inputs.not a name: must be a Dify variable name: letters, digits and _, not starting with a digit, at most 64');
     const tooLong = await run({ scenarioId: 'dify-form', input: 'x', inputs: { note: 'a'.repeat(20_001) } });
     expect(tooLong.status).toBe(400);
+    expect(tooLong.result.message).toBe('Invalid request:\n- body.inputs.note: must NOT have more than 20000 characters');
+    const tooMany = await run({ scenarioId: 'dify-form', input: 'x', inputs: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`v${i}`, i])) });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.result.message).toBe('Invalid request:\n- body.inputs: must NOT have more than 50 properties');
     const builtin = await run({ scenarioId: 'plain', input: 'x', inputs: { site: 'S01' } });
     expect(builtin.status).toBe(400);
     expect(builtin.result.message).toContain('runs on the builtin engine, which takes no inputs');

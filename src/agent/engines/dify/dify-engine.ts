@@ -1,3 +1,4 @@
+import { DifyVariableName } from '../../../contract/agent.js';
 import { ClinAgentError } from '../../../core/errors.js';
 import type { SecretRegistry } from '../../../core/secrets.js';
 import type { TraceRun } from '../../../core/trace/store.js';
@@ -56,6 +57,11 @@ export function createDifyEngine(options: DifyEngineOptions = {}): AgentEngine {
     takesInputs: true,
     assertReady(scenario, request) {
       const spec = difySpec(scenario);
+      const badNames = Object.keys(request?.inputs ?? {}).filter((name) => !DifyVariableName.safeParse(name).success);
+      if (badNames.length) {
+        const problems = badNames.map((name) => `inputs.${name.slice(0, 80)}: must be a Dify variable name: letters, digits and _, not starting with a digit, at most 64`);
+        throw new ClinAgentError('VALIDATION_FAILED', `Invalid request:\n- ${problems.join('\n- ')}`, { field: 'inputs', problems });
+      }
       readDifyKey(scenario, env);
       if (spec.inputVariable && request?.inputs && spec.inputVariable in request.inputs) {
         throw new ClinAgentError('VALIDATION_FAILED', `inputs.${spec.inputVariable}: is where scenario ${scenario.id} puts the run's text (its engine.input_variable); send that text as input, not in inputs.`, { field: `inputs.${spec.inputVariable}` });
