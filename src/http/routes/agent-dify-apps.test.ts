@@ -183,10 +183,13 @@ describe.each(testEngines())('every kind of Dify app (%s)', (engine) => {
   });
 
   it('names the outputs a workflow has when the one the scenario names is missing', async () => {
-    dify.push(workflowRun([{ id: 'end', type: 'end', title: 'End' }], { status: 'succeeded', outputs: { text: 'Week 4.' }, total_tokens: 0 }));
+    dify.push(workflowRun([{ id: 'llm-1', type: 'llm', title: 'Draft' }], { status: 'succeeded', outputs: { text: 'Week 4.' }, total_tokens: 0 }, ['Week 4.']));
     const { result } = await run({ scenarioId: 'dify-workflow', input: 'When is visit 2?' });
     expect(result.status).toBe('failed');
     expect(result.error).toContain('finished without the output "answer" that engine.output_key names (its outputs: text)');
+    // The streamed text is not logged as the answer: the next turn's history would read it as one.
+    const log = (await (await fetch(`${url}/api/conversations/${result.conversationId}`, { headers: headers() })).json()) as { turns: Array<{ role: string }> };
+    expect(log.turns.map((turn) => turn.role)).toEqual(['user']);
   });
 
   it('runs a completion app with the text in inputs.query', async () => {

@@ -92,18 +92,11 @@ export function createDifyEngine(options: DifyEngineOptions = {}): AgentEngine {
         result.references = answer.references;
         result.toolCalls = answer.toolCalls;
         result.files = answer.files;
+        const failure = runFailure(scenario, spec, answer, final.problem, client.redact);
         // Only chat apps continue a conversation in Dify; a completion or workflow turn stands alone there.
         const kept = apiOf(spec) === 'chat-messages' ? answer : { ...answer, conversationId: undefined };
-        await keepConversation(runOptions, result.conversationId, { ...kept, answer: final.answer }, trace.traceId, difyConversationId);
-        if (answer.failure) throw answer.failure;
-        if (answer.error) throw difyError(scenario.id, { ...answer.error, message: client.redact(answer.error.message) }, 'stream');
-        const workflowFailure = answer.workflow && answer.workflow.status !== 'succeeded' ? workflowError(scenario, answer, client.redact) : undefined;
-        if (workflowFailure) throw workflowFailure;
-        if (!answer.ended) {
-          const expected = spec.appMode === 'workflow' ? 'workflow_finished' : 'message_end';
-          throw new ClinAgentError('UPSTREAM_FAILED', `The Dify app of scenario ${scenario.id} ended its stream without ${expected}, so the answer may be incomplete. Try again; if it repeats, check the app's logs in Dify.`, { difyCode: 'stream_incomplete' });
-        }
-        if (final.problem) throw final.problem;
+        await keepConversation(runOptions, result.conversationId, { ...kept, answer: final.answer }, !failure, trace.traceId, difyConversationId);
+        if (failure) throw failure;
         result.status = 'success';
       } catch (error) {
         if (!result.conversationId) runOptions.onEvent?.({ type: 'run_started', traceId: trace.traceId });
@@ -244,6 +237,21 @@ function finalAnswer(scenario: Scenario, spec: DifyEngineSpec, answer: DifyAnswe
   return { answer: typeof value === 'string' ? value : JSON.stringify(value ?? null), structuredOutput: outputs };
 }
 
+/**
+ * Why a streamed run did not complete, in order: our end (stopped, gone silent), Dify's `error` event, a workflow
+ * that failed or was stopped, a stream without its terminal event, a workflow without the named output.
+ */
+function runFailure(scenario: Scenario, spec: DifyEngineSpec, answer: DifyAnswer, outputProblem: ClinAgentError | undefined, redact: (text: string) => string): ClinAgentError | undefined {
+  if (answer.failure) return answer.failure;
+  if (answer.error) return difyError(scenario.id, { ...answer.error, message: redact(answer.error.message) }, 'stream');
+  if (answer.workflow && answer.workflow.status !== 'succeeded') return workflowError(scenario, answer, redact);
+  if (!answer.ended) {
+    const expected = spec.appMode === 'workflow' ? 'workflow_finished' : 'message_end';
+    return new ClinAgentError('UPSTREAM_FAILED', `The Dify app of scenario ${scenario.id} ended its stream without ${expected}, so the answer may be incomplete. Try again; if it repeats, check the app's logs in Dify.`, { difyCode: 'stream_incomplete' });
+  }
+  return outputProblem;
+}
+
 /** A workflow (or chatflow) that ended `failed` or `stopped`: its own error, naming the node that failed when one did. */
 function workflowError(scenario: Scenario, answer: DifyAnswer, redact: (text: string) => string): ClinAgentError {
   const workflow = answer.workflow!;
@@ -276,10 +284,9 @@ async function openConversation(scenario: Scenario, input: string, options: Engi
  * Keeps the Dify conversation id the turn ran in (Dify has it even when the turn failed), and logs a complete
  * answer in our conversation; a partial one would read as a real answer in the history of the next turn.
  */
-async function keepConversation(options: EngineRunOptions, conversationId: string | null, answer: DifyAnswer, traceId: string, previousDifyId: string | undefined): Promise<void> {
+async function keepConversation(options: EngineRunOptions, conversationId: string | null, answer: DifyAnswer, complete: boolean, traceId: string, previousDifyId: string | undefined): Promise<void> {
   const conversation = options.conversation;
   if (!conversation || !conversationId) return;
   if (answer.conversationId && answer.conversationId !== previousDifyId) await conversation.store.setEngineRef(conversationId, { type: 'dify', conversationId: answer.conversationId }, conversation.actor);
-  const complete = answer.ended && !answer.error && !answer.failure;
   if (complete && answer.answer) await conversation.store.append(conversationId, [{ role: 'assistant', content: answer.answer, traceId }], conversation.actor);
 }
