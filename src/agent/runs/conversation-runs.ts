@@ -28,12 +28,10 @@ export interface ConversationRunState {
 
 /**
  * The person's input a step works on: a message (an answer, typed by the family: the consult's text and
- * attachment, a staged agent's text) or a confirmation (an approval).
+ * attachment, a staged agent's text) or a confirmation (an approval). A step is given it as the family's schema
+ * read it back from the run.
  */
 export type ConversationInput<I> = { kind: 'answer'; input: I } | { kind: 'approve' };
-
-/** The input a step is given: the person's message as its family's schema read it, or their confirmation. */
-export type StepInput<I> = { kind: 'answer'; input: I } | { kind: 'approve' };
 
 /** What one input did: the agent's new state, and how the step is named in the run's steps and audit. */
 export interface StepOutcome<S> {
@@ -77,13 +75,13 @@ export interface ConversationRunsOptions<S extends ConversationRunState, I> exte
    * Handles one input. Whatever it throws ends the step: the run waits again for input, the input not taken, and the
    * request that brought it gets the error (a fault that is not a ClinAgentError as a plain INTERNAL one).
    */
-  step(run: ConversationRun, input: { review: RunReview; given: StepInput<I>; state: S; trace: TraceRun; onEvent?: AgentEventSink; signal?: AbortSignal }): Promise<StepOutcome<S>>;
+  step(run: ConversationRun, input: { review: RunReview; given: ConversationInput<I>; state: S; trace: TraceRun; onEvent?: AgentEventSink; signal?: AbortSignal }): Promise<StepOutcome<S>>;
   /**
    * The service's own answer in place of a step that threw (the model down, a fault), so the input is taken after
    * all (the consult's risk advice needs no model). Given the state with the failed step's tokens already counted;
    * undefined leaves the run waiting with the error reported. Never called for a cancelled step.
    */
-  recover?(run: ConversationRun, failure: { review: RunReview; given: StepInput<I>; state: S; error: unknown; trace: TraceRun }): StepOutcome<S> | undefined;
+  recover?(run: ConversationRun, failure: { review: RunReview; given: ConversationInput<I>; state: S; error: unknown; trace: TraceRun }): StepOutcome<S> | undefined;
   /** Counts in the state the tokens of a step that threw (cancelled ones too); a step that ends counts its own. */
   chargeTokens?(state: S, tokens: number): S;
   /** What the step said, logged in the conversation after it is saved: the person's text and the reply. */
@@ -139,13 +137,14 @@ export function createConversationRuns<S extends ConversationRunState, I>(option
   const agentIdOf = (run: Pick<ConversationRun, 'kind'>): string => run.kind.slice(kindPrefix.length);
   const stateOf = (run: ConversationRun): S => run.state as unknown as S;
 
-  /** The person's message as the family's schema reads it; a stored input it refuses is a fault of ours, named. */
-  function inputOf(run: ConversationRun, review: RunReview): StepInput<I> {
+  /**
+   * The person's message as the family's schema reads it. A stored input it refuses is a fault of ours: the person
+   * is told so in plain words (with the trace id), and the trace and the log keep what did not match.
+   */
+  function inputOf(run: ConversationRun, review: RunReview): ConversationInput<I> {
     if (review.decision !== 'answer') return { kind: 'approve' };
     const parsed = options.input.safeParse(review.input);
-    if (!parsed.success) {
-      throw new ClinAgentError('INTERNAL', `${options.label} ${run.id}: the message it was given is not one it can read (${formatIssues(parsed.error.issues).join('; ')}). Send it again.`, { runId: run.id });
-    }
+    if (!parsed.success) throw new Error(`${options.label} ${run.id}: the stored message is not one this agent reads: ${formatIssues(parsed.error.issues).join('; ')}`);
     return { kind: 'answer', input: parsed.data };
   }
 
@@ -180,7 +179,7 @@ export function createConversationRuns<S extends ConversationRunState, I>(option
     });
     if (!review) return waitAgain(saved, 'input', 'nothing_to_do');
     const counted = countingTokens(trace);
-    let given: StepInput<I> | undefined;
+    let given: ConversationInput<I> | undefined;
     try {
       given = inputOf(run, review);
       onEvent?.({ type: 'run_started', traceId: trace.traceId, conversationId: run.conversationId ?? undefined, runId: run.id });

@@ -123,7 +123,7 @@ describe.each(testEngines())('the agent-run host on %s', (engine) => {
     await ctx.agentRunHost.advance(run.id);
     const after = await rowOf(run.id);
     expect(after.status).toBe('SUSPENDED');
-    expect(ctx.consult.runs.stateOf(after).lastError).toMatchObject({ code: 'INTERNAL', message: expect.stringContaining('is not one it can read') });
+    expect(ctx.consult.runs.stateOf(after).lastError).toMatchObject({ code: 'INTERNAL', message: expect.stringContaining('a fault on our side') });
 
     // A kind no family here runs is left as it is, for the process that runs it.
     const [foreign] = await ctx.db.insert(agentRuns).values({ kind: 'elsewhere:agent', status: 'PENDING', currentNode: 'start' }).returning();

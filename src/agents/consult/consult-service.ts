@@ -5,7 +5,7 @@ import { runDefinition } from '../../agent/loop/run-definition.js';
 import { MAX_ANSWER_CHARS } from '../../agent/loop/correction.js';
 import { tokenBudget } from '../../agent/loop/stop-conditions.js';
 import type { AgentEventSink } from '../../agent/loop/events.js';
-import { createConversationRuns, type ConversationRun, type ConversationRunDeps, type StepInput } from '../../agent/runs/conversation-runs.js';
+import { createConversationRuns, type ConversationRun, type ConversationInput, type ConversationRunDeps } from '../../agent/runs/conversation-runs.js';
 import { mergeStageData } from '../../agent/staged/context-paths.js';
 import type { User } from '../../core/auth/users.js';
 import { consultAttachments } from '../../core/db/schema/consult.js';
@@ -306,7 +306,7 @@ function riskOf(context: MedicalContext, said: string[]) {
 }
 
 /** A consult's every step is a patient message: the run waits for an answer, never for a confirmation. */
-function messageOf(given: StepInput<ConsultInput>): ConsultInput {
+function messageOf(given: ConversationInput<ConsultInput>): ConsultInput {
   return given.kind === 'answer' ? given.input : { text: '' };
 }
 
