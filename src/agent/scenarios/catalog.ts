@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { createDefinitionCatalog, type DefinitionCatalog, type DefinitionFailure } from '../../core/definitions/index.js';
 import { ClinAgentError } from '../../core/errors.js';
 import type { ToolRegistry } from '../../core/tools/registry.js';
@@ -29,7 +30,8 @@ export function createScenarioCatalog(scenarios: Scenario[], tools: ToolRegistry
     get(id) {
       const failed = !catalog.has(id) && invalid.find((file) => file.id === id);
       if (failed) {
-        throw new ClinAgentError('SCENARIO_INVALID', `Scenario "${id}" is not served: its file ${failed.file} is invalid. Fix it and restart the server:\n- ${failed.problems.join('\n- ')}`, { scenarioId: id, problems: failed.problems });
+        // Any signed-in user may ask for it: the file's name, not the server's folder (the start-up log has that).
+        throw new ClinAgentError('SCENARIO_INVALID', `Scenario "${id}" is not served: its file ${path.basename(failed.file)} is invalid. Fix it and restart the server:\n- ${failed.problems.join('\n- ')}`, { scenarioId: id, problems: failed.problems });
       }
       return catalog.get(id);
     },

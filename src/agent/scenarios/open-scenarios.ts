@@ -20,5 +20,9 @@ export function openScenarios(deps: { directory: string; policy: ScenarioPolicy;
       `scenario file ${failure.file} is invalid; ${failure.id ? `scenario "${failure.id}"` : 'it'} is not served until the file is fixed and the server restarted, the other scenarios serve:\n- ${failure.problems.join('\n- ')}`,
     );
   }
-  return createScenarioCatalog(definitions, deps.tools, failures);
+  // Problems as users see them (GET /api/scenarios, a run's 422): paths inside the folder relative to it, as the
+  // files name them; the log line above keeps the full paths for the operator.
+  const folder = path.resolve(deps.directory) + path.sep;
+  const shown = failures.map((failure) => ({ ...failure, problems: failure.problems.map((problem) => problem.split(folder).join('')) }));
+  return createScenarioCatalog(definitions, deps.tools, shown);
 }

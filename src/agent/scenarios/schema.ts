@@ -232,7 +232,8 @@ export function scenarioFileSchemaFor(checks: ScenarioChecks) {
           try {
             readFileSync(resolved);
           } catch {
-            ctx.addIssue({ code: 'custom', path: ['documents', i], message: `file ${resolved} does not exist or cannot be read` });
+            // Named as the author wrote it (relative to the file's folder): GET /api/scenarios shows this to every user.
+            ctx.addIssue({ code: 'custom', path: ['documents', i], message: `file ${doc} does not exist or cannot be read` });
           }
         });
       }

@@ -40,10 +40,11 @@ describe.each(testEngines())('every kind of Dify app (%s)', (engine) => {
   let url: string;
   let token: string;
   const logLines: string[] = [];
+  let dir: string;
 
   beforeAll(async () => {
     dify = await startScriptedDify();
-    const dir = mkdtempSync(path.join(tmpdir(), 'clinagent-dify-apps-'));
+    dir = mkdtempSync(path.join(tmpdir(), 'clinagent-dify-apps-'));
     const engineBlock = (lines: string) => `engine:\n  type: dify\n  base_url: ${dify.baseURL}\n  api_key_env: DIFY_APPS_KEY\n${lines}`;
     writeFileSync(path.join(dir, 'form.yaml'), `id: dify-form\nname: Form\n${engineBlock('  app_mode: chat\n  inputs:\n    site: S01\n    visit: 2\n')}`);
     writeFileSync(path.join(dir, 'workflow.yaml'), `id: dify-workflow\nname: Workflow\n${engineBlock('  app_mode: workflow\n  input_variable: question\n  output_key: answer\n  inputs:\n    language: en\n')}`);
@@ -119,6 +120,10 @@ describe.each(testEngines())('every kind of Dify app (%s)', (engine) => {
     const overwrite = await run({ scenarioId: 'dify-workflow', input: 'x', inputs: { question: 'other' } });
     expect(overwrite.status).toBe(400);
     expect(overwrite.result.message).toContain("inputs.question: is where scenario dify-workflow puts the run's text");
+    // A completion app reads the text from inputs.query when no input_variable is named: a run's own query would be dropped.
+    const query = await run({ scenarioId: 'dify-completion', input: 'x', inputs: { query: 'other' } });
+    expect(query.status).toBe(400);
+    expect(query.result.message).toContain("inputs.query: is where scenario dify-completion puts the run's text");
     expect(dify.requests.length).toBe(before);
   });
 
@@ -238,11 +243,17 @@ describe.each(testEngines())('every kind of Dify app (%s)', (engine) => {
     const problems = listed.invalid[0]!.problems;
     expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/^max_tool_rounds: /), expect.stringMatching(/^documents\.0: file .*nowhere\.md does not exist/), expect.stringMatching(/^tools\.0: "launch_rocket" is not a registered tool/)]));
     expect(logLines.join('')).toContain('broken.yaml is invalid');
+    // Every signed-in user reads this list: the problems name files as the scenario author wrote them, never the
+    // server's folders.
+    expect(problems).toContain('documents.0: file nowhere.md does not exist or cannot be read');
+    expect(JSON.stringify(listed.invalid)).not.toContain(dir);
 
     const refused = await run({ scenarioId: 'broken', input: 'Hello?' });
     expect(refused.status).toBe(422);
     expect(refused.result.code).toBe('SCENARIO_INVALID');
     expect(refused.result.message).toContain('launch_rocket');
     expect(refused.result.message).toContain('max_tool_rounds');
+    expect(refused.result.message).toContain('its file broken.yaml is invalid');
+    expect(JSON.stringify(refused.result)).not.toContain(dir);
   });
 });
