@@ -105,7 +105,7 @@ export function createRunHost(options: RunHostOptions) {
     jobs: options.jobs,
     /** Adds a family; its runs are advanced by the host's jobs and swept by its sweep from now on. */
     register(family: RunFamily): void {
-      if (!/^[a-z][a-z0-9_-]*:$/.test(family.prefix)) throw new ClinAgentError('INTERNAL', `Agent-run family prefix "${family.prefix}" must be lowercase letters ending with ":".`);
+      if (!/^[a-z][a-z0-9_-]*:$/.test(family.prefix)) throw new ClinAgentError('INTERNAL', `Agent-run family prefix "${family.prefix}" must be lowercase letters, digits, "-" or "_", ending with ":" (\`consult:\`).`);
       for (const prefix of families.keys()) {
         if (prefix.startsWith(family.prefix) || family.prefix.startsWith(prefix)) {
           throw new ClinAgentError('INTERNAL', `Agent-run family "${family.prefix}" overlaps "${prefix}", registered already: a run's kind must name one family.`);
@@ -116,11 +116,9 @@ export function createRunHost(options: RunHostOptions) {
     },
     /** The families, by prefix (a test checks all three are here). */
     families: (): string[] => [...families.keys()],
+    /** A job's work: the run's family advances it (exported for tests and one-off tools; workers call it). */
     advance,
-    /** Queues the advance of one run (a run just created, or one a person just answered). */
-    async enqueue(runId: string): Promise<void> {
-      await requireJobs('be queued').send(advanceAgentRunQueue, { runId });
-    },
+    /** One pass of the sweep over every family's runs that nobody advances. */
     sweep,
     /**
      * This process's agent-run workers: `concurrency` pollers on the one queue and the one sweep timer, plus one
