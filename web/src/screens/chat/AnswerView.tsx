@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { AgentResult } from '../../api';
 import { useT } from '../../i18n/use-t';
+import { fileLink } from './file-link';
 import { ReferenceList } from './ReferenceList';
 import { StructuredOutputView } from './StructuredOutputView';
 import { ToolCallList } from './ToolCallList';
@@ -77,18 +78,21 @@ export function AnswerView({ result }: { result: AgentResult }) {
         <section className="answer-section" data-testid="answer-files">
           <h3>{t('answer.files', { count: result.files.length })}</h3>
           <ul className="file-list">
-            {result.files.map((file) => (
-              <li key={file.id || file.url}>
-                {file.url ? (
-                  <a href={file.url} target="_blank" rel="noreferrer noopener">
-                    {file.url.split('?')[0]!.split('/').pop() || file.id}
-                  </a>
-                ) : (
-                  file.id
-                )}{' '}
-                <span className="muted small">{file.type}</span>
-              </li>
-            ))}
+            {result.files.map((file) => {
+              const link = fileLink(file);
+              return (
+                <li key={file.id || file.url}>
+                  {link ? (
+                    <a href={link.href} target="_blank" rel="noreferrer noopener">
+                      {link.label}
+                    </a>
+                  ) : (
+                    file.id
+                  )}{' '}
+                  <span className="muted small">{file.type}</span>
+                </li>
+              );
+            })}
           </ul>
         </section>
       ) : null}
