@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { LlmGateway } from '../../core/llm/gateway.js';
 import type { ChatMessage } from '../../core/llm/types.js';
 import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.js';
+import { isRawStructure } from '../../core/structured/looks-like-data.js';
+import { countTokens } from '../../core/tokenizer.js';
 import type { TraceScope } from '../../core/trace/store.js';
 import type { AgentDefinition } from '../definitions/agent-definition.js';
 import { textAnswer } from '../definitions/answer-schema.js';
@@ -15,6 +17,8 @@ import type { ConversationTurn } from './types.js';
  * costs a fraction of the history budget it replaces.
  */
 export const SUMMARY_MAX_TOKENS = 800;
+const SUMMARY_TOKEN_SLACK = 2;
+const MAX_CHARS_PER_TOKEN = 8;
 
 const SUMMARY_LABEL = 'conversation_summary';
 
@@ -42,6 +46,25 @@ function summaryMessages(input: SummarizeTurnsInput): ChatMessage[] {
 }
 
 /**
+ * A summary stands in for the turns it replaces in every later prompt: prose (a JSON object is the model answering
+ * for a program), not empty, and within its limit, since a server may ignore max_tokens. Counted with our
+ * tokenizer, which can count up to about twice the model's own tokens (Chinese), hence the room; the character
+ * bound is checked first, so a 200 kB reply is never tokenised.
+ */
+const summarySchema = z
+  .string()
+  .transform((text) => text.trim())
+  .superRefine((summary, ctx) => {
+    const problem = (message: string) => ctx.addIssue({ code: 'custom', message });
+    if (!summary) return problem('The model returned an empty summary of the earlier conversation. Try again, or give the scenario the sliding_window history strategy.');
+    if (isRawStructure(summary)) return problem('The model wrote the summary of the earlier conversation as a data structure (JSON) instead of prose, so it is not kept. Try again; if it keeps happening, check the model\'s output in the trace.');
+    const bound = SUMMARY_MAX_TOKENS * SUMMARY_TOKEN_SLACK;
+    if (summary.length > bound * MAX_CHARS_PER_TOKEN || countTokens(summary) > bound) {
+      problem(`The model's summary of the earlier conversation is far over the ${SUMMARY_MAX_TOKENS} tokens it may write, so it is not kept. Try again; if it keeps happening, check that the model's server honours max_tokens.`);
+    }
+  });
+
+/**
  * The summary history strategy's writer: one round, no tools. A summary cut off mid-sentence would stand in for
  * the turns it replaces in every later prompt, so it is refused (the loop never takes a cut-off answer), as is an
  * empty one.
@@ -58,12 +81,7 @@ export const SUMMARIZE_TURNS_DEFINITION: AgentDefinition<SummarizeTurnsInput, st
   tools: [],
   decision: { mode: 'native' },
   output: { name: 'text' },
-  answer: textAnswer(
-    z
-      .string()
-      .transform((text) => text.trim())
-      .refine((summary) => summary.length > 0, 'The model returned an empty summary of the earlier conversation. Try again, or give the scenario the sliding_window history strategy.'),
-  ),
+  answer: textAnswer(summarySchema),
   stop: { maxRounds: 1 },
   history: { strategy: 'none' },
   model: { temperature: 0, maxTokens: SUMMARY_MAX_TOKENS },

@@ -19,8 +19,8 @@ export interface AnswerText {
   decision?: { action: string; data: Record<string, unknown> };
 }
 
-/** `truncated`: refused because it was cut off (JSON that ends open), so a stop can say so. */
-export type AnswerCheck<O> = { ok: true; value: O; parsedAs?: ParsedAs } | { ok: false; problems: string[]; truncated?: boolean };
+/** `truncated`: refused because it was cut off (JSON that ends open), so a stop can say so. `parsedAs`: how JSON parsed. */
+export type AnswerCheck<O> = { ok: true; value: O; parsedAs?: ParsedAs } | { ok: false; problems: string[]; truncated?: boolean; parsedAs?: ParsedAs };
 
 /** Checks that need the run's input (a router's intents must name a skill it was offered): problems, one line each. */
 export type AnswerRefinement<O, I> = (value: O, input: I | undefined) => string[];
@@ -91,13 +91,15 @@ export function jsonAnswer<Z, O = Z, I = unknown>(schema: z.ZodType<Z>, options:
     jsonSchema,
     read({ content }, input) {
       const parsed = parseStructuredOutput(content, output);
-      if (!parsed.success) return { ok: false, problems: [`(root): ${parsed.error}`], ...(parsed.truncated ? { truncated: true } : {}) };
+      const { parsedAs } = parsed;
+      if (!parsed.success) return { ok: false, problems: [`(root): ${parsed.error}`], parsedAs, ...(parsed.truncated ? { truncated: true } : {}) };
       const problems = options.missingFields === 'fill' ? wrongTypes(parsed.warnings) : parsed.warnings.map(asRequired);
-      if (problems.length) return { ok: false, problems };
+      if (problems.length) return { ok: false, problems, parsedAs };
+      // The parser and zod read the same schema; zod also gives the typed value, and guards against the two disagreeing.
       const typed = schema.safeParse(parsed.data);
-      if (!typed.success) return { ok: false, problems: formatIssues(typed.error.issues) };
+      if (!typed.success) return { ok: false, problems: formatIssues(typed.error.issues), parsedAs };
       const refusals = options.check ? options.check(typed.data, input) : [];
-      if (refusals.length) return { ok: false, problems: refusals };
+      if (refusals.length) return { ok: false, problems: refusals, parsedAs };
       return { ok: true, value: map(typed.data, input), parsedAs: parsed.parsedAs };
     },
   };

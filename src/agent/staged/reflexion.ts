@@ -77,7 +77,16 @@ const VERDICT_MAX_TOKENS = 800;
  * The verdict as the model writes it: `passed` decides, so it must be there as a boolean; issues and suggestions
  * are read leniently (a string where a list was asked for, blanks left out).
  */
-const verdictSchema = z.looseObject({ passed: z.boolean(), issues: z.unknown().optional(), suggestions: z.unknown().optional() });
+const verdictSchema = z
+  .looseObject({ passed: z.boolean(), issues: z.unknown().optional(), suggestions: z.unknown().optional() })
+  .superRefine((verdict, ctx) => {
+    // What the researcher is shown: a model running on (200 kB of "issues") is no verdict, not a wall of text.
+    const shown = JSON.stringify([verdict.issues ?? [], verdict.suggestions ?? []]).length;
+    if (shown > MAX_VERDICT_TEXT_CHARS) ctx.addIssue({ code: 'custom', path: ['issues'], message: `the issues and suggestions are ${shown} characters, more than a check can show (at most ${MAX_VERDICT_TEXT_CHARS})` });
+  });
+
+/** A few issues and suggestions of a sentence or two each. */
+const MAX_VERDICT_TEXT_CHARS = 4000;
 
 type ReflexionVerdict = z.infer<typeof verdictSchema>;
 

@@ -1,5 +1,7 @@
 import type { ChatMessage } from '../../core/llm/types.js';
+import { z } from 'zod';
 import type { AgentDefinition, StageDefinition } from '../definitions/agent-definition.js';
+import { textAnswer } from '../definitions/answer-schema.js';
 import type { StagedAgentConfig, StageConfig } from './config.js';
 
 /** What one stage turn is built from: the system prompt already made, the history the window keeps, the message. */
@@ -8,6 +10,13 @@ export interface StageTurnInput {
   history: ChatMessage[];
   message: string;
 }
+
+/**
+ * A stage turn's answer is whatever the model wrote: the turn records it (turn-record.ts), cut at MAX_REPLY_CHARS
+ * and with its <extracted_data> block taken out, so a run-on reply is shortened, not asked for again, and a reply
+ * that only extracts (no text for the reader) still records what it extracted.
+ */
+const STAGE_ANSWER = textAnswer(z.string());
 
 /** How many model calls a stage turn may take: a tool call or two (the calculator) and the answer. */
 const STAGE_TURN_STOP = { maxRounds: 4, maxToolRounds: 2, errorBreaker: 2 } as const;
@@ -27,6 +36,7 @@ export function stageTurnDefinition(config: StagedAgentConfig, stage: StageConfi
     toolUse: { whenWithheld: 'finish' },
     decision: { mode: 'native' },
     output: { name: 'text' },
+    answer: STAGE_ANSWER,
     stop: STAGE_TURN_STOP,
     history: config.memoryStrategy === 'full' ? { strategy: 'full' } : { strategy: 'sliding_window', maxTurns: config.maxHistoryTurns * 2 },
     model: { name: config.defaultModel, temperature: config.temperature, maxTokens: config.maxTokens },

@@ -1,6 +1,6 @@
-import { agentId, jsonAnswer, type AgentDefinition } from '../../agent/definitions/index.js';
+import { agentId, type AgentDefinition } from '../../agent/definitions/index.js';
 import { buildSoftRuleMessages } from './prompt.js';
-import { SOFT_RULE_VERDICT, softRuleVerdictSchema, type SoftRuleVerdict } from './verdict.js';
+import { SOFT_RULE_ANSWER, SOFT_RULE_VERDICT, type SoftRuleVerdict } from './verdict.js';
 
 /** One record judged against one instruction, with the tools that rule may call. */
 export interface SoftRuleInput {
@@ -27,12 +27,7 @@ export const SOFT_RULE_DEFINITION: AgentDefinition<SoftRuleInput, SoftRuleVerdic
   toolUse: { whenWithheld: 'refuse', scope: 'for this rule' },
   decision: { mode: 'native' },
   output: SOFT_RULE_VERDICT,
-  // Every field required (a `passed` filled in as false would be a verdict the model never gave); an out-of-range
-  // confidence is clamped, not sent back: 1.2 still says "very sure".
-  answer: jsonAnswer(softRuleVerdictSchema, {
-    name: SOFT_RULE_VERDICT.name,
-    map: (verdict) => ({ ...verdict, confidence: Math.min(1, Math.max(0, verdict.confidence)) }),
-  }),
+  answer: SOFT_RULE_ANSWER,
   answerShape: '{"passed": boolean, "reason": string, "confidence": number from 0 to 1, "evidence": string}',
   // Failed tool rounds are attempts (seed 000: 3 retries); successful ones are bounded by maxToolRounds, after
   // which tools are withheld and a call is refused, so a model that keeps calling cannot loop forever.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { formatIssues } from '../../core/errors.js';
+import { jsonAnswer } from '../../agent/definitions/answer-schema.js';
 import type { OutputType } from '../../core/structured/output-types.js';
-import { parseStructuredOutput, type ParsedAs } from '../../core/structured/parse.js';
+import type { ParsedAs } from '../../core/structured/parse.js';
 
 /** A reason is one or two sentences; far longer is a model that lost its way, sent back to say it shorter. */
 const MAX_REASON_CHARS = 2000;
@@ -38,24 +38,20 @@ export type VerdictCheck =
   | { ok: false; problems: string[]; parsedAs: ParsedAs; truncated?: boolean };
 
 /**
- * Parses a model answer with the shared tolerant parser and accepts it only when every field is present
- * with its type. The parser fills a missing field with an empty value and reports it as a warning; here a
- * warning is a problem, since a `passed` filled in as `false` would be a verdict the model never gave.
- * Problems are `path: message` lines, the form a model can act on.
+ * What a valid verdict is, the soft-rule judge's answer schema: read by the shared tolerant parser, accepted only
+ * when every field is present with its type. The parser fills a missing field with an empty value; here that is a
+ * problem, since a `passed` filled in as `false` would be a verdict the model never gave. A verdict cut off mid-way
+ * ("passed": true, "reason": "Consist) is never completed by guessing. Problems are `path: message` lines.
  */
-export function checkVerdict(rawOutput: string): VerdictCheck {
-  const parsed = parseStructuredOutput(rawOutput, SOFT_RULE_VERDICT);
-  // A verdict cut off mid-way ("passed": true, "reason": "Consist) is never completed by guessing.
-  if (!parsed.success) return { ok: false, problems: [`(root): ${parsed.error}`], parsedAs: parsed.parsedAs, ...(parsed.truncated ? { truncated: true } : {}) };
-  if (parsed.warnings.length) return { ok: false, problems: parsed.warnings.map(asModelProblem), parsedAs: parsed.parsedAs };
-  // ajv and zod read the same schema; zod also gives the typed value, and guards against the two disagreeing.
-  const typed = softRuleVerdictSchema.safeParse(parsed.data);
-  if (!typed.success) return { ok: false, problems: formatIssues(typed.error.issues), parsedAs: parsed.parsedAs };
-  const confidence = Math.min(1, Math.max(0, typed.data.confidence));
-  return { ok: true, verdict: { ...typed.data, confidence }, parsedAs: parsed.parsedAs };
-}
+export const SOFT_RULE_ANSWER = jsonAnswer(softRuleVerdictSchema, {
+  name: SOFT_RULE_VERDICT.name,
+  map: (verdict): SoftRuleVerdict => ({ ...verdict, confidence: Math.min(1, Math.max(0, verdict.confidence)) }),
+});
 
-/** "passed: missing, filled with false" tells the model about our parser; it needs to hear the field is required. */
-function asModelProblem(warning: string): string {
-  return warning.replace(/: missing, filled with .*$/s, ': missing; this field is required');
+/** One answer read as the judge's definition reads it (the loop does this for every final answer). */
+export function checkVerdict(rawOutput: string): VerdictCheck {
+  const check = SOFT_RULE_ANSWER.read({ content: rawOutput }, undefined);
+  const parsedAs = check.parsedAs ?? 'failed';
+  if (check.ok) return { ok: true, verdict: check.value, parsedAs };
+  return { ok: false, problems: check.problems, parsedAs, ...(check.truncated ? { truncated: true } : {}) };
 }

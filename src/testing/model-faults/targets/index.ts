@@ -2,6 +2,7 @@ import type { FaultTarget } from '../target.js';
 import { consultStreamTarget, consultTarget } from './consult.js';
 import { durableRunTarget } from './durable-run.js';
 import { distillTarget, pruneTarget } from './memory-writers.js';
+import { conversationSummaryTarget, reflexionTarget, yearlySummaryTarget } from './one-round.js';
 import { protocolAgentStreamTarget, protocolAgentTarget } from './protocol-agent.js';
 import { scenarioTarget, shippedScenarios } from './scenario.js';
 import { softRuleTarget } from './soft-rule.js';
@@ -25,6 +26,9 @@ export function faultTargets(): FaultTarget[] {
     weeklyReportTarget,
     distillTarget,
     pruneTarget,
+    yearlySummaryTarget,
+    reflexionTarget,
+    conversationSummaryTarget,
     ...shippedScenarios().flatMap((scenario) => [scenarioTarget(scenario), scenarioTarget(scenario, { streamed: true })]),
     // Last: runs advanced by job workers may go on retrying a fault after their cell gave up on them.
     softRuleTarget,

@@ -38,7 +38,7 @@ const FACTS = { facts: [{ section: 'state', text: 'Screening logs are kept in th
 /** The daily distillation of the conversation log into hot memory. */
 export const distillTarget: FaultTarget = {
   id: 'memory distiller',
-  covers: [],
+  covers: ['memory_distill'],
   engines: ['pglite', 'postgres'],
   maxModelCalls: 2,
   turnLimitMs: 10_000,

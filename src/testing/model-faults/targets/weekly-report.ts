@@ -17,7 +17,7 @@ function personMessage(response: { status: number; body: any }): unknown {
 
 export const weeklyReportTarget: FaultTarget = {
   id: 'weekly report',
-  covers: [],
+  covers: ['memory_weekly_report'],
   engines: ['pglite', 'postgres'],
   maxModelCalls: 3,
   turnLimitMs: 10_000,
