@@ -127,7 +127,7 @@ export const InvalidScenario = z.object({
 export type InvalidScenario = z.infer<typeof InvalidScenario>;
 export const ScenarioList = z.object({
   scenarios: z.array(Scenario),
-  invalid: z.array(InvalidScenario).describe('scenario files that did not load (fix the file and restart the server)'),
+  invalid: z.array(InvalidScenario).describe('scenario files that did not load (fix the file and restart the server); admins only, empty for others, as a problem may quote the file'),
 });
 
 /** GET /api/rag/documents */

@@ -39,6 +39,7 @@ describe.each(testEngines())('every kind of Dify app (%s)', (engine) => {
   let app: Awaited<ReturnType<typeof buildServer>>;
   let url: string;
   let token: string;
+  let adminToken: string;
   const logLines: string[] = [];
   let dir: string;
 
@@ -58,6 +59,7 @@ describe.each(testEngines())('every kind of Dify app (%s)', (engine) => {
     app = await buildServer(ctx, { serveConsole: false });
     url = await app.listen({ port: 0, host: '127.0.0.1' });
     token = (await ctx.users.create({ name: 'coordinator', role: 'coordinator' })).token;
+    adminToken = (await ctx.users.create({ name: 'scenario-admin', role: 'admin' })).token;
   });
 
   afterAll(async () => {
@@ -66,10 +68,10 @@ describe.each(testEngines())('every kind of Dify app (%s)', (engine) => {
     await dify?.close();
   });
 
-  const headers = () => ({ 'content-type': 'application/json', authorization: `Bearer ${token}` });
+  const headers = (as = token) => ({ 'content-type': 'application/json', authorization: `Bearer ${as}` });
 
-  async function run(body: Record<string, unknown>): Promise<{ status: number; result: any }> {
-    const response = await fetch(`${url}/api/agent/run`, { method: 'POST', headers: headers(), body: JSON.stringify(body) });
+  async function run(body: Record<string, unknown>, as = token): Promise<{ status: number; result: any }> {
+    const response = await fetch(`${url}/api/agent/run`, { method: 'POST', headers: headers(as), body: JSON.stringify(body) });
     return { status: response.status, result: await response.json() };
   }
 
@@ -233,9 +235,9 @@ describe.each(testEngines())('every kind of Dify app (%s)', (engine) => {
     ]);
   });
 
-  it('starts with an invalid scenario file: serves the others, lists it with every problem and refuses its runs naming them', async () => {
-    const response = await fetch(`${url}/api/scenarios`, { headers: headers() });
-    const listed = (await response.json()) as { scenarios: Array<{ id: string; engine: Record<string, unknown> }>; invalid: Array<{ file: string; id: string | null; problems: string[] }> };
+  it('starts with an invalid scenario file: serves the others, lists it with every problem and refuses its runs naming them (to admins)', async () => {
+    type Listed = { scenarios: Array<{ id: string; engine: Record<string, unknown> }>; invalid: Array<{ file: string; id: string | null; problems: string[] }> };
+    const listed = (await (await fetch(`${url}/api/scenarios`, { headers: headers(adminToken) })).json()) as Listed;
     expect(listed.scenarios.map((s) => s.id).sort()).toEqual(['dify-completion', 'dify-form', 'dify-workflow', 'plain']);
     expect(listed.scenarios.find((s) => s.id === 'dify-workflow')!.engine).toEqual({ type: 'dify', appMode: 'workflow', host: new URL(dify.baseURL).host, inputNames: ['language'] });
     expect(listed.invalid).toHaveLength(1);
@@ -243,12 +245,19 @@ describe.each(testEngines())('every kind of Dify app (%s)', (engine) => {
     const problems = listed.invalid[0]!.problems;
     expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/^max_tool_rounds: /), expect.stringMatching(/^documents\.0: file .*nowhere\.md does not exist/), expect.stringMatching(/^tools\.0: "launch_rocket" is not a registered tool/)]));
     expect(logLines.join('')).toContain('broken.yaml is invalid');
-    // Every signed-in user reads this list: the problems name files as the scenario author wrote them, never the
-    // server's folders.
+    // The problems name files as the scenario author wrote them, never the server's folders.
     expect(problems).toContain('documents.0: file nowhere.md does not exist or cannot be read');
     expect(JSON.stringify(listed.invalid)).not.toContain(dir);
+    // A problem may quote the file (a YAML error shows its line): only admins, who fix scenario files, read them.
+    const asCoordinator = (await (await fetch(`${url}/api/scenarios`, { headers: headers() })).json()) as Listed;
+    expect(asCoordinator.scenarios).toHaveLength(4);
+    expect(asCoordinator.invalid).toEqual([]);
+    const refusedToCoordinator = await run({ scenarioId: 'broken', input: 'Hello?' });
+    expect(refusedToCoordinator.status).toBe(422);
+    expect(refusedToCoordinator.result).toMatchObject({ code: 'SCENARIO_INVALID', details: { scenarioId: 'broken' } });
+    expect(refusedToCoordinator.result.message).toBe('Scenario "broken" is not served: its file is invalid. Ask an admin to fix it; admins see its problems in the scenario list (GET /api/scenarios) and the server\'s log.');
 
-    const refused = await run({ scenarioId: 'broken', input: 'Hello?' });
+    const refused = await run({ scenarioId: 'broken', input: 'Hello?' }, adminToken);
     expect(refused.status).toBe(422);
     expect(refused.result.code).toBe('SCENARIO_INVALID');
     expect(refused.result.message).toContain('launch_rocket');

@@ -3,6 +3,7 @@ import type { EngineRunOptions } from '../../agent/engines/index.js';
 import type { Scenario } from '../../agent/scenarios/load.js';
 import type { User } from '../../core/auth/users.js';
 import type { AppContext } from '../../context.js';
+import { ClinAgentError } from '../../core/errors.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
 
@@ -30,13 +31,26 @@ export function runOptionsFor(ctx: AppContext, body: RunBody, user: User): Engin
  * What can refuse a run before it starts, for both routes: an unknown scenario (404), a conversation that is not
  * the caller's (404), not theirs to continue (403) or another agent's (409), or an engine the server has not been
  * set up for (a Dify key variable that is unset: 409 naming it), or inputs the engine does not take (400). A
- * scenario whose file is invalid answers 422 with its problems. A streamed run is refused as JSON.
+ * scenario whose file is invalid answers 422 (with its problems to admins). A streamed run is refused as JSON.
  */
 export async function scenarioToRun(ctx: AppContext, body: RunBody, user: User): Promise<Scenario> {
-  const scenario = ctx.scenarios.get(body.scenarioId);
+  const scenario = servedScenario(ctx, body.scenarioId, user);
   if (body.conversationId) await ctx.conversations.assertMayContinue(body.conversationId, user, scenario.id);
   ctx.engines.assertReady(scenario, { inputs: body.inputs });
   return scenario;
+}
+
+/**
+ * The scenario of that id. An invalid file's problems are for admins, who fix scenario files (GET /api/scenarios
+ * lists them to admins only): a problem may quote the file, so anyone else learns only that it is invalid.
+ */
+function servedScenario(ctx: AppContext, scenarioId: string, user: User): Scenario {
+  try {
+    return ctx.scenarios.get(scenarioId);
+  } catch (error) {
+    if (!ClinAgentError.isInstance(error) || error.code !== 'SCENARIO_INVALID' || user.role === 'admin') throw error;
+    throw new ClinAgentError('SCENARIO_INVALID', `Scenario "${scenarioId}" is not served: its file is invalid. Ask an admin to fix it; admins see its problems in the scenario list (GET /api/scenarios) and the server's log.`, { scenarioId });
+  }
 }
 
 export const agentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {

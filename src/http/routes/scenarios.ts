@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { routeSchema } from '../../contract/index.js';
+import { requireUser } from '../access.js';
 
 export const scenarioRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get(
@@ -13,7 +14,8 @@ export const scenarioRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
         ...routeSchema('GET /api/scenarios'),
       },
     },
-    async () => {
+    async (request) => {
+      const user = requireUser(request);
       const documents = ctx.hasVectorStore ? await ctx.rag.listDocuments() : [];
       return {
         scenarios: ctx.scenarios.list().map((s) => ({
@@ -28,8 +30,9 @@ export const scenarioRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
           engine: s.engine.type === 'dify' ? { type: s.engine.type, appMode: s.engine.appMode, host: new URL(s.engine.baseUrl).host, inputNames: Object.keys(s.engine.inputs ?? {}) } : { type: s.engine.type },
           documents: documents.filter((d) => d.scenarioId === s.id),
         })),
-        // The file's name only: the folder is the server's business.
-        invalid: ctx.scenarios.invalid().map((f) => ({ file: path.basename(f.file), id: f.id ?? null, problems: f.problems })),
+        // Admins only, who fix scenario files: a problem may quote the file (a YAML error shows its line). The
+        // file's name only: the folder is the server's business.
+        invalid: user.role !== 'admin' ? [] : ctx.scenarios.invalid().map((f) => ({ file: path.basename(f.file), id: f.id ?? null, problems: f.problems })),
       };
     },
   );
