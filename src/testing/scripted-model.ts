@@ -30,7 +30,8 @@ export interface StreamOptions {
   dropAfterChunks?: number;
   /**
    * Send nothing more after this many chunks, keeping the connection open: a model that stalls mid-answer. A client
-   * that cancels after the first pieces is then sure to do so mid-stream, however slow the machine; close() ends it.
+   * that cancels after the first pieces is then sure to do so mid-stream, however slow the machine; close() ends it,
+   * and the request's `stream.resume()` sends the rest (a test that looks at a half-written answer, then the whole).
    */
   stallAfterChunks?: number;
 }
@@ -43,6 +44,8 @@ export interface StreamProgress {
   /** The client closed the connection before the last chunk. */
   isClientGone: boolean;
   isComplete: boolean;
+  /** A stream held by `stallAfterChunks` goes on with the rest of its chunks (at once if it is already held). */
+  resume(): void;
 }
 
 export interface RecordedRequest {
@@ -205,7 +208,20 @@ export async function startScriptedModel(steps: ScriptedStep[] = [], options: Sc
     const wantsUsage = body?.stream_options?.include_usage === true && streamOptions.sendUsage !== false;
     const usage = ('reply' in step || 'toolCalls' in step ? step.usage : undefined) ?? { prompt_tokens: 11, completion_tokens: 7 };
     if (wantsUsage) chunks.push({ choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
-    const progress: StreamProgress = { chunksPlanned: chunks.length, chunksSent: 0, isClientGone: false, isComplete: false };
+    let isResumed = false;
+    let isStalled = false;
+    const progress: StreamProgress = {
+      chunksPlanned: chunks.length,
+      chunksSent: 0,
+      isClientGone: false,
+      isComplete: false,
+      resume: () => {
+        isResumed = true;
+        if (!isStalled) return;
+        isStalled = false;
+        schedule();
+      },
+    };
     recorded.stream = progress;
     let isDropped = false;
     res.on('close', () => {
@@ -220,7 +236,10 @@ export async function startScriptedModel(steps: ScriptedStep[] = [], options: Sc
         res.destroy();
         return;
       }
-      if (progress.chunksSent === streamOptions.stallAfterChunks) return;
+      if (progress.chunksSent === streamOptions.stallAfterChunks && !isResumed) {
+        isStalled = true;
+        return;
+      }
       const chunk = chunks[progress.chunksSent];
       if (!chunk) {
         res.end('data: [DONE]\n\n');

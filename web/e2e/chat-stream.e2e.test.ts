@@ -7,19 +7,21 @@ import { startHarness, stopHarness, type Harness } from './harness.js';
 
 /**
  * The chat streams its answer: text shows while the model is still writing, the final result replaces it, and
- * Stop ends the run on the server, whose trace is then marked cancelled. The model streams slowly (scripted
- * per-chunk delay) so the browser can be seen between the first token and the end.
+ * Stop ends the run on the server, whose trace is then marked cancelled. The model holds its answer after the first
+ * pieces (stallAfterChunks), so the browser is seen between the first token and the end however slow the machine;
+ * the first test then lets it go on (stream.resume()), the second stops it there.
  */
 
 const ADMIN_TOKEN = 'e2e-admin-token-stream-0123456789abcdef';
 const SUMMARY = 'Visit 2 is 80% complete across the three sites; two subjects lack a consent date.';
 const SLOW: ScriptedStep = {
   reply: JSON.stringify({ summary: SUMMARY, completion_rate: 0.8, issues: [], action_items: [] }),
-  stream: { pieceChars: 3, chunkDelayMs: 40 },
+  // 12 pieces of 3: `{"summary":"` and the summary's first words, then held until the test resumes it.
+  stream: { pieceChars: 3, stallAfterChunks: 12 },
 };
 const VERY_SLOW: ScriptedStep = {
   reply: JSON.stringify({ summary: 'This answer is stopped long before it ends. '.repeat(30) }),
-  stream: { pieceChars: 2, chunkDelayMs: 50 },
+  stream: { pieceChars: 2, stallAfterChunks: 20 },
 };
 
 let browser: Browser;
@@ -51,10 +53,11 @@ describe('chat streaming', () => {
     try {
       await withScreenshot(page, 'stream-text', async () => {
         await openDataCompleteness(page);
+        const calls = harness!.model.requests.length;
         await page.getByTestId('chat-input').fill('How complete is visit 2?');
         await page.getByTestId('chat-send').click();
 
-        // The summary field is shown as it is written, before the run has finished.
+        // The summary field is shown as it is written, before the run has finished (the model holds the rest).
         await page.getByTestId('streaming-text').filter({ hasText: 'Visit 2 is' }).waitFor({ timeout: UI_TIMEOUT_MS });
         expect(await page.getByTestId('answer').count()).toBe(0);
         expect(await page.getByTestId('chat-stop').isVisible()).toBe(true);
@@ -62,6 +65,7 @@ describe('chat streaming', () => {
         expect(SUMMARY.startsWith(partial)).toBe(true);
         expect(partial).not.toContain('{');
 
+        harness!.model.requests[calls]!.stream!.resume();
         const answer = page.getByTestId('answer').filter({ hasText: SUMMARY });
         await answer.waitFor({ timeout: UI_TIMEOUT_MS });
         expect(await answer.getByTestId('answer-status').textContent()).toBe('Success');

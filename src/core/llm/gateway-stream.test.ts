@@ -152,6 +152,25 @@ describe('createLlmGateway, streaming', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('passes on a stream held mid-answer, then the rest once the model goes on (scripted resume)', async () => {
+    const reply = 'Part one of the answer, then part two.';
+    const { gateway, server } = await gatewayFor([{ reply, stream: { pieceChars: 4, stallAfterChunks: 3 } }]);
+    const deltas: ChatDelta[] = [];
+
+    const call = gateway.chat({ ...question, onDelta: (d) => deltas.push(d) });
+    const text = () => deltas.map((d) => (d.type === 'text' ? d.text : '')).join('');
+    await waitFor(async () => server.requests[0]?.stream?.chunksSent === 3 && text() !== '', 'the pieces before the hold', 5000, 5);
+    const held = text();
+    expect(reply.startsWith(held) && held.length < reply.length, held).toBe(true);
+    expect(server.requests[0]!.stream!.isComplete).toBe(false);
+    server.requests[0]!.stream!.resume();
+    const response = await call;
+
+    expect(response.content).toBe(reply);
+    expect(text()).toBe(reply);
+    expect(server.requests[0]!.stream).toMatchObject({ isComplete: true, isClientGone: false });
+  });
+
   it('rejects with CANCELLED without calling the endpoint when the signal is already aborted', async () => {
     const { gateway, server } = await gatewayFor([{ reply: 'unused' }]);
     const error = await failure(gateway.chat({ ...question, signal: AbortSignal.abort(), onDelta: () => {} }));
