@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptedStep } from '../../src/testing/scripted-model.js';
+import { waitFor } from '../../src/testing/wait-for.js';
 import { createTrialStore } from '../../src/trial/store/trial-store.js';
 import type { TrialField, TrialRecord } from '../../src/trial/store/types.js';
 import { buildConsole, launchBrowser, signIn, snap, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
@@ -56,8 +57,9 @@ function respond(request: RecordedRequest): ScriptedStep {
   const chinese = /[\u4e00-\u9fff]/.test(lastUserText(request));
   const looked = (request.body?.messages ?? []).some((m: { role: string }) => m.role === 'tool');
   if (chinese && !looked) return { toolCalls: [{ name: 'get_project_stats', arguments: {} }] };
-  // The Chinese answer is written slowly, so the test sees the streamed tool call and plan before it ends.
-  return { reply: chinese ? ANSWER_ZH : ANSWER, stream: chinese ? { pieceChars: 4, chunkDelayMs: 200 } : { pieceChars: 8, chunkDelayMs: 10 } };
+  // The Chinese answer is held after its first pieces until the test lets it go on (stream.resume()), so the test
+  // sees the streamed tool call and plan before it ends however slow the machine.
+  return { reply: chinese ? ANSWER_ZH : ANSWER, stream: chinese ? { pieceChars: 4, stallAfterChunks: 2 } : { pieceChars: 8 } };
 }
 
 let browser: Browser;
@@ -250,6 +252,8 @@ describe('the trial assistant in the console', () => {
         const streaming = page.getByTestId('assistant-streaming');
         await streaming.locator('[data-testid="assistant-tool"][data-status="ok"]').filter({ hasText: 'get_project_stats' }).waitFor({ timeout: UI_TIMEOUT_MS });
         expect(await streaming.getByTestId('intent-badge').getAttribute('data-intent')).toBe('data_question');
+        const held = await waitFor(async () => harness!.model.requests.find((r) => r.stream && r.stream.chunksSent === 2 && !r.stream.isComplete), 'the answer to be held after its first pieces', UI_TIMEOUT_MS, 20);
+        held.stream!.resume();
         const answer = page.getByTestId('assistant-answer').filter({ hasText: ANSWER_ZH });
         await answer.waitFor({ timeout: UI_TIMEOUT_MS });
         expect(await answer.getByTestId('intent-badge').textContent()).toBe('数据问题');
