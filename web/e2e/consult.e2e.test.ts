@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedStep, type StreamOptions } from '../../src/testing/scripted-model.js';
+import { waitFor } from '../../src/testing/wait-for.js';
 import { buildConsole, launchBrowser, signIn, snap, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
 import { startHarness, stopHarness, type Harness } from './harness.js';
 
@@ -46,10 +47,11 @@ const DECISIONS: Record<string, ScriptedStep> = {
     tool_input: { query: 'itchy red rash on the arm', specialty: 'dermatology' },
     medical_context_update: { symptoms: ['itchy red rash'], location: ['arm'] },
   }),
-  // Streamed slowly, so the test sees the reply being written before the result replaces it.
+  // Held after its first pieces ('Thank you.' shown) until the test resumes it: the test sees the reply being
+  // written before the result replaces it, however slow the machine.
   askDuration: decide(
     { thought: 'Need duration and triggers.', action: 'respond', response: ASK_DURATION, quick_options: ['Days', 'Weeks', 'Months'], medical_context_update: { missing_info: ['duration', 'triggers'] } },
-    { pieceChars: 6, chunkDelayMs: 60 },
+    { pieceChars: 6, stallAfterChunks: 20 },
   ),
   askPhoto: decide({ thought: 'A photo would show the shape.', action: 'respond', response: ASK_PHOTO, quick_options: [], medical_context_update: { duration: 'weeks', patient_info: { age: 34 } } }),
   lookAtPhoto: decide({
@@ -149,6 +151,8 @@ describe('the dermatology consult in the console', () => {
         expect(await streaming.textContent()).not.toContain('"action"');
         // The knowledge search the reply was written from shows as one compact line.
         expect(await streaming.getByTestId('tools-used').getAttribute('data-tools')).toBe('search_medical_knowledge');
+        const held = await waitFor(async () => harness!.model.requests.find((r) => r.stream && r.stream.chunksSent === 20 && !r.stream.isComplete), 'the reply to be held after its first pieces', UI_TIMEOUT_MS, 20);
+        held.stream!.resume();
         await page.getByTestId('consult-reply').filter({ hasText: ASK_DURATION }).waitFor({ timeout: UI_TIMEOUT_MS });
         expect(await page.getByTestId('consult-streaming').count()).toBe(0);
 

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptedStep } from '../../src/testing/scripted-model.js';
+import { waitFor } from '../../src/testing/wait-for.js';
 import { buildConsole, launchBrowser, signIn, snap, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
 import { startHarness, stopHarness, type Harness } from './harness.js';
 
@@ -34,7 +35,8 @@ const REPLIES: Array<{ when: string; step: ScriptedStep }> = [
     when: QUESTION,
     step: {
       reply: `That is a clear, answerable question: it names the population, the intervention, the comparison and the outcome. Complete the stage when you are happy with it.${block({ question: QUESTION })}`,
-      stream: { pieceChars: 6, chunkDelayMs: 60 },
+      // Held after its first pieces until the test resumes it, so the reply is seen while it is written.
+      stream: { pieceChars: 6, stallAfterChunks: 6 },
     },
   },
   {
@@ -135,6 +137,8 @@ describe('the Protocol Agent in the console', () => {
         await streaming.waitFor({ timeout: UI_TIMEOUT_MS });
         const partial = (await streaming.textContent()) ?? '';
         expect(partial).not.toContain('extracted_data');
+        const held = await waitFor(async () => harness!.model.requests.find((r) => r.stream && r.stream.chunksSent === 6 && !r.stream.isComplete), 'the reply to be held after its first pieces', UI_TIMEOUT_MS, 20);
+        held.stream!.resume();
         const reply = page.getByTestId('protocol-reply').filter({ hasText: 'Complete the stage when you are happy with it.' });
         await reply.waitFor({ timeout: UI_TIMEOUT_MS });
         expect(await reply.textContent()).not.toContain('extracted_data');
