@@ -22,8 +22,6 @@ export interface StreamOptions {
   pieces?: string[];
   /** Characters per text or argument piece; default 4. */
   pieceChars?: number;
-  /** Wait before each chunk, so a client sees text before the end and can cancel mid-stream; default 0. */
-  chunkDelayMs?: number;
   /** false: ignore `stream_options.include_usage`, as some OpenAI-compatible servers do. */
   sendUsage?: boolean;
   /** Close the connection after this many chunks, without a finish_reason or [DONE]: a dropped stream. */
@@ -250,10 +248,9 @@ export async function startScriptedModel(steps: ScriptedStep[] = [], options: Sc
       progress.chunksSent++;
       schedule();
     };
-    const schedule = () => {
-      if (streamOptions.chunkDelayMs) setTimeout(next, streamOptions.chunkDelayMs).unref();
-      else setImmediate(next);
-    };
+    // Chunks go out as fast as the loop turns; a test that must see an answer half-written holds it with
+    // stallAfterChunks and resumes it, rather than pacing it and hoping to look in time.
+    const schedule = () => setImmediate(next);
     const begin = () => {
       if (res.destroyed) return;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
