@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptedModel, ScriptedStep } from '../../src/testing/scripted-model.js';
+import { waitFor } from '../../src/testing/wait-for.js';
 import { buildConsole, launchBrowser, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
 import { startHarness, stopHarness, type Harness } from './harness.js';
 
@@ -24,16 +25,17 @@ const startConsoleHarness = (adminToken: string | undefined) => startHarness({ n
 
 /** Polls the API (not the UI) until the shipped protocol has been ingested; returns its file name. */
 async function waitForProtocolDocument(url: string, token: string): Promise<string> {
-  const deadline = Date.now() + INGEST_TIMEOUT_MS;
-  for (;;) {
-    const response = await fetch(`${url}/api/scenarios`, { headers: { authorization: `Bearer ${token}` } });
-    expect(response.status).toBe(200);
-    const { scenarios } = (await response.json()) as { scenarios: Array<{ id: string; documents: Array<{ sourceFile: string }> }> };
-    const document = scenarios.find((s) => s.id === 'protocol-qa')?.documents[0];
-    if (document) return document.sourceFile;
-    if (Date.now() > deadline) throw new Error(`protocol-qa has no ingested documents after ${INGEST_TIMEOUT_MS} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+  return waitFor(
+    async () => {
+      const response = await fetch(`${url}/api/scenarios`, { headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(200);
+      const { scenarios } = (await response.json()) as { scenarios: Array<{ id: string; documents: Array<{ sourceFile: string }> }> };
+      return scenarios.find((s) => s.id === 'protocol-qa')?.documents[0]?.sourceFile;
+    },
+    'protocol-qa to have its ingested document',
+    INGEST_TIMEOUT_MS,
+    500,
+  );
 }
 
 async function askProtocolQuestion(page: Page, sourceFile: string, model: ScriptedModel): Promise<void> {

@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTrialStore } from '../../src/trial/store/trial-store.js';
 import type { TrialField, TrialRecord } from '../../src/trial/store/types.js';
+import { waitFor } from '../../src/testing/wait-for.js';
 import { buildConsole, launchBrowser, snap, UI_TIMEOUT_MS, withScreenshot } from './browser.js';
 import { startHarness, stopHarness, type Harness } from './harness.js';
 
@@ -252,11 +253,12 @@ describe('trial QC in the console', () => {
     });
     expect(started.status).toBe(202);
     const { id: qcRunId } = (await started.json()) as { id: string };
-    const deadline = Date.now() + 120_000;
-    while ((await (await fetch(`${server.url}/api/iit/qc-runs/${qcRunId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()).status !== 'waiting_review') {
-      if (Date.now() > deadline) throw new Error('the QC run of 141 records did not reach review in 120 s');
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    await waitFor(
+      async () => ((await (await fetch(`${server.url}/api/iit/qc-runs/${qcRunId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { status: string }).status === 'waiting_review',
+      'the QC run of 141 records to reach review',
+      120_000,
+      250,
+    );
     const viewer = await server.ctx.users.create({ name: 'e2e-monitor', role: 'viewer' });
     await server.ctx.users.addMember(BIG_PROJECT_ID, viewer.user.id);
 
