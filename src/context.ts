@@ -69,9 +69,9 @@ export interface AppContext {
   engines: AgentEngines;
   /** Durable runs of scenarios that can wait for a person (POST /api/agent/runs); advanced by job workers. */
   agentRuns: AgentRunService;
-  /** Staged agents' configurations (seed 001), versioned in the database, seeded from agents/*.yaml. */
   /** The one queue and sweep of every durable agent run (definition runs, consults, staged agents), by kind. */
   agentRunHost: RunHost;
+  /** Staged agents' configurations (seed 001), versioned in the database, seeded from agents/*.yaml. */
   agentConfigs: ConfigStore;
   /** Conversations of staged agents (the Protocol Agent): one durable run each, waiting for input between messages. */
   stagedAgents: StagedAgentService;
@@ -173,11 +173,11 @@ export async function createContext(config: Config, options: CreateContextOption
       agents,
       engines: createEngines({ dify: { secrets, allowedHosts: config.dify.allowedHosts } }),
       agentRuns,
+      agentRunHost,
       agentConfigs,
       stagedAgents,
       consult,
       skills,
-      agentRunHost,
       hasVectorStore: vectorStore,
       trial: createTrialServices({ config, db: database.db, jobs, llm, tools, trace, logger, users, secrets, skills, rag, hasVectorStore: vectorStore }),
     };
