@@ -1,6 +1,6 @@
 /**
  * The layering of ClinAgent (STYLE.md, "Dependencies point one way"), checked by `npm run lint:deps`, which
- * `npm test` runs before the tests: core <- rag <- agent <- areas <- {http, cli}, and the console sees only the
+ * `npm test` runs before the tests: core <- rag <- runtime (the agent runtime) <- areas <- {http, cli}, and the console sees only the
  * API contract. A violation fails the build naming the importing file and the import.
  *
  * Tests (`*.test.ts`, `*.bench.ts`) and src/testing are exempt from the layer rules: they assemble whole servers
@@ -9,15 +9,15 @@
  * src/layer-rules.test.ts plants a forbidden import of each kind in a fixture tree to prove every rule is live.
  */
 
-/** Product areas: each imports core, rag and agent, and never another area (shared needs move down, not sideways). */
-const AREAS = 'trial|memory|investigate|protocol|consult';
+/** Product areas: each imports core, rag and runtime, and never another area (shared needs move down, not sideways). */
+const AREAS = 'trial|memory|investigate|protocol|consult|demo-tools';
 const TESTS = '[.](test|bench)[.]ts$';
 
 module.exports = {
   forbidden: [
     {
       name: 'core-imports-no-other-layer',
-      comment: 'src/core is the platform: it imports no area, no rag, no agent, no http or cli, and not the composition root.',
+      comment: 'src/core is the platform: it imports no area, no rag, no runtime, no http or cli, and not the composition root.',
       severity: 'error',
       from: { path: '^src/core/', pathNot: TESTS },
       to: { path: '^src/', pathNot: '^src/core/' },
@@ -29,32 +29,32 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(core|rag)/' },
     },
     {
-      name: 'agent-imports-only-core-and-rag',
-      comment: 'Besides core and rag, the agent core may read the API contract, a leaf of zod schemas: its run events are declared there once and inferred in src/agent/loop/events.ts.',
+      name: 'runtime-imports-only-core-and-rag',
+      comment: 'Besides core and rag, the agent runtime may read the API contract, a leaf of zod schemas: its run events are declared there once and inferred in src/runtime/loop/events.ts.',
       severity: 'error',
-      from: { path: '^src/agent/', pathNot: TESTS },
-      to: { path: '^src/', pathNot: '^src/(core|rag|agent|contract)/' },
+      from: { path: '^src/runtime/', pathNot: TESTS },
+      to: { path: '^src/', pathNot: '^src/(core|rag|runtime|contract)/' },
     },
     {
-      name: 'area-imports-only-core-rag-agent',
+      name: 'area-imports-only-core-rag-runtime',
       comment: 'A product area never imports another area, nor http, cli or the composition root (src/context.ts).',
       severity: 'error',
       from: { path: `^src/(${AREAS})/`, pathNot: TESTS },
-      to: { path: '^src/', pathNot: ['^src/(core|rag|agent)/', '^src/$1/'] },
+      to: { path: '^src/', pathNot: ['^src/(core|rag|runtime)/', '^src/$1/'] },
     },
     {
-      name: 'agents-import-only-core-rag-agent',
+      name: 'agents-import-only-core-rag-runtime',
       comment: 'Each agent in src/agents/<name> is an area of its own: it never imports another agent or area.',
       severity: 'error',
       from: { path: '^src/agents/([^/]+)/', pathNot: TESTS },
-      to: { path: '^src/', pathNot: ['^src/(core|rag|agent)/', '^src/agents/$1/'] },
+      to: { path: '^src/', pathNot: ['^src/(core|rag|runtime)/', '^src/agents/$1/'] },
     },
     {
       name: 'chat-imports-no-shell',
       comment: 'src/chat dispatches a chat message to the areas (memory, investigate, trial); it composes them, so it may import them, but never http, cli or the composition root.',
       severity: 'error',
       from: { path: '^src/chat/', pathNot: TESTS },
-      to: { path: '^src/', pathNot: [`^src/(core|rag|agent|chat|${AREAS})/`] },
+      to: { path: '^src/', pathNot: [`^src/(core|rag|runtime|chat|${AREAS})/`] },
     },
     {
       name: 'only-tests-import-testing',

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { runAgent } from '../src/agent/run-agent.js';
-import { loadScenario } from '../src/agent/scenarios/load.js';
+import { runAgent } from '../src/runtime/run-agent.js';
+import { loadScenario } from '../src/runtime/scenarios/load.js';
 import { createLlmGateway } from '../src/core/llm/gateway.js';
 import { buildTestContext } from '../src/testing/test-context.js';
 import { startScriptedModel } from '../src/testing/scripted-model.js';
@@ -31,7 +31,7 @@ export async function main(): Promise<void> {
     const httpLlm = createLlmGateway({ ...ctx.config.llm, baseUrl: loopback.baseURL, model: 'scripted' });
     const qa = loadScenario(path.join(process.cwd(), 'scenarios', 'protocol-qa.yaml'));
     const plain = { ...qa, id: 'plain', rag: { ...qa.rag, enabled: false } };
-    const { ingestScenarioDocuments } = await import('../src/agent/scenarios/ingest-documents.js');
+    const { ingestScenarioDocuments } = await import('../src/runtime/scenarios/ingest-documents.js');
     await ingestScenarioDocuments(ctx.rag, qa);
 
     const rows = [];

@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { roundLimit, runLoop } from '../src/agent/loop/index.js';
+import { roundLimit, runLoop } from '../src/runtime/loop/index.js';
 import { createLlmGateway } from '../src/core/llm/gateway.js';
 import { dataBlock } from '../src/core/llm/untrusted-data.js';
 import { buildTestContext } from '../src/testing/test-context.js';

@@ -1,19 +1,19 @@
-import { registerBuiltinTools } from './agent/tools/builtin.js';
+import { registerBuiltinTools } from './demo-tools/builtin.js';
 import { calculateSampleSizeTool } from './agents/protocol/sample-size/index.js';
-import { loadDemoRecords } from './agent/tools/demo-records.js';
-import type { ScenarioCatalog } from './agent/scenarios/catalog.js';
-import { openScenarios } from './agent/scenarios/open-scenarios.js';
-import { createAgentRegistry, type AgentRegistry } from './agent/definitions/index.js';
+import { loadDemoRecords } from './demo-tools/demo-records.js';
+import type { ScenarioCatalog } from './runtime/scenarios/catalog.js';
+import { openScenarios } from './runtime/scenarios/open-scenarios.js';
+import { createAgentRegistry, type AgentRegistry } from './runtime/definitions/index.js';
 import { builtinAgentDefinitions } from './builtin-agents.js';
-import { createConversationStore, type ConversationStore } from './agent/conversations/index.js';
-import { createEngines, type AgentEngines } from './agent/engines/index.js';
-import { createAgentRunService, newRunWorkerId, type AgentRunService } from './agent/runs/agent-run-service.js';
-import { createRunHost, type RunHost } from './agent/runs/run-host.js';
-import { loadStagedConfigFile } from './agent/staged/config-file.js';
-import { createConfigStore, type ConfigStore } from './agent/staged/config-store.js';
-import { stagedAgentDefinition } from './agent/staged/stage-definition.js';
-import { createStagedAgentService, type StagedAgentService } from './agent/staged/staged-agent-service.js';
-import { validateStagedConfig } from './agent/staged/validate-config.js';
+import { createConversationStore, type ConversationStore } from './runtime/conversations/index.js';
+import { createEngines, type AgentEngines } from './runtime/engines/index.js';
+import { createAgentRunService, newRunWorkerId, type AgentRunService } from './runtime/runs/agent-run-service.js';
+import { createRunHost, type RunHost } from './runtime/runs/run-host.js';
+import { loadStagedConfigFile } from './runtime/staged/config-file.js';
+import { createConfigStore, type ConfigStore } from './runtime/staged/config-store.js';
+import { stagedAgentDefinition } from './runtime/staged/stage-definition.js';
+import { createStagedAgentService, type StagedAgentService } from './runtime/staged/staged-agent-service.js';
+import { validateStagedConfig } from './runtime/staged/validate-config.js';
 import { protocolAgentConfigFile } from './agents/protocol/protocol-agent.js';
 import { PROTOCOL_VALIDATORS } from './agents/protocol/validators.js';
 import { createConsultService, type ConsultService } from './agents/consult/consult-service.js';
@@ -101,7 +101,7 @@ export async function createContext(config: Config, options: CreateContextOption
   const logger = options.logger ?? createLogger(config.logLevel, undefined, { secrets });
   const tools = createToolRegistry();
   registerBuiltinTools(tools, loadDemoRecords());
-  // Here rather than in registerBuiltinTools: src/agent may not import an agent of src/agents.
+  // Here rather than in registerBuiltinTools: src/runtime may not import an agent of src/agents.
   tools.register(calculateSampleSizeTool());
   tools.register(assessRiskTool());
   tools.register(searchMedicationTool());

@@ -2,27 +2,27 @@
  * The ClinAgent library. Everything the server uses is importable from here, so scripts, notebooks and
  * other services can run the same engines: `import { runAgent, loadScenario } from 'clinagent'`.
  */
-export { runAgent, type AgentDeps, type RunAgentOptions } from './agent/run-agent.js';
-export type { AgentResult } from './agent/result.js';
-export { loadScenario, loadScenarios, type Scenario } from './agent/scenarios/load.js';
-export { createScenarioCatalog, type ScenarioCatalog } from './agent/scenarios/catalog.js';
-export { ingestScenarioDocuments } from './agent/scenarios/ingest-documents.js';
-export { registerBuiltinTools, calculateRateTool, queryDemoRecordsTool, checkRequiredFieldsTool, generateActionItemsTool } from './agent/tools/builtin.js';
+export { runAgent, type AgentDeps, type RunAgentOptions } from './runtime/run-agent.js';
+export type { AgentResult } from './runtime/result.js';
+export { loadScenario, loadScenarios, type Scenario } from './runtime/scenarios/load.js';
+export { createScenarioCatalog, type ScenarioCatalog } from './runtime/scenarios/catalog.js';
+export { ingestScenarioDocuments } from './runtime/scenarios/ingest-documents.js';
+export { registerBuiltinTools, calculateRateTool, queryDemoRecordsTool, checkRequiredFieldsTool, generateActionItemsTool } from './demo-tools/builtin.js';
 export { calculateSampleSize, calculateSampleSizeTool, SampleSizeInputSchema, type SampleSizeInput, type SampleSizeResult } from './agents/protocol/sample-size/index.js';
-export { loadDemoRecords, type DemoRecord, type DemoRecordSet } from './agent/tools/demo-records.js';
-export { createRunStore, DEFAULT_LEASE_MS, type Decision, type RunStore, type RunUpdate, type RunStoreHooks } from './agent/runs/run-store.js';
-export { createRunHost, advanceAgentRunQueue, type RunHost, type RunFamily } from './agent/runs/run-host.js';
-export { createStepDriver, type StepDriver, type NodeHandlers, type NodeResult } from './agent/runs/step-driver.js';
-export { createAgentRunService, type AgentRunService } from './agent/runs/agent-run-service.js';
-export { createAgentRegistry, validateDefinition, type AgentRegistry, type AgentDefinition, type DecisionSpec, type EngineSpec, type StopSettings, type StageDefinition } from './agent/definitions/index.js';
-export { createEngines, type AgentEngine, type AgentEngines, type EngineRunOptions } from './agent/engines/index.js';
-export { runLoop, readDecision, type AgentEvent, type AgentEventSink, type LoopOutcome } from './agent/loop/index.js';
-export { runDefinition } from './agent/loop/run-definition.js';
-export { completeOnce } from './agent/loop/one-shot.js';
-export { createStagedAgentService, type StagedAgentService, type StagedView } from './agent/staged/staged-agent-service.js';
-export { createConfigStore, type ConfigStore, type StoredConfig } from './agent/staged/config-store.js';
-export { validateStagedConfig } from './agent/staged/validate-config.js';
-export { StagedAgentConfig, type StageConfig, type ReflexionRuleConfig, type ActionCardConfig } from './agent/staged/config.js';
+export { loadDemoRecords, type DemoRecord, type DemoRecordSet } from './demo-tools/demo-records.js';
+export { createRunStore, DEFAULT_LEASE_MS, type Decision, type RunStore, type RunUpdate, type RunStoreHooks } from './runtime/runs/run-store.js';
+export { createRunHost, advanceAgentRunQueue, type RunHost, type RunFamily } from './runtime/runs/run-host.js';
+export { createStepDriver, type StepDriver, type NodeHandlers, type NodeResult } from './runtime/runs/step-driver.js';
+export { createAgentRunService, type AgentRunService } from './runtime/runs/agent-run-service.js';
+export { createAgentRegistry, validateDefinition, type AgentRegistry, type AgentDefinition, type DecisionSpec, type EngineSpec, type StopSettings, type StageDefinition } from './runtime/definitions/index.js';
+export { createEngines, type AgentEngine, type AgentEngines, type EngineRunOptions } from './runtime/engines/index.js';
+export { runLoop, readDecision, type AgentEvent, type AgentEventSink, type LoopOutcome } from './runtime/loop/index.js';
+export { runDefinition } from './runtime/loop/run-definition.js';
+export { completeOnce } from './runtime/loop/one-shot.js';
+export { createStagedAgentService, type StagedAgentService, type StagedView } from './runtime/staged/staged-agent-service.js';
+export { createConfigStore, type ConfigStore, type StoredConfig } from './runtime/staged/config-store.js';
+export { validateStagedConfig } from './runtime/staged/validate-config.js';
+export { StagedAgentConfig, type StageConfig, type ReflexionRuleConfig, type ActionCardConfig } from './runtime/staged/config.js';
 export { protocolMarkdown, protocolDocx, type ProtocolDraft } from './agents/protocol/export/index.js';
 export { spiritCoverage, SPIRIT_2025_ITEMS } from './agents/protocol/spirit/index.js';
 export { compileProtocolChecks, generateTestRecords, verifyProtocolChecks } from './agents/protocol/checks/index.js';

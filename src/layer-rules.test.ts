@@ -20,16 +20,16 @@ const FILES: Record<string, string> = {
   'src/core/errors.ts': 'export const E = 1;\n',
   'src/core/leaks.ts': "import { T } from '../trial/trial-qc.js';\nexport const L = T;\n",
   'src/core/reads-root.ts': "import type { Ctx } from '../context.js';\nexport type R = Ctx;\n",
-  'src/rag/store.ts': "import { E } from '../core/errors.js';\nimport { A } from '../agent/run.js';\nexport const S = E + A;\n",
-  'src/agent/run.ts': "import { E } from '../core/errors.js';\nexport const A = E;\n",
-  'src/agent/reads-area.ts': "import { T } from '../trial/trial-qc.js';\nexport const X = T;\n",
-  'src/trial/trial-qc.ts': "import { E } from '../core/errors.js';\nimport { A } from '../agent/run.js';\nimport { S } from '../rag/store.js';\nimport { Q } from './queries.js';\nexport const T = E + A + S + Q;\n",
+  'src/rag/store.ts': "import { E } from '../core/errors.js';\nimport { A } from '../runtime/run.js';\nexport const S = E + A;\n",
+  'src/runtime/run.ts': "import { E } from '../core/errors.js';\nexport const A = E;\n",
+  'src/runtime/reads-area.ts': "import { T } from '../trial/trial-qc.js';\nexport const X = T;\n",
+  'src/trial/trial-qc.ts': "import { E } from '../core/errors.js';\nimport { A } from '../runtime/run.js';\nimport { S } from '../rag/store.js';\nimport { Q } from './queries.js';\nexport const T = E + A + S + Q;\n",
   'src/trial/queries.ts': 'export const Q = 1;\n',
   'src/trial/reads-root.ts': "import type { Ctx } from '../context.js';\nexport type R = Ctx;\n",
   'src/trial/typo.ts': "import { E } from '../core/erors.js';\nexport const Y = E;\n",
   'src/trial/trial-qc.test.ts': "import { H } from '../testing/harness.js';\nimport { P } from '../http/routes.js';\nimport { M } from '../memory/recall.js';\nexport const Z = H + P + M;\n",
   'src/memory/recall.ts': "import { T } from '../trial/trial-qc.js';\nexport const M = T;\n",
-  'src/agents/protocol/agent.ts': "import { A } from '../../agent/run.js';\nimport { C } from '../consult/agent.js';\nimport { Own } from './own.js';\nexport const PA = A + C + Own;\n",
+  'src/agents/protocol/agent.ts': "import { A } from '../../runtime/run.js';\nimport { C } from '../consult/agent.js';\nimport { Own } from './own.js';\nexport const PA = A + C + Own;\n",
   'src/agents/protocol/own.ts': 'export const Own = 1;\n',
   // The chat dispatcher composes areas (allowed) but never reaches up into http.
   'src/chat/dispatch.ts': "import { T } from '../trial/trial-qc.js';\nimport { M } from '../memory/recall.js';\nimport { P } from '../http/routes.js';\nexport const D = T + M + P;\n",
@@ -71,10 +71,9 @@ describe('the dependency rules of npm run lint:deps', () => {
 
   it('fails with an exit code, naming each planted forbidden import and only those', () => {
     expect(result.violations).toEqual([
-      'agent-imports-only-core-and-rag: src/agent/reads-area.ts -> src/trial/trial-qc.ts',
-      'agents-import-only-core-rag-agent: src/agents/protocol/agent.ts -> src/agents/consult/agent.ts',
-      'area-imports-only-core-rag-agent: src/memory/recall.ts -> src/trial/trial-qc.ts',
-      'area-imports-only-core-rag-agent: src/trial/reads-root.ts -> src/context.ts',
+      'agents-import-only-core-rag-runtime: src/agents/protocol/agent.ts -> src/agents/consult/agent.ts',
+      'area-imports-only-core-rag-runtime: src/memory/recall.ts -> src/trial/trial-qc.ts',
+      'area-imports-only-core-rag-runtime: src/trial/reads-root.ts -> src/context.ts',
       'chat-imports-no-shell: src/chat/dispatch.ts -> src/http/routes.ts',
       'console-imports-only-contract: web/src/server-types.ts -> src/trial/queries.ts',
       'contract-imports-only-contract: src/contract/leaks.ts -> src/core/errors.ts',
@@ -82,7 +81,8 @@ describe('the dependency rules of npm run lint:deps', () => {
       'core-imports-no-other-layer: src/core/reads-root.ts -> src/context.ts',
       'not-to-unresolvable: src/trial/typo.ts -> ../core/erors.js',
       'only-tests-import-testing: src/http/routes.ts -> src/testing/harness.ts',
-      'rag-imports-only-core: src/rag/store.ts -> src/agent/run.ts',
+      'rag-imports-only-core: src/rag/store.ts -> src/runtime/run.ts',
+      'runtime-imports-only-core-and-rag: src/runtime/reads-area.ts -> src/trial/trial-qc.ts',
     ]);
     expect(result.exitCode).toBe(12);
   });

@@ -1,4 +1,4 @@
-import { ingestScenarioDocuments } from './agent/scenarios/ingest-documents.js';
+import { ingestScenarioDocuments } from './runtime/scenarios/ingest-documents.js';
 import type { AppContext } from './context.js';
 import { ingestScenarioDocumentsQueue } from './core/jobs/queues.js';
 import { registerAuditAnchorJob } from './core/audit/audit-anchor-job.js';

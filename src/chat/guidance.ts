@@ -1,4 +1,4 @@
-import type { Intent } from '../memory/index.js';
+import type { Intent } from './routing/route-intent.js';
 
 /**
  * Answers the assistant gives without a model: the guidance for requests it must not carry out from chat, and

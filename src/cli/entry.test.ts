@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentResult } from '../agent/result.js';
+import type { AgentResult } from '../runtime/result.js';
 import { killRunningClis, runCli } from '../testing/run-cli.js';
 import { startScriptedModel } from '../testing/scripted-model.js';
 

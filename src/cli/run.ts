@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ingestScenarioDocuments } from '../agent/scenarios/ingest-documents.js';
+import { ingestScenarioDocuments } from '../runtime/scenarios/ingest-documents.js';
 import { closeContext, createContext } from '../context.js';
 import { DIFY_INPUT_LIMITS, DifyInputValue, DifyVariableName } from '../contract/agent.js';
 import { loadConfig } from '../core/config.js';

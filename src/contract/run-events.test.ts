@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
-import type { AgentEvent } from '../agent/loop/events.js';
+import type { AgentEvent } from '../runtime/loop/events.js';
 import { AGENT_STREAM_DESCRIPTION, AgentStreamEvents } from './agent-stream.js';
 import { CHAT_STREAM_DESCRIPTION, ChatStreamEvents } from './assistant-stream.js';
 import { RUN_EVENT_NAMES, RunEvent, RunEvents, type RunEventName, type RunProgressEvent } from './run-events.js';

@@ -4,7 +4,7 @@ import { ApiErrorBody } from './common.js';
 /**
  * What a run reports while it works: the one event vocabulary of every agent (runAgent, the trial assistant, the
  * durable agents, the Dify engine), made from the same items the trace stores. These schemas are the only
- * declaration: the agent loop's AgentEvent (src/agent/loop/events.ts) is inferred from them, so what the runtime
+ * declaration: the agent loop's AgentEvent (src/runtime/loop/events.ts) is inferred from them, so what the runtime
  * emits and what a client is told it receives cannot drift apart. A client renders text as it comes and tools as
  * they happen. Each event is `event: <name>` and one `data:` line of JSON repeating the name as `type`. Progress
  * events come while the run works, in any subset a run needs; then exactly one `result` (the route's own result

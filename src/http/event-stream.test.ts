@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import type { AgentEvent, AgentEventSink } from '../agent/loop/index.js';
+import type { AgentEvent, AgentEventSink } from '../runtime/loop/index.js';
 import { RUN_EVENT_NAMES, type RunEventName } from '../contract/index.js';
 import { ClinAgentError } from '../core/errors.js';
 import { streamRun } from './event-stream.js';

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AgentEventSink } from '../agent/loop/index.js';
+import type { AgentEventSink } from '../runtime/loop/index.js';
 import { ClinAgentError } from '../core/errors.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { agentId, textAnswer, type AgentDefinition } from '../agent/definitions/index.js';
+import { agentId, textAnswer, type AgentDefinition } from '../runtime/definitions/index.js';
 import { buildQuestionMessages, emptyAnswerCorrection, shorterAnswerCorrection, type QuestionContext } from './prompt.js';
 import { READ_ONLY_TOOLS } from './read-only-tools.js';
 

@@ -1,4 +1,4 @@
-import type { StopReason } from '../agent/loop/index.js';
+import type { StopReason } from '../runtime/loop/index.js';
 
 /** How a question ended: the model's answer, or the limit that stopped it (seed 000 section 5.3). */
 export type InvestigateEnding = 'answer' | 'max_rounds' | 'token_budget' | 'error_breaker';

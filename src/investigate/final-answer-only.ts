@@ -1,4 +1,4 @@
-import type { AgentEvent, AgentEventSink } from '../agent/loop/index.js';
+import type { AgentEvent, AgentEventSink } from '../runtime/loop/index.js';
 import { MAX_ANSWER_CHARS } from './definition.js';
 
 /**

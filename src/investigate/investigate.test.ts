@@ -4,7 +4,7 @@ import { ClinAgentError } from '../core/errors.js';
 import { dataBlock } from '../core/llm/untrusted-data.js';
 import { createToolRegistry, type ToolRegistry } from '../core/tools/registry.js';
 import { ALL_TRACES } from '../core/trace/store.js';
-import type { AgentEvent } from '../agent/loop/index.js';
+import type { AgentEvent } from '../runtime/loop/index.js';
 import { startScriptedModel, type ScriptedModel, type ScriptedStep } from '../testing/scripted-model.js';
 import { buildTestContext } from '../testing/test-context.js';
 import { ENDING_MESSAGES, investigate, type InvestigateInput } from './index.js';

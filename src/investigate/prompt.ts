@@ -1,7 +1,7 @@
 import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../core/llm/untrusted-data.js';
 import type { ChatMessage, ToolCallRequest } from '../core/llm/types.js';
 import type { ToolCallResult } from '../core/tools/registry.js';
-import type { Observations } from '../agent/loop/index.js';
+import type { Observations } from '../runtime/loop/index.js';
 
 export interface QuestionContext {
   /** A ready <hot_memory> data block (always present, may say empty). */

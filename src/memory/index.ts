@@ -6,8 +6,6 @@ import type { MemoryDeps, ProjectMemory } from './types.js';
 
 export type * from './types.js';
 export { registerMemoryWorkers } from './jobs.js';
-export { routeIntent, routeByRules, detectLanguage, INTENT_TYPES, type Intent, type IntentType, type RoutedMessage, type RoutingFallback } from './route-intent.js';
-export { ROUTE_INTENT_DEFINITION } from './route-intent-definition.js';
 export { PRUNE_DEFINITION } from './hot/prune-definition.js';
 export { DISTILL_DEFINITION } from './hot/distill.js';
 export { WEEKLY_REPORT_DEFINITION, YEARLY_SUMMARY_DEFINITION } from './reports/summarize.js';

@@ -1,4 +1,4 @@
-import type { AgentRegistry } from '../agent/definitions/index.js';
+import type { AgentRegistry } from '../runtime/definitions/index.js';
 import type { MembershipCheck } from '../core/auth/membership.js';
 import type { User } from '../core/auth/users.js';
 import type { Db } from '../core/db/connect.js';
@@ -15,7 +15,7 @@ import type {
 import type { LlmGateway } from '../core/llm/gateway.js';
 import type { Logger } from '../core/logger.js';
 import type { TraceStore } from '../core/trace/store.js';
-import type { ConversationStore } from '../agent/conversations/index.js';
+import type { ConversationStore } from '../runtime/conversations/index.js';
 
 export type { AnswerLanguage, DetailLevel, HotMemoryLine, HotMemorySection, MemoryLineSource, MemoryOverflow, MemoryReportKind, MemoryWritePath };
 

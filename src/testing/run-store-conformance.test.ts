@@ -3,7 +3,7 @@ import { projects } from '../core/db/schema/auth.js';
 import { taskRuns } from '../core/db/schema/trial.js';
 import { createJobs } from '../core/jobs/boss.js';
 import { createLogger } from '../core/logger.js';
-import { definitionRunStore, kindOf } from '../agent/runs/definition-runs.js';
+import { definitionRunStore, kindOf } from '../runtime/runs/definition-runs.js';
 import { taskRunStore } from '../trial/sop/task-runs.js';
 import { describeRunStoreConformance } from './run-store-conformance.js';
 import { openTestDatabase } from './test-database.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { RunStep } from '../agent/runs/run-shape.js';
-import type { RunStore, RunUpdate } from '../agent/runs/run-store.js';
+import type { RunStep } from '../runtime/runs/run-shape.js';
+import type { RunStore, RunUpdate } from '../runtime/runs/run-store.js';
 import type { Db } from '../core/db/connect.js';
 import { ClinAgentError } from '../core/errors.js';
 import type { Jobs } from '../core/jobs/boss.js';

@@ -1,12 +1,12 @@
 import { and, eq } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { runDefinition } from '../../agent/loop/run-definition.js';
-import { MAX_ANSWER_CHARS } from '../../agent/loop/correction.js';
-import { tokenBudget } from '../../agent/loop/stop-conditions.js';
-import type { AgentEventSink } from '../../agent/loop/events.js';
-import { createConversationRuns, type ConversationRun, type ConversationInput, type ConversationRunDeps } from '../../agent/runs/conversation-runs.js';
-import { mergeStageData } from '../../agent/staged/context-paths.js';
+import { runDefinition } from '../../runtime/loop/run-definition.js';
+import { MAX_ANSWER_CHARS } from '../../runtime/loop/correction.js';
+import { tokenBudget } from '../../runtime/loop/stop-conditions.js';
+import type { AgentEventSink } from '../../runtime/loop/events.js';
+import { createConversationRuns, type ConversationRun, type ConversationInput, type ConversationRunDeps } from '../../runtime/runs/conversation-runs.js';
+import { mergeStageData } from '../../runtime/staged/context-paths.js';
 import type { User } from '../../core/auth/users.js';
 import { consultAttachments } from '../../core/db/schema/consult.js';
 import { ClinAgentError, errorMessage } from '../../core/errors.js';

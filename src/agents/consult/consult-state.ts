@@ -1,4 +1,4 @@
-import type { ConversationRunState } from '../../agent/runs/conversation-runs.js';
+import type { ConversationRunState } from '../../runtime/runs/conversation-runs.js';
 import type { ChatMessage } from '../../core/llm/types.js';
 import type { MedicalContext, RiskAssessment } from './types.js';
 

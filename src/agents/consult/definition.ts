@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { AgentDefinition } from '../../agent/definitions/agent-definition.js';
-import { decisionAnswerSchema } from '../../agent/definitions/answer-schema.js';
+import type { AgentDefinition } from '../../runtime/definitions/agent-definition.js';
+import { decisionAnswerSchema } from '../../runtime/definitions/answer-schema.js';
 import type { ChatMessage } from '../../core/llm/types.js';
 import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.js';
 import type { MedicalContext } from './types.js';

@@ -1,6 +1,6 @@
 import { jsonrepair } from 'jsonrepair';
-import { MAX_ANSWER_CHARS } from '../../agent/loop/correction.js';
-import type { AgentEvent, AgentEventSink } from '../../agent/loop/events.js';
+import { MAX_ANSWER_CHARS } from '../../runtime/loop/correction.js';
+import type { AgentEvent, AgentEventSink } from '../../runtime/loop/events.js';
 import type { PatientLanguage } from './patient-language.js';
 import { LEAD_MARK, LEVEL_GUIDANCE, withoutContradictions } from './risk/level-guidance.js';
 import type { RiskLevel } from './types.js';

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { packageRoot } from '../../core/paths.js';
-import type { StagedView } from '../../agent/staged/staged-agent-service.js';
+import type { StagedView } from '../../runtime/staged/staged-agent-service.js';
 import type { ProtocolContext } from './context.js';
 import type { ProtocolDraft } from './export/draft.js';
 import { spiritCoverage, type SpiritCoverage } from './spirit/index.js';
 
 /**
- * The Protocol Agent is a configuration of the staged-agent framework (src/agent/staged) plus this small module:
+ * The Protocol Agent is a configuration of the staged-agent framework (src/runtime/staged) plus this small module:
  * its id and shipped YAML, its custom validators (validators.ts), and how a conversation reads as a protocol (the
  * context response with its SPIRIT coverage, the draft the exports are made from).
  */

@@ -1,4 +1,4 @@
-import type { CustomValidator } from '../../agent/staged/reflexion.js';
+import type { CustomValidator } from '../../runtime/staged/reflexion.js';
 
 /**
  * The Protocol Agent's custom reflexion validators, named by `customValidator` in its configuration. Each answers

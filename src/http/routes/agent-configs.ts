@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { ConfigStore } from '../../agent/staged/config-store.js';
+import type { ConfigStore } from '../../runtime/staged/config-store.js';
 import { routeSchema, type UpdateAgentConfigRequest } from '../../contract/index.js';
 import { appendAuditEntries, PLATFORM_AUDIT_SCOPE } from '../../core/audit/audit-log.js';
 import type { Db } from '../../core/db/connect.js';

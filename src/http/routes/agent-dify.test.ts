@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngines } from '../../agent/engines/index.js';
+import { createEngines } from '../../runtime/engines/index.js';
 import { createLogger } from '../../core/logger.js';
 import { ALL_TRACES } from '../../core/trace/store.js';
 import { readEventStream, type ReceivedEvent } from '../../testing/read-event-stream.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { ConversationStore } from '../../agent/conversations/index.js';
-import { definitionIdOf, stateOf, type AgentRunService, type DefinitionRun } from '../../agent/runs/agent-run-service.js';
+import type { ConversationStore } from '../../runtime/conversations/index.js';
+import { definitionIdOf, stateOf, type AgentRunService, type DefinitionRun } from '../../runtime/runs/agent-run-service.js';
 import { routeSchema, type AgentRun, type AgentRunListQuery, type StartAgentRunRequest } from '../../contract/index.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { requireUser } from '../access.js';

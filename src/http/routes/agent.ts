@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { EngineRunOptions } from '../../agent/engines/index.js';
-import type { Scenario } from '../../agent/scenarios/load.js';
+import type { EngineRunOptions } from '../../runtime/engines/index.js';
+import type { Scenario } from '../../runtime/scenarios/load.js';
 import type { User } from '../../core/auth/users.js';
 import type { AppContext } from '../../context.js';
 import { ClinAgentError } from '../../core/errors.js';

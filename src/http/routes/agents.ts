@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { agentsVisibleTo, type AgentRegistry } from '../../agent/definitions/index.js';
+import { agentsVisibleTo, type AgentRegistry } from '../../runtime/definitions/index.js';
 import { routeSchema } from '../../contract/index.js';
 import { requireUser } from '../access.js';
 

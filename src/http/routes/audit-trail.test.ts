@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestScenarioDocuments, scenarioDocumentId } from '../../agent/scenarios/ingest-documents.js';
+import { ingestScenarioDocuments, scenarioDocumentId } from '../../runtime/scenarios/ingest-documents.js';
 import { sql } from '../../core/db/connect.js';
 import { buildTestContext } from '../../testing/test-context.js';
 import { waitFor } from '../../testing/wait-for.js';

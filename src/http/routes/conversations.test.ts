@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConversationDetail as StoreDetail, ConversationSummary as StoreSummary } from '../../agent/conversations/index.js';
+import type { ConversationDetail as StoreDetail, ConversationSummary as StoreSummary } from '../../runtime/conversations/index.js';
 import type { ConversationDetail, ConversationSummary } from '../../contract/index.js';
 import type { User } from '../../core/auth/users.js';
 import { buildTestContext } from '../../testing/test-context.js';

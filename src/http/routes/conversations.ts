@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { ConversationStore } from '../../agent/conversations/index.js';
+import type { ConversationStore } from '../../runtime/conversations/index.js';
 import { routeSchema, type ConversationListQuery } from '../../contract/index.js';
 import { requireUser } from '../access.js';
 

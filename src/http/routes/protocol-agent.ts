@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { StagedAgentService, StagedView } from '../../agent/staged/staged-agent-service.js';
+import type { StagedAgentService, StagedView } from '../../runtime/staged/staged-agent-service.js';
 import { compileProtocolChecks, verifyProtocolChecks } from '../../agents/protocol/checks/index.js';
 import { protocolDocx, protocolMarkdown } from '../../agents/protocol/export/index.js';
 import { PROTOCOL_AGENT_ID, protocolContextOf, protocolContextResponse, protocolDraftOf } from '../../agents/protocol/protocol-agent.js';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { ProtocolDocumentService } from '../../trial/assistant/protocol-document-service.js';
+import type { ProtocolDocumentService } from '../../trial/protocol-documents/protocol-document-service.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
 import type { Upload } from '../multipart-body.js';

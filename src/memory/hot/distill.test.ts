@@ -11,7 +11,7 @@ import { buildTestContext } from '../../testing/test-context.js';
 import { testEngines } from '../../testing/test-database.js';
 import type { FeedbackService, HotMemoryService, MemoryDeps, NewFact } from '../types.js';
 import { createFeedback } from '../feedback/index.js';
-import { correctionMessage } from '../../agent/loop/index.js';
+import { correctionMessage } from '../../runtime/loop/index.js';
 import { createLlmGateway } from '../../core/llm/gateway.js';
 import { createHotMemory } from './index.js';
 import { PRUNE_DEFINITION } from './prune-definition.js';

@@ -1,4 +1,4 @@
-import { detectLanguage } from '../route-intent-types.js';
+import { detectLanguage } from '../../core/language.js';
 
 /**
  * Whether a line a model proposes for hot memory is the person's own words (issue 31). Hot memory goes into every

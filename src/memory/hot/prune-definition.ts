@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { agentId, jsonAnswer, type AgentDefinition } from '../../agent/definitions/index.js';
+import { agentId, jsonAnswer, type AgentDefinition } from '../../runtime/definitions/index.js';
 import type { HotMemoryLine } from '../types.js';
 import { cleanText, isSection, makeLine } from './lines.js';
 import { buildPruneMessages, PRUNE_OUTPUT } from './prompts.js';

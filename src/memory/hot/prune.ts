@@ -7,7 +7,7 @@ import type { HotMemoryLine, MemoryDeps, MemoryOverflow, MemoryWritePath } from 
 import { lineKey, sortBySection } from './lines.js';
 import { renderHotMemory } from './markdown.js';
 import { lockMemory, selectMemory, setOverflow } from './memory-queries.js';
-import { runDefinition } from '../../agent/loop/index.js';
+import { runDefinition } from '../../runtime/loop/index.js';
 import { PRUNE_AGENT, PRUNE_DEFINITION, PRUNER } from './prune-definition.js';
 import { writeHotMemory } from './write-hot-memory.js';
 import { withTransaction } from '../../core/db/transaction.js';

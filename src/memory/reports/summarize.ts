@@ -4,8 +4,8 @@ import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.
 import { isRawStructure } from '../../core/structured/looks-like-data.js';
 import { countTokens, fitToBudget, trimToTokens } from '../../core/tokenizer.js';
 import type { TraceScope } from '../../core/trace/store.js';
-import { agentId, textAnswer, type AgentDefinition } from '../../agent/definitions/index.js';
-import { oneRoundAnswer, runDefinition } from '../../agent/loop/index.js';
+import { agentId, textAnswer, type AgentDefinition } from '../../runtime/definitions/index.js';
+import { oneRoundAnswer, runDefinition } from '../../runtime/loop/index.js';
 import type { LogTurn, ReportRow } from './report-queries.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestContext } from '../../testing/test-context.js';
-import { createTrialReadTools } from '../assistant/read-tools.js';
+import { createTrialReadTools } from '../read-tools/read-tools.js';
 import { createTrialStore } from '../store/trial-store.js';
 import { ensureDemoProtocol } from './load-demo-protocol.js';
 import { ensureDemoTrial } from './load-demo-trial.js';

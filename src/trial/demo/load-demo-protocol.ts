@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../../core/paths.js';
 import type { RagStore } from '../../rag/index.js';
-import { ingestProtocolDocument } from '../assistant/protocol-documents.js';
+import { ingestProtocolDocument } from '../protocol-documents/protocol-documents.js';
 import { DEMO_PROJECT } from './demo-definition.js';
 
 /** The demo trial's protocol, the same text the protocol-qa scenario ships with. */

@@ -4,7 +4,7 @@ import type { Db } from '../../core/db/connect.js';
 import { qcRuns, taskRuns, trialRecords } from '../../core/db/schema/trial.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
-import { MODEL_UNAVAILABLE_STEP } from '../../agent/runs/step-driver.js';
+import { MODEL_UNAVAILABLE_STEP } from '../../runtime/runs/step-driver.js';
 import type { Jobs } from '../../core/jobs/boss.js';
 import type { Skill } from '../sop/load-skills.js';
 import { createTaskRuns } from '../sop/task-runs.js';

@@ -1,4 +1,4 @@
-import { newRunWorkerId } from '../../agent/runs/step-driver.js';
+import { newRunWorkerId } from '../../runtime/runs/step-driver.js';
 import cronParser from 'cron-parser';
 import type { Db } from '../../core/db/connect.js';
 import type { Jobs } from '../../core/jobs/boss.js';

@@ -1,4 +1,4 @@
-import { agentId, type AgentDefinition } from '../../agent/definitions/index.js';
+import { agentId, type AgentDefinition } from '../../runtime/definitions/index.js';
 import { buildSoftRuleMessages } from './prompt.js';
 import { SOFT_RULE_ANSWER, SOFT_RULE_VERDICT, type SoftRuleVerdict } from './verdict.js';
 

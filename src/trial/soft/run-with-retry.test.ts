@@ -4,7 +4,7 @@ import { ClinAgentError } from '../../core/errors.js';
 import { ALL_TRACES } from '../../core/trace/store.js';
 import { startScriptedModel, type RecordedRequest, type ScriptedModel } from '../../testing/scripted-model.js';
 import { buildTestContext } from '../../testing/test-context.js';
-import { correctionMessage } from '../../agent/loop/index.js';
+import { correctionMessage } from '../../runtime/loop/index.js';
 import { SOFT_RULE_DEFINITION } from './definition.js';
 import { isNeedsHumanReview, runWithRetry, type SoftRuleDeps } from './run-with-retry.js';
 import { checkVerdict } from './verdict.js';

@@ -4,8 +4,8 @@ import type { LlmGateway } from '../../core/llm/gateway.js';
 import type { ToolCallResult, ToolRegistry } from '../../core/tools/registry.js';
 import type { TraceScope } from '../../core/trace/store.js';
 import { failedToolContent, toolResultContent } from './prompt.js';
-import { runDefinition } from '../../agent/loop/index.js';
-import type { AgentRegistry } from '../../agent/definitions/index.js';
+import { runDefinition } from '../../runtime/loop/index.js';
+import type { AgentRegistry } from '../../runtime/definitions/index.js';
 import { SOFT_RULE_AGENT, SOFT_RULE_DEFINITION } from './definition.js';
 
 export interface SoftRuleResult {

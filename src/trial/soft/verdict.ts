@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jsonAnswer } from '../../agent/definitions/answer-schema.js';
+import { jsonAnswer } from '../../runtime/definitions/answer-schema.js';
 import type { OutputType } from '../../core/structured/output-types.js';
 import type { ParsedAs } from '../../core/structured/parse.js';
 

@@ -201,7 +201,7 @@ describe.each(testEngines())('SOP runs on %s', (engine) => {
   });
 
   it('re-enqueues a run whose worker died mid-step and finishes it once', async () => {
-    const [run] = await (await import('../sop/task-runs.js')).createTaskRuns(ctx.db, { projectId: 'p1', skillId: 'eligibility', startNode: 'hard', recordIds: ['S1'], actor: 'test' });
+    const [run] = await (await import('./task-runs.js')).createTaskRuns(ctx.db, { projectId: 'p1', skillId: 'eligibility', startNode: 'hard', recordIds: ['S1'], actor: 'test' });
     // A dead worker: it took the lease, then vanished without saving a step.
     const { taskRuns } = await import('../../core/db/schema/trial.js');
     const { eq } = await import('drizzle-orm');

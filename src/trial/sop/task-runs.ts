@@ -4,8 +4,8 @@ import { queryRows, sql, type Db } from '../../core/db/connect.js';
 import { ACTIVE_QUERY_STATUSES, pendingActions, taskRuns, trialRecords, type ReviewRequest, type TaskRunStatus } from '../../core/db/schema/trial.js';
 import type { Jobs } from '../../core/jobs/boss.js';
 import type { QueueDef } from '../../core/jobs/queues.js';
-import { createRunStore, type RunUpdate } from '../../agent/runs/run-store.js';
-import type { RunStep } from '../../agent/runs/run-shape.js';
+import { createRunStore, type RunUpdate } from '../../runtime/runs/run-store.js';
+import type { RunStep } from '../../runtime/runs/run-shape.js';
 import type { AuditEntryInput } from '../../core/audit/audit-log.js';
 import { commitBatchWrites } from './batch-findings.js';
 import { appendAuditEntries } from '../store/audit.js';
@@ -25,7 +25,7 @@ export interface TaskRunStepWrites {
 }
 
 /**
- * Trial task runs are one user of the generic run store (src/agent/runs): the store keeps lease, checkpoint,
+ * Trial task runs are one user of the generic run store (src/runtime/runs): the store keeps lease, checkpoint,
  * review and orphan sweep; what is trial-specific comes in through these hooks.
  */
 export const taskRunStore = createRunStore<typeof taskRuns, TaskRunStepWrites, { onRejectQueries: 'cancel' | 'close' }>(taskRuns, {

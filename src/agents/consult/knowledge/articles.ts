@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { scenarioDocumentId } from '../../../agent/scenarios/ingest-documents.js';
+import { scenarioDocumentId } from '../../../runtime/scenarios/ingest-documents.js';
 import { ClinAgentError } from '../../../core/errors.js';
 import { packageRoot } from '../../../core/paths.js';
 import { extractText } from '../../../rag/index.js';

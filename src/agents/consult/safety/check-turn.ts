@@ -1,4 +1,4 @@
-import type { AgentEvent, AgentEventSink } from '../../../agent/loop/events.js';
+import type { AgentEvent, AgentEventSink } from '../../../runtime/loop/events.js';
 import type { TraceScope } from '../../../core/trace/store.js';
 import type { ConsultState } from '../consult-state.js';
 import { patientExclusions, type PatientExclusions } from './patient-exclusions.js';

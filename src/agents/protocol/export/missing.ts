@@ -1,4 +1,4 @@
-import { getPath, isPresent } from '../../../agent/staged/context-paths.js';
+import { getPath, isPresent } from '../../../runtime/staged/context-paths.js';
 
 /**
  * The fields a protocol cannot go without, per context field (the stage that fills it), with the words the

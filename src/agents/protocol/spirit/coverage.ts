@@ -1,4 +1,4 @@
-import { getPath, isPresent } from '../../../agent/staged/context-paths.js';
+import { getPath, isPresent } from '../../../runtime/staged/context-paths.js';
 import type { ProtocolContext } from '../context.js';
 import { SPIRIT_2025_ITEMS, type SpiritItem } from './spirit-2025.js';
 

@@ -1,6 +1,6 @@
 import { ClinAgentError } from '../../../core/errors.js';
-import { StageConfig, type ReflexionRuleConfig } from '../../../agent/staged/config.js';
-import { reflect } from '../../../agent/staged/reflexion.js';
+import { StageConfig, type ReflexionRuleConfig } from '../../../runtime/staged/config.js';
+import { reflect } from '../../../runtime/staged/reflexion.js';
 import { conversationTurns } from '../../../core/db/schema/conversations.js';
 import { selectReports, upsertReport } from '../../../memory/reports/report-queries.js';
 import type { FaultTarget, TurnOutcome } from '../target.js';

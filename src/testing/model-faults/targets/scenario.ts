@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Ajv } from 'ajv';
-import { ingestScenarioDocuments } from '../../../agent/scenarios/ingest-documents.js';
-import { loadScenarios, type Scenario } from '../../../agent/scenarios/load.js';
+import { ingestScenarioDocuments } from '../../../runtime/scenarios/ingest-documents.js';
+import { loadScenarios, type Scenario } from '../../../runtime/scenarios/load.js';
 import { packageRoot } from '../../../core/paths.js';
 import type { JsonSchema } from '../../../core/structured/output-types.js';
 import { streamedStatus } from '../fault-server.js';

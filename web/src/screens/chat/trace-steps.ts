@@ -58,7 +58,7 @@ function startMs(span: TraceSpan): number {
 }
 
 /**
- * Reads the step spans (the output src/agent/loop writes: thought, actions, observations) and places every
+ * Reads the step spans (the output src/runtime/loop writes: thought, actions, observations) and places every
  * other span in the step whose time window holds its start; steps can nest (a soft rule's rounds), so the
  * innermost, i.e. latest-starting, such step takes it. Spans keep the order the trace lists them in.
  */

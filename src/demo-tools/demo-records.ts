@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot } from '../core/paths.js';
 
 export type DemoRecord = Record<string, string | number | null>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ToolDefinition } from '../../core/tools/registry.js';
 import type { RagStore } from '../../rag/index.js';
-import { PROTOCOL_COLLECTION, projectScope, protocolDocumentsHelp } from './protocol-documents.js';
+import { PROTOCOL_COLLECTION, projectScope, protocolDocumentsHelp } from '../protocol-documents/protocol-documents.js';
 
 const Args = z.object({
   query: z.string().trim().min(1, 'say what to look for in the protocol').max(1000).describe('what to look for, in Chinese or English, e.g. "V2 visit window" or "入组年龄"'),

@@ -1,4 +1,4 @@
-import { agentId, jsonAnswer, type AgentDefinition, type AnswerCheck } from '../agent/definitions/index.js';
+import { agentId, jsonAnswer, type AgentDefinition, type AnswerCheck } from '../../runtime/definitions/index.js';
 import { buildRouterMessages, intentsOf, ROUTER_PARSER_SCHEMA, routerAnswerSchema } from './route-intent-prompt.js';
 import type { Intent, SkillOption } from './route-intent-types.js';
 

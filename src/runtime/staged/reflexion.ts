@@ -278,7 +278,7 @@ export const REFLEXION_DEFINITION: AgentDefinition<ReflexionInput, ReflexionVerd
   id: REFLEXION_AGENT,
   name: 'Stage data review (reflexion)',
   description: "Reviews the data a staged agent collected for one stage against a rule's bar, with a JSON verdict.",
-  sourceFile: 'builtin:src/agent/staged/reflexion.ts',
+  sourceFile: 'builtin:src/runtime/staged/reflexion.ts',
   instructions: reflexionMessages,
   tools: [],
   decision: { mode: 'native' },

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_TRACES } from '../core/trace/store.js';
-import { startScriptedModel, type ScriptedModel } from '../testing/scripted-model.js';
-import { buildTestContext } from '../testing/test-context.js';
-import { correctionMessage } from '../agent/loop/index.js';
-import { createAgentRegistry, jsonAnswer } from '../agent/definitions/index.js';
+import { ALL_TRACES } from '../../core/trace/store.js';
+import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
+import { buildTestContext } from '../../testing/test-context.js';
+import { correctionMessage } from '../../runtime/loop/index.js';
+import { createAgentRegistry, jsonAnswer } from '../../runtime/definitions/index.js';
 import { readRouterAnswer, ROUTE_INTENT_DEFINITION } from './route-intent-definition.js';
 import { intentsOf, ROUTER_PARSER_SCHEMA, routerAnswerSchema } from './route-intent-prompt.js';
 import { routeIntent, type IntentType } from './route-intent.js';

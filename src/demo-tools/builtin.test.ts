@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { packageRoot } from '../../core/paths.js';
-import { createToolRegistry } from '../../core/tools/registry.js';
+import { packageRoot } from '../core/paths.js';
+import { createToolRegistry } from '../core/tools/registry.js';
 import { registerBuiltinTools } from './builtin.js';
 import { loadDemoRecords, type DemoRecordSet } from './demo-records.js';
 

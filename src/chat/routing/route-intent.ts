@@ -1,10 +1,10 @@
-import { ClinAgentError } from '../core/errors.js';
-import type { LlmGateway } from '../core/llm/gateway.js';
-import { trimToTokens } from '../core/tokenizer.js';
-import type { TraceScope } from '../core/trace/store.js';
-import { runDefinition } from '../agent/loop/index.js';
+import { ClinAgentError } from '../../core/errors.js';
+import type { LlmGateway } from '../../core/llm/gateway.js';
+import { trimToTokens } from '../../core/tokenizer.js';
+import type { TraceScope } from '../../core/trace/store.js';
+import { runDefinition } from '../../runtime/loop/index.js';
 import { routeByRules } from './route-by-rules.js';
-import type { AgentRegistry } from '../agent/definitions/index.js';
+import type { AgentRegistry } from '../../runtime/definitions/index.js';
 import { ROUTE_INTENT_AGENT, ROUTE_INTENT_DEFINITION } from './route-intent-definition.js';
 import { detectLanguage, type Intent, type RoutedMessage, type RoutingFallback, type SkillOption } from './route-intent-types.js';
 

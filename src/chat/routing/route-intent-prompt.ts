@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ChatMessage } from '../core/llm/types.js';
-import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../core/llm/untrusted-data.js';
+import type { ChatMessage } from '../../core/llm/types.js';
+import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.js';
 import { INTENT_TYPES, MAX_INTENTS, MEMORY_FACT_SECTIONS, type Intent, type SkillOption } from './route-intent-types.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolDefinition, ToolRegistry } from '../../core/tools/registry.js';
+import type { ToolDefinition, ToolRegistry } from '../core/tools/registry.js';
 import type { DemoRecord, DemoRecordSet } from './demo-records.js';
 
 /**

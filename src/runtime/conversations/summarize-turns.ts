@@ -76,7 +76,7 @@ export const SUMMARIZE_TURNS_DEFINITION: AgentDefinition<SummarizeTurnsInput, st
   id: SUMMARIZE_TURNS_AGENT,
   name: 'Conversation summary',
   description: 'Condenses the earlier turns of a conversation for the summary history strategy.',
-  sourceFile: 'builtin:src/agent/conversations/summarize-turns.ts',
+  sourceFile: 'builtin:src/runtime/conversations/summarize-turns.ts',
   instructions: summaryMessages,
   tools: [],
   decision: { mode: 'native' },
