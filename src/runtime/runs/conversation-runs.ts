@@ -119,6 +119,27 @@ function countingTokens(trace: TraceRun): { trace: TraceRun; tokens(): number } 
   return { trace: counted, tokens: () => tokens };
 }
 
+/**
+ * The run store of one family of conversation runs: the rows of agent_runs whose kind starts with its prefix, each
+ * step saving the agent's state with the run. Apart from createConversationRuns so the RunStore conformance spec
+ * runs against the very store the consult and the staged agents use.
+ */
+export function createConversationRunStore<S extends ConversationRunState>(options: Pick<ConversationRunsOptions<S, unknown>, 'kindPrefix' | 'label' | 'auditStep'>) {
+  const { kindPrefix } = options;
+  const auditAction = (event: RunAuditEvent): string | undefined => {
+    if (event.type === 'step') return options.auditStep?.({ type: event.step.type, outcome: event.step.outcome });
+    if (event.type === 'recovered' || event.type === 'cancelled') return event.type;
+    return undefined;
+  };
+  return createRunStore<typeof agentRuns, { state?: S }>(agentRuns, {
+    label: options.label,
+    idName: 'runId',
+    scope: like(agentRuns.kind, `${kindPrefix}%`),
+    columns: (update) => (update.state ? { state: update.state as unknown as Record<string, unknown> } : {}),
+    audit: { entityType: 'agent_run', projectId: (run) => run.projectId ?? PLATFORM_AUDIT_SCOPE, actor: (run) => `agent:${run.kind.slice(kindPrefix.length)}`, action: auditAction },
+  });
+}
+
 /** How long a request waits for a step another worker took over (a recovering run) before telling the user to reload. */
 const WAIT_FOR_OTHER_WORKER_MS = 120_000;
 export const INPUT_NODE = 'input';
@@ -148,18 +169,7 @@ export function createConversationRuns<S extends ConversationRunState, I>(option
     return { kind: 'answer', input: parsed.data };
   }
 
-  const auditAction = (event: RunAuditEvent): string | undefined => {
-    if (event.type === 'step') return options.auditStep?.({ type: event.step.type, outcome: event.step.outcome });
-    if (event.type === 'recovered' || event.type === 'cancelled') return event.type;
-    return undefined;
-  };
-  const store = createRunStore<typeof agentRuns, { state?: S }>(agentRuns, {
-    label: options.label,
-    idName: 'runId',
-    scope: like(agentRuns.kind, `${kindPrefix}%`),
-    columns: (update) => (update.state ? { state: update.state as unknown as Record<string, unknown> } : {}),
-    audit: { entityType: 'agent_run', projectId: (run) => run.projectId ?? PLATFORM_AUDIT_SCOPE, actor: (run) => `agent:${agentIdOf(run)}`, action: auditAction },
-  });
+  const store = createConversationRunStore<S>(options);
   const driver = createStepDriver({ store, db, logger: options.logger, workerId: options.workerId, leaseMs: options.leaseMs, queue: host.queue, key: host.key, jobs: host.jobs, label: options.label.toLowerCase() });
 
   /** What went wrong in a step that threw, for its trace; the step itself ends normally so nothing retries it. */

@@ -114,6 +114,11 @@ export function createRunHost(options: RunHostOptions) {
       families.set(family.prefix, family);
       sweepStore = storeOver([...families.keys()]);
     },
+    /**
+     * The store the sweep reads: agent_runs of every family registered so far (a family registered later is seen by
+     * the store asked for after it). The RunStore conformance spec runs against it.
+     */
+    sweepStore: () => sweepStore,
     /** The families, by prefix (a test checks all three are here). */
     families: (): string[] => [...families.keys()],
     /** A job's work: the run's family advances it (exported for tests and one-off tools; workers call it). */
