@@ -130,7 +130,7 @@ export async function createContext(config: Config, options: CreateContextOption
     const llm = createLlmGateway(config.llm);
     const users = createAuthStores(database.db, { tokenTtlDays: config.tokenTtlDays });
     const trace = createTraceStore(database.db, { secrets, logger });
-    const conversations = createConversationStore({ db: database.db, users, llm });
+    const conversations = createConversationStore({ db: database.db, users, llm, agents });
     const memory = createProjectMemory({ db: database.db, llm, agents, trace, logger, users, conversations, config: { hotMaxTokens: config.memory.hotMaxTokens, historyWeeks: config.memory.historyWeeks } });
     // Agent runs share the QC run settings (QC_LEASE_MS, QC_SWEEP_INTERVAL_MS, QC_STALE_MS): one driver, one lease policy.
     const agentRunHost = createRunHost({ db: database.db, jobs, logger });
@@ -141,7 +141,7 @@ export async function createContext(config: Config, options: CreateContextOption
     agents.register(CONSULT_DEFINITION);
     let knowledgeReady: Promise<unknown> | undefined;
     const consult = createConsultService({
-      db: database.db, host: agentRunHost, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, conversations, users,
+      db: database.db, host: agentRunHost, llm, tools, agents, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, conversations, users,
       vision: createVisionGateway(config), maxImageBytes: config.vision.maxImageBytes, tokenBudget: config.consult.tokenBudget,
       // The shipped articles are ingested once per process before the first consult turn (unchanged ones are not
       // embedded again); without pgvector the knowledge tool says so and the consult goes on without it.
@@ -153,7 +153,7 @@ export async function createContext(config: Config, options: CreateContextOption
     if (seeded.seeded) logger.debug({ agentId: protocolSeed.agentId, version: seeded.stored.version, fileVersion: protocolSeed.version }, 'staged agent configuration seeded from its file');
     // One invalid skill file is logged and left inactive; it does not stop the other trials' QC.
     const skills = await openSkills({ db: database.db, tools, logger, directory: config.skillsDir });
-    const stagedAgents = createStagedAgentService({ db: database.db, host: agentRunHost, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, configs: agentConfigs, validators, conversations, users });
+    const stagedAgents = createStagedAgentService({ db: database.db, host: agentRunHost, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, configs: agentConfigs, validators, conversations, users, agents });
     return {
       config,
       logger,
@@ -179,7 +179,7 @@ export async function createContext(config: Config, options: CreateContextOption
       consult,
       skills,
       hasVectorStore: vectorStore,
-      trial: createTrialServices({ config, db: database.db, jobs, llm, tools, trace, logger, users, secrets, skills, rag, hasVectorStore: vectorStore }),
+      trial: createTrialServices({ config, db: database.db, jobs, llm, tools, trace, agents, logger, users, secrets, skills, rag, hasVectorStore: vectorStore }),
     };
   } catch (error) {
     if (!options.database) await database.close();

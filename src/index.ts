@@ -18,7 +18,6 @@ export { createAgentRegistry, validateDefinition, type AgentRegistry, type Agent
 export { createEngines, type AgentEngine, type AgentEngines, type EngineRunOptions } from './runtime/engines/index.js';
 export { runLoop, readDecision, type AgentEvent, type AgentEventSink, type LoopOutcome } from './runtime/loop/index.js';
 export { runDefinition } from './runtime/loop/run-definition.js';
-export { completeOnce } from './runtime/loop/one-shot.js';
 export { createStagedAgentService, type StagedAgentService, type StagedView } from './runtime/staged/staged-agent-service.js';
 export { createConfigStore, type ConfigStore, type StoredConfig } from './runtime/staged/config-store.js';
 export { validateStagedConfig } from './runtime/staged/validate-config.js';

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ingestScenarioDocuments } from '../runtime/scenarios/ingest-documents.js';
+import { resolveScenario } from '../runtime/scenarios/resolve-scenario.js';
 import { closeContext, createContext } from '../context.js';
 import { DIFY_INPUT_LIMITS, DifyInputValue, DifyVariableName } from '../contract/agent.js';
 import { loadConfig } from '../core/config.js';
@@ -22,7 +23,8 @@ export async function runCommand(args: string[]): Promise<number> {
   const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
   const runLogger = verbose ? ctx.logger : ctx.logger.child({}, { level: 'error' });
   try {
-    const scenario = ctx.scenarios.get(scenarioId);
+    // The definition the registry holds, as every run resolves it; the catalog names an invalid file's problems.
+    const scenario = resolveScenario(ctx, scenarioId);
     // A Dify scenario whose key variable is unset stops here, naming it, before anything is ingested or called.
     ctx.engines.assertReady(scenario, { inputs });
     // The shipped documents must be there for references; unchanged files are skipped by hash.

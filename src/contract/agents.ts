@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * GET /api/agents: every agent of the one registry, as the runtime runs it. Admins see all; anyone else sees the
- * agents they can start (scenarios, staged agents, conversations).
+ * agents their role may start (writer roles: scenarios, staged agents, the consult; everyone: the trial assistant).
  */
 export const AgentKind = z
   .enum(['scenario', 'staged', 'conversation', 'one_shot', 'internal'])

@@ -8,6 +8,7 @@ import type { Logger } from '../core/logger.js';
 import type { SecretRegistry } from '../core/secrets.js';
 import type { ToolRegistry } from '../core/tools/registry.js';
 import type { TraceStore } from '../core/trace/store.js';
+import type { AgentRegistry } from '../runtime/definitions/index.js';
 import type { RagStore } from '../rag/index.js';
 import { createProtocolDocumentService } from './protocol-documents/protocol-document-service.js';
 import { createReadToolService } from './read-tools/read-tool-service.js';
@@ -31,6 +32,8 @@ export interface TrialServiceDeps {
   llm: LlmGateway;
   tools: ToolRegistry;
   trace: TraceStore;
+  /** Every agent by id: QC's soft rules run the judge registered there. */
+  agents: Pick<AgentRegistry, 'get'>;
   logger: Logger;
   users: MembershipCheck & ProjectDirectory;
   secrets: SecretRegistry;

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import type { AgentRegistry } from '../../runtime/definitions/registry.js';
 import { runDefinition } from '../../runtime/loop/run-definition.js';
 import { MAX_ANSWER_CHARS } from '../../runtime/loop/correction.js';
 import { tokenBudget } from '../../runtime/loop/stop-conditions.js';
@@ -15,7 +16,7 @@ import { dataBlock } from '../../core/llm/untrusted-data.js';
 import { parseStructuredOutput } from '../../core/structured/parse.js';
 import { createToolRegistry, type ToolRegistry } from '../../core/tools/registry.js';
 import type { ConsultReply, ConsultState } from './consult-state.js';
-import { CONSULT_AGENT_ID, CONSULT_DEFINITION } from './definition.js';
+import { CONSULT_AGENT_ID } from './definition.js';
 import { buildDossier, createDossierStore, createDossierTool, recordedFindings, recordToolOutputs } from './dossier/index.js';
 import { checkImage, createAnalyzeSkinImageTool, decodeImageBase64 } from './image/index.js';
 import { consultMedicationTool } from './medication/index.js';
@@ -31,6 +32,8 @@ export interface ConsultServiceDeps extends ConversationRunDeps {
   llm: LlmGateway;
   /** The registry with the consult's shared tools (knowledge, risk, medication). */
   tools: ToolRegistry;
+  /** Every agent by id: each turn runs the consult's definition as registered there (CONSULT_AGENT_ID). */
+  agents: Pick<AgentRegistry, 'get'>;
   /** The vision model (VISION_MODEL); absent, image turns go on without it. */
   vision?: { gateway: LlmGateway; model: string };
   maxImageBytes: number;
@@ -112,7 +115,7 @@ export function createConsultService(deps: ConsultServiceDeps) {
       createAnalyzeSkinImageTool({ vision: deps.vision, maxBytes: deps.maxImageBytes, loadAttachment: (ref: string) => loadAttachment(run.id, attachmentIdOf(state, ref)) }),
       createDossierTool({ store: dossiers, runId: run.id, userId: run.userId!, snapshot: async () => snapshotOf(state, patientWordsOf(state, text)) }),
     ]);
-    const outcome = await runDefinition(CONSULT_DEFINITION, {
+    const outcome = await runDefinition(deps.agents.get(CONSULT_AGENT_ID), {
       // What the model answers is without identifiers before the loop, a tool, a trace or this consult reads it.
       llm: identifierFreeModel(deps.llm),
       trace,

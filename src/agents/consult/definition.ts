@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import type { AgentDefinition } from '../../runtime/definitions/agent-definition.js';
 import { decisionAnswerSchema } from '../../runtime/definitions/answer-schema.js';
+import { agentId } from '../../runtime/definitions/registry.js';
 import type { ChatMessage } from '../../core/llm/types.js';
 import { DATA_NOT_INSTRUCTIONS, dataBlock } from '../../core/llm/untrusted-data.js';
 import type { MedicalContext } from './types.js';
 
-export const CONSULT_AGENT_ID = 'dermatology_consult';
+/** Its id in the registry, typed: `agents.get(CONSULT_AGENT_ID)` is the consult's definition. */
+export const CONSULT_AGENT_ID = agentId<ConsultTurnInput, ConsultDiagnosis>('dermatology_consult');
 
 /**
  * The consult's instructions (seed 003 section 4): the model decides every step itself as one JSON decision, keeps

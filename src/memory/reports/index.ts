@@ -63,7 +63,7 @@ export function createMemoryReports(deps: MemoryDeps): MemoryReportsService {
     // Admin-only: the prompt holds every member's conversations, which each member may otherwise read only of their own.
     const run = await deps.trace.start({ kind: 'job', name: 'memory.weekly_report', projectId, userId: by.userId, adminOnly: true, input: { label, turns: log.used, turnsLeftOut: log.left, ...(readUpTo ? { readUpTo: readUpTo.toISOString() } : {}) } });
     try {
-      const summary = await keepPrevious(projectId, 'week', formatDay(weekStart), `report of week ${label}`, () => summarizeWeek(deps.llm, run, { label, log, readUpTo }));
+      const summary = await keepPrevious(projectId, 'week', formatDay(weekStart), `report of week ${label}`, () => summarizeWeek(deps.llm, run, { label, log, readUpTo }, deps.agents));
       const row = await upsertReport(db, { projectId, kind: 'week', periodStart: formatDay(weekStart), label, summary, tokens: countTokens(summary), sourceCount: log.used, generatedBy: by.name }, now);
       await run.finish({ status: 'success', output: { label, tokens: row.tokens, partial: Boolean(readUpTo) } });
       return row;
@@ -94,7 +94,7 @@ export function createMemoryReports(deps: MemoryDeps): MemoryReportsService {
     if (!weeks.length) return;
     const run = await deps.trace.start({ kind: 'job', name: 'memory.yearly_summary', projectId, input: { year, weeks: weeks.length } });
     try {
-      const summary = await keepPrevious(projectId, 'year', `${year}-01-01`, `yearly summary of ${year}`, () => summarizeYear(deps.llm, run, { year, weeks }));
+      const summary = await keepPrevious(projectId, 'year', `${year}-01-01`, `yearly summary of ${year}`, () => summarizeYear(deps.llm, run, { year, weeks }, deps.agents));
       await upsertReport(db, { projectId, kind: 'year', periodStart: `${year}-01-01`, label: year, summary, tokens: countTokens(summary), sourceCount: weeks.length, generatedBy: WEEKLY_JOB_ACTOR });
       await run.finish({ status: 'success', output: { year, weeks: weeks.length } });
     } catch (error) {

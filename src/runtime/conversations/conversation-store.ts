@@ -3,6 +3,7 @@ import { WRITER_ROLES, type User } from '../../core/auth/users.js';
 import type { Db } from '../../core/db/connect.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
+import type { AgentRegistry } from '../definitions/registry.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
 import { buildHistory } from './build-history.js';
 import {
@@ -29,6 +30,8 @@ export interface ConversationStoreDeps {
   users: MembershipCheck;
   /** The one gateway; the summary history strategy condenses old turns through it. */
   llm?: LlmGateway;
+  /** The registry the summary's definition is resolved from (the server's). */
+  agents?: Pick<AgentRegistry, 'get'>;
   /** The clock for when a conversation starts and was last active; tests pass one that moves on each call. */
   now?: () => Date;
 }
@@ -139,7 +142,7 @@ export function createConversationStore(deps: ConversationStoreDeps): Conversati
         summarize: (previousSummary, fallenOut) => {
           const llm = historyDeps.llm ?? deps.llm;
           if (!llm) throw new ClinAgentError('LLM_NOT_CONFIGURED', 'The summary history strategy needs the LLM gateway; pass it to createConversationStore or history().');
-          return summarizeTurns(llm, { previousSummary, turns: fallenOut }, { trace: historyDeps.trace, model: historyDeps.model, signal: historyDeps.signal });
+          return summarizeTurns(llm, { previousSummary, turns: fallenOut }, { trace: historyDeps.trace, model: historyDeps.model, signal: historyDeps.signal, agents: deps.agents });
         },
         save: (summary, throughSeq) => updateSummary(db, conversationId, summary, throughSeq),
       });

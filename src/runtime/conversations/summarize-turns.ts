@@ -7,7 +7,7 @@ import { countTokens } from '../../core/tokenizer.js';
 import type { TraceScope } from '../../core/trace/store.js';
 import type { AgentDefinition } from '../definitions/agent-definition.js';
 import { textAnswer } from '../definitions/answer-schema.js';
-import { agentId } from '../definitions/registry.js';
+import { agentId, type AgentRegistry } from '../definitions/registry.js';
 import { oneRoundAnswer, UNTRACED } from '../loop/one-shot.js';
 import { runDefinition } from '../loop/run-definition.js';
 import type { ConversationTurn } from './types.js';
@@ -89,8 +89,9 @@ export const SUMMARIZE_TURNS_DEFINITION: AgentDefinition<SummarizeTurnsInput, st
 };
 
 /** One round of the summary definition: the previous summary plus the turns that just left the kept window. */
-export async function summarizeTurns(llm: LlmGateway, input: SummarizeTurnsInput, options: { trace?: TraceScope; model?: string; signal?: AbortSignal } = {}): Promise<string> {
-  const outcome = await runDefinition(SUMMARIZE_TURNS_DEFINITION, { llm, trace: options.trace ?? UNTRACED, input, modelName: options.model, signal: options.signal });
+export async function summarizeTurns(llm: LlmGateway, input: SummarizeTurnsInput, options: { trace?: TraceScope; model?: string; signal?: AbortSignal; agents?: Pick<AgentRegistry, 'get'> } = {}): Promise<string> {
+  // The server's registry when given (the definition it lists and may have replaced), the one declared here otherwise.
+  const outcome = await runDefinition(options.agents?.get(SUMMARIZE_TURNS_AGENT) ?? SUMMARIZE_TURNS_DEFINITION, { llm, trace: options.trace ?? UNTRACED, input, modelName: options.model, signal: options.signal });
   return oneRoundAnswer(outcome, 'summary of the earlier conversation', { step: 'conversation_summary' });
 }
 

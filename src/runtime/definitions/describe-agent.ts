@@ -1,4 +1,4 @@
-import type { User } from '../../core/auth/users.js';
+import { WRITER_ROLES, type User } from '../../core/auth/users.js';
 import type { AgentDefinition, AgentKind, StopSettings } from './agent-definition.js';
 import { answerOf } from './answer-of.js';
 import type { AnswerSchema } from './answer-schema.js';
@@ -47,16 +47,21 @@ export function describeAgent(definition: AgentDefinition<any, any>): AgentDescr
   };
 }
 
-/** Kinds a person starts themselves; the rest run inside features (a QC run, a chat's routing, upkeep jobs). */
-const STARTED_BY_PEOPLE: ReadonlySet<AgentKind> = new Set(['scenario', 'staged', 'conversation']);
+/**
+ * Who may start an agent, as the access of the route that starts it (http/access.ts): `self` any signed-in user,
+ * `write` a writer role. Undefined: no person starts it; it runs inside a feature (a QC run, a chat's routing, upkeep).
+ */
+export type StartAccess = 'self' | 'write' | undefined;
 
 /**
- * The agents a user may see listed: admins every one; anyone else those they can start (scenarios, staged agents,
- * conversations). Internal and one-round agents show prompts and schemas that are the operator's business.
+ * The agents a user may see listed: admins every one; anyone else those their role may start, so a viewer is not
+ * offered a scenario its run route would refuse. Internal and one-round agents show prompts and schemas that are
+ * the operator's business.
  */
-export function agentsVisibleTo(definitions: readonly AgentDefinition<any, any>[], role: User['role']): AgentDescription[] {
-  const described = definitions.map(describeAgent);
-  return role === 'admin' ? described : described.filter((agent) => STARTED_BY_PEOPLE.has(agent.kind));
+export function agentsVisibleTo(definitions: readonly AgentDefinition<any, any>[], role: User['role'], startAccess: (definition: AgentDefinition<any, any>) => StartAccess): AgentDescription[] {
+  const mayStart = (access: StartAccess) => access === 'self' || (access === 'write' && WRITER_ROLES.has(role));
+  const visible = role === 'admin' ? definitions : definitions.filter((definition) => mayStart(startAccess(definition)));
+  return visible.map(describeAgent);
 }
 
 function hostOf(baseUrl: string): string {

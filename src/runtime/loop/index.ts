@@ -4,4 +4,4 @@ export { readDecision, type Decision, type DecisionMode } from './decisions.js';
 export type { AgentEvent, AgentEventSink } from './events.js';
 export { correctionMessage, MAX_ANSWER_CHARS, textCorrectionMessage, unshowableAnswer } from './correction.js';
 export { runDefinition, type RunDefinitionOptions } from './run-definition.js';
-export { assertComplete, completeOnce, oneRoundAnswer, UNTRACED, type CompleteOnceOptions } from './one-shot.js';
+export { assertComplete, oneRoundAnswer, UNTRACED } from './one-shot.js';

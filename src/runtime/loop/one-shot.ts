@@ -1,35 +1,7 @@
 import { ClinAgentError } from '../../core/errors.js';
-import type { LlmGateway } from '../../core/llm/gateway.js';
-import type { ChatMessage, ChatResponse } from '../../core/llm/types.js';
+import type { ChatResponse } from '../../core/llm/types.js';
 import type { TraceScope } from '../../core/trace/store.js';
 import type { LoopOutcome } from './run-loop.js';
-
-export interface CompleteOnceOptions {
-  llm: LlmGateway;
-  /** The run's trace: the call is recorded there as an `llm` span. */
-  trace?: TraceScope;
-  messages: ChatMessage[];
-  jsonMode?: boolean;
-  temperature?: number;
-  maxTokens?: number;
-  model?: string;
-  signal?: AbortSignal;
-}
-
-/**
- * One model call with no loop around it: summaries and distillation, which take whatever the model answers and
- * check it themselves. Besides the loop this is the only place that calls the gateway, so a cancelled call reads
- * CANCELLED here as it does in the loop.
- */
-export async function completeOnce(options: CompleteOnceOptions): Promise<ChatResponse> {
-  const { llm, trace, messages, signal } = options;
-  try {
-    return await llm.chat({ messages, jsonMode: options.jsonMode, temperature: options.temperature, maxTokens: options.maxTokens, model: options.model, signal }, trace);
-  } catch (error) {
-    if (signal?.aborted) throw new ClinAgentError('CANCELLED', 'The model call was stopped before it finished; what ran before it is in the trace.');
-    throw error;
-  }
-}
 
 /**
  * A one-shot answer that stopped at the token limit is a shorter text than the model meant ("- Reports should s"):

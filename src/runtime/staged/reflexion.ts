@@ -7,7 +7,7 @@ import type { ChatMessage } from '../../core/llm/types.js';
 import type { TraceScope } from '../../core/trace/store.js';
 import type { AgentDefinition } from '../definitions/agent-definition.js';
 import { jsonAnswer } from '../definitions/answer-schema.js';
-import { agentId } from '../definitions/registry.js';
+import { agentId, type AgentRegistry } from '../definitions/registry.js';
 import { UNTRACED } from '../loop/one-shot.js';
 import { runDefinition } from '../loop/run-definition.js';
 import type { LoopOutcome } from '../loop/run-loop.js';
@@ -58,6 +58,8 @@ export interface ReflectDeps {
   trace?: TraceScope;
   model?: string;
   validators?: Readonly<Record<string, CustomValidator>>;
+  /** The registry the reflexion definition is resolved from (the server's); the one declared here without it. */
+  agents?: Pick<AgentRegistry, 'get'>;
 }
 
 /**
@@ -188,14 +190,14 @@ function lengthOf(value: unknown): number | undefined {
 /**
  * The model's verdict on the stage data. A failed call or an unusable answer passes the check with a log-level
  * note: a model outage must not stop a researcher from finishing a stage, and the rule-based checks (the ones that
- * guard required content) still hold without it. The failed call itself is in the trace (completeOnce's span).
+ * guard required content) still hold without it. The failed call itself is in the trace (the loop's llm span).
  */
 async function askModel(rule: ReflexionRuleConfig, base: Omit<ReflexionCheck, 'passed'>, input: ReflectInput, deps: ReflectDeps): Promise<ReflexionCheck> {
   const note = (why: string): ReflexionCheck => ({ ...base, severity: 'info', failureAction: 'log', passed: true, message: `Not checked by the model: ${why}` });
   if (!deps.llm) return note('no model is available to this check');
   let outcome: LoopOutcome<ReflexionVerdict>;
   try {
-    outcome = await runDefinition(REFLEXION_DEFINITION, { llm: deps.llm, trace: deps.trace ?? UNTRACED, modelName: deps.model, input: { rule, stage: input.stage, stageData: input.stageData } });
+    outcome = await runDefinition(deps.agents?.get(REFLEXION_AGENT) ?? REFLEXION_DEFINITION, { llm: deps.llm, trace: deps.trace ?? UNTRACED, modelName: deps.model, input: { rule, stage: input.stage, stageData: input.stageData } });
   } catch (error) {
     if (ClinAgentError.isInstance(error) && error.code === 'CANCELLED') throw error;
     return note(`the model call failed (${ClinAgentError.isInstance(error) ? error.code : errorMessage(error)})`);

@@ -1,3 +1,4 @@
+import type { AgentRegistry } from '../definitions/registry.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
 import type { ToolRegistry } from '../../core/tools/registry.js';
 import type { TraceScope } from '../../core/trace/store.js';
@@ -22,6 +23,8 @@ export interface StageStepDeps {
   llm: LlmGateway;
   tools: ToolRegistry;
   validators: Readonly<Record<string, CustomValidator>>;
+  /** The registry the reflexion definition is resolved from. */
+  agents?: Pick<AgentRegistry, 'get'>;
 }
 
 export interface StepInput {
@@ -165,7 +168,7 @@ function wantsTransition(stage: StageConfig, state: StagedRunState, strategy: st
 
 async function runReflexion(deps: StageStepDeps, input: StepInput, stage: StageConfig, stageData: Record<string, unknown>, timing: 'on_extract' | 'on_complete'): Promise<ReflexionResult> {
   return input.trace.span('step', 'reflexion', { stage: stage.stageId, timing }, () =>
-    reflect({ rules: input.config.reflexionRules, timing, stage, stageData }, { llm: deps.llm, trace: input.trace, model: input.config.defaultModel, validators: deps.validators }), (r) => ({ output: r }));
+    reflect({ rules: input.config.reflexionRules, timing, stage, stageData }, { llm: deps.llm, trace: input.trace, model: input.config.defaultModel, validators: deps.validators, agents: deps.agents }), (r) => ({ output: r }));
 }
 
 /**

@@ -5,6 +5,7 @@ import { isUuid } from '../../core/ids.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
 import { dataBlock } from '../../core/llm/untrusted-data.js';
 import type { ToolRegistry } from '../../core/tools/registry.js';
+import type { AgentRegistry } from '../definitions/registry.js';
 import { selectConversation } from '../conversations/conversation-queries.js';
 import type { AgentEventSink } from '../loop/events.js';
 import { createConversationRuns, type ConversationRun, type ConversationRunDeps } from '../runs/conversation-runs.js';
@@ -23,6 +24,8 @@ export interface StagedAgentServiceDeps extends ConversationRunDeps {
   tools: ToolRegistry;
   configs: ConfigStore;
   validators: Readonly<Record<string, CustomValidator>>;
+  /** The registry the one-round agents of a step (reflexion) are resolved from. */
+  agents?: Pick<AgentRegistry, 'get'>;
 }
 
 export type StagedRun = ConversationRun;
@@ -49,7 +52,7 @@ export interface StagedView {
  * user confirming the stage an approval. Generic: the Protocol Agent is one configuration of it.
  */
 export function createStagedAgentService(deps: StagedAgentServiceDeps) {
-  const stepDeps = { llm: deps.llm, tools: deps.tools, validators: deps.validators };
+  const stepDeps = { llm: deps.llm, tools: deps.tools, validators: deps.validators, agents: deps.agents };
   /** The configuration each agent's last step used: `recover` answers with its stages and cards, and cannot wait for the store. */
   const configInUse = new Map<string, StagedAgentConfig>();
   const runs = createConversationRuns<StagedRunState, StagedInput>({

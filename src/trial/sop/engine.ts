@@ -1,3 +1,4 @@
+import type { AgentRegistry } from '../../runtime/definitions/index.js';
 import type { Db } from '../../core/db/connect.js';
 import { ClinAgentError, errorMessage } from '../../core/errors.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
@@ -26,6 +27,8 @@ export interface SopDeps {
   llm: LlmGateway;
   tools: ToolRegistry;
   trace: TraceStore;
+  /** The registry the soft-rule judge is resolved from (the server's), so QC runs the judge GET /api/agents lists. */
+  agents?: Pick<AgentRegistry, 'get'>;
   notifier: ReviewNotifier;
   /** Queues the review notice of a suspended run (a job, so a slow webhook never holds a worker). */
   queueReviewNotice?: (taskRunId: string) => Promise<void>;
@@ -172,7 +175,7 @@ async function checkHardRules(skill: Skill, nodeId: string, record: RecordContex
  * person, who reads the technical reason and decides (approve = the record passes, reject = raise the query).
  */
 async function checkSoftRule(deps: SopDeps, trace: Parameters<typeof runWithRetry>[0]['trace'], nodeId: string, node: Extract<SopNode, { type: 'soft_instruction' }>, record: RecordContext): Promise<NodeOutcome> {
-  const result = await runWithRetry({ llm: deps.llm, tools: deps.tools, trace }, node.instruction, record.modelView, { maxRetries: node.max_retries, tools: node.tools });
+  const result = await runWithRetry({ llm: deps.llm, tools: deps.tools, trace, agents: deps.agents }, node.instruction, record.modelView, { maxRetries: node.max_retries, tools: node.tools });
   const detail = { reason: result.reason, confidence: result.confidence, versions: record.versions };
   const eventName = eventOf(record, node.field);
   if (isNeedsHumanReview(result)) {

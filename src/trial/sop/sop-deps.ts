@@ -1,3 +1,4 @@
+import type { AgentRegistry } from '../../runtime/definitions/index.js';
 import type { Config } from '../../core/config.js';
 import type { Db } from '../../core/db/connect.js';
 import type { Jobs } from '../../core/jobs/boss.js';
@@ -19,6 +20,8 @@ export interface SopDepsInput {
   llm: LlmGateway;
   tools: ToolRegistry;
   trace: TraceStore;
+  /** The registry the soft-rule judge is resolved from. */
+  agents: Pick<AgentRegistry, 'get'>;
   logger: Logger;
   skills: Pick<SkillCatalog, 'get'>;
 }
@@ -33,6 +36,7 @@ export function createSopDeps(deps: SopDepsInput, workerId = newWorkerId()): Sop
     llm: deps.llm,
     tools: deps.tools,
     trace: deps.trace,
+    agents: deps.agents,
     logger: deps.logger,
     notifier: createWebhookNotifier(deps.config.qc.reviewWebhookUrl, { publicUrl: `http://${deps.config.host}:${deps.config.port}` }),
     queueReviewNotice: deps.jobs ? queueReviewNotice(deps.jobs) : undefined,
