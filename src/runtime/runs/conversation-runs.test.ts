@@ -73,6 +73,46 @@ describe.each(testEngines())('conversation runs on %s', (engine) => {
     expect(model.requests).toHaveLength(2);
   });
 
+  it("waits for the step of a run another worker took over, answers with the run as that worker saved it, and stops waiting when told", async () => {
+    const { ctx } = server;
+    const { user } = await ctx.users.create({ name: 'waiter', role: 'coordinator' });
+    const runs = createConversationRuns<TagState, { text: string }>({
+      db: ctx.db, host: ctx.agentRunHost, trace: ctx.trace, logger: ctx.logger, workerId: 'test-worker', conversations: ctx.conversations, users: ctx.users,
+      kindPrefix: 'waiter:', label: 'Waiting', traceKind: 'waiter', input: z.object({ text: z.string() }),
+      step: () => Promise.reject(new Error('this process never holds the run')),
+    });
+    const conversation = await ctx.conversations.start({ actor: user, scenarioId: 'waiter', title: 'Wait' });
+    const state = { tags: [], tokensUsed: 0, traceIds: [], updatedAt: new Date().toISOString() };
+    const created = await runs.create(user, { agentId: 'waiter', conversationId: conversation.id, state });
+    /** The person's message is taken, and a worker of another process (a recovering job) gets the run first. */
+    const takenElsewhere = async (owner: string) => {
+      await runs.store.decide(ctx.db, created.id, { kind: 'answer', actor: user.id, input: { text: 'hello' } });
+      const held = await runs.store.acquireLease(ctx.db, created.id, owner);
+      expect(held).toMatchObject({ status: 'RUNNING', leaseOwner: owner });
+      // This request's own advance finds the run taken and runs nothing.
+      expect(await runs.advance(created.id)).toBeUndefined();
+      return held!;
+    };
+
+    const held = await takenElsewhere('other-process#1');
+    const waiting = runs.waitForStep(created.id);
+    const saved = await runs.store.commitStep(ctx.db, held, 'other-process#1', { node: 'input', type: 'message', at: new Date().toISOString(), outcome: 'answered' }, {
+      nextNode: 'input', status: 'SUSPENDED', onApprove: 'input', onReject: 'input', reviewRequest: { awaiting: 'input' }, state: { ...state, tags: ['answered elsewhere'] },
+    });
+    expect(saved).toMatchObject({ status: 'SUSPENDED' });
+    const after = await waiting;
+    expect(after).toMatchObject({ id: created.id, status: 'SUSPENDED' });
+    expect(runs.stateOf(after).tags).toEqual(['answered elsewhere']);
+
+    // A worker that never saves: the wait ends with a reload hint once its budget is spent, or as soon as the person leaves.
+    await takenElsewhere('other-process#2');
+    await expect(runs.waitForStep(created.id, { timeoutMs: 0 })).rejects.toMatchObject({ code: 'CONFLICT_STATE' });
+    const controller = new AbortController();
+    const left = runs.waitForStep(created.id, { signal: controller.signal });
+    controller.abort();
+    await expect(left).rejects.toMatchObject({ code: 'CANCELLED' });
+  });
+
   it("traces a Protocol Agent stream the person closed as cancelled, saying why, and the conversation takes the next message", async () => {
     const { ctx } = server;
     const { token } = await ctx.users.create({ name: 'protocol-writer', role: 'pi' });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { and, desc, eq, like, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { appendAuditEntries, PLATFORM_AUDIT_SCOPE } from '../../core/audit/audit-log.js';
@@ -140,8 +141,16 @@ export function createConversationRunStore<S extends ConversationRunState>(optio
   });
 }
 
-/** How long a request waits for a step another worker took over (a recovering run) before telling the user to reload. */
-const WAIT_FOR_OTHER_WORKER_MS = 120_000;
+/**
+ * A request whose own advance found the run's lease taken (a job the orphan sweep or a retry queued for a recovering
+ * run got there between the person's decision and this request) waits for that worker's step by reading the run
+ * every OTHER_WORKER_POLL_MS, for at most OTHER_WORKER_WAIT_MS, then tells the person to reload. Reading the row
+ * on a timer, because that worker may be in another process: PGlite has no LISTEN/NOTIFY and pg-boss learns of a
+ * job's completion by polling too, while the saved run is what the person is shown anyway. It happens only to a
+ * recovering run, so these reads cost nothing in the common case.
+ */
+const OTHER_WORKER_POLL_MS = 250;
+const OTHER_WORKER_WAIT_MS = 120_000;
 export const INPUT_NODE = 'input';
 
 /**
@@ -287,7 +296,7 @@ export function createConversationRuns<S extends ConversationRunState, I>(option
       const decision = input.kind === 'answer' ? { kind: 'answer' as const, input: parseInput(input.input) } : input;
       await store.decide(db, run.id, { ...decision, actor: actor.id });
       const saved = await advance(run.id, stream.onEvent, stream.signal);
-      const after = saved ?? (await waitForOtherWorker(run.id));
+      const after = saved ?? (await waitForStep(run.id, { signal: stream.signal }));
       const error = stateOf(after).lastError;
       if (error) throw new ClinAgentError(error.code as never, error.message);
       return after;
@@ -316,14 +325,26 @@ export function createConversationRuns<S extends ConversationRunState, I>(option
       return saved;
     },
     advance,
+    waitForStep,
   };
 
-  async function waitForOtherWorker(runId: string): Promise<ConversationRun> {
-    const deadline = Date.now() + WAIT_FOR_OTHER_WORKER_MS;
-    while (Date.now() < deadline) {
+  /**
+   * The run once the step another worker is running has been saved (it waits for input again, or it ended); see
+   * OTHER_WORKER_POLL_MS. Refused with CONFLICT_STATE after `timeoutMs`, and with CANCELLED when the person stops
+   * waiting (the signal of their stream); the step goes on in its worker either way.
+   */
+  async function waitForStep(runId: string, wait: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ConversationRun> {
+    const deadline = Date.now() + (wait.timeoutMs ?? OTHER_WORKER_WAIT_MS);
+    for (;;) {
       const run = await store.get(db, runId);
-      if (run && run.status !== 'RUNNING' && run.status !== 'PENDING') return run;
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      if (!run) throw new ClinAgentError('NOT_FOUND', `${options.label} run "${runId}" does not exist any more. Reload the conversation list.`, { runId });
+      if (run.status !== 'RUNNING' && run.status !== 'PENDING') return run;
+      if (Date.now() >= deadline) break;
+      try {
+        await sleep(OTHER_WORKER_POLL_MS, undefined, { signal: wait.signal });
+      } catch {
+        throw new ClinAgentError('CANCELLED', 'You stopped waiting for the answer; it is still being written. Reload the conversation in a moment to see it.', { runId });
+      }
     }
     throw new ClinAgentError('CONFLICT_STATE', 'Your message is being answered by another server process; reload in a moment to see the answer.', { runId });
   }
