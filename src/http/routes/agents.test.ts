@@ -11,12 +11,14 @@ describe('GET /api/agents: the one registry of agents', () => {
   let app: Server;
   let admin: { authorization: string };
   let coordinator: { authorization: string };
+  let viewer: { authorization: string };
 
   beforeAll(async () => {
     ctx = await buildTestContext({ engine: 'pglite' });
     app = await buildServer(ctx, { serveConsole: false });
     admin = { authorization: `Bearer ${(await ctx.users.create({ name: 'agents-admin', role: 'admin' })).token}` };
     coordinator = { authorization: `Bearer ${(await ctx.users.create({ name: 'agents-coordinator', role: 'coordinator' })).token}` };
+    viewer = { authorization: `Bearer ${(await ctx.users.create({ name: 'agents-viewer', role: 'viewer' })).token}` };
   });
 
   afterAll(async () => {
@@ -55,12 +57,25 @@ describe('GET /api/agents: the one registry of agents', () => {
     expect(byId.get('investigate')).toMatchObject({ kind: 'conversation', requestTools: expect.arrayContaining(['read_clinical_data']) });
   });
 
-  it('shows anyone else only the agents they can start: no judge, router or upkeep agent', async () => {
+  it('shows a writer role the agents it can start: scenarios, staged agents and conversations; no judge, router or upkeep agent', async () => {
     const agents = await list(coordinator);
     expect(new Set(agents.map((agent) => agent.kind))).toEqual(new Set(['scenario', 'staged', 'conversation']));
     const ids = agents.map((agent) => agent.id);
     expect(ids).toEqual(expect.arrayContaining(['dermatology_consult', 'investigate', ...ctx.scenarios.list().map((scenario) => scenario.id)]));
     for (const hidden of ['soft_rule', 'route_intent', 'memory_prune', 'memory_distill', 'conversation_summary']) expect(ids).not.toContain(hidden);
+  });
+
+  it('shows a viewer only the trial assistant: the scenario, consult and protocol routes refuse a viewer, so they are not listed', async () => {
+    const agents = await list(viewer);
+    expect(agents.map((agent) => agent.id)).toEqual(['investigate']);
+    // What the list leaves out is what the routes refuse: a viewer may not run a scenario nor start a consult or a protocol.
+    const scenario = ctx.scenarios.list()[0]!.id;
+    const run = await app.inject({ method: 'POST', url: '/api/agent/run', headers: viewer, payload: { scenarioId: scenario, input: 'Check.' } });
+    expect(run.statusCode).toBe(403);
+    const consult = await app.inject({ method: 'POST', url: '/api/consult/sessions', headers: viewer, payload: {} });
+    expect(consult.statusCode).toBe(403);
+    const protocol = await app.inject({ method: 'POST', url: '/api/aia/protocol-agent/conversations', headers: viewer, payload: {} });
+    expect(protocol.statusCode).toBe(403);
   });
 
   it('needs a token', async () => {
