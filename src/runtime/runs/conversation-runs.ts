@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { and, desc, eq, like, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { appendAuditEntries, PLATFORM_AUDIT_SCOPE } from '../../core/audit/audit-log.js';
 import { assertWriterRole } from '../../core/auth/project-access.js';
@@ -13,7 +13,7 @@ import type { ConversationStore } from '../conversations/index.js';
 import type { AgentEventSink } from '../loop/events.js';
 import { createRunStore, type RunAuditEvent } from './run-store.js';
 import type { RunReview } from './run-shape.js';
-import type { RunHost } from './run-host.js';
+import { inFamily, type RunHost } from './run-host.js';
 import { createStepDriver } from './step-driver.js';
 import { withTransaction } from '../../core/db/transaction.js';
 
@@ -135,7 +135,7 @@ export function createConversationRunStore<S extends ConversationRunState>(optio
   return createRunStore<typeof agentRuns, { state?: S }>(agentRuns, {
     label: options.label,
     idName: 'runId',
-    scope: like(agentRuns.kind, `${kindPrefix}%`),
+    scope: inFamily(kindPrefix),
     columns: (update) => (update.state ? { state: update.state as unknown as Record<string, unknown> } : {}),
     audit: { entityType: 'agent_run', projectId: (run) => run.projectId ?? PLATFORM_AUDIT_SCOPE, actor: (run) => `agent:${run.kind.slice(kindPrefix.length)}`, action: auditAction },
   });

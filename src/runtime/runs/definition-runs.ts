@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { and, desc, eq, like, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, lt, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { appendAuditEntries, PLATFORM_AUDIT_SCOPE } from '../../core/audit/audit-log.js';
 import type { Db } from '../../core/db/connect.js';
@@ -7,6 +7,7 @@ import { agentRuns } from '../../core/db/schema/runs.js';
 import { ClinAgentError, formatIssues } from '../../core/errors.js';
 import type { ChatMessage } from '../../core/llm/types.js';
 import type { RunStep } from './run-shape.js';
+import { inFamily } from './run-host.js';
 import { createRunStore, type RunAuditEvent } from './run-store.js';
 import { withTransaction } from '../../core/db/transaction.js';
 
@@ -68,7 +69,7 @@ function auditAction(event: RunAuditEvent): string | undefined {
 
 export const definitionRunStore = createRunStore<typeof agentRuns, { state?: DefinitionRunState }>(agentRuns, {
   label: 'Agent run',
-  scope: like(agentRuns.kind, `${KIND_PREFIX}%`),
+  scope: inFamily(KIND_PREFIX),
   columns: (update) => (update.state ? { state: update.state as unknown as Record<string, unknown> } : {}),
   audit: { entityType: 'agent_run', projectId: (run) => run.projectId ?? PLATFORM_AUDIT_SCOPE, actor: (run) => `agent:${definitionIdOf(run)}`, action: auditAction },
   // What the person was shown is the conversation up to the question; an answer to an older question is refused.
@@ -94,7 +95,7 @@ export async function createDefinitionRun(db: Db, input: { definitionId: string;
 
 /** Newest first, `limit` at a time; `before` is the createdAt/id cursor of the last row of the previous page. */
 export async function listDefinitionRuns(db: Db, filter: { definitionId?: string; userId?: string; limit: number; before?: { createdAt: Date; id: string } }): Promise<DefinitionRun[]> {
-  const conditions: SQL[] = [like(agentRuns.kind, `${KIND_PREFIX}%`)];
+  const conditions: SQL[] = [inFamily(KIND_PREFIX)];
   if (filter.definitionId) conditions.push(eq(agentRuns.kind, kindOf(filter.definitionId)));
   if (filter.userId) conditions.push(eq(agentRuns.userId, filter.userId));
   if (filter.before) conditions.push(or(lt(agentRuns.createdAt, filter.before.createdAt), and(eq(agentRuns.createdAt, filter.before.createdAt), lt(agentRuns.id, filter.before.id)))!);
@@ -108,7 +109,7 @@ export async function listDefinitionRuns(db: Db, filter: { definitionId?: string
  */
 export async function reopenDefinitionRun(db: Db, id: string, actor: string, unavailableStep: string): Promise<DefinitionRun> {
   return withTransaction(db, async (tx) => {
-    const [current] = await tx.select().from(agentRuns).where(and(eq(agentRuns.id, id), like(agentRuns.kind, `${KIND_PREFIX}%`)));
+    const [current] = await tx.select().from(agentRuns).where(and(eq(agentRuns.id, id), inFamily(KIND_PREFIX)));
     const last = (current?.steps as RunStep[] | undefined)?.at(-1);
     if (!current || current.status !== 'FAILED' || last?.type !== unavailableStep) {
       throw new ClinAgentError('CONFLICT_STATE', `Agent run "${id}" is ${current?.status ?? 'gone'}${current?.status === 'FAILED' ? ' for a reason a retry would repeat' : ''}: only a run that failed because the model was unavailable can be retried. Start a new run instead.`, { runId: id, status: current?.status });

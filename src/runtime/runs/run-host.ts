@@ -1,4 +1,4 @@
-import { eq, like, or } from 'drizzle-orm';
+import { eq, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { PLATFORM_AUDIT_SCOPE } from '../../core/audit/audit-log.js';
 import type { Db } from '../../core/db/connect.js';
@@ -30,13 +30,19 @@ export interface RunFamily {
   advance(runId: string): Promise<unknown>;
 }
 
-export interface RunHostOptions {
+/**
+ * The agent runs of one family: kinds that start with its prefix. Not `LIKE 'prefix%'`: a prefix may hold "_", which
+ * LIKE reads as any character, so `under_score:` would take the runs of an `underXscore:` family too.
+ */
+export const inFamily = (prefix: string): SQL => sql`starts_with(${agentRuns.kind}, ${prefix})`;
+
+interface RunHostOptions {
   db: Db;
   jobs?: Jobs;
   logger: Logger;
 }
 
-export interface RunHostWorkers {
+interface RunHostWorkers {
   /** One pass of the sweep over every family's runs: the number of runs queued again. */
   sweep(): Promise<number>;
   stop(): void;
@@ -50,7 +56,8 @@ export interface RunHostWorkers {
 export function createRunHost(options: RunHostOptions) {
   const { db, logger } = options;
   const families = new Map<string, RunFamily>();
-  let workers: RunHostWorkers | undefined;
+  /** This process's workers, once start began: a second start, even one made while the first is under way, gets them. */
+  let workers: Promise<RunHostWorkers> | undefined;
 
   /** The store the sweep reads, over the runs of the families registered so far (rebuilt when one joins). */
   let sweepStore = storeOver([]);
@@ -59,7 +66,7 @@ export function createRunHost(options: RunHostOptions) {
       label: 'Agent run',
       idName: 'runId',
       // No family yet: a scope nothing matches, so the sweep never takes runs nobody here can advance.
-      scope: prefixes.length ? or(...prefixes.map((prefix) => like(agentRuns.kind, `${prefix}%`))) : eq(agentRuns.kind, ''),
+      scope: prefixes.length ? or(...prefixes.map(inFamily)) : eq(agentRuns.kind, ''),
       audit: {
         entityType: 'agent_run',
         projectId: (run) => run.projectId ?? PLATFORM_AUDIT_SCOPE,
@@ -98,6 +105,19 @@ export function createRunHost(options: RunHostOptions) {
     return orphans.length;
   }
 
+  async function startWorkers(workerOptions: { concurrency: number; sweepIntervalMs: number; staleMs: number }): Promise<RunHostWorkers> {
+    const jobs = requireJobs('be worked on');
+    for (let i = 0; i < workerOptions.concurrency; i++) await jobs.work(advanceAgentRunQueue, ({ runId }) => advance(runId), { batchSize: 1, pollingIntervalSeconds: 0.5 });
+    const once = () => sweep(workerOptions.staleMs);
+    const timer = setInterval(() => void once().catch((error) => logger.error({ err: errorMessage(error) }, 'orphan sweep of agent runs failed')), workerOptions.sweepIntervalMs);
+    timer.unref();
+    await once().catch((error) => {
+      clearInterval(timer);
+      throw error;
+    });
+    return { sweep: once, stop: () => clearInterval(timer) };
+  }
+
   return {
     /** What every family's step driver sends its continuations to. */
     queue: advanceAgentRunQueue,
@@ -106,10 +126,9 @@ export function createRunHost(options: RunHostOptions) {
     /** Adds a family; its runs are advanced by the host's jobs and swept by its sweep from now on. */
     register(family: RunFamily): void {
       if (!/^[a-z][a-z0-9_-]*:$/.test(family.prefix)) throw new ClinAgentError('INTERNAL', `Agent-run family prefix "${family.prefix}" must be lowercase letters, digits, "-" or "_", ending with ":" (\`consult:\`).`);
-      for (const prefix of families.keys()) {
-        if (prefix.startsWith(family.prefix) || family.prefix.startsWith(prefix)) {
-          throw new ClinAgentError('INTERNAL', `Agent-run family "${family.prefix}" overlaps "${prefix}", registered already: a run's kind must name one family.`);
-        }
+      // With one ":" and only at the end, two prefixes overlap (one starts the other) only when they are the same.
+      if (families.has(family.prefix)) {
+        throw new ClinAgentError('INTERNAL', `Agent-run family "${family.prefix}" is registered already (as "${families.get(family.prefix)!.label}"): each family's service is created once per run host; reuse the one the context built.`);
       }
       families.set(family.prefix, family);
       sweepStore = storeOver([...families.keys()]);
@@ -128,17 +147,11 @@ export function createRunHost(options: RunHostOptions) {
     /**
      * This process's agent-run workers: `concurrency` pollers on the one queue and the one sweep timer, plus one
      * sweep at once so runs of a process that died before this one started move again without waiting. A second
-     * call returns the first workers.
+     * call, even one made while the first is still starting, returns the first workers (not a second set of pollers
+     * and a timer nobody could stop).
      */
-    async start(workerOptions: { concurrency: number; sweepIntervalMs: number; staleMs: number }): Promise<RunHostWorkers> {
-      if (workers) return workers;
-      const jobs = requireJobs('be worked on');
-      for (let i = 0; i < workerOptions.concurrency; i++) await jobs.work(advanceAgentRunQueue, ({ runId }) => advance(runId), { batchSize: 1, pollingIntervalSeconds: 0.5 });
-      const once = () => sweep(workerOptions.staleMs);
-      const timer = setInterval(() => void once().catch((error) => logger.error({ err: errorMessage(error) }, 'orphan sweep of agent runs failed')), workerOptions.sweepIntervalMs);
-      timer.unref();
-      workers = { sweep: once, stop: () => clearInterval(timer) };
-      await once();
+    start(workerOptions: { concurrency: number; sweepIntervalMs: number; staleMs: number }): Promise<RunHostWorkers> {
+      workers ??= startWorkers(workerOptions);
       return workers;
     },
   };
