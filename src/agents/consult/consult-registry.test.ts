@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../core/auth/users.js';
-import { createAgentRegistry, type PromptBuilder } from '../../runtime/definitions/index.js';
+import { createAgentRegistry } from '../../runtime/definitions/index.js';
 import { createRunHost } from '../../runtime/runs/run-host.js';
 import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
 import { buildTestContext } from '../../testing/test-context.js';
+import { withLeadingSystemMessage } from '../../testing/registry-variant.js';
 import { testEngines } from '../../testing/test-database.js';
 import { createConsultService } from './consult-service.js';
-import { CONSULT_AGENT_ID, CONSULT_DEFINITION, type ConsultTurnInput } from './definition.js';
+import { CONSULT_AGENT_ID, CONSULT_DEFINITION } from './definition.js';
 
 const REGISTERED = 'The consult as the registry holds it.';
 
@@ -28,9 +29,8 @@ describe.each(testEngines())('the consult resolves its definition from the agent
   });
 
   it('sends the instructions of the registered definition', async () => {
-    const instructions = CONSULT_DEFINITION.instructions as PromptBuilder<ConsultTurnInput>;
     const agents = createAgentRegistry(ctx.tools);
-    agents.register({ ...CONSULT_DEFINITION, instructions: (input: ConsultTurnInput) => [{ role: 'system', content: REGISTERED }, ...instructions(input)] });
+    agents.register(withLeadingSystemMessage(CONSULT_DEFINITION, REGISTERED));
     expect(agents.get(CONSULT_AGENT_ID).instructions).not.toBe(ctx.agents.get(CONSULT_AGENT_ID).instructions);
     // A host of its own: the context's already hosts the server's consult family.
     const consult = createConsultService({

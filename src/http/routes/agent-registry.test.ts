@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentRegistry, type AgentRegistry } from '../../runtime/definitions/index.js';
 import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
 import { buildTestContext } from '../../testing/test-context.js';
+import { registryReplacing } from '../../testing/registry-variant.js';
 import { testEngines } from '../../testing/test-database.js';
 import { buildServer } from '../server.js';
 
@@ -23,8 +24,7 @@ describe.each(testEngines())('scenario runs resolve their definition from the ag
     model = await startScriptedModel();
     ctx = await buildTestContext({ llmBaseUrl: model.baseURL, engine });
     // Every agent of the server's registry, the scenario with other instructions: the catalog still has the file's.
-    agents = createAgentRegistry(ctx.tools);
-    agents.registerAll(ctx.agents.list().map((definition) => (definition.id === SCENARIO ? { ...definition, instructions: REGISTERED_INSTRUCTIONS } : definition)));
+    agents = registryReplacing(ctx.tools, ctx.agents, SCENARIO, (definition) => ({ ...definition, instructions: REGISTERED_INSTRUCTIONS }));
     app = await buildServer({ ...ctx, agents }, { serveConsole: false });
     auth = { authorization: `Bearer ${(await ctx.users.create({ name: 'registry-coordinator', role: 'coordinator' })).token}` };
   });

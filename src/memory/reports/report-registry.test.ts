@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../core/auth/users.js';
 import { conversationTurns } from '../../core/db/schema/conversations.js';
 import { memoryReports } from '../../core/db/schema/memory.js';
-import { createAgentRegistry, type AgentRegistry } from '../../runtime/definitions/index.js';
+import type { AgentRegistry } from '../../runtime/definitions/index.js';
 import { startScriptedModel, type RecordedRequest, type ScriptedModel } from '../../testing/scripted-model.js';
 import { buildTestContext } from '../../testing/test-context.js';
+import { registryReplacing } from '../../testing/registry-variant.js';
 import { testEngines } from '../../testing/test-database.js';
 import { createMemoryReports } from './index.js';
 import { WEEKLY_REPORT_AGENT, YEARLY_SUMMARY_AGENT } from './summarize.js';
@@ -25,9 +26,8 @@ describe.each(testEngines())('memory reports resolve their definitions from the 
     model = await startScriptedModel([], { fallback: { reply: 'The team discussed screening.' } });
     ctx = await buildTestContext({ engine, llmBaseUrl: model.baseURL });
     owner = (await ctx.users.create({ name: 'coordinator-report-registry', role: 'coordinator' })).user;
-    const replaced: Record<string, string> = { [WEEKLY_REPORT_AGENT]: WEEKLY, [YEARLY_SUMMARY_AGENT]: YEARLY };
-    agents = createAgentRegistry(ctx.tools);
-    agents.registerAll(ctx.agents.list().map((definition) => (replaced[definition.id] ? { ...definition, instructions: replaced[definition.id]! } : definition)));
+    // Both report definitions replaced: each with instructions of its own, so a request shows which one ran.
+    agents = registryReplacing(ctx.tools, registryReplacing(ctx.tools, ctx.agents, WEEKLY_REPORT_AGENT, (definition) => ({ ...definition, instructions: WEEKLY })), YEARLY_SUMMARY_AGENT, (definition) => ({ ...definition, instructions: YEARLY }));
   });
 
   afterAll(async () => {

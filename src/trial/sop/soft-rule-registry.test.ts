@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../core/auth/users.js';
-import { createAgentRegistry, type AgentDefinition, type PromptBuilder } from '../../runtime/definitions/index.js';
 import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
 import { buildTestContext } from '../../testing/test-context.js';
+import { registryReplacing, withLeadingSystemMessage } from '../../testing/registry-variant.js';
 import { testEngines } from '../../testing/test-database.js';
 import { SOFT_RULE_DEFINITION } from '../soft/index.js';
 import { createTrialStore } from '../store/trial-store.js';
@@ -27,12 +27,6 @@ nodes:
 `;
 
 const REGISTERED = 'The soft-rule judge as the registry holds it.';
-
-/** The definition with one system message of its own before its prompt: what the model is sent shows which ran. */
-function prefixed<I, O>(definition: AgentDefinition<I, O>): AgentDefinition<I, O> {
-  const build = definition.instructions as PromptBuilder<I>;
-  return { ...definition, instructions: (input: I) => [{ role: 'system', content: REGISTERED }, ...build(input)] };
-}
 
 /** QC's soft rules run the judge the agent registry holds (the one GET /api/agents lists), handed in through the trial services. */
 describe.each(testEngines())('the SOP engine judges soft rules with the registered judge on %s', (engine) => {
@@ -64,8 +58,7 @@ describe.each(testEngines())('the SOP engine judges soft rules with the register
   });
 
   it('sends the instructions of the judge registered under soft_rule', async () => {
-    const agents = createAgentRegistry(ctx.tools);
-    agents.registerAll(ctx.agents.list().map((definition) => (definition.id === SOFT_RULE_DEFINITION.id ? prefixed(definition) : definition)));
+    const agents = registryReplacing(ctx.tools, ctx.agents, SOFT_RULE_DEFINITION.id, (definition) => withLeadingSystemMessage(definition, REGISTERED));
     const trial = createTrialServices({ ...ctx, agents });
     const started = await trial.qc.startQcRun(actor, 'p1', 'plausibility');
     const [run] = await trial.qc.taskRuns(actor, 'p1', { qcRunId: started.id });
