@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { IdText, Uuid } from './common.js';
 
 /** PENDING: queued. SUSPENDED: waiting for you (an answer or an approval). CANCELLED: stopped by its user. */
-export const AgentRunStatus = z.enum(['PENDING', 'RUNNING', 'SUSPENDED', 'COMPLETED', 'FAILED', 'CANCELLED']);
+const AgentRunStatus = z.enum(['PENDING', 'RUNNING', 'SUSPENDED', 'COMPLETED', 'FAILED', 'CANCELLED']);
 export type AgentRunStatus = z.infer<typeof AgentRunStatus>;
 
 /** POST /api/agent/runs: a durable run of a scenario, advanced by job workers; answered 202 at once. */
@@ -14,7 +14,7 @@ export const StartAgentRunRequest = z.strictObject({
 export type StartAgentRunRequest = z.infer<typeof StartAgentRunRequest>;
 
 /** What a run waiting for a person asks: an answer (text) or an approval (approve or reject). */
-export const AgentRunWaiting = z.object({
+const AgentRunWaiting = z.object({
   awaiting: z.enum(['answer', 'decision']),
   prompt: z.string().describe('the question, or what is to be approved'),
   action: z.string().optional().describe("the agent's decision that waits"),

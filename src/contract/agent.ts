@@ -25,7 +25,7 @@ export const ToolCall = z.object({
 export type ToolCall = z.infer<typeof ToolCall>;
 
 /** A file a Dify app's tool produced during the run (its `message_file` events). */
-export const AgentFile = z.object({
+const AgentFile = z.object({
   id: z.string(),
   type: z.string().describe('image, document, audio, video or custom, as the app says'),
   url: z.string().describe("where to fetch it; a path Dify gave is resolved against the app's host"),
@@ -66,7 +66,7 @@ const DifyInputWireValue = z
   .unknown()
   .meta({ type: ['string', 'number', 'boolean'], maxLength: DIFY_INPUT_LIMITS.textChars }) as unknown as z.ZodType<z.infer<typeof DifyInputValue>>;
 // Names are checked by the engine, whose 400 names each bad one (ajv's propertyNames error names none).
-export const DifyInputs = z
+const DifyInputs = z
   .record(z.string().describe('a Dify variable name: letters, digits and _, not starting with a digit, at most 64'), DifyInputWireValue)
   .meta({ maxProperties: DIFY_INPUT_LIMITS.variables })
   .describe(`start-form values by variable name: text (at most ${DIFY_INPUT_LIMITS.textChars} characters), a number or true/false; at most ${DIFY_INPUT_LIMITS.variables}`);

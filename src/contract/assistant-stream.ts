@@ -1,9 +1,8 @@
 import { ChatAnswer } from './assistant.js';
-import { runStreamDescription, runStreamEvents, type RunStreamEvent } from './run-events.js';
+import { runStreamDescription, runStreamEvents } from './run-events.js';
 
 /** POST /api/iit/projects/:projectId/chat/stream answers `text/event-stream`: the run events, then one `result` or `error`. */
 export const ChatStreamEvents = runStreamEvents(ChatAnswer);
-export type ChatStreamEvent = RunStreamEvent<ChatAnswer>;
 
 /** What the OpenAPI document says the 200 response is. */
 export const CHAT_STREAM_DESCRIPTION = runStreamDescription('the ChatAnswer POST .../chat returns');

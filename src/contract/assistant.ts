@@ -34,7 +34,7 @@ export const ChatPart = z.object({
 });
 export type ChatPart = z.infer<typeof ChatPart>;
 
-export const RoutingFallback = z.enum(['model_unavailable', 'answer_unusable', 'empty_message']);
+const RoutingFallback = z.enum(['model_unavailable', 'answer_unusable', 'empty_message']);
 
 export const ChatAnswer = z.object({
   answer: z.string().describe('what the user reads: the final answer only, every intent in order'),

@@ -21,7 +21,7 @@ export const MAX_OFFSET = 2_147_483_647;
  * and then sent back in every list; these are generous for what each field holds, and a longer value is
  * refused with 400 naming the field and the limit ("body.name: must NOT have more than 200 characters").
  */
-export const TEXT_LIMITS = {
+const TEXT_LIMITS = {
   /** Ids of our own or REDCap's making: skill, scenario, user, record (REDCap's record column is 100 wide). */
   id: 100,
   /** Names, titles, labels, filter values (a site, a field name). */

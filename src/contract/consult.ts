@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { OpenObject, Uuid } from './common.js';
-import { runStreamDescription, runStreamEvents, type RunStreamEvent } from './run-events.js';
+import { OpenObject } from './common.js';
+import { runStreamDescription } from './run-events.js';
 
 /**
  * The dermatology consult (seed 003): a ReAct consult that decides each step itself, with deterministic safety
@@ -9,7 +9,7 @@ import { runStreamDescription, runStreamEvents, type RunStreamEvent } from './ru
 
 export const RiskLevel = z.enum(['low', 'moderate', 'high', 'urgent']);
 export type RiskLevel = z.infer<typeof RiskLevel>;
-export const RedFlag = z.object({ id: z.string(), description: z.string() });
+const RedFlag = z.object({ id: z.string(), description: z.string() });
 
 /** POST /api/consult/sessions */
 export const StartConsultRequest = z.strictObject({ title: z.string().min(1).max(200).optional() });
@@ -17,7 +17,7 @@ export type StartConsultRequest = z.infer<typeof StartConsultRequest>;
 export const StartConsultResponse = z.object({ sessionId: z.string() });
 
 /** An image sent as JSON: base64 (a data: URL or bare), checked by its bytes (JPEG, PNG or WebP). */
-export const ConsultImage = z.strictObject({
+const ConsultImage = z.strictObject({
   data: z.string().min(1).max(14_000_000).describe('base64 of the image, or a data: URL'),
   name: z.string().max(200).optional(),
 });
@@ -42,12 +42,9 @@ export const ConsultReply = z.object({
   traceId: z.string(),
 });
 export type ConsultReply = z.infer<typeof ConsultReply>;
-
-export const ConsultStreamEvents = runStreamEvents(ConsultReply);
-export type ConsultStreamEvent = RunStreamEvent<ConsultReply>;
 export const CONSULT_STREAM_DESCRIPTION = runStreamDescription('the reply POST /api/consult/sessions/:id/messages returns');
 
-export const ConsultTurn = z.object({
+const ConsultTurn = z.object({
   role: z.enum(['user', 'assistant']),
   content: z.string(),
   quickOptions: z.array(z.string()).optional(),
@@ -74,9 +71,7 @@ export const ConsultSession = z.object({
 export type ConsultSession = z.infer<typeof ConsultSession>;
 
 /** GET /api/consult/sessions */
-export const ConsultSummary = z.object({ sessionId: z.string(), title: z.string(), status: z.enum(['open', 'diagnosed']), riskLevel: RiskLevel, updatedAt: z.string() });
+const ConsultSummary = z.object({ sessionId: z.string(), title: z.string(), status: z.enum(['open', 'diagnosed']), riskLevel: RiskLevel, updatedAt: z.string() });
 export const ConsultList = z.object({ sessions: z.array(ConsultSummary) });
 export type ConsultList = z.infer<typeof ConsultList>;
-
-export const ConsultSessionParams = z.strictObject({ id: Uuid });
 export const DossierQuery = z.strictObject({ format: z.enum(['json', 'md', 'docx']).default('json') });

@@ -7,7 +7,7 @@ export type JsonSchema = { [key: string]: unknown };
  * objects stay open), `output` for what the server answers (every field it always sends is required, plain
  * objects are closed: Fastify's serializer drops anything else anyway).
  */
-export type SchemaSide = 'input' | 'output';
+type SchemaSide = 'input' | 'output';
 
 /**
  * The JSON Schema (draft-07) Fastify validates and serializes with, and @fastify/swagger publishes, for a

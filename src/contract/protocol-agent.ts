@@ -1,14 +1,11 @@
 import { z } from 'zod';
 import { OpenObject, Uuid } from './common.js';
-import { runStreamDescription, runStreamEvents, type RunStreamEvent } from './run-events.js';
+import { runStreamDescription } from './run-events.js';
 
 /**
  * The Protocol Agent's API (seed 001 section 4, with the seed's response shapes): a researcher goes from a vague
  * idea to a protocol draft, stage by stage. A protocol is its owner's: anyone else gets 404.
  */
-
-export const ProtocolStageId = z.enum(['scientific_question', 'pico', 'study_design', 'sample_size', 'endpoints']);
-export const ProtocolContextField = z.enum(['scientificQuestion', 'pico', 'studyDesign', 'sampleSize', 'endpoints']);
 
 /** An action card as the page shows it (seed ActionCardPayload). */
 export const ActionCardPayload = z.object({
@@ -76,7 +73,7 @@ export const StageCompleteResponse = z.object({
 });
 export type StageCompleteResponse = z.infer<typeof StageCompleteResponse>;
 
-export const SpiritItem = z.object({ id: z.string().describe('the SPIRIT 2025 item number, e.g. "6a"'), section: z.string(), title: z.string() });
+const SpiritItem = z.object({ id: z.string().describe('the SPIRIT 2025 item number, e.g. "6a"'), section: z.string(), title: z.string() });
 export type SpiritItem = z.infer<typeof SpiritItem>;
 export const SpiritCoverage = z.object({
   total: z.number().int(),
@@ -120,13 +117,9 @@ export type ActionCallbackResponse = z.infer<typeof ActionCallbackResponse>;
 export const ProtocolExportQuery = z.strictObject({ format: z.enum(['md', 'docx']).default('md') });
 
 /** GET /api/aia/protocol-agent/conversations: the caller's protocols, newest first. */
-export const ProtocolSummary = z.object({ conversationId: z.string(), title: z.string(), currentStage: z.string(), completedStages: z.array(z.string()), updatedAt: z.string() });
+const ProtocolSummary = z.object({ conversationId: z.string(), title: z.string(), currentStage: z.string(), completedStages: z.array(z.string()), updatedAt: z.string() });
 export const ProtocolList = z.object({ protocols: z.array(ProtocolSummary) });
 export type ProtocolList = z.infer<typeof ProtocolList>;
-
-/** POST /api/aia/protocol-agent/chat/stream: the run events, then one `result` (the ChatResponse) or `error`. */
-export const ProtocolChatStreamEvents = runStreamEvents(ProtocolChatResponse);
-export type ProtocolChatStreamEvent = RunStreamEvent<ProtocolChatResponse>;
 export const PROTOCOL_CHAT_STREAM_DESCRIPTION = runStreamDescription('the ChatResponse POST /api/aia/protocol-agent/chat returns');
 
 /** GET /api/aia/protocol-agent/checks/:conversationId: the draft's eligibility and visit schedule as a QC skill, tested. */
@@ -143,7 +136,7 @@ export const ProtocolChecksResponse = z.object({
 export type ProtocolChecksResponse = z.infer<typeof ProtocolChecksResponse>;
 
 /** The admin API of staged agents' configurations (seed 001: stored with versions, seeded from YAML). */
-export const AgentConfigVersion = z.object({
+const AgentConfigVersion = z.object({
   agentId: z.string(),
   version: z.int(),
   source: z.enum(['seed', 'admin']),

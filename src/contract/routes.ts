@@ -94,13 +94,13 @@ import { RuleYieldList, RuleYieldQuery } from './trial-rule-yield.js';
 import { IngestProtocolDocumentRequest, IngestProtocolDocumentResponse, ProtocolDocumentList, ProtocolDocumentParams, protocolErrorResponses } from './trial-protocol.js';
 
 /** A response that is not one JSON value (server-sent events): described in words, sent as the route writes it. */
-export interface StreamResponse {
+interface StreamResponse {
   contentType: string;
   description: string;
 }
 
 /** What one route accepts and answers. Tags and summaries stay with the route; shapes live here. */
-export interface RouteContract {
+interface RouteContract {
   params?: z.ZodType;
   querystring?: z.ZodType;
   body?: z.ZodType;
@@ -240,7 +240,7 @@ export const routes = {
 export type RouteKey = keyof typeof routes;
 
 /** The Fastify form of a route contract: what goes into a route's `schema` beside its tags and summary. */
-export interface FastifyRouteSchema {
+interface FastifyRouteSchema {
   params?: JsonSchema;
   querystring?: JsonSchema;
   body?: JsonSchema;

@@ -24,7 +24,7 @@ import { ApiErrorBody } from './common.js';
  */
 
 /** One planned part of a run: its kind, in the agent's own words, and what it is about. */
-export const PlannedPart = z.object({
+const PlannedPart = z.object({
   type: z.string().describe("the part's kind in its agent's words (the trial assistant: an intent label such as data_question)"),
   text: z.string().describe('the words of the request this part is about'),
 });

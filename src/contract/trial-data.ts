@@ -30,7 +30,7 @@ export const ImportRequest = z.strictObject({
 });
 
 /** A value imported although outside the dictionary's validation min/max; QC reports it. */
-export const ImportWarning = z.looseObject({
+const ImportWarning = z.looseObject({
   line: z.int().describe('spreadsheet line of the row (header = line 1)'),
   recordId: z.string(),
   event: z.string(),

@@ -6,7 +6,7 @@ import { ApiErrorBody, errorResponses, textParams } from './common.js';
  * search_protocol tool searches. One document per file name and project; uploading the same file name again
  * replaces it.
  */
-export const ProtocolDocument = z.object({
+const ProtocolDocument = z.object({
   documentId: z.string(),
   sourceFile: z.string(),
   chunkCount: z.int(),

@@ -110,7 +110,7 @@ export const TaskRun = z.object({
 });
 export type TaskRun = z.infer<typeof TaskRun>;
 
-export const TASK_RUN_PAGE_SIZE_MAX = 500;
+const TASK_RUN_PAGE_SIZE_MAX = 500;
 
 /** One page of task runs: the review queue reads oldest first, other lists newest first. */
 export const TaskRunList = z.object({

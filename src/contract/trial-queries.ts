@@ -117,7 +117,7 @@ export const ReportQuery = z.strictObject({ format: z.enum(['json', 'csv', 'xlsx
 export const ReportCount = z.object({ key: z.string(), count: z.int() });
 export type ReportCount = z.infer<typeof ReportCount>;
 
-export const ReportRow = z.object({
+const ReportRow = z.object({
   recordId: z.string(),
   eventName: z.string(),
   site: z.string(),

@@ -43,7 +43,7 @@ export const CrfValue = z.union([z.string(), z.number(), z.null(), z.array(z.str
 export type CrfValue = z.infer<typeof CrfValue>;
 
 /** The queries raised on one cell of the CRF. */
-export const CrfQueryCell = z.object({
+const CrfQueryCell = z.object({
   eventName: z.string(),
   field: z.string().describe('the dictionary field (a checkbox choice column names its checkbox field)'),
   queryIds: z.array(z.string()).describe('ids of the record view\'s queries on this cell'),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { IdText, NameText } from './common.js';
 
 /** The largest skill text accepted: the demo skill with 30 rules is 6 KB; a REDCap import of 2000 rules about 1 MB. */
-export const MAX_SKILL_SOURCE_CHARS = 2_000_000;
+const MAX_SKILL_SOURCE_CHARS = 2_000_000;
 
 /** A skill as the editor holds it: the YAML text, or the same definition as an object (one of the two). */
 export const SkillSourceFields = {
@@ -17,10 +17,10 @@ export const SkillDryRunRequest = z.strictObject({
 });
 export type SkillDryRunRequest = z.infer<typeof SkillDryRunRequest>;
 
-export const SkippedNode = z.object({ node: z.string(), reason: z.string() });
+const SkippedNode = z.object({ node: z.string(), reason: z.string() });
 
 /** A finding a QC run would raise; nothing was written. */
-export const DryRunFinding = z.object({
+const DryRunFinding = z.object({
   recordId: z.string(),
   eventName: z.string(),
   node: z.string(),

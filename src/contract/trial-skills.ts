@@ -19,7 +19,7 @@ export const SkillValidation = z.object({
 });
 export type SkillValidation = z.infer<typeof SkillValidation>;
 
-export const SkillVersionStatus = z.enum(['draft', 'active', 'retired']);
+const SkillVersionStatus = z.enum(['draft', 'active', 'retired']);
 export type SkillVersionStatus = z.infer<typeof SkillVersionStatus>;
 
 /** One stored version of a skill, as the editor shows it. */
