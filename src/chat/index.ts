@@ -1,3 +1,3 @@
-export { createTrialAssistant, type ChatAnswer, type ChatOptions, type ChatPart, type TrialAssistant, type TrialAssistantDeps } from './trial-assistant.js';
-export { routeIntent, routeByRules, detectLanguage, INTENT_TYPES, type Intent, type IntentType, type RoutedMessage, type RoutingFallback } from './routing/route-intent.js';
+export { createTrialAssistant, type TrialAssistant } from './trial-assistant.js';
+export { type IntentType } from './routing/route-intent.js';
 export { ROUTE_INTENT_DEFINITION } from './routing/route-intent-definition.js';

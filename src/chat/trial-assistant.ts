@@ -34,7 +34,7 @@ import { createStructureHold, isRawStructure } from './person-answer.js';
  * The user sees only final answers; the whole run (routing, thoughts, tool calls, observations) is one trace
  * that only admins read.
  */
-export interface TrialAssistantDeps {
+interface TrialAssistantDeps {
   config: Pick<Config, 'assistant'>;
   llm: LlmGateway;
   trace: TraceStore;
@@ -49,9 +49,9 @@ export interface TrialAssistantDeps {
   agents?: Pick<AgentRegistry, 'get'>;
 }
 
-export type ChatEnding = 'answer' | 'max_rounds' | 'token_budget' | 'error_breaker' | 'guided' | 'started' | 'remembered' | 'forbidden' | 'failed';
+type ChatEnding = 'answer' | 'max_rounds' | 'token_budget' | 'error_breaker' | 'guided' | 'started' | 'remembered' | 'forbidden' | 'failed';
 
-export interface ChatPart {
+interface ChatPart {
   intent: Intent;
   answer: string;
   ok: boolean;
@@ -59,7 +59,7 @@ export interface ChatPart {
   qcRunId?: string;
 }
 
-export interface ChatAnswer {
+interface ChatAnswer {
   answer: string;
   intents: Intent[];
   routedBy: RoutedMessage['by'];
@@ -70,7 +70,7 @@ export interface ChatAnswer {
   traceId: string;
 }
 
-export interface ChatOptions {
+interface ChatOptions {
   /** What a streaming client sees while the answer is made: the run events of every agent, `part` being the intent. */
   onEvent?: AgentEventSink;
   signal?: AbortSignal;

@@ -20,13 +20,13 @@ export const MAX_ANSWER_TOKENS = 2000;
 /** About MAX_ANSWER_TOKENS of English (4 characters a token); Chinese text is shorter per token, so it fits too. */
 export const MAX_ANSWER_CHARS = 8000;
 
-export const EMPTY_ANSWER = 'the answer is empty';
+const EMPTY_ANSWER = 'the answer is empty';
 
 /**
  * The answer the user gets, bounded: an endpoint that ignores max_tokens could send hundreds of kilobytes, which
  * would be shown, stored in the conversation and sent on as history. Too long is asked again, never cut.
  */
-export const questionAnswerSchema = z
+const questionAnswerSchema = z
   .string()
   .transform((text) => text.trim())
   .superRefine((answer, ctx) => {

@@ -21,7 +21,7 @@ const LANGUAGE_NAMES = { zh: 'Chinese (简体中文)', en: 'English' } as const;
  * English so one prompt serves both languages, with the answer language stated. `tools` are the read-only
  * tools this project has; their parameters reach the model as function specs.
  */
-export function investigateSystemPrompt(language: 'zh' | 'en', tools: ReadonlyArray<{ name: string; description: string }>): string {
+function investigateSystemPrompt(language: 'zh' | 'en', tools: ReadonlyArray<{ name: string; description: string }>): string {
   const toolList = tools.length ? tools.map((tool) => `- ${tool.name}: ${tool.description}`).join('\n') : '- (none: answer from the blocks below, and say what you cannot look up)';
   return `You are the trial assistant of a clinical trial. A principal investigator or a study coordinator asks you about the trial's data, its protocol and its history; you give a correct, short answer grounded in what your tools return.
 

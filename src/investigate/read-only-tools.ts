@@ -4,4 +4,3 @@
  * whatever the model is talked into asking for.
  */
 export const READ_ONLY_TOOLS = ['read_clinical_data', 'search_protocol', 'get_project_stats', 'check_visit_window', 'list_open_queries'] as const;
-export type ReadOnlyTool = (typeof READ_ONLY_TOOLS)[number];

@@ -21,7 +21,7 @@ export const drainProbeQueue = defineQueue('test-drain-probe', z.object({ n: z.n
 export const CREATE_PROBE_TABLE_SQL = 'CREATE TABLE job_probe (job_id uuid PRIMARY KEY, n int NOT NULL, pid int NOT NULL, handled_at timestamptz NOT NULL)';
 
 /** Small batches at pg-boss's shortest polling interval, so two processes both get a share of the jobs. */
-export const DRAIN_WORK_OPTIONS = { batchSize: 10, pollingIntervalSeconds: 0.5 } as const;
+const DRAIN_WORK_OPTIONS = { batchSize: 10, pollingIntervalSeconds: 0.5 } as const;
 
 async function main(): Promise<number> {
   const databaseUrl = process.env.DATABASE_URL;

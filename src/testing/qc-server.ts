@@ -5,7 +5,7 @@ import { buildServer } from '../http/server.js';
 import { registerWorkers } from '../workers.js';
 import { buildTestContext } from './test-context.js';
 
-export interface QcServerOptions {
+interface QcServerOptions {
   engine: 'pglite' | 'postgres';
   /** Names the temp skills folder, so a left-over folder says which test made it. */
   name: string;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { packageRoot } from '../core/paths.js';
 import { childEnv } from './child-env.js';
 
-export interface CliOutcome {
+interface CliOutcome {
   code: number | null;
   stdout: string;
   stderr: string;

@@ -6,7 +6,7 @@ import { createLogger, type Logger } from '../core/logger.js';
 import { packageRoot } from '../core/paths.js';
 import { openTestDatabase } from './test-database.js';
 
-export interface TestContextOptions {
+interface TestContextOptions {
   /** Base URL of a scripted model server; absent means no LLM configured. */
   llmBaseUrl?: string;
   env?: Record<string, string | undefined>;

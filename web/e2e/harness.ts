@@ -11,7 +11,7 @@ export interface Harness {
   dataDir: string;
 }
 
-export interface HarnessOptions {
+interface HarnessOptions {
   /** Names the temp data folder, so a left-over folder says which test made it. */
   name: string;
   /** Absent: the server prints a one-time sign-in link instead. */

@@ -145,7 +145,7 @@ function describe(type: IntentType, text: string, skills: ReadonlyArray<SkillOpt
 }
 
 /** Record ids in the order they are written, each once. Prefixed ids are upper-cased ("p003" -> "P003"). */
-export function extractRecordIds(text: string): string[] {
+function extractRecordIds(text: string): string[] {
   const found: Array<{ at: number; id: string }> = [];
   for (const pattern of RECORD_IDS) {
     for (const match of text.matchAll(pattern)) {
@@ -173,7 +173,7 @@ function namedSkill(text: string, skills: ReadonlyArray<SkillOption>): SkillOpti
 }
 
 /** The fact without its trigger words ("记住：以后汇报只要结论" -> "汇报只要结论"), on one line, and its section. */
-export function extractFact(text: string): { section: MemoryFactSection; text: string } {
+function extractFact(text: string): { section: MemoryFactSection; text: string } {
   let fact = text.replace(/\s+/g, ' ').trim();
   for (let changed = true; changed; ) {
     changed = false;

@@ -2,7 +2,7 @@ import { agentId, jsonAnswer, type AgentDefinition, type AnswerCheck } from '../
 import { buildRouterMessages, intentsOf, ROUTER_PARSER_SCHEMA, routerAnswerSchema } from './route-intent-prompt.js';
 import type { Intent, SkillOption } from './route-intent-types.js';
 
-export interface RouterInput {
+interface RouterInput {
   /** The message to classify, already cut to what the classifier reads. */
   message: string;
   skills: ReadonlyArray<SkillOption>;

@@ -54,7 +54,7 @@ export const routerAnswerSchema = z.object({
     }),
 });
 
-export type RouterAnswer = z.infer<typeof routerAnswerSchema>;
+type RouterAnswer = z.infer<typeof routerAnswerSchema>;
 
 /** What the tolerant parser reads the answer against: only that it has intents; the zod schema names the rest. */
 export const ROUTER_PARSER_SCHEMA = { type: 'object', properties: { intents: { type: 'array' } }, required: ['intents'] };

@@ -8,8 +8,8 @@ import type { AgentRegistry } from '../../runtime/definitions/index.js';
 import { ROUTE_INTENT_AGENT, ROUTE_INTENT_DEFINITION } from './route-intent-definition.js';
 import { detectLanguage, type Intent, type RoutedMessage, type RoutingFallback, type SkillOption } from './route-intent-types.js';
 
-export { routeByRules, extractFact, extractRecordIds } from './route-by-rules.js';
-export { detectLanguage, INTENT_TYPES, MAX_INTENTS, MEMORY_FACT_SECTIONS, type Intent, type IntentType, type MemoryFactSection, type RoutedMessage, type RouteOptions, type RoutingFallback, type SkillOption } from './route-intent-types.js';
+export { routeByRules } from './route-by-rules.js';
+export { detectLanguage, MAX_INTENTS, type Intent, type IntentType, type RoutedMessage, type RoutingFallback } from './route-intent-types.js';
 
 /** A message is classified by its opening; past this the classifier call only costs tokens. */
 const MAX_MESSAGE_TOKENS = 2000;

@@ -6,7 +6,7 @@ import { groupsToMessages } from './turns-to-messages.js';
 import type { ConversationTurn } from './types.js';
 
 /** The summary state stored on the conversation, and how to extend it. */
-export interface SummaryState {
+interface SummaryState {
   summary: string | null;
   summarizedThroughSeq: number;
   /** Condenses the previous summary plus `turns` into a new one (one model call). */

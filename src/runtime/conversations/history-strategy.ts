@@ -20,16 +20,8 @@ export type HistoryStrategy = (
   | { strategy: 'summary'; keepTurns: number; maxTokens?: number }
 ) & { textOnly?: boolean };
 
-/**
- * A scenario without a `history:` block: the whole conversation, capped at 8000 tokens, which leaves room for
- * the system prompt, references and the answer in the 32k context of the models we deploy (Qwen, DeepSeek).
- */
-export const DEFAULT_HISTORY_MAX_TOKENS = 8000;
-
-export const DEFAULT_HISTORY: HistoryStrategy = { strategy: 'full', maxTokens: DEFAULT_HISTORY_MAX_TOKENS };
-
 /** The `history:` block of a scenario file, as its schema (scenarios/schema.ts) parsed it. */
-export interface HistoryFileBlock {
+interface HistoryFileBlock {
   strategy: 'full' | 'sliding_window' | 'summary';
   max_turns?: number;
   max_tokens: number;

@@ -61,7 +61,7 @@ export function toTurnRows(turns: unknown): TurnRow[] {
  * What the turn costs when it goes back to the model: its text, plus the tool calls' names and arguments,
  * which are sent too and can be long (a list of record ids). Windows are cut by this number.
  */
-export function turnTokens(content: string, toolCalls: TurnRow['toolCalls']): number {
+function turnTokens(content: string, toolCalls: TurnRow['toolCalls']): number {
   let tokens = content ? countTokens(content) : 0;
   for (const call of toolCalls ?? []) tokens += countTokens(call.name) + countTokens(call.arguments);
   return tokens;

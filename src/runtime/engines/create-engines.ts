@@ -14,7 +14,7 @@ export interface AgentEngines {
   run(scenario: Scenario, input: string, options: EngineRunOptions): Promise<AgentResult>;
 }
 
-export interface CreateEnginesOptions {
+interface CreateEnginesOptions {
   dify?: DifyEngineOptions;
 }
 

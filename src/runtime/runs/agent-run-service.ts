@@ -13,12 +13,12 @@ import { createStepDriver, isRetryableRunError, MODEL_UNAVAILABLE_STEP, type Mod
 
 export { newRunWorkerId } from './step-driver.js';
 
-export interface AgentRunActor {
+interface AgentRunActor {
   id: string;
   role: Role;
 }
 
-export interface AgentRunServiceDeps extends TurnDeps {
+interface AgentRunServiceDeps extends TurnDeps {
   db: Db;
   /** The one host of durable agent runs: its queue advances these runs and its sweep recovers them. */
   host: RunHost;
@@ -45,7 +45,7 @@ export interface AgentRunServiceDeps extends TurnDeps {
  * A person usually waits on a durable run (they just answered it): two attempts five seconds apart, then the run
  * says the model is unavailable, keeps what they said, and can be retried, rather than leaving them watching it wait.
  */
-export const AGENT_RUN_OUTAGE: ModelOutagePolicy = { attempts: 2, firstDelayMs: 5_000 };
+const AGENT_RUN_OUTAGE: ModelOutagePolicy = { attempts: 2, firstDelayMs: 5_000 };
 
 /**
  * Durable runs of declared agents: started from the API, advanced by job workers through the one step driver,

@@ -8,9 +8,8 @@ import { leases } from './run-store/leases.js';
 import { storeTable } from './run-store/store-table.js';
 import { sweepOf } from './run-store/sweep.js';
 
-export { DEFAULT_LEASE_MS, isTerminalStatus } from './run-store/contract.js';
-export type { BatchQueue, Decision, RunAuditEvent, RunStore, RunStoreHooks, RunUpdate, StepCommit, SweepOptions } from './run-store/contract.js';
-export type { Orphan } from './run-store/orphans.js';
+export { DEFAULT_LEASE_MS } from './run-store/contract.js';
+export type { BatchQueue, Decision, RunAuditEvent, RunStore, RunStoreHooks, RunUpdate, StepCommit } from './run-store/contract.js';
 
 /**
  * A durable run store over any table with the run columns (task_runs, agent_runs), made of one part per concern

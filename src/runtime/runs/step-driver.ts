@@ -10,7 +10,7 @@ import type { RunStatus, RunStep } from './run-shape.js';
 import { DEFAULT_LEASE_MS, type Decision, type RunStore, type BatchQueue, type RunUpdate, type StepCommit } from './run-store.js';
 
 /** A bound on nodes per advance, so a graph with a loop that keeps failing cannot spin forever. */
-export const DEFAULT_MAX_NODES_PER_ADVANCE = 100;
+const DEFAULT_MAX_NODES_PER_ADVANCE = 100;
 
 /** What executing one node produced: its step (the driver stamps node and time) and what it does to the run. */
 export interface NodeResult<Extra = object> {
@@ -65,7 +65,7 @@ export interface BatchNodeHandlers<Row, Extra, Session> extends Pick<NodeHandler
   finish?(session: Session, runs: Row[], error?: unknown): Promise<void>;
 }
 
-export interface StepDriverOptions<Row, Extra, DecisionExtra, K extends string> {
+interface StepDriverOptions<Row, Extra, DecisionExtra, K extends string> {
   store: RunStore<Row, Extra, DecisionExtra>;
   db: Db;
   logger?: Logger;
@@ -104,7 +104,7 @@ export interface ModelOutagePolicy {
  * blip passes, an outage is reported while someone still waits for the run, and a run costs at most three times
  * the client's calls, never one call a second for as long as the outage lasts.
  */
-export const DEFAULT_MODEL_OUTAGE: ModelOutagePolicy = { attempts: 3, firstDelayMs: 3_000 };
+const DEFAULT_MODEL_OUTAGE: ModelOutagePolicy = { attempts: 3, firstDelayMs: 3_000 };
 
 /** The step type of an attempt that found the model unavailable; the run's steps count them. */
 export const MODEL_UNAVAILABLE_STEP = 'model_unavailable';
@@ -135,7 +135,7 @@ export function newRunWorkerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 }
 
-export const defaultIsEndNode = (nodeId: string): boolean => nodeId.startsWith('end');
+const defaultIsEndNode = (nodeId: string): boolean => nodeId.startsWith('end');
 
 /**
  * A batch lets the event loop turn between its phases and every so many runs. On the embedded database every query

@@ -11,14 +11,15 @@ const jsonSchemaObject = z.record(z.string(), z.unknown()).refine((schema) => sc
   message: 'must be a JSON Schema whose "type" is "object"',
 });
 
-export const outputTypeField = z.union([
+const outputTypeField = z.union([
   z.string().min(1),
   z.object({ name: z.string().min(1), schema: jsonSchemaObject, answer_field: z.string().optional() }).strict(),
 ]);
 
 /**
- * How much of a conversation the model sees again (agent/conversations/history-strategy.ts). Default: every
- * turn, capped at 8000 tokens. `max_turns` belongs to sliding_window, `keep_turns` to summary.
+ * How much of a conversation the model sees again (runtime/conversations/history-strategy.ts). Default: every
+ * turn, capped at 8000 tokens, which leaves room for the system prompt, references and the answer in the 32k
+ * context of the models we deploy (Qwen, DeepSeek). `max_turns` belongs to sliding_window, `keep_turns` to summary.
  */
 const historyBlock = z
   .object({
@@ -163,7 +164,7 @@ const modelBlock = z
  * What only the built-in engine reads. A Dify app has its own prompt, tools, knowledge, model and memory of the
  * conversation, so giving any of these with `engine.type: dify` is an error rather than a setting silently ignored.
  */
-export const BUILTIN_ONLY_FIELDS = ['system_prompt', 'rag', 'tools', 'output_type', 'model', 'max_tool_rounds', 'documents', 'history', 'decision', 'stop'] as const;
+const BUILTIN_ONLY_FIELDS = ['system_prompt', 'rag', 'tools', 'output_type', 'model', 'max_tool_rounds', 'documents', 'history', 'decision', 'stop'] as const;
 
 export const scenarioFileSchema = z
   .object({
@@ -208,7 +209,7 @@ export const scenarioFileSchema = z
   );
 
 /** What a file is checked against besides its own text: where it sits, the server's Dify URL policy, the tools that exist. */
-export interface ScenarioChecks {
+interface ScenarioChecks {
   /** The folder of the file: documents are named relative to it. */
   baseDir: string;
   policy: DifyUrlPolicy;
@@ -257,5 +258,3 @@ export function scenarioFileSchemaFor(checks: ScenarioChecks) {
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-
-export type ScenarioFile = z.infer<typeof scenarioFileSchema>;

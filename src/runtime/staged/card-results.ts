@@ -35,7 +35,7 @@ function mappedResult(call: ToolCallResult): Record<string, unknown> {
   return { ...result, inputs: call.arguments };
 }
 
-export interface RecordedToolResults {
+interface RecordedToolResults {
   context: Record<string, Record<string, unknown>>;
   /** What was recorded into the stage's own field, keyed as in it. */
   stageData: Record<string, unknown>;

@@ -16,7 +16,7 @@ export interface StoredConfig {
   createdAt: string;
 }
 
-export interface ConfigStoreDeps {
+interface ConfigStoreDeps {
   db: Db;
   /** Parses and checks a whole configuration (validateStagedConfig with the server's tools and validators). */
   validate(raw: unknown, source: string): StagedAgentConfig;

@@ -9,7 +9,7 @@
  * list) is a few thousand characters; the context is sent with every message, so a 900 kB "method" would ride
  * along in every prompt and every export.
  */
-export const MAX_CONTEXT_VALUE_CHARS = 20_000;
+const MAX_CONTEXT_VALUE_CHARS = 20_000;
 
 type Properties = Record<string, { type?: string | string[] }>;
 

@@ -8,7 +8,7 @@ import { EXTRACTED_DATA_TAGS } from './extraction.js';
  * the block, is held back until the next delta shows whether the tag follows, so the streamed text is the text the
  * final message will show.
  */
-export interface ExtractedDataFilter {
+interface ExtractedDataFilter {
   /** The part of the delta that is safe to show now (possibly '' while a possible tag is held back). */
   push(delta: string): string;
   /** What was held back and turned out not to precede a tag; '' once the tag was seen. */

@@ -17,7 +17,7 @@ const UNCLOSED = /<extracted_data>([\s\S]*)$/i;
 /** A markdown fence the model put around the block, left empty once the block is gone. */
 const EMPTY_FENCE = /```[A-Za-z]*\s*```/g;
 
-export interface SplitReply {
+interface SplitReply {
   /** What the user sees: the reply without the block, trimmed. */
   message: string;
   /** The block's inner text (the last block when the model wrote several); absent when there is none. */
@@ -58,7 +58,7 @@ export interface StageExtraction {
   parsedAs: string;
 }
 
-export interface ExtractStageDataInput {
+interface ExtractStageDataInput {
   reply: string;
   /** The stage's extraction schema (JSON Schema of an object); its `example` is documentation and is ignored. */
   schema: Record<string, unknown>;

@@ -32,7 +32,7 @@ export interface GroundingSources {
   readonly tokens: ReadonlySet<string>;
 }
 
-export interface GroundingOptions {
+interface GroundingOptions {
   /** The schema's enum values for the field, which a string may equal without being said word for word. */
   enumValues?: readonly unknown[];
   /** The key the value is recorded under (the last named segment of its path); booleans need it. */

@@ -5,7 +5,7 @@ import { textAnswer } from '../definitions/answer-schema.js';
 import type { StagedAgentConfig, StageConfig } from './config.js';
 
 /** What one stage turn is built from: the system prompt already made, the history the window keeps, the message. */
-export interface StageTurnInput {
+interface StageTurnInput {
   system: string;
   history: ChatMessage[];
   message: string;

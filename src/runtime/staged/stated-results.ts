@@ -15,7 +15,7 @@ function numbersIn(text: string): number[] {
   return [...text.matchAll(NUMBER)].map((m) => Number(m[0].replaceAll(',', ''))).filter(Number.isFinite);
 }
 
-export interface StatedResult {
+interface StatedResult {
   /** The statements whose numbers no computed result holds, as written. */
   statements: string[];
   /** The tools that should have computed them. */

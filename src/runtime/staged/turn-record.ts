@@ -14,7 +14,7 @@ import type { StagedChatResponse, StagedRunState } from './types.js';
  * not parse cleanly, that replace nothing already recorded. Whatever is left out for one of these reasons is
  * said, in the reply and in the turn's issues: the researcher's record never silently differs from the answer.
  */
-export interface TurnRecord {
+interface TurnRecord {
   context: StagedRunState['context'];
   /** The reply the user reads, with the notes on what was not recorded. */
   message: string;

@@ -10,7 +10,7 @@ import { checkRulePattern } from './reflexion.js';
  * compile, tools and validators that must be registered. Every problem is reported at once, one line each naming
  * the source, the stage or rule by its id and the field, so one round of fixes is enough.
  */
-export interface ValidateStagedConfigDeps {
+interface ValidateStagedConfigDeps {
   /** Tools a stage may list in availableToolIds (the tool registry's names). */
   toolNames: ReadonlySet<string>;
   /** Custom validators registered in code, by name. */

@@ -64,7 +64,7 @@ export const WAITING_SCENARIO_ID = 'test-intake';
  * Small limits so a timeout cell takes about a second: every call times out at 800 ms and is not retried
  * (the gateway's retry policy has its own tests; here one call is one request at the scripted model).
  */
-export const FAULT_ENV = {
+const FAULT_ENV = {
   LLM_TIMEOUT_MS: '800',
   LLM_MAX_RETRIES: '0',
   QC_SWEEP_INTERVAL_MS: '60000',

@@ -4,7 +4,7 @@
  */
 
 /** A message a person reads in one go; a 200 kB model answer passed through is a fault, not an answer. */
-export const PERSON_MESSAGE_MAX_CHARS = 20_000;
+const PERSON_MESSAGE_MAX_CHARS = 20_000;
 
 const STACK = /\n\s+at [\w.<>$]+ \(|\bat [\w./-]+\.(?:ts|js):\d+|\b(?:TypeError|ReferenceError|SyntaxError|RangeError): /;
 const LEAKED_VALUES = /\bundefined\b|\[object Object\]|\bNaN\b/;

@@ -20,7 +20,7 @@ export type DifyApi = 'chat-messages' | 'completion-messages' | 'workflows';
 const START_PATH: Record<DifyApi, string> = { 'chat-messages': '/chat-messages', 'completion-messages': '/completion-messages', workflows: '/workflows/run' };
 const stopPath = (api: DifyApi, taskId: string) => (api === 'workflows' ? `/workflows/tasks/${encodeURIComponent(taskId)}/stop` : `/${api}/${encodeURIComponent(taskId)}/stop`);
 
-export interface DifyClientOptions {
+interface DifyClientOptions {
   scenarioId: string;
   baseUrl: string;
   apiKey: string;

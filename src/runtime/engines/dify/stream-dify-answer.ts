@@ -4,7 +4,7 @@ import { createDifyAnswerReader, type DifyAnswer, type DifyAnswerReaderOptions }
 import type { DifyApi, DifyClient, DifyRunBody } from './dify-client.js';
 import { readSse } from './read-sse.js';
 
-export interface StreamDifyAnswerOptions extends DifyAnswerReaderOptions {
+interface StreamDifyAnswerOptions extends DifyAnswerReaderOptions {
   api: DifyApi;
   body: DifyRunBody;
   traceId: string;

@@ -18,7 +18,7 @@ export function shippedScenarios(): Scenario[] {
 }
 
 /** A value of the schema's shape, each string holding `text`: what a model that follows the schema sends. */
-export function sampleOf(schema: JsonSchema | undefined, text: string): unknown {
+function sampleOf(schema: JsonSchema | undefined, text: string): unknown {
   if (!schema) return { answer: text };
   if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
   switch (schema.type) {

@@ -43,7 +43,7 @@ nodes:
 `,
 };
 
-export interface TrialProject {
+interface TrialProject {
   projectId: string;
   coordinator: { user: User; token: string };
   /** Runs a skill over records through the API and waits until no task run is pending or running. */
