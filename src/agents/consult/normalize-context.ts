@@ -93,7 +93,7 @@ const nonEmpty = <T>(items: T[]): T[] | undefined => (items.length ? items : und
 const textList = field((v) => (v === undefined || v === null ? undefined : nonEmpty(textsOf(v))), z.array(z.string().min(1)));
 const text = field((v) => (v === undefined || v === null ? undefined : textOf(v)), z.string().min(1));
 
-export const patientInfoShape = z.looseObject({
+const patientInfoShape = z.looseObject({
   age: field(ageOf, z.number().min(0).max(130)),
   sex: field(sexOf, z.enum(['female', 'male', 'other'])),
   pregnant: field(flagOf, z.boolean()),
@@ -113,7 +113,7 @@ const medicalContextFields = z.looseObject({
   image_findings: textList,
 });
 
-export const medicalContextShape = z.preprocess((value) => withoutIdentifiers(value), medicalContextFields);
+const medicalContextShape = z.preprocess((value) => withoutIdentifiers(value), medicalContextFields);
 
 /** Drops the keys a coercion left undefined, so a merge does not overwrite what is known with nothing. */
 function withoutUndefined<T extends Record<string, unknown>>(record: T): T {

@@ -6,7 +6,7 @@ import { LEAD_MARK, LEVEL_GUIDANCE, withoutContradictions } from './risk/level-g
 import type { RiskLevel } from './types.js';
 
 /** The risk the patient's words show before the model answers: its advice is streamed first, as the reply leads with it. */
-export interface StreamGuidance {
+interface StreamGuidance {
   level: RiskLevel;
   language: PatientLanguage;
 }

@@ -87,8 +87,8 @@ export interface ProtocolContext {
   endpoints?: Endpoints;
 }
 
-export const PROTOCOL_CONTEXT_FIELDS = ['scientificQuestion', 'pico', 'studyDesign', 'sampleSize', 'endpoints'] as const;
-export type ProtocolContextField = (typeof PROTOCOL_CONTEXT_FIELDS)[number];
+const PROTOCOL_CONTEXT_FIELDS = ['scientificQuestion', 'pico', 'studyDesign', 'sampleSize', 'endpoints'] as const;
+type ProtocolContextField = (typeof PROTOCOL_CONTEXT_FIELDS)[number];
 
 /** The stage that fills each context field, in stage order. */
 export const PROTOCOL_STAGES: ReadonlyArray<{ id: string; field: ProtocolContextField; title: string }> = [

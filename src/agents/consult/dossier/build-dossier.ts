@@ -48,7 +48,7 @@ export interface DossierContent {
   disclaimer: string;
 }
 
-export const DOSSIER_DISCLAIMER =
+const DOSSIER_DISCLAIMER =
   'This record was produced by an AI consultation assistant from what the patient reported and, where images were sent, from an automated image analysis. ' +
   'It is not a medical diagnosis by a clinician. A doctor should examine the patient before any diagnosis or treatment is decided; seek care at once if symptoms get worse.';
 

@@ -9,7 +9,7 @@ import { dossierMarkdown } from './export.js';
 /** What the consult knows when the model asks for a dossier; the lead binds it to one consult. */
 export type DossierSnapshot = Omit<DossierInput, 'patientData' | 'createdAt'>;
 
-export interface DossierToolDeps {
+interface DossierToolDeps {
   snapshot(): Promise<DossierSnapshot>;
   store: Pick<DossierStore, 'save'>;
   runId: string;
@@ -26,7 +26,7 @@ const DossierArgs = z.object({
 });
 export type DossierArgs = z.input<typeof DossierArgs>;
 
-export interface DossierToolResult {
+interface DossierToolResult {
   dossier_id: string;
   /** The record as Markdown without the transcript, which the model has already seen. */
   content: string;

@@ -4,7 +4,7 @@ import { ClinAgentError } from '../../../core/errors.js';
 export type ImageMimeType = 'image/jpeg' | 'image/png' | 'image/webp';
 
 /** What the vision models we target read, and what a phone or a screenshot produces. */
-export const ACCEPTED_IMAGE_TYPES: readonly ImageMimeType[] = ['image/jpeg', 'image/png', 'image/webp'];
+const ACCEPTED_IMAGE_TYPES: readonly ImageMimeType[] = ['image/jpeg', 'image/png', 'image/webp'];
 const ACCEPTED = 'JPEG, PNG or WebP';
 
 /**

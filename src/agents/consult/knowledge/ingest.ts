@@ -1,7 +1,7 @@
 import type { IngestResult, RagStore } from '../../../rag/index.js';
 import { KNOWLEDGE_BASES, loadKnowledgeArticles, type Specialty } from './articles.js';
 
-export interface KnowledgeIngestResult {
+interface KnowledgeIngestResult {
   documents: IngestResult[];
   /** Documents of this knowledge base whose article is no longer shipped, deleted so they are never cited. */
   removed: string[];

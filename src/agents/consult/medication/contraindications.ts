@@ -48,7 +48,7 @@ export interface PatientConstraints {
   warnings: string[];
 }
 
-export interface AllergyEntry {
+interface AllergyEntry {
   set: TermSet;
   classes: string[];
   drug?: string;
@@ -69,7 +69,7 @@ export function wordTerms(label: string, words: readonly string[]): TermSet {
 const indexes = new WeakMap<Formulary, AllergyEntry[]>();
 
 /** Every way the formulary lets an allergy be named: class words, umbrella words, each drug's names. */
-export function allergyIndex(formulary: Formulary): AllergyEntry[] {
+function allergyIndex(formulary: Formulary): AllergyEntry[] {
   let index = indexes.get(formulary);
   if (!index) {
     index = [
@@ -165,7 +165,7 @@ export function readConstraints(formulary: Formulary, contraindications: readonl
 }
 
 /** What the patient said about themselves, read from their own words. */
-export interface PatientWords {
+interface PatientWords {
   pregnant: boolean;
   breastfeeding: boolean;
   /** Each clause that affirms an allergy to a drug or class the formulary knows, and what it names. */

@@ -12,7 +12,7 @@ import { packageRoot } from '../../../core/paths.js';
  */
 
 const Suitability = z.enum(['avoid', 'caution', 'ok']);
-export type Suitability = z.infer<typeof Suitability>;
+type Suitability = z.infer<typeof Suitability>;
 
 const Drug = z.strictObject({
   name: z.string().min(1),
@@ -71,7 +71,7 @@ const FormularyFile = z.strictObject({
 });
 export type Formulary = z.infer<typeof FormularyFile>;
 
-export const defaultFormularyPath = (): string => path.join(packageRoot(), 'data', 'consult', 'formulary.json');
+const defaultFormularyPath = (): string => path.join(packageRoot(), 'data', 'consult', 'formulary.json');
 
 function invalid(file: string, problems: string[]): ClinAgentError {
   return new ClinAgentError(

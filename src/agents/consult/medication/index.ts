@@ -1,4 +1,4 @@
-export { searchMedication, matchConditions, exclusionReasons } from './search-medication.js';
-export { readConstraints, readPatientWords, wordTerms, type PatientConstraints, type PatientWords } from './contraindications.js';
-export { loadFormulary, parseFormulary, shippedFormulary, defaultFormularyPath, type Formulary, type ClassRule, type FormularyDrug, type Suitability } from './formulary.js';
-export { consultMedicationTool, searchMedicationTool, type SearchMedicationArgs } from './tool.js';
+export { exclusionReasons } from './search-medication.js';
+export { readConstraints, readPatientWords, wordTerms, type PatientConstraints } from './contraindications.js';
+export { shippedFormulary, type Formulary, type ClassRule } from './formulary.js';
+export { consultMedicationTool, searchMedicationTool } from './tool.js';

@@ -42,7 +42,7 @@ export function matchConditions(formulary: Formulary, condition: string): string
     .map(([id]) => id);
 }
 
-export function formatAge(years: number): string {
+function formatAge(years: number): string {
   if (years < 1) {
     const months = Math.round(years * 12);
     return `${months} month${months === 1 ? '' : 's'}`;

@@ -14,8 +14,6 @@ const searchMedicationArgs = z.object({
   patient_info: patientInfoSchema.optional().describe('what is known about the patient; pregnancy, breastfeeding, age and allergies are applied too'),
 });
 
-export type SearchMedicationArgs = z.input<typeof searchMedicationArgs>;
-
 /** seed 003 `search_medication(condition, contraindications)` over the shipped formulary (or the one given). */
 export function searchMedicationTool(formulary: Formulary = shippedFormulary()): ToolDefinition<z.output<typeof searchMedicationArgs>> {
   return {

@@ -73,7 +73,7 @@ export const ADVICE: Record<RiskLevel, string> = {
     'This can usually be managed with self-care or a routine appointment. See a doctor if it does not improve within two weeks, keeps coming back, or if new signs appear such as fever, blisters or spreading redness.',
 };
 
-export interface RiskContext {
+interface RiskContext {
   duration?: string;
   location?: string[];
 }

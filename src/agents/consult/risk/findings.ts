@@ -123,7 +123,7 @@ export interface Findings {
   hives: boolean;
 }
 
-export interface FindingsInput {
+interface FindingsInput {
   symptoms: readonly string[];
   location?: readonly string[];
   duration?: string;

@@ -18,7 +18,7 @@ import { ADVICE } from './assess-risk.js';
  * tells the patient the opposite of the level is not shown after the advice, since a patient reads the comfort and
  * not the warning. The rest of the model's answer (its questions, its explanation) follows the advice unchanged.
  */
-export interface LevelGuidance {
+interface LevelGuidance {
   /** Whether the advice is put above the model's answer. */
   leads: boolean;
   /** What the advice contradicts, so the model's sentences saying it are left out. */

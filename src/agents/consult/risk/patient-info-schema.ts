@@ -16,7 +16,7 @@ export const patientInfoSchema = z
   })
   .passthrough();
 
-export type PatientInfoArgs = z.infer<typeof patientInfoSchema>;
+type PatientInfoArgs = z.infer<typeof patientInfoSchema>;
 
 const FEMALE = new Set(['female', 'f', 'woman', 'girl', '女', '女性', '女士']);
 const MALE = new Set(['male', 'm', 'man', 'boy', '男', '男性', '先生']);

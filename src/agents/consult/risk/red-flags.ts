@@ -9,7 +9,7 @@ import type { Findings } from './findings.js';
  * (SJS/TEN), the ABCDE signs of melanoma, a spreading painful redness with fever (cellulitis with systemic
  * illness, necrotising fasciitis), swelling of the face or lips with breathing trouble (angioedema, anaphylaxis).
  */
-export interface RedFlagRule extends RedFlag {
+interface RedFlagRule extends RedFlag {
   emergency: boolean;
   applies(findings: Findings): boolean;
 }

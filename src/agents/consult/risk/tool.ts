@@ -14,8 +14,6 @@ const assessRiskArgs = z.object({
   location: z.array(z.string()).optional().describe('where on the body, e.g. ["face", "躯干"]'),
 });
 
-export type AssessRiskArgs = z.input<typeof assessRiskArgs>;
-
 /** seed 003 `assess_risk(symptoms, patient_info)`: the deterministic triage of assess-risk.ts. */
 export function assessRiskTool(): ToolDefinition<z.output<typeof assessRiskArgs>> {
   return {

@@ -9,7 +9,7 @@ export interface RemovedDrug {
   reason: string;
 }
 
-export interface CheckedText {
+interface CheckedText {
   text: string;
   removed: RemovedDrug[];
 }

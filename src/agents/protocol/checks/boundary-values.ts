@@ -1,6 +1,6 @@
 import type { CriterionTest } from './types.js';
 
-export interface SampleValue {
+interface SampleValue {
   value: number | string;
   note: string;
 }

@@ -6,7 +6,7 @@ import { renderSkillYaml } from './skill-yaml.js';
 import type { CompiledProtocolChecks, ProtocolCheck, SkillDefinition, SkillHardRule, SkippedCheck } from './types.js';
 import { visitLabel, visitWindows } from './visit-windows.js';
 
-export interface CompileProtocolChecksOptions {
+interface CompileProtocolChecksOptions {
   /** The skill's id: 1-64 lowercase letters, digits, - or _ (the skill file format's rule). */
   skillId: string;
   name?: string;

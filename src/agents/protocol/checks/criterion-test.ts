@@ -5,7 +5,7 @@ import type { CriterionTest } from './types.js';
  * A dictionary variable name (REDCap: a letter, then letters, digits and _). Anything else is refused rather
  * than cleaned up: a rule on a guessed name would silently check nothing, and a dot would reach into an event.
  */
-export const VARIABLE_NAME = /^[A-Za-z][A-Za-z0-9_]{0,99}$/;
+const VARIABLE_NAME = /^[A-Za-z][A-Za-z0-9_]{0,99}$/;
 
 export function variableNameProblem(name: string): string | undefined {
   return VARIABLE_NAME.test(name)
@@ -30,7 +30,7 @@ const CODED_ANSWERS: ReadonlyMap<string, number> = new Map([
 
 const NUMERIC_TEXT = /^[-+]?(\d+(\.\d*)?|\.\d+)$/;
 
-export type CriterionOutcome = { test: CriterionTest } | { reason: string };
+type CriterionOutcome = { test: CriterionTest } | { reason: string };
 
 /** The check a criterion asks for, or why it cannot be checked and what would make it checkable. */
 export function criterionTest(criterion: EligibilityCriterion): CriterionOutcome {

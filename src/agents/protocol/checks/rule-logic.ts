@@ -8,7 +8,7 @@ import type { CriterionTest, VisitWindowTest } from './types.js';
 const variable = (field: string) => ({ var: field });
 
 /** True when the record meets the criterion (a blank value meets nothing). */
-export function criterionLogic(test: CriterionTest): unknown {
+function criterionLogic(test: CriterionTest): unknown {
   const value = variable(test.field);
   switch (test.operator) {
     case 'between':

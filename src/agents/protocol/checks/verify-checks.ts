@@ -9,7 +9,7 @@ import type { CheckVerification, CompiledProtocolChecks, ProtocolChecksVerificat
  * loader compiles every hard-rule node with. An agent may not import the trial area, and evaluating the rules
  * any other way would prove nothing about how QC will run them.
  */
-export interface HardRuleEngine {
+interface HardRuleEngine {
   compileRules(rules: SkillHardRule[]): { run(data: Record<string, unknown>): ReadonlyArray<{ ruleId: string; message: string }> };
 }
 

@@ -2,7 +2,7 @@ import type { ScheduledVisit, StudyDesign } from '../context.js';
 import { variableNameProblem } from './criterion-test.js';
 import type { SkippedCheck, VisitWindowTest } from './types.js';
 
-export interface VisitWindow {
+interface VisitWindow {
   visit: ScheduledVisit;
   window: VisitWindowTest;
 }

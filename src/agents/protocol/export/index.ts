@@ -1,5 +1,3 @@
-export type { ProtocolDraft, ProtocolDraftStage } from './draft.js';
-export { REQUIRED_FIELDS, missingFields } from './missing.js';
-export { protocolOutline } from './outline.js';
+export type { ProtocolDraft } from './draft.js';
 export { protocolMarkdown } from './markdown.js';
 export { protocolDocx } from './docx.js';

@@ -5,7 +5,7 @@ import { getPath, isPresent } from '../../../runtime/staged/context-paths.js';
  * export uses for them. Keyed by context field rather than stage id: an admin may rename a stage, but its data
  * stays where it is.
  */
-export const REQUIRED_FIELDS: Readonly<Record<string, ReadonlyArray<{ path: string; label: string }>>> = {
+const REQUIRED_FIELDS: Readonly<Record<string, ReadonlyArray<{ path: string; label: string }>>> = {
   scientificQuestion: [{ path: 'question', label: 'research question' }],
   pico: [
     { path: 'population', label: 'population' },

@@ -1,2 +1,2 @@
-export { SPIRIT_2025_ITEMS, SPIRIT_2025_ITEM_COUNT, type SpiritItem } from './spirit-2025.js';
+export { SPIRIT_2025_ITEMS, SPIRIT_2025_ITEM_COUNT } from './spirit-2025.js';
 export { SPIRIT_CONTEXT_MAP, spiritCoverage, type SpiritCoverage } from './coverage.js';
