@@ -40,7 +40,7 @@ const ACTIVE_SQL = sql.raw(ACTIVE_QUERY_STATUSES.map((status) => `'${status}'`).
 export const shownStatusSql: SQL<QueryStatus> = sql<QueryStatus>`CASE WHEN ${pendingActions.heldByTaskRunId} IS NOT NULL AND ${pendingActions.status} IN (${ACTIVE_SQL}) THEN 'held' ELSE ${pendingActions.status} END`;
 
 /** The rows whose shown status is `status`. */
-export function hasShownStatus(status: QueryStatus): SQL {
+function hasShownStatus(status: QueryStatus): SQL {
   if (status === 'held') return and(isNotNull(pendingActions.heldByTaskRunId), inArray(pendingActions.status, [...ACTIVE_QUERY_STATUSES]))!;
   if (!isActive(status)) return eq(pendingActions.status, status);
   return and(eq(pendingActions.status, status), isNull(pendingActions.heldByTaskRunId))!;

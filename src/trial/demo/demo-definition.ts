@@ -21,14 +21,8 @@ export const DEMO_EVENTS = [
   { eventName: 'v4_arm_1', label: 'V4 第12周 Week 12 (day 84 ±7)', dayOffset: 84, windowBefore: 7, windowAfter: 7 },
 ] as const;
 
-/** Forms and the events that collect them (REDCap's form-event mapping, which the store does not keep). */
-export const DEMO_FORM_EVENTS: Record<string, ReadonlyArray<string>> = {
-  enrolment: ['v1_arm_1'],
-  visit: DEMO_EVENTS.map((event) => event.eventName),
-};
-
 /** One data-dictionary row in REDCap's own terms (text + "integer" validation, not our "integer" type). */
-export interface RedcapDictionaryRow {
+interface RedcapDictionaryRow {
   field: string;
   form: 'enrolment' | 'visit';
   section?: string;

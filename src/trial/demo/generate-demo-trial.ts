@@ -2,7 +2,7 @@ import { DEMO_AE_TERMS, DEMO_AGE_RANGE, DEMO_DICTIONARY, DEMO_EVENTS, DEMO_SEED,
 import { createPrng, type Prng } from './prng.js';
 import { toCsv } from './write-csv.js';
 
-export interface DemoTrialFiles {
+interface DemoTrialFiles {
   dictionaryCsv: string;
   eventsCsv: string;
   recordsCsv: string;

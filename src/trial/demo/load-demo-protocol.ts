@@ -6,7 +6,7 @@ import { ingestProtocolDocument } from '../protocol-documents/protocol-documents
 import { DEMO_PROJECT } from './demo-definition.js';
 
 /** The demo trial's protocol, the same text the protocol-qa scenario ships with. */
-export const demoProtocolFile = (): string => path.join(packageRoot(), 'scenarios', 'documents', 'protocol-qa', 'DEMO-HTN-01-protocol.md');
+const demoProtocolFile = (): string => path.join(packageRoot(), 'scenarios', 'documents', 'protocol-qa', 'DEMO-HTN-01-protocol.md');
 
 /**
  * Gives the demo project its protocol, so the trial assistant's `search_protocol` answers from the first start.

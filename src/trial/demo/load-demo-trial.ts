@@ -3,7 +3,7 @@ import type { TrialStore } from '../store/trial-store.js';
 import { DEMO_PROJECT } from './demo-definition.js';
 import { demoTrialDir, readDemoTrialFiles } from './demo-files.js';
 
-export interface DemoTrialLoad extends RedcapCsvImportSummary {
+interface DemoTrialLoad extends RedcapCsvImportSummary {
   projectId: string;
   isProjectCreated: boolean;
 }

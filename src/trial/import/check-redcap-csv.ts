@@ -11,7 +11,7 @@ import type { TrialExport } from './write-trial-export.js';
 type FilePart = 'dictionary' | 'events' | 'arms' | 'records';
 
 /** What problems call each file: the name it was uploaded with, else the name REDCap gives it. */
-export function csvSourceNames(files: Pick<RedcapCsvFiles, 'fileNames'>): Record<FilePart, string> {
+function csvSourceNames(files: Pick<RedcapCsvFiles, 'fileNames'>): Record<FilePart, string> {
   const name = (part: FilePart) => files.fileNames?.[part]?.trim() || `${part}.csv`;
   return { dictionary: name('dictionary'), events: name('events'), arms: name('arms'), records: name('records') };
 }

@@ -4,7 +4,7 @@ import { assertStorableCells } from './unstorable-cells.js';
 import { importTooLarge, IMPORT_LIMITS, type ImportLimit } from './import-limits.js';
 
 /** Bounds on what a file may expand into, checked while it is read (header row included in neither). */
-export interface TableLimits {
+interface TableLimits {
   rows: ImportLimit;
   cells?: ImportLimit;
 }

@@ -14,15 +14,15 @@ import { ClinAgentError } from '../../core/errors.js';
  *   saying how to save it as UTF-8. Guessing would store mojibake that no later step can detect.
  */
 
-export type UploadEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'gb18030';
+type UploadEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'gb18030';
 
-export interface DecodedUpload {
+interface DecodedUpload {
   text: string;
   encoding: UploadEncoding;
 }
 
 /** What to call the file in an error: the form field it came in and, if known, the user's file name. */
-export interface UploadName {
+interface UploadName {
   field: string;
   filename?: string;
 }

@@ -10,7 +10,7 @@ import { checkRedcapCsv, importRedcapCsv, type RedcapCsvFiles } from './import-r
 import { checkOdm, importOdm, type OdmImportFile } from './odm/import-odm.js';
 import { previewImport } from './preview-import.js';
 
-export interface ImportServiceDeps {
+interface ImportServiceDeps {
   db: Db;
   store: TrialStore;
   users: MembershipCheck;

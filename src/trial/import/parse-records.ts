@@ -23,7 +23,7 @@ export function parseRecordsCsv(text: string, schema: TrialSchema, source = 'rec
 }
 
 /** Records with the values kept despite being outside their validation bounds. */
-export type ParsedRecords = Parsed<TrialRecord[]> & { warnings: ImportWarning[] };
+type ParsedRecords = Parsed<TrialRecord[]> & { warnings: ImportWarning[] };
 
 export function parseRecordsText(text: string, schema: TrialSchema, source = 'records.csv'): ParsedRecords {
   const table = readCsvTable(text, source, RECORD_TABLE_LIMITS);

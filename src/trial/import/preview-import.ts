@@ -8,7 +8,7 @@ import type { ImportProblem } from './problems.js';
 import { listedWarnings, type TrialExport, type TrialImportSummary } from './write-trial-export.js';
 
 /** What importing a checked export would write, counted against what the project holds now. */
-export interface ImportPreviewCounts extends TrialImportSummary {
+interface ImportPreviewCounts extends TrialImportSummary {
   /** Distinct forms (instruments) of the dictionary. */
   forms: number;
   /** Distinct record ids, and (record, event) rows, in the export. */
@@ -37,7 +37,7 @@ export interface ImportPreview {
   changes?: { values: Array<ChangedValue & { masked?: boolean }>; moreValues: number };
 }
 
-export interface PreviewOptions {
+interface PreviewOptions {
   /** Whether the one previewing may see identifier fields' values (the import itself needs no such right). */
   mayViewIdentifiers?: boolean;
 }

@@ -58,7 +58,7 @@ function cut(text: string, chars: number): string {
   return text.length > chars ? `${text.slice(0, chars)}…` : text;
 }
 
-export function formatProblem(problem: ImportProblem): string {
+function formatProblem(problem: ImportProblem): string {
   return `${problem.source} line ${problem.line}, field ${problem.field}: ${problem.problem}`;
 }
 

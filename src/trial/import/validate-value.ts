@@ -70,7 +70,7 @@ function convert(type: FieldType, text: string, field: TrialField): CellCheck {
   }
 }
 
-export function choicesOf(field: TrialField): Array<{ code: string; label: string }> {
+function choicesOf(field: TrialField): Array<{ code: string; label: string }> {
   return field.choices.length > 0 ? field.choices : (IMPLICIT_CHOICES[field.fieldType] ?? []);
 }
 

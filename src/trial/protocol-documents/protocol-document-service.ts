@@ -4,7 +4,7 @@ import type { User } from '../../core/auth/users.js';
 import type { RagStore } from '../../rag/index.js';
 import { assertVectorStore, deleteProtocolDocument, ingestProtocolDocument, listProtocolDocuments, type ProtocolDocumentInput } from './protocol-documents.js';
 
-export interface ProtocolDocumentServiceDeps {
+interface ProtocolDocumentServiceDeps {
   users: MembershipCheck;
   /** Each project's protocol documents, searched by the assistant's search_protocol tool. */
   rag: RagStore;

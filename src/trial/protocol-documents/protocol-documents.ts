@@ -64,7 +64,7 @@ export async function listProtocolDocuments(rag: RagStore, projectId: string): P
  * replaces its chunks in one upsert (two concurrent uploads of the same file take turns on the row rather
  * than leaving two copies), and a project's id can never name another project's document.
  */
-export function protocolDocumentId(projectId: string, sourceFile: string): string {
+function protocolDocumentId(projectId: string, sourceFile: string): string {
   return `protocol_${createHash('sha256').update(`${projectId}\n${sourceFile}`, 'utf8').digest('hex').slice(0, 32)}`;
 }
 

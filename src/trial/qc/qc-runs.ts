@@ -17,7 +17,7 @@ import { withTransaction } from '../../core/db/transaction.js';
  * Task runs per batch job: large enough that a job's fixed cost (fetch, lease, commit per node) is spread thin, small
  * enough that 10 000 records make 40 jobs for several workers to share and a retried job redoes little.
  */
-export const TASK_RUNS_PER_JOB = 250;
+const TASK_RUNS_PER_JOB = 250;
 
 function chunk<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
@@ -25,7 +25,7 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-export type QcRun = typeof qcRuns.$inferSelect;
+type QcRun = typeof qcRuns.$inferSelect;
 
 /**
  * `waiting_review`: every run has been checked and some wait for a person; the batch completes when the last
@@ -170,8 +170,8 @@ export async function listQcRuns(db: Db, projectId: string, limit = 50): Promise
   return out;
 }
 
-export const TASK_RUN_PAGE_SIZE = 50;
-export const TASK_RUN_PAGE_SIZE_MAX = 500;
+const TASK_RUN_PAGE_SIZE = 50;
+const TASK_RUN_PAGE_SIZE_MAX = 500;
 
 export interface TaskRunPageRequest {
   projectId: string;

@@ -13,7 +13,7 @@ import { decideReviews, type ReviewSelection } from './review-decisions.js';
 import { runFindings } from './run-findings.js';
 import { reviewTaskRun } from './workers.js';
 
-export interface QcServiceDeps {
+interface QcServiceDeps {
   db: Db;
   /** Absent in one-shot CLI commands: starting or reviewing a run then says to use the server. */
   jobs?: Jobs;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineQueue } from '../../core/jobs/queues.js';
 
 /** The most task runs one batch job carries: a batch commits in one transaction per node, so it stays short. */
-export const MAX_TASK_RUNS_PER_JOB = 1000;
+const MAX_TASK_RUNS_PER_JOB = 1000;
 
 /**
  * One job advances one task run. Runs are created with their batch, so the same job serves a first start, a
@@ -26,5 +26,5 @@ export const advanceTaskRunBatchQueue = defineQueue('qc-advance-task-runs', z.ob
 
 /** Scheduled QC: one queue per skill, because a pg-boss 10 schedule is keyed by queue name. */
 export const cronQueueName = (skillId: string): string => `qc-cron-${skillId}`;
-export const cronPayload = z.object({ skillId: z.string().min(1) });
+const cronPayload = z.object({ skillId: z.string().min(1) });
 export const cronQueue = (skillId: string) => defineQueue(cronQueueName(skillId), cronPayload);

@@ -12,7 +12,7 @@ import { getTaskRun } from '../sop/task-runs.js';
  * Review notices go out as jobs, outside the run's critical path: the run is saved as suspended first, and a
  * webhook that hangs or fails costs a retry of this job (with backoff), never a worker held by a QC run.
  */
-export const reviewNoticeQueue = defineQueue('qc-review-notice', z.object({ taskRunId: z.string().uuid() }), {
+const reviewNoticeQueue = defineQueue('qc-review-notice', z.object({ taskRunId: z.string().uuid() }), {
   retryLimit: 5,
   expireInSeconds: 60,
 });

@@ -8,7 +8,7 @@ import { registerReviewNoticeWorker } from './review-notices.js';
 import { advanceTaskRunBatchQueue, advanceTaskRunQueue } from './queues.js';
 import { completeQcRunIfDone } from './qc-runs.js';
 
-export interface QcWorkerOptions {
+interface QcWorkerOptions {
   /** Task runs advanced at once by this process. */
   concurrency?: number;
   /** How often to look for runs nobody is advancing (a worker died, a job was lost). */
@@ -28,8 +28,8 @@ const JOBS_PER_FETCH = 10;
  * With the default lease (15 s, renewed every 5 s by a live worker), a run left by a killed worker is found by
  * a sweep at most 5 s after its lease lapses, so it continues within about 20-25 s.
  */
-export const DEFAULT_SWEEP_INTERVAL_MS = 5_000;
-export const DEFAULT_STALE_MS = 10_000;
+const DEFAULT_SWEEP_INTERVAL_MS = 5_000;
+const DEFAULT_STALE_MS = 10_000;
 
 /** One naming of run owners for every durable run (agent/runs). */
 export const newWorkerId = newRunWorkerId;

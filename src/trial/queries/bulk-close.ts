@@ -13,7 +13,7 @@ export const MAX_BULK_CLOSE_IDS = 1000;
  * A close by filter holds the audit chain's lock for the whole transaction (one entry per query), so it is
  * bounded; a larger set is refused with its size rather than closed in part.
  */
-export const MAX_BULK_CLOSE_BY_FILTER = 5000;
+const MAX_BULK_CLOSE_BY_FILTER = 5000;
 export const MAX_CLOSE_REASON = 500;
 
 export type BulkCloseFilter = Omit<QueryFilter, 'projectId' | 'limit' | 'offset'>;
@@ -28,7 +28,7 @@ export interface BulkCloseInput {
   filter?: BulkCloseFilter;
 }
 
-export interface BulkCloseSkip {
+interface BulkCloseSkip {
   id: string;
   /** Null when no such query exists in the project. */
   status: QueryStatus | null;

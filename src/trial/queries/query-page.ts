@@ -9,7 +9,7 @@ export const QUERY_SORT_COLUMNS = ['createdAt', 'updatedAt', 'status', 'recordId
 export type QuerySortColumn = (typeof QUERY_SORT_COLUMNS)[number];
 export type SortOrder = 'asc' | 'desc';
 
-export const DEFAULT_PAGE_SIZE = 50;
+const DEFAULT_PAGE_SIZE = 50;
 /** One page stays one screenful a browser renders at once; any row is still reachable by page number. */
 export const MAX_PAGE_SIZE = 500;
 
@@ -21,7 +21,7 @@ export interface QueryPageRequest extends Omit<QueryFilter, 'limit' | 'offset'> 
   order?: SortOrder;
 }
 
-export interface QueryPage {
+interface QueryPage {
   queries: DataQuery[];
   /** Matching queries over all pages. */
   total: number;

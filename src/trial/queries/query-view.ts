@@ -5,7 +5,7 @@ import type { Db } from '../../core/db/connect.js';
 import { identifierMask, type IdentifierMask } from '../identifiers.js';
 import { transitionsFor, type DataQuery } from '../queries.js';
 
-export interface QueryView {
+interface QueryView {
   mask: IdentifierMask;
   /** The query with identifier values masked and only the moves the actor's role may make offered. */
   query(query: DataQuery): DataQuery & { masked: boolean };

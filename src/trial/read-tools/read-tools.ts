@@ -9,7 +9,6 @@ import { visitWindowTool } from './visit-window.js';
 
 /** The only tools the trial assistant's ReAct loop may call (seed 000 section 5): none of them writes. */
 export const TRIAL_READ_TOOL_NAMES = ['read_clinical_data', 'search_protocol', 'get_project_stats', 'check_visit_window', 'list_open_queries'] as const;
-export type TrialReadToolName = (typeof TRIAL_READ_TOOL_NAMES)[number];
 
 export interface TrialReadToolDeps {
   db: Db;

@@ -7,7 +7,7 @@ import type { DictionaryField, RecordValue, ScheduledEvent, StoredRecord, TrialA
  * puts the dictionary's order and the schedule's labels back. Pure: the caller reads and masks the rows.
  */
 
-export interface CrfField {
+interface CrfField {
   name: string;
   label: string;
   type: string;
@@ -15,13 +15,13 @@ export interface CrfField {
   choices: Array<{ code: string; label: string }>;
 }
 
-export interface CrfForm {
+interface CrfForm {
   name: string;
   label: string;
   fields: CrfField[];
 }
 
-export interface CrfEvent {
+interface CrfEvent {
   eventName: string;
   label: string;
   armNum: number | null;
@@ -32,7 +32,7 @@ export interface CrfEvent {
   updatedAt: string | null;
 }
 
-export type CrfValue = RecordValue | string[];
+type CrfValue = RecordValue | string[];
 
 export interface RecordCrf {
   forms: CrfForm[];
@@ -42,7 +42,7 @@ export interface RecordCrf {
   queryCells: Array<{ eventName: string; field: string; queryIds: string[] }>;
 }
 
-export interface RecordCrfInput {
+interface RecordCrfInput {
   dictionary: ReadonlyArray<DictionaryField>;
   schedule: ReadonlyArray<ScheduledEvent>;
   arms: ReadonlyArray<TrialArm>;

@@ -13,7 +13,7 @@ import { buildRecordCrf } from '../record-view/record-crf.js';
 import type { TrialStore } from '../store/trial-store.js';
 import type { AuditEntityType } from '../store/types.js';
 
-export interface RecordServiceDeps {
+interface RecordServiceDeps {
   db: Db;
   store: TrialStore;
   users: MembershipCheck & ProjectDirectory;

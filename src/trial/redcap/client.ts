@@ -8,7 +8,7 @@ import { parseRecordsTable, type TrialSchema } from '../import/parse-records.js'
 import { valueOrThrow, type ImportWarning } from '../import/problems.js';
 import type { TrialArm, TrialEvent, TrialField, TrialRecord } from '../store/types.js';
 
-export interface RedcapClientOptions {
+interface RedcapClientOptions {
   /** The project's API endpoint, e.g. https://redcap.example.org/api/ (its apiUrl setting). */
   url: string;
   /** The project's API token. Sent in the request body only; never logged or returned. */

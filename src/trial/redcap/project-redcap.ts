@@ -12,12 +12,12 @@ import { withTransaction } from '../../core/db/transaction.js';
  * is never stored or returned: a database dump, an API answer or a writer of another project never sees it,
  * and whoever runs the server decides which tokens exist.
  */
-export interface RedcapSettings {
+interface RedcapSettings {
   apiUrl: string;
   tokenEnv: string;
 }
 
-export interface StoredRedcapSettings extends RedcapSettings {
+interface StoredRedcapSettings extends RedcapSettings {
   projectId: string;
   updatedBy: string;
   updatedAt: string;
@@ -28,9 +28,9 @@ export interface StoredRedcapSettings extends RedcapSettings {
  * naming any other server variable (HOME, DATABASE_URL, a secret added later): the server reads no variable for
  * REDCap outside this family, whoever set the binding.
  */
-export const TOKEN_ENV_PREFIX = 'REDCAP_TOKEN_';
+const TOKEN_ENV_PREFIX = 'REDCAP_TOKEN_';
 /** An environment variable name of the family, as shells and process managers accept it, e.g. REDCAP_TOKEN_DEMO. */
-export const TOKEN_ENV_NAME = /^REDCAP_TOKEN_[A-Z0-9_]{1,80}$/;
+const TOKEN_ENV_NAME = /^REDCAP_TOKEN_[A-Z0-9_]{1,80}$/;
 /** Longer is no REDCap URL anyone types; a megabyte stored here would come back in every settings read. */
 const MAX_URL_LENGTH = 2000;
 
@@ -39,7 +39,7 @@ export function defaultTokenEnv(projectId: string): string {
   return `${TOKEN_ENV_PREFIX}${projectId.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 80) || 'PROJECT'}`;
 }
 
-export interface RedcapPolicy {
+interface RedcapPolicy {
   /** The administrator lets the API URL be plain http (REDCAP_ALLOW_HTTP=true); https otherwise. */
   allowHttp: boolean;
   /**
@@ -56,7 +56,7 @@ export async function getRedcapSettings(db: Db, projectId: string): Promise<Stor
 }
 
 /** Checks the settings; every problem is reported at once, each naming the field and a good value. */
-export function checkRedcapSettings(input: { apiUrl?: unknown; tokenEnv?: unknown }, policy: RedcapPolicy, projectId: string): RedcapSettings {
+function checkRedcapSettings(input: { apiUrl?: unknown; tokenEnv?: unknown }, policy: RedcapPolicy, projectId: string): RedcapSettings {
   const problems: string[] = [];
   const apiUrl = typeof input.apiUrl === 'string' ? input.apiUrl.trim() : '';
   const tokenEnv = typeof input.tokenEnv === 'string' && input.tokenEnv.trim() ? input.tokenEnv.trim() : defaultTokenEnv(projectId);

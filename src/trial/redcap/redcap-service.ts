@@ -11,7 +11,7 @@ import { createRedcapClient } from './client.js';
 import { importFromRedcap } from './import-from-redcap.js';
 import { defaultTokenEnv, getRedcapSettings, setRedcapSettings, storedSettingsProblem } from './project-redcap.js';
 
-export interface RedcapServiceDeps {
+interface RedcapServiceDeps {
   db: Db;
   store: TrialStore;
   users: MembershipCheck;

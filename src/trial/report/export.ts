@@ -18,7 +18,7 @@ const COLUMNS: Array<[keyof ViolationsReport['rows'][number], string]> = [
 const FORMULA_START = /^(?:[=+\-@\t\r]|;[=+\-@])/;
 
 /** OWASP's CSV-injection defence: a leading single quote makes the spreadsheet show the cell as text. Numbers pass as they are. */
-export function escapeFormula(cell: unknown): unknown {
+function escapeFormula(cell: unknown): unknown {
   return typeof cell === 'string' && FORMULA_START.test(cell) ? `'${cell}` : cell;
 }
 

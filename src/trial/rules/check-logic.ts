@@ -28,7 +28,7 @@ interface Walk {
 }
 
 /** A field name an expression reads (`var`, `val`, `exists`, `missing`, `missing_some`), whole, and where. */
-export interface FieldReference {
+interface FieldReference {
   path: string;
   name: string;
 }

@@ -5,7 +5,7 @@ import { hardRuleSchema } from './rule-schema.js';
 import { describeThrown, runRules, runRulesInSlices, type RunnableRule } from './run-rules.js';
 import type { CompiledRules, HardRule } from './types.js';
 
-export interface CompileRulesOptions {
+interface CompileRulesOptions {
   /** Record fields a rule may read; when given, a variable naming any other field is a compile error. */
   knownFields?: string[];
   /** Share one engine between rule sets; by default each call creates its own. */

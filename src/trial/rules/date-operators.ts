@@ -19,7 +19,7 @@ export function daysBetween(a: IsoDate, b: IsoDate): number {
  * Negative when a is earlier. Two datetimes compare as instants (offsets honoured); when either side is a
  * plain date the comparison is by calendar date, the coarser precision of the two.
  */
-export function compareDates(a: IsoDate, b: IsoDate): number {
+function compareDates(a: IsoDate, b: IsoDate): number {
   return a.hasTime && b.hasTime ? Math.sign(a.instantMs - b.instantMs) : Math.sign(a.epochDay - b.epochDay);
 }
 

@@ -2,7 +2,7 @@ import { arityProblems, isLiteral, type ClinicalOperator } from './clinical-oper
 import { describeValue, OperatorError } from './operator-error.js';
 
 /** How `decimal_round` settles the digits it drops. */
-export type RoundingMode = 'half_away' | 'up' | 'down';
+type RoundingMode = 'half_away' | 'up' | 'down';
 const MODES: readonly RoundingMode[] = ['half_away', 'up', 'down'];
 const MAX_PLACES = 15;
 

@@ -5,7 +5,7 @@ import { setImmediate } from 'node:timers/promises';
  * QC work). Short enough that nobody notices, long enough that yielding costs nothing measurable: thousands of
  * ordinary rules run in 10 ms. A single rule cannot be cut; the budget of `matches` (matching-budget.ts) bounds it.
  */
-export const SLICE_MS = 10;
+const SLICE_MS = 10;
 
 /**
  * Rations the event loop among rule evaluations. Time is counted across every evaluation that shares the slicer,

@@ -65,9 +65,9 @@ function compilePattern(pattern: string, flags: string): RE2JS {
  * The compiled pattern, or why the pattern or flags cannot be used; `instructions` is what compiling it built
  * (0 when it did not compile), which is what a refusal cost.
  */
-export type CheckedPattern = { regex: RE2JS; problem?: undefined } | { regex?: undefined; problem: string; instructions: number };
+type CheckedPattern = { regex: RE2JS; problem?: undefined } | { regex?: undefined; problem: string; instructions: number };
 
-export function checkPattern(pattern: unknown, flags: unknown): CheckedPattern {
+function checkPattern(pattern: unknown, flags: unknown): CheckedPattern {
   if (typeof pattern !== 'string') return { problem: `pattern must be a string, got ${describeValue(pattern)}`, instructions: 0 };
   if (pattern.length > MAX_PATTERN_LENGTH) {
     return { problem: `pattern is ${pattern.length} characters, over the ${MAX_PATTERN_LENGTH}-character limit; simplify it`, instructions: 0 };
@@ -94,7 +94,7 @@ export function checkPattern(pattern: unknown, flags: unknown): CheckedPattern {
 }
 
 /** Why the pattern or flags cannot be used, or undefined when they can. */
-export function patternProblem(pattern: unknown, flags: unknown): string | undefined {
+function patternProblem(pattern: unknown, flags: unknown): string | undefined {
   return checkPattern(pattern, flags).problem;
 }
 

@@ -13,5 +13,3 @@ export const hardRuleSchema = z
     severity: z.enum(['error', 'warning', 'info'], { error: 'must be one of error, warning, info' }).optional(),
   })
   .strict();
-
-export type ParsedHardRule = z.infer<typeof hardRuleSchema>;

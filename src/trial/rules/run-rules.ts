@@ -89,7 +89,7 @@ export function withoutEvaluationDetail(message: string): string | undefined {
 }
 
 /** JSON Logic truthiness (jsonlogic.com/truthy.html): an empty array is false, "0" and {} are true. */
-export function isTruthy(value: unknown): boolean {
+function isTruthy(value: unknown): boolean {
   return Array.isArray(value) ? value.length > 0 : Boolean(value);
 }
 

@@ -8,9 +8,9 @@ import { diffSkillRules, type RuleDiff } from './rule-diff.js';
 import type { SkippedNode } from './skill-findings.js';
 
 /** Records named in `records.sample`: enough to look at a few, not a listing. */
-export const IMPACT_SAMPLE_SIZE = 20;
+const IMPACT_SAMPLE_SIZE = 20;
 /** Record ids listed to re-run; `rerun.count` counts them all. More than this is a re-run of the whole trial. */
-export const MAX_RERUN_IDS = 10_000;
+const MAX_RERUN_IDS = 10_000;
 
 export interface AmendmentImpact {
   skillId: string;

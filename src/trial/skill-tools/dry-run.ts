@@ -8,7 +8,7 @@ import { hardRuleFindings, skippedSoftNodes, type SkillFinding, type SkippedNode
 /** Findings listed in one answer; `fired` still counts them all. A rule firing on every record of a large trial would otherwise answer megabytes. */
 export const MAX_DRY_RUN_FINDINGS = 1000;
 
-export type DryRunFinding = SkillFinding & { masked: boolean };
+type DryRunFinding = SkillFinding & { masked: boolean };
 
 export interface DryRunResult {
   skillId: string;

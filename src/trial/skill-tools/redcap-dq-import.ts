@@ -66,7 +66,7 @@ export interface RedcapDqImportInput {
 const RULES_NODE = 'redcap_dq';
 const REVIEW_NODE = 'dm_review';
 /** Severity of a rule sent without one: what every imported rule had before severities could be chosen. */
-export const DEFAULT_SEVERITY: RuleSeverity = 'error';
+const DEFAULT_SEVERITY: RuleSeverity = 'error';
 
 /**
  * A skill holding a site's REDCap Data Quality rules, one hard rule each: REDCap logic describes the discrepancy,

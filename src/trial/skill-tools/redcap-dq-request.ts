@@ -42,7 +42,7 @@ export async function redcapImportContext(db: Db, projectId: string): Promise<Pi
   return { dictionary: dictionaries[0], eventArms };
 }
 
-export type RedcapDqPreview = Pick<RedcapDqImport, 'problems' | 'imported' | 'rules'> & { preview: true };
+type RedcapDqPreview = Pick<RedcapDqImport, 'problems' | 'imported' | 'rules'> & { preview: true };
 
 /**
  * The preview of an import: every rule listed as it would be imported or why not. `accepts` is the check the import

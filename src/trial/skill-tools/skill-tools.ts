@@ -13,7 +13,7 @@ import { readProposedSkill, type ProposedSkillSource } from './proposed-skill.js
 import { importRedcapDqRules } from './redcap-dq-import.js';
 import { previewRedcapRulesImport, readRedcapRulesRequest, redcapImportContext, type RedcapRulesImportRequest } from './redcap-dq-request.js';
 
-export interface SkillToolsDeps {
+interface SkillToolsDeps {
   db: Db;
   users: MembershipCheck;
   /** Soft rules' tools are checked against it, as activation checks them. */
@@ -21,8 +21,6 @@ export interface SkillToolsDeps {
   /** The skills that run now (the active versions), where a proposed version finds the one it would replace. */
   activeSkills: () => readonly Skill[] | Promise<readonly Skill[]>;
 }
-
-export type { RedcapRulesImportRequest } from './redcap-dq-request.js';
 
 /**
  * Tools for writing a skill before it is saved or activated: try it on the trial (dry run), import a site's REDCap

@@ -11,7 +11,7 @@ import { ruleContents, skillReads, type SkillRead } from './rule-reads.js';
 export type IdentifierRuleAction = 'save' | 'activate' | 'dry-run' | 'import' | 'analyse the impact of';
 
 /** One rule's reads of identifier fields in one project. */
-export interface IdentifierRead {
+interface IdentifierRead {
   rule: string;
   path: string;
   kind: SkillRead['kind'];
@@ -74,7 +74,7 @@ export async function identifierRuleNotes(db: Db, actor: Pick<User, 'id' | 'role
 }
 
 /** The reads of identifier fields of `projectId` by a skill definition's rules; empty when the project has none. */
-export async function identifierReadsIn(db: Db, projectId: string, definition: unknown): Promise<IdentifierRead[]> {
+async function identifierReadsIn(db: Db, projectId: string, definition: unknown): Promise<IdentifierRead[]> {
   return (await identifierReader(db, projectId))?.(definition) ?? [];
 }
 

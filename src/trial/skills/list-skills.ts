@@ -30,7 +30,7 @@ export interface SkillSummary {
 type Catalog = SkillCatalog & { activeInfo?(id: string): ActiveSkillInfo | undefined };
 
 /** Every skill that can run, with its stored version and the newest draft after it (no user check: callers do it). */
-export async function allSkillSummaries(deps: { db: Db; catalog: Catalog }): Promise<{ active: SkillSummary[]; drafts: SkillSummary[]; invalid: SkillSummary[] }> {
+async function allSkillSummaries(deps: { db: Db; catalog: Catalog }): Promise<{ active: SkillSummary[]; drafts: SkillSummary[]; invalid: SkillSummary[] }> {
   const summaries = await createSkillStore(deps.db).allSummaries();
   const newestDraft = new Map<string, { version: number; createdAt: Date; createdBy: string }>();
   const activeVersion = new Map(summaries.filter((s) => s.status === 'active').map((s) => [s.skillId, s.version]));

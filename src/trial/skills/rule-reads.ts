@@ -23,7 +23,7 @@ export interface SkillRead {
 }
 
 /** What tells a field from an event in one project. */
-export interface ReadContext {
+interface ReadContext {
   isEvent(name: string): boolean;
 }
 

@@ -16,7 +16,7 @@ import { createSkillStore, versionNotFound, type SkillVersionRow, type SkillVers
 import { validateSkill, type SkillValidation } from './validate-skill.js';
 import { withTransaction } from '../../core/db/transaction.js';
 
-export interface SkillServiceDeps {
+interface SkillServiceDeps {
   db: Db;
   users: MembershipCheck & ProjectDirectory;
   tools: ToolRegistry;

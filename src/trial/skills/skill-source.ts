@@ -5,7 +5,7 @@ import type { SkillProblem } from './skill-problem.js';
 /** A skill as a request carries it: the YAML an author wrote, or the definition as an object. */
 export type SkillSourceInput = { yaml: string; definition?: undefined } | { definition: Record<string, unknown>; yaml?: undefined };
 
-export type ReadSkillSource = { definition: Record<string, unknown>; sourceYaml: string; problems?: undefined } | { definition?: undefined; problems: SkillProblem[] };
+type ReadSkillSource = { definition: Record<string, unknown>; sourceYaml: string; problems?: undefined } | { definition?: undefined; problems: SkillProblem[] };
 
 /**
  * The definition and the YAML to keep for the editor. YAML that cannot be read is reported by line and column;

@@ -8,7 +8,7 @@ export type SkillVersionRow = typeof skillVersions.$inferSelect;
 /** A version without its definition and YAML, for lists. */
 export type SkillVersionSummary = Omit<SkillVersionRow, 'definition' | 'sourceYaml'>;
 
-export interface NewSkillVersion {
+interface NewSkillVersion {
   definition: Record<string, unknown>;
   sourceYaml: string;
   createdBy: string;
@@ -130,8 +130,6 @@ export function createSkillStore(db: Db) {
     },
   };
 }
-
-export type SkillStore = ReturnType<typeof createSkillStore>;
 
 export function versionNotFound(skillId: string, version: number, known: readonly number[]): ClinAgentError {
   return new ClinAgentError('NOT_FOUND', `Skill "${skillId}" has no version ${version}. Its versions: ${[...known].sort((a, b) => a - b).join(', ') || '(none)'} (GET /api/iit/skills/${skillId}/versions).`, { skillId, version });

@@ -30,7 +30,7 @@ export interface StoredSkillCatalog extends SkillCatalog {
   close(): void;
 }
 
-export interface StoredSkillCatalogDeps {
+interface StoredSkillCatalogDeps {
   db: Db;
   tools: ToolRegistry;
   logger: Pick<Logger, 'warn' | 'error' | 'debug'>;
@@ -41,7 +41,7 @@ export interface StoredSkillCatalogDeps {
 }
 
 /** Where a stored version came from, as a skill's `sourceFile` (messages and GET /api/iit/skills name it). */
-export function storedSource(row: Pick<SkillVersionRow, 'skillId' | 'version' | 'seedFile'>): string {
+function storedSource(row: Pick<SkillVersionRow, 'skillId' | 'version' | 'seedFile'>): string {
   return row.seedFile ?? `database:${row.skillId}@${row.version}`;
 }
 

@@ -32,7 +32,7 @@ export interface Finding {
   readFingerprint?: string | null;
 }
 
-export interface FindingScope {
+interface FindingScope {
   projectId: string;
   recordId: string;
   site: string;

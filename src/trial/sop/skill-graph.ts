@@ -1,8 +1,8 @@
 import type { SopNode } from './skill-schema.js';
 
-export const isEndNode = (id: string): boolean => id.startsWith('end');
+const isEndNode = (id: string): boolean => id.startsWith('end');
 
-export function targetsOf(node: SopNode): Array<[string, string]> {
+function targetsOf(node: SopNode): Array<[string, string]> {
   switch (node.type) {
     case 'hard_rule':
     case 'soft_instruction':

@@ -113,7 +113,7 @@ export interface RecordComparison extends ImportRecordsResult {
 }
 
 /** The site of a row, as REDCap's export names its column. */
-export const SITE_FIELD = 'redcap_data_access_group';
+const SITE_FIELD = 'redcap_data_access_group';
 // Enough to check a correction import at a glance; the count says how many more there are.
 const CHANGED_VALUES_LISTED = 100;
 

@@ -1,4 +1,3 @@
-import { eq } from 'drizzle-orm';
 import { queryRows, sql, type Db } from '../../core/db/connect.js';
 import { projects } from '../../core/db/schema/auth.js';
 import { ClinAgentError } from '../../core/errors.js';
@@ -25,11 +24,6 @@ export async function lockProject(db: Db, projectId: string): Promise<void> {
   if (rows.length === 0) throw projectNotFound(projectId);
 }
 
-export async function projectExists(db: Db, projectId: string): Promise<boolean> {
-  const rows = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId));
-  return rows.length > 0;
-}
-
-export function projectNotFound(projectId: string): ClinAgentError {
+function projectNotFound(projectId: string): ClinAgentError {
   return new ClinAgentError('NOT_FOUND', `Project "${projectId}" does not exist. Check the project id, or create the project first.`, { projectId });
 }

@@ -40,7 +40,7 @@ export function compileNode(node: Node): Operand {
  * `= ''` tests for a blank. Which one is known at compile time for literals and arithmetic; for a field it is
  * decided on each record with `is_number`.
  */
-export function compileComparison(operator: ComparisonOperator, leftSide: Operand, rightSide: Operand): JsonLogic {
+function compileComparison(operator: ComparisonOperator, leftSide: Operand, rightSide: Operand): JsonLogic {
   // NaN (datediff of a blank date) equals nothing and is neither less nor greater: only `<>` holds.
   const nanWhen = eitherNaN(leftSide, rightSide);
   if (nanWhen !== undefined) {

@@ -1,7 +1,7 @@
 import { compileRules } from '../compile-rules.js';
 import { compileRedcapLogic } from './index.js';
 
-export interface DataQualityRule {
+interface DataQualityRule {
   /** Whether the rule flags the record; throws when the engine could not evaluate it (an error violation). */
   fires(record: Record<string, unknown>): boolean;
   /** The violation messages, error violations included. */
