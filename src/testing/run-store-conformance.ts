@@ -201,6 +201,18 @@ export function describeRunStoreConformance<Row extends ConformanceRow, Extra, D
       expect(saved!.recoveredAt).toBeNull();
     });
 
+    it('gives up the lease of a run it puts back to wait (PENDING, a model outage), one step or a batch at a time', async () => {
+      const single = await leased('start');
+      const waiting = await subject.store.commitStep(subject.db, single, OWNER, step('start', 'model_unavailable'), update({ nextNode: 'start', status: 'PENDING', error: 'waiting for the model' }));
+      expect(waiting).toMatchObject({ status: 'PENDING', leaseOwner: null, leaseUntil: null });
+      if (!init.batchCommits) return;
+      const runs = await Promise.all([subject.createRun('start'), subject.createRun('start')]);
+      const held = await subject.store.acquireLeases(subject.db, runs.map((r) => r.id), OWNER, LEASE_MS);
+      const saved = await subject.store.commitSteps(subject.db, held.map((run) => ({ run, step: step('start', 'model_unavailable'), update: update({ nextNode: 'start', status: 'PENDING', error: 'waiting for the model' }) })), OWNER, LEASE_MS);
+      expect(saved).toHaveLength(2);
+      expect(saved.map((r) => [r.status, r.leaseOwner, r.leaseUntil])).toEqual([['PENDING', null, null], ['PENDING', null, null]]);
+    });
+
     if (init.sharedTable) it('sees only its own runs in a shared table', async () => {
       const foreign = await subject.createForeignRun!('start');
       expect(await subject.store.get(subject.db, foreign.id)).toBeUndefined();

@@ -6,7 +6,7 @@ import { queryRows, type Db } from '../../../core/db/connect.js';
 import { withTransaction } from '../../../core/db/transaction.js';
 import { ClinAgentError } from '../../../core/errors.js';
 import type { RunRow, RunTable } from '../run-shape.js';
-import { DEFAULT_LEASE_MS, isTerminalStatus, type StepCommit } from './contract.js';
+import { DEFAULT_LEASE_MS, isTerminalStatus, releasesLease, type StepCommit } from './contract.js';
 import type { StoreTable } from './store-table.js';
 
 /** Tries of a batch commit the server rolled back as a deadlock victim. */
@@ -38,7 +38,7 @@ export function commitStepsOf<T extends RunTable, Extra, DecisionExtra>(store: S
         const terminal = isTerminalStatus(update.status);
         return {
           id: core(run).id, node: step.node, status: update.status, current_node: update.nextNode, step: [step], on_approve: update.onApprove ?? null, on_reject: update.onReject ?? null,
-          review_request: update.reviewRequest ?? null, error: update.error ?? null, releases: terminal || update.status === 'SUSPENDED', terminal,
+          review_request: update.reviewRequest ?? null, error: update.error ?? null, releases: releasesLease(update.status), terminal,
         };
       });
       const column = (c: { name: string }) => sql.identifier(c.name);

@@ -3,7 +3,7 @@ import { appendAuditEntries } from '../../../core/audit/audit-log.js';
 import type { Db } from '../../../core/db/connect.js';
 import { withTransaction } from '../../../core/db/transaction.js';
 import type { RunStep, RunTable } from '../run-shape.js';
-import { DEFAULT_LEASE_MS, isTerminalStatus, type RunUpdate } from './contract.js';
+import { DEFAULT_LEASE_MS, isTerminalStatus, releasesLease, type RunUpdate } from './contract.js';
 import type { StoreTable } from './store-table.js';
 
 /**
@@ -17,8 +17,7 @@ export function commitStepOf<T extends RunTable, Extra, DecisionExtra>({ t, hook
     return withTransaction(db, async (tx) => {
       const now = new Date();
       const terminal = isTerminalStatus(update.status);
-      // A run put back to PENDING (waiting out a model outage) is no one's until its next job takes it.
-      const releases = terminal || update.status === 'SUSPENDED' || update.status === 'PENDING';
+      const releases = releasesLease(update.status);
       const [saved] = await tx
         .update(t)
         .set({

@@ -61,6 +61,13 @@ export type RunAuditEvent =
 
 export const isTerminalStatus = (status: RunStatus): boolean => status === 'COMPLETED' || status === 'FAILED' || status === 'CANCELLED';
 
+/**
+ * A step that leaves its run in this status gives up the lease: an ended run, one waiting for a person, and one put
+ * back to PENDING (waiting out a model outage) are no one's until a decision or their next job takes them. One rule
+ * for commitStep and commitSteps, which used to disagree on PENDING.
+ */
+export const releasesLease = (status: RunStatus): boolean => isTerminalStatus(status) || status === 'SUSPENDED' || status === 'PENDING';
+
 /** Everything a user of the store adds; the store itself knows runs, leases and reviews, nothing of trials. */
 export interface RunStoreHooks<Row, Extra, DecisionExtra> {
   /** How runs are named in messages: "Task run", "Consult". */
