@@ -29,7 +29,8 @@ export function sweepOf<T extends RunTable, Extra, DecisionExtra>({ t, hooks, as
       const orphans = await findOrphans(db, t, { ...options, scope: hooks.scope, isQueued });
       // Runs whose worker died mid-step: the console says they are resuming, rather than sitting at 197/200.
       await recovered(db, orphans.filter((o) => o.abandoned).map((o) => o.id));
-      // The singleton key keeps a slow sweep from queueing the same run twice within a minute.
+      // The singleton key keeps a slow sweep, or two processes sweeping at once, from queueing the same run twice
+      // within a minute (run-host-races.test.ts); a duplicate across a minute's edge only finds the run leased.
       await jobs.sendMany(queue, orphans.map(({ id }) => ({ [key]: id }) as Q), { singletonKey: (payload) => payload[key], singletonSeconds: 60 });
       return orphans;
     },
