@@ -101,7 +101,7 @@ export async function buildServer(ctx: AppContext, options: { serveConsole?: boo
   await app.register(agentRoutes, { ctx });
   await app.register(agentStreamRoutes, { ctx });
   await app.register(conversationRoutes, { conversations: ctx.conversations });
-  await app.register(agentRunRoutes, { agentRuns: ctx.agentRuns, conversations: ctx.conversations });
+  await app.register(agentRunRoutes, { agentRuns: ctx.agentRuns, conversations: ctx.conversations, scenarios: { agents: ctx.agents, scenarios: ctx.scenarios } });
   await app.register(ragRoutes, { ctx });
   await app.register(traceRoutes, { trace: ctx.trace, users: ctx.users });
   // Each trial route plugin gets the services it calls (built once in the context), never the whole context.

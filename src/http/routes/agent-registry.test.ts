@@ -65,6 +65,16 @@ describe.each(testEngines())('scenario runs resolve their definition from the ag
     expect(model.requests).toHaveLength(before);
   });
 
+  it('POST /api/agent/runs starts only a scenario: an internal agent with a text prompt is refused before anything is stored', async () => {
+    const before = model.requests.length;
+    const response = await app.inject({ method: 'POST', url: '/api/agent/runs', headers: auth, payload: { scenarioId: 'memory_weekly_report', input: 'Summarise.' } });
+    expect(response.statusCode).toBe(404);
+    expect(response.json().message).not.toContain('memory_prune');
+    const listed = await app.inject({ method: 'GET', url: '/api/agent/runs?agent=memory_weekly_report', headers: auth });
+    expect(listed.json().runs).toEqual([]);
+    expect(model.requests).toHaveLength(before);
+  });
+
   it('does not run a scenario the catalog has but the registry lacks', async () => {
     const without = createAgentRegistry(ctx.tools);
     without.registerAll(ctx.agents.list().filter((definition) => definition.id !== SCENARIO));

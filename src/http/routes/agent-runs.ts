@@ -4,6 +4,8 @@ import { definitionIdOf, stateOf, type AgentRunService, type DefinitionRun } fro
 import { routeSchema, type AgentRun, type AgentRunListQuery, type StartAgentRunRequest } from '../../contract/index.js';
 import { ClinAgentError } from '../../core/errors.js';
 import { requireUser } from '../access.js';
+import { servedScenario } from '../served-scenario.js';
+import type { ScenarioSources } from '../../runtime/scenarios/resolve-scenario.js';
 
 /** The run as the API shows it: never its messages (those are in its trace and conversation), only what a person acts on. */
 function view(run: DefinitionRun): AgentRun {
@@ -36,12 +38,15 @@ function parseCursor(before: string | undefined): { createdAt: Date; id: string 
 }
 
 /** Durable agent runs: a run belongs to the user who started it; anyone else gets 404 (admins may read any). */
-export const agentRunRoutes: FastifyPluginAsync<{ agentRuns: AgentRunService; conversations: Pick<ConversationStore, 'assertMayContinue'> }> = async (app, { agentRuns, conversations }) => {
+export const agentRunRoutes: FastifyPluginAsync<{ agentRuns: AgentRunService; conversations: Pick<ConversationStore, 'assertMayContinue'>; scenarios: ScenarioSources }> = async (app, { agentRuns, conversations, scenarios }) => {
   app.post<{ Body: StartAgentRunRequest }>(
     '/api/agent/runs',
     { config: { access: 'write' }, schema: { tags: ['agent'], summary: 'Start a durable run of a scenario; 202 with the run, which workers advance. It may wait for your answer or approval', ...routeSchema('POST /api/agent/runs') } },
     async (request, reply) => {
       const user = requireUser(request);
+      // Only a scenario starts here, as the other scenario routes refuse anything else: an invalid file answers 422,
+      // an internal agent (a judge, a summary) an unknown scenario, before anything is stored.
+      servedScenario(scenarios, request.body.scenarioId, user);
       if (request.body.conversationId) await conversations.assertMayContinue(request.body.conversationId, user, request.body.scenarioId);
       return reply.code(202).send(view(await agentRuns.start(user, request.body)));
     },

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { EngineRunOptions } from '../../runtime/engines/index.js';
 import type { Scenario } from '../../runtime/scenarios/load.js';
-import { resolveScenario } from '../../runtime/scenarios/resolve-scenario.js';
+import { servedScenario } from '../served-scenario.js';
 import type { User } from '../../core/auth/users.js';
 import type { AppContext } from '../../context.js';
-import { ClinAgentError } from '../../core/errors.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
 
@@ -39,20 +38,6 @@ export async function scenarioToRun(ctx: AppContext, body: RunBody, user: User):
   if (body.conversationId) await ctx.conversations.assertMayContinue(body.conversationId, user, scenario.id);
   ctx.engines.assertReady(scenario, { inputs: body.inputs });
   return scenario;
-}
-
-/**
- * The scenario of that id, as the agent registry holds it (resolveScenario). An invalid file's problems are for
- * admins, who fix scenario files (GET /api/scenarios lists them to admins only): a problem may quote the file, so
- * anyone else learns only that it is invalid.
- */
-function servedScenario(ctx: AppContext, scenarioId: string, user: User): Scenario {
-  try {
-    return resolveScenario(ctx, scenarioId);
-  } catch (error) {
-    if (!ClinAgentError.isInstance(error) || error.code !== 'SCENARIO_INVALID' || user.role === 'admin') throw error;
-    throw new ClinAgentError('SCENARIO_INVALID', `Scenario "${scenarioId}" is not served: its file is invalid. Ask an admin to fix it; admins see its problems in the scenario list (GET /api/scenarios) and the server's log.`, { scenarioId });
-  }
 }
 
 export const agentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {

@@ -27,7 +27,7 @@ export function resolveScenario(sources: ScenarioSources, id: string): Scenario 
 }
 
 /** A definition compiled from a scenario file: its prompt is text and it declares its retrieval and documents. */
-export function isScenario(definition: AgentDefinition<any, any>): definition is Scenario {
+function isScenario(definition: AgentDefinition<any, any>): definition is Scenario {
   const candidate = definition as Partial<Scenario>;
   return agentKind(definition) === 'scenario' && typeof definition.instructions === 'string' && typeof candidate.rag === 'object' && Array.isArray(candidate.documents);
 }
