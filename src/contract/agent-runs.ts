@@ -3,7 +3,7 @@ import { IdText, Uuid } from './common.js';
 
 /** PENDING: queued. SUSPENDED: waiting for you (an answer or an approval). CANCELLED: stopped by its user. */
 const AgentRunStatus = z.enum(['PENDING', 'RUNNING', 'SUSPENDED', 'COMPLETED', 'FAILED', 'CANCELLED']);
-export type AgentRunStatus = z.infer<typeof AgentRunStatus>;
+type AgentRunStatus = z.infer<typeof AgentRunStatus>;
 
 /** POST /api/agent/runs: a durable run of a scenario, advanced by job workers; answered 202 at once. */
 export const StartAgentRunRequest = z.strictObject({

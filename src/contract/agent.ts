@@ -31,7 +31,7 @@ const AgentFile = z.object({
   url: z.string().describe("where to fetch it; a path Dify gave is resolved against the app's host"),
   belongsTo: z.string().describe('user or assistant'),
 });
-export type AgentFile = z.infer<typeof AgentFile>;
+type AgentFile = z.infer<typeof AgentFile>;
 
 /** The one result of an agent run: every field is always present, whether the run succeeded or not. */
 export const AgentResult = z.object({

@@ -4,11 +4,11 @@ import { z } from 'zod';
  * GET /api/agents: every agent of the one registry, as the runtime runs it. Admins see all; anyone else sees the
  * agents their role may start (writer roles: scenarios, staged agents, the consult; everyone: the trial assistant).
  */
-export const AgentKind = z
+const AgentKind = z
   .enum(['scenario', 'staged', 'conversation', 'one_shot', 'internal'])
   .describe('scenario: a scenario file; staged: a staged agent (its stages listed); conversation: a chat a person holds (the consult, the trial assistant); one_shot: one model call with its answer schema; internal: run by a feature (the soft-rule judge, intent routing, pruning)');
 
-export const AgentLimits = z
+const AgentLimits = z
   .object({
     maxRounds: z.int().optional().describe('model calls per turn'),
     maxToolRounds: z.int().optional().describe('tool rounds, after which the model has to answer'),

@@ -74,7 +74,7 @@ export const StageCompleteResponse = z.object({
 export type StageCompleteResponse = z.infer<typeof StageCompleteResponse>;
 
 const SpiritItem = z.object({ id: z.string().describe('the SPIRIT 2025 item number, e.g. "6a"'), section: z.string(), title: z.string() });
-export type SpiritItem = z.infer<typeof SpiritItem>;
+type SpiritItem = z.infer<typeof SpiritItem>;
 export const SpiritCoverage = z.object({
   total: z.number().int(),
   covered: z.array(SpiritItem.extend({ from: z.array(z.string()).describe('the context fields that answer it') })),

@@ -117,9 +117,6 @@ export function runStreamEvents<Result extends z.ZodType>(result: Result) {
   } as const;
 }
 
-/** Every event a client may receive from a route whose `result` is `Result`. */
-export type RunStreamEvent<Result> = RunProgressEvent | { event: 'result'; data: Result } | { event: 'error'; data: z.infer<typeof ApiErrorBody> };
-
 /** The OpenAPI description of a streaming route's 200 response, written from the events' own descriptions. */
 export function runStreamDescription(result: string): string {
   const progress = RUN_EVENT_NAMES.map((name) => `\`${name}\` (${RunEvents[name].description})`).join('; ');

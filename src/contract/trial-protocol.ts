@@ -13,7 +13,7 @@ const ProtocolDocument = z.object({
   contentHash: z.string().describe('sha256 of the ingested text, hex'),
   updatedAt: z.string(),
 });
-export type ProtocolDocument = z.infer<typeof ProtocolDocument>;
+type ProtocolDocument = z.infer<typeof ProtocolDocument>;
 
 /** GET /api/iit/projects/:projectId/protocol-documents */
 export const ProtocolDocumentList = z.object({ documents: z.array(ProtocolDocument) });

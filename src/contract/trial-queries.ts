@@ -130,7 +130,7 @@ const ReportRow = z.object({
   createdAt: z.string(),
   masked: z.boolean(),
 });
-export type ReportRow = z.infer<typeof ReportRow>;
+type ReportRow = z.infer<typeof ReportRow>;
 
 /** The violations report (format=json): counts by field, rule, site, severity and status, and every row. */
 export const ViolationsReport = z.object({

@@ -48,7 +48,7 @@ const CrfQueryCell = z.object({
   field: z.string().describe('the dictionary field (a checkbox choice column names its checkbox field)'),
   queryIds: z.array(z.string()).describe('ids of the record view\'s queries on this cell'),
 });
-export type CrfQueryCell = z.infer<typeof CrfQueryCell>;
+type CrfQueryCell = z.infer<typeof CrfQueryCell>;
 
 /**
  * The record as a case report form: forms and fields in dictionary order, visits as columns, values per

@@ -31,7 +31,7 @@ const DryRunFinding = z.object({
   value: z.unknown().describe('the value the rule read; null when masked'),
   masked: z.boolean().describe('true: the field is an identifier you may not see, so value is null'),
 });
-export type DryRunFinding = z.infer<typeof DryRunFinding>;
+type DryRunFinding = z.infer<typeof DryRunFinding>;
 
 export const SkillDryRunResult = z.object({
   skillId: z.string(),

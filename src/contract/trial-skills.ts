@@ -20,7 +20,7 @@ export const SkillValidation = z.object({
 export type SkillValidation = z.infer<typeof SkillValidation>;
 
 const SkillVersionStatus = z.enum(['draft', 'active', 'retired']);
-export type SkillVersionStatus = z.infer<typeof SkillVersionStatus>;
+type SkillVersionStatus = z.infer<typeof SkillVersionStatus>;
 
 /** One stored version of a skill, as the editor shows it. */
 export const SkillVersionView = z.object({

@@ -9,7 +9,7 @@ import { defineQueue } from '../core/jobs/queues.js';
 import { testEngines } from './test-database.js';
 
 /** The run columns the specification reads; every run table has them. */
-export interface ConformanceRow {
+interface ConformanceRow {
   id: string;
   status: string;
   currentNode: string;
@@ -22,7 +22,7 @@ export interface ConformanceRow {
 }
 
 /** A store opened on a fresh database of one engine, with what the specification needs around it. */
-export interface RunStoreSubject<Row extends ConformanceRow, Extra, DecisionExtra> {
+interface RunStoreSubject<Row extends ConformanceRow, Extra, DecisionExtra> {
   store: RunStore<Row, Extra, DecisionExtra>;
   db: Db;
   jobs: Jobs;
@@ -39,7 +39,7 @@ export interface RunStoreSubject<Row extends ConformanceRow, Extra, DecisionExtr
  * How a backend joins the specification: a name, and how to open its store on a database of each engine (the
  * langgraphjs checkpointer validation shape: one spec, one initializer per backend).
  */
-export interface RunStoreInitializer<Row extends ConformanceRow, Extra, DecisionExtra> {
+interface RunStoreInitializer<Row extends ConformanceRow, Extra, DecisionExtra> {
   name: string;
   /** False for a store whose steps save columns of their own, which commits steps one by one only. */
   batchCommits: boolean;

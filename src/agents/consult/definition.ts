@@ -23,7 +23,7 @@ Tools: search_medical_knowledge(query, specialty="dermatology") for facts about 
 Keep the medical context yourself in "medical_context_update" (it is merged into what you already know): symptoms, location, triggers, missing_info, suspected_conditions and image_findings as lists of short strings; duration as text ("3 days"); patient_info {age (a number of years), sex, pregnant (true/false), breastfeeding (true/false), allergies (a list of drug or class names)}. Ask one or two questions at a time, with quick_options the patient can tap. You decide when the information is sufficient; do not diagnose before you have it, and do not keep asking once you do. If a tool fails, continue: ask the patient in text instead. You are not a replacement for a doctor: say so when you conclude, and tell the patient to seek care at once for any alarming sign. Answer in the patient's language.
 ${DATA_NOT_INSTRUCTIONS}`;
 
-export interface ConsultTurnInput {
+interface ConsultTurnInput {
   /** What is known so far; the model's own record, shown back to it as data. */
   medicalContext: MedicalContext;
   /** The conversation so far, without a system message. */
@@ -33,7 +33,7 @@ export interface ConsultTurnInput {
 }
 
 /** The system prompt of every turn: the instructions and the medical context as it stands. */
-export function consultMessages(input: ConsultTurnInput): ChatMessage[] {
+function consultMessages(input: ConsultTurnInput): ChatMessage[] {
   return [
     { role: 'system', content: `${INSTRUCTIONS}\n\nWhat you have recorded so far:\n${dataBlock('medical_context', input.medicalContext)}` },
     ...input.history,
@@ -42,20 +42,20 @@ export function consultMessages(input: ConsultTurnInput): ChatMessage[] {
 }
 
 /** Model calls and tokens a single patient message may take; the whole consult's budget is the service's. */
-export const CONSULT_TURN_LIMITS = { maxRounds: 8, tokenBudget: 24_000, errorBreaker: 3, attempts: 3 } as const;
+const CONSULT_TURN_LIMITS = { maxRounds: 8, tokenBudget: 24_000, errorBreaker: 3, attempts: 3 } as const;
 
 /**
  * The decision that ends a consult (respond waits for the patient, use_tool runs a tool): a diagnosis the patient
  * can read. A conclusion without its assessment goes back to the model, which is asked for it, rather than being
  * shown as a stock sentence; the other fields are read tolerantly by the service (normalize-context.ts).
  */
-export const consultDiagnosisSchema = z.looseObject({
+const consultDiagnosisSchema = z.looseObject({
   action: z.literal('diagnose'),
   response: z.string().trim().min(1, 'required: your assessment for the patient (the most likely condition, what to do, when to see a doctor)'),
   ready_reason: z.string().optional(),
 });
 
-export type ConsultDiagnosis = z.infer<typeof consultDiagnosisSchema>;
+type ConsultDiagnosis = z.infer<typeof consultDiagnosisSchema>;
 
 /**
  * The model's `medical_context_update` is read through one zod schema with coercion for every field

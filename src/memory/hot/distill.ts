@@ -28,7 +28,7 @@ const FEEDBACK_PER_RUN = 50;
 const FEEDBACK_ANSWER_TOKENS = 150;
 /**
  * What the model may write: new facts of a day, each a short line; well above a busy day's answer, far below what
- * would crowd the memory. An answer that reaches it was cut off and is refused (assertComplete), never repaired.
+ * would crowd the memory. An answer that reaches it was cut off and is refused (oneRoundAnswer), never repaired.
  */
 const DISTILL_REPLY_MAX_TOKENS = 2000;
 

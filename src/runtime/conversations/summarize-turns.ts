@@ -16,7 +16,7 @@ import type { ConversationTurn } from './types.js';
  * Long enough for the facts of a long consultation (ids, values, decisions), short enough that the summary
  * costs a fraction of the history budget it replaces.
  */
-export const SUMMARY_MAX_TOKENS = 800;
+const SUMMARY_MAX_TOKENS = 800;
 const SUMMARY_TOKEN_SLACK = 2;
 const MAX_CHARS_PER_TOKEN = 8;
 
@@ -30,7 +30,7 @@ const INSTRUCTION = [
   DATA_NOT_INSTRUCTIONS,
 ].join('\n');
 
-export interface SummarizeTurnsInput {
+interface SummarizeTurnsInput {
   previousSummary: string | null;
   turns: readonly ConversationTurn[];
 }

@@ -15,7 +15,7 @@ export interface DecisionMode {
   waitOn?: Readonly<Record<string, 'answer' | 'approval'>>;
 }
 
-export type Decision =
+type Decision =
   | { kind: 'use_tool'; tool: string; arguments: string; data: Record<string, unknown> }
   | { kind: 'final'; action: string; data: Record<string, unknown> }
   | { kind: 'invalid'; problems: string[]; truncated?: boolean };

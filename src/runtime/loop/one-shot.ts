@@ -1,18 +1,12 @@
 import { ClinAgentError } from '../../core/errors.js';
-import type { ChatResponse } from '../../core/llm/types.js';
 import type { TraceScope } from '../../core/trace/store.js';
 import type { LoopOutcome } from './run-loop.js';
 
 /**
  * A one-shot answer that stopped at the token limit is a shorter text than the model meant ("- Reports should s"):
  * repairing its JSON or keeping its text would store that fragment as finished, so callers that keep what the model
- * wrote (memory writers, conversation summaries) refuse it here. The loop does the same for its own answers.
+ * wrote (memory writers, conversation summaries) refuse it with this error. The loop does the same for its own answers.
  */
-export function assertComplete(response: Pick<ChatResponse, 'finishReason' | 'usage'>, what: string, details: Record<string, unknown> = {}): void {
-  if (response.finishReason !== 'length') return;
-  throw cutOffError(what, response.usage.completionTokens, details);
-}
-
 function cutOffError(what: string, completionTokens: number, details: Record<string, unknown>): ClinAgentError {
   return new ClinAgentError(
     'LLM_BAD_RESPONSE',
@@ -26,7 +20,7 @@ export const UNTRACED: TraceScope = { traceId: '', span: (_kind, _name, _input, 
 
 /**
  * The answer of a definition with one round (a summary, a distillation, a verdict): its value, or the error that
- * says why there is none. An answer cut off at the token limit is refused as assertComplete says; an answer its
+ * says why there is none. An answer cut off at the token limit is refused (cutOffError says why); an answer its
  * schema refused is told in the schema's own words (written for a person: with one round no correction follows).
  */
 export function oneRoundAnswer<T>(outcome: LoopOutcome<T>, what: string, details: Record<string, unknown> = {}, tell: (why: string) => string = (why) => why): T {

@@ -35,7 +35,7 @@ export interface ConversationRunState {
 export type ConversationInput<I> = { kind: 'answer'; input: I } | { kind: 'approve' };
 
 /** What one input did: the agent's new state, and how the step is named in the run's steps and audit. */
-export interface StepOutcome<S> {
+interface StepOutcome<S> {
   state: S;
   type: string;
   outcome: string;
@@ -57,7 +57,7 @@ export interface ConversationRunDeps {
   users: { get(id: string): Promise<User | undefined> };
 }
 
-export interface ConversationRunsOptions<S extends ConversationRunState, I> extends Omit<ConversationRunDeps, 'conversations'> {
+interface ConversationRunsOptions<S extends ConversationRunState, I> extends Omit<ConversationRunDeps, 'conversations'> {
   /** `staged:`, `consult:`: the run kind is the prefix and the agent id; the run host routes the family's jobs by it. */
   kindPrefix: string;
   /**
@@ -151,7 +151,7 @@ export function createConversationRunStore<S extends ConversationRunState>(optio
  */
 const OTHER_WORKER_POLL_MS = 250;
 const OTHER_WORKER_WAIT_MS = 120_000;
-export const INPUT_NODE = 'input';
+const INPUT_NODE = 'input';
 
 /**
  * Conversations that are durable runs (a protocol being drafted, a consult): one run of the `agent_runs` table per
@@ -349,5 +349,3 @@ export function createConversationRuns<S extends ConversationRunState, I>(option
     throw new ClinAgentError('CONFLICT_STATE', 'Your message is being answered by another server process; reload in a moment to see the answer.', { runId });
   }
 }
-
-export type ConversationRuns<S extends ConversationRunState, I> = ReturnType<typeof createConversationRuns<S, I>>;

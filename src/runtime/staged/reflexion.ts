@@ -44,7 +44,7 @@ export interface ReflexionResult {
   blockTransition: boolean;
 }
 
-export interface ReflectInput {
+interface ReflectInput {
   rules: readonly ReflexionRuleConfig[];
   timing: ReflexionRuleConfig['triggerTiming'];
   stage: StageConfig;
@@ -52,7 +52,7 @@ export interface ReflectInput {
   stageData: Record<string, unknown>;
 }
 
-export interface ReflectDeps {
+interface ReflectDeps {
   /** Without it prompt-based rules are skipped with a note (rule-based checks still run). */
   llm?: LlmGateway;
   trace?: TraceScope;
@@ -67,9 +67,9 @@ export interface ReflectDeps {
  * compile rather than guarding against backtracking; the trial rules' `matches` operator uses the same figures
  * (src/trial/rules/matches-operator.ts, which this layer may not import).
  */
-export const MAX_RULE_PATTERN_LENGTH = 200;
+const MAX_RULE_PATTERN_LENGTH = 200;
 /** Largest compiled program (RE2 instructions): `(a|aa){999}` is short and still huge; field formats take 10-30. */
-export const MAX_RULE_PROGRAM_SIZE = 1000;
+const MAX_RULE_PROGRAM_SIZE = 1000;
 /** Longest text a pattern is tested against; stage fields are sentences, and matching cost grows with length. */
 const MAX_PATTERN_VALUE_LENGTH = 10_000;
 /** Enough for a verdict with a few issues and suggestions. */

@@ -19,7 +19,7 @@ import type { CustomValidator } from './reflexion.js';
 import { completeStage, handleMessage, stageOf, stageProgress, unansweredMessage } from './stage-steps.js';
 import type { ActionCardPayload, StageCompleteResult, StagedChatResponse, StagedRunState } from './types.js';
 
-export interface StagedAgentServiceDeps extends ConversationRunDeps {
+interface StagedAgentServiceDeps extends ConversationRunDeps {
   llm: LlmGateway;
   tools: ToolRegistry;
   configs: ConfigStore;
@@ -35,7 +35,7 @@ export type StagedRun = ConversationRun;
  * declared data block. Conversations whose message was taken before the input was typed kept the text alone.
  */
 const StagedInput = z.object({ text: z.string().min(1) });
-export type StagedInput = z.infer<typeof StagedInput>;
+type StagedInput = z.infer<typeof StagedInput>;
 const StoredStagedInput = z.union([StagedInput, z.string().min(1).transform((text) => ({ text }))]);
 
 export interface StagedView {

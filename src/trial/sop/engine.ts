@@ -203,7 +203,7 @@ async function checkSoftRule(deps: SopDeps, trace: Parameters<typeof runWithRetr
 }
 
 /** The rules a skill has now: a hard rule by its id, a soft rule by its node's (as its findings are keyed). */
-export function skillRuleIds(skill: Skill): string[] {
+function skillRuleIds(skill: Skill): string[] {
   let ids = ruleIdsOf.get(skill);
   if (!ids) {
     ids = Object.entries(skill.nodes).flatMap(([id, node]) => (node.type === 'hard_rule' ? (skill.compiled[id]?.rules ?? []).map((r) => r.id) : node.type === 'soft_instruction' ? [id] : []));
@@ -237,5 +237,3 @@ export async function taskRunDecision(db: Db, taskRunId: string, decision: 'appr
   const current = await getTaskRun(db, taskRunId);
   return { kind: decision, actor: reviewer, comment, onRejectQueries: current?.reviewRequest?.onRejectQueries ?? 'cancel', shownDataHash };
 }
-
-export { getTaskRun };
