@@ -7,6 +7,7 @@ import * as q from '../src/rag/rag-sql.js';
 import { efSearchFor } from '../src/rag/rag-store.js';
 import { collectionIndexName, vectorShape } from '../src/rag/vector-sql.js';
 import { printTable, summarise } from './stats.js';
+import { withTransaction } from '../src/core/db/transaction.js';
 
 /**
  * RAG throughput, latency and recall on in-memory PGlite with the offline local embedder (256-d):
@@ -156,8 +157,7 @@ async function measureSearch(database: Database, store: RagStore, embedder: Embe
 }
 
 async function nearest(db: Db, search: { scenarioId: string; vector: number[]; exact: boolean }): Promise<q.NearestChunkRow[]> {
-  return db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  return withTransaction(db, async (tx) => {
     await q.setSearchParameters(tx, { efSearch: efSearchFor(TOP_K), iterativeScan: true, exact: search.exact });
     return q.selectNearestChunks(tx, { collection: COLLECTION, shape: vectorShape(search.vector.length), scenarioId: search.scenarioId, vector: search.vector, topK: TOP_K });
   });
@@ -165,8 +165,7 @@ async function nearest(db: Db, search: { scenarioId: string; vector: number[]; e
 
 async function planOf(db: Db, embedder: Embedder, scenarioId: string): Promise<string> {
   const [vector] = await embedder.embed(['肝功能异常 暂停给药']);
-  const plan = await db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  const plan = await withTransaction(db, async (tx) => {
     await q.setSearchParameters(tx, { efSearch: efSearchFor(TOP_K), iterativeScan: true });
     const query = q.nearestChunksQuery({ collection: COLLECTION, shape: vectorShape(vector!.length), scenarioId, vector: vector!, topK: TOP_K });
     return (await queryRows<Record<string, string>>(tx, sql`EXPLAIN ${query}`)).map((row) => Object.values(row)[0]).join('\n');

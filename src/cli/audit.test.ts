@@ -9,6 +9,7 @@ import { loadConfig } from '../core/config.js';
 import { openDatabase, queryRows, sql, type Database, type Db } from '../core/db/connect.js';
 import { runMigrations } from '../core/db/migrate.js';
 import { killRunningClis, runCli } from '../testing/run-cli.js';
+import { withTransaction } from '../core/db/transaction.js';
 
 afterAll(killRunningClis);
 
@@ -25,9 +26,9 @@ async function withDataFolder<T>(dataDir: string, auditKey: AuditKey | undefined
 /** Past the append-only trigger, as the embedded folder's only role (a superuser) can: no audit key needed for that. */
 async function asAttacker(dataDir: string, change: (db: Db) => Promise<void>): Promise<void> {
   await withDataFolder(dataDir, undefined, ({ db }) =>
-    db.transaction(async (tx) => {
+    withTransaction(db, async (tx) => {
       await tx.execute(sql`ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only`);
-      await change(tx as unknown as Db);
+      await change(tx);
       await tx.execute(sql`ALTER TABLE audit_log ENABLE TRIGGER audit_log_append_only`);
     }),
   );

@@ -8,6 +8,7 @@ import { appendAudit, listAudit, type AuditEntryInput } from './audit-log.js';
 import { claimAuditChainKey, readAuditChainKey } from './audit-chain-key.js';
 import { auditKeyFromSecret } from './audit-key.js';
 import { AUDIT_CHAIN_GENESIS, checkAuditChain, listAuditChains, verifyAuditChain } from './verify-audit-chain.js';
+import { withTransaction } from '../db/transaction.js';
 
 const entry = (projectId: string, n: number, extra: Partial<AuditEntryInput> = {}): AuditEntryInput => ({
   projectId,
@@ -74,10 +75,10 @@ describe.each(testEngines())('the audit hash chain on %s', (engine) => {
     // this array, time in UTC to the microsecond.
     const canonical = `["${AUDIT_CHAIN_GENESIS}", 7, "p-1", "record", "S001", "update", "crc", "2026-01-02T03:04:05.123456Z", {"a": [1.50, "肺炎"], "b": {"x": null}}, null, "why \\"now\\""]`;
     const expected = createHmac('sha256', TEST_AUDIT_SECRET).update(canonical, 'utf8').digest('hex');
-    const [row] = await db.transaction(async (tx) => {
+    const [row] = await withTransaction(db, async (tx) => {
       await tx.execute(sql`SET LOCAL TIME ZONE 'Asia/Shanghai'`);
       return queryRows<{ hash: string }>(
-        tx as unknown as Db,
+        tx,
         sql`SELECT audit_log_entry_mac(decode(current_setting('clinagent.audit_key_ipad'), 'hex'), decode(current_setting('clinagent.audit_key_opad'), 'hex'),
               ${AUDIT_CHAIN_GENESIS}, 7, 'p-1', 'record', 'S001', 'update', 'crc', '2026-01-02 11:04:05.123456+08'::timestamptz,
               '{"b": {"x": null}, "a": [1.50, "肺炎"]}'::jsonb, NULL, 'why "now"') AS hash`,
@@ -178,9 +179,9 @@ describe.each(testEngines())('the audit hash chain on %s', (engine) => {
     try {
       await Promise.all(
         Array.from({ length: 50 }, (_, n) =>
-          writer.db.transaction(async (tx) => {
-            await appendAudit(tx as unknown as Db, entry(n % 5 === 0 ? 'race-b' : 'race-a', n));
-            await appendAudit(tx as unknown as Db, entry(n % 5 === 0 ? 'race-b' : 'race-a', n, { action: 'second' }));
+          withTransaction(writer.db, async (tx) => {
+            await appendAudit(tx, entry(n % 5 === 0 ? 'race-b' : 'race-a', n));
+            await appendAudit(tx, entry(n % 5 === 0 ? 'race-b' : 'race-a', n, { action: 'second' }));
           }),
         ),
       );
@@ -197,9 +198,9 @@ describe.each(testEngines())('the audit hash chain on %s', (engine) => {
   it('refuses to verify, and to write, on a session without the audit key, saying which key is missing', async () => {
     await appendAudit(db, entry('no-key', 1));
     const withoutKey = <T>(work: (tx: Db) => Promise<T>) =>
-      db.transaction(async (tx) => {
+      withTransaction(db, async (tx) => {
         await tx.execute(sql`SELECT set_config('clinagent.audit_key_ipad', '', true), set_config('clinagent.audit_key_id', '', true)`);
-        return work(tx as unknown as Db);
+        return work(tx);
       });
 
     await expect(withoutKey((tx) => verifyAuditChain(tx, 'no-key'))).rejects.toMatchObject({ code: 'CONFIG_MISSING', message: expect.stringContaining('carries no audit key') });
@@ -220,7 +221,7 @@ describe.each(testEngines())('the audit hash chain on %s', (engine) => {
   });
 
   it('refuses to write an entry in a REPEATABLE READ transaction, which could not see the entry just committed', async () => {
-    const attempt = db.transaction(async (tx) => appendAudit(tx as unknown as Db, entry('isolation', 1)), { isolationLevel: 'repeatable read' });
+    const attempt = withTransaction(db, (tx) => appendAudit(tx, entry('isolation', 1)), { isolationLevel: 'repeatable read' });
 
     await expect(attempt).rejects.toThrow();
     await expect(attempt.catch((error: Error) => String((error.cause as Error | undefined)?.message ?? error.message))).resolves.toMatch(/READ COMMITTED/);

@@ -4,6 +4,7 @@ import { openTestDatabase, testEngines } from '../../testing/test-database.js';
 import { appendAudit } from './audit.js';
 import { createTrialStore, type TrialStore } from './trial-store.js';
 import type { TrialEvent, TrialField, TrialRecord } from './types.js';
+import { withTransaction } from '../../core/db/transaction.js';
 
 const FIELDS: TrialField[] = [
   { fieldName: 'record_id', formName: 'enrolment', fieldType: 'text', label: 'Subject', choices: [], validationMin: null, validationMax: null, required: false, identifier: false },
@@ -191,10 +192,10 @@ describe.each(testEngines())('createTrialStore on %s', (engine) => {
     const projectId = await newProject();
     const entry = { projectId, entityType: 'query' as const, entityId: 'Q-1', action: 'query.open', actor: 'dm.alice', newValue: { status: 'open' }, reason: 'age out of range' };
 
-    await db.transaction(async (tx) => appendAudit(tx as unknown as Db, entry));
+    await withTransaction(db, (tx) => appendAudit(tx, entry));
     await expect(
-      db.transaction(async (tx) => {
-        await appendAudit(tx as unknown as Db, { ...entry, entityId: 'Q-2' });
+      withTransaction(db, async (tx) => {
+        await appendAudit(tx, { ...entry, entityId: 'Q-2' });
         throw new Error('the query write failed');
       }),
     ).rejects.toThrow('the query write failed');
