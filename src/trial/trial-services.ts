@@ -1,14 +1,7 @@
 import type { MembershipCheck } from '../core/auth/membership.js';
 import type { ProjectDirectory } from '../core/auth/projects.js';
 import type { Config } from '../core/config.js';
-import type { Db } from '../core/db/connect.js';
-import type { Jobs } from '../core/jobs/boss.js';
-import type { LlmGateway } from '../core/llm/gateway.js';
-import type { Logger } from '../core/logger.js';
 import type { SecretRegistry } from '../core/secrets.js';
-import type { ToolRegistry } from '../core/tools/registry.js';
-import type { TraceStore } from '../core/trace/store.js';
-import type { AgentRegistry } from '../runtime/definitions/index.js';
 import type { RagStore } from '../rag/index.js';
 import { createProtocolDocumentService } from './protocol-documents/protocol-document-service.js';
 import { createReadToolService } from './read-tools/read-tool-service.js';
@@ -20,21 +13,13 @@ import { createRedcapService } from './redcap/redcap-service.js';
 import { createReportService } from './report/report-service.js';
 import { createSkillTools } from './skill-tools/skill-tools.js';
 import { createSkillService } from './skills/skill-service.js';
-import { createSopDeps } from './sop/sop-deps.js';
+import { createSopDeps, type SopDepsInput } from './sop/sop-deps.js';
 import type { SkillCatalog } from './sop/skill-catalog.js';
 import { createTrialStore } from './store/trial-store.js';
 
-/** The slice of the application context the trial area works with (the app's context has all of it). */
-export interface TrialServiceDeps {
+/** The slice of the application context the trial area works with (the app's context has all of it): what the SOP engine runs with, and more. */
+export interface TrialServiceDeps extends Omit<SopDepsInput, 'config' | 'skills'> {
   config: Pick<Config, 'host' | 'port' | 'qc' | 'redcap'>;
-  db: Db;
-  jobs?: Jobs;
-  llm: LlmGateway;
-  tools: ToolRegistry;
-  trace: TraceStore;
-  /** Every agent by id: QC's soft rules run the judge registered there. */
-  agents: Pick<AgentRegistry, 'get'>;
-  logger: Logger;
   users: MembershipCheck & ProjectDirectory;
   secrets: SecretRegistry;
   skills: SkillCatalog;
