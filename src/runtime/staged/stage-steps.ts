@@ -15,7 +15,7 @@ import { createPlan } from './planner.js';
 import { buildSystemPrompt, historyMessages } from './prompt.js';
 import { analyzeQuery } from './query-analysis.js';
 import { reflect, type CustomValidator, type ReflexionResult } from './reflexion.js';
-import { stageTurnDefinition } from './stage-definition.js';
+import { registeredStagedAgent, stageTurnDefinition } from './stage-definition.js';
 import { MAX_REPLY_CHARS, recordTurn } from './turn-record.js';
 import type { StageCompleteResult, StagedChatResponse, StagedRunState, StageProgress } from './types.js';
 
@@ -23,8 +23,8 @@ export interface StageStepDeps {
   llm: LlmGateway;
   tools: ToolRegistry;
   validators: Readonly<Record<string, CustomValidator>>;
-  /** The registry the reflexion definition is resolved from. */
-  agents?: Pick<AgentRegistry, 'get'>;
+  /** The registry a stage turn's definition (the staged agent) and the reflexion definition are resolved from. */
+  agents: Pick<AgentRegistry, 'get' | 'has'>;
 }
 
 export interface StepInput {
@@ -83,7 +83,7 @@ export async function handleMessage(deps: StageStepDeps, input: StepInput & { me
     if (text) send(event.round, text);
   });
   const outcome = await trace.span('step', 'execution', { strategy: plan.strategy, stage: stage.stageId, tools: stage.availableToolIds }, () =>
-    runDefinition(stageTurnDefinition(config, stage, input.configVersion), {
+    runDefinition(stageTurnDefinition(registeredStagedAgent(deps.agents, config.agentId), config, stage, input.configVersion), {
       llm: deps.llm,
       trace,
       registry: stage.availableToolIds.length ? deps.tools : undefined,

@@ -16,6 +16,7 @@ import { appliedValueProblems, computedCardResult } from './card-results.js';
 import { mergeStageData } from './context-paths.js';
 import { contextValueProblems } from './context-values.js';
 import type { CustomValidator } from './reflexion.js';
+import { registeredStagedAgent } from './stage-definition.js';
 import { completeStage, handleMessage, stageOf, stageProgress, unansweredMessage } from './stage-steps.js';
 import type { ActionCardPayload, StageCompleteResult, StagedChatResponse, StagedRunState } from './types.js';
 
@@ -24,8 +25,8 @@ interface StagedAgentServiceDeps extends ConversationRunDeps {
   tools: ToolRegistry;
   configs: ConfigStore;
   validators: Readonly<Record<string, CustomValidator>>;
-  /** The registry the one-round agents of a step (reflexion) are resolved from. */
-  agents?: Pick<AgentRegistry, 'get'>;
+  /** The registry the staged agents' stage turns and the one-round agents of a step (reflexion) are resolved from. */
+  agents: Pick<AgentRegistry, 'get' | 'has'>;
 }
 
 export type StagedRun = ConversationRun;
@@ -98,6 +99,8 @@ export function createStagedAgentService(deps: StagedAgentServiceDeps) {
   }
 
   async function start(actor: User, agentId: string, request: { title?: string; projectId?: string; conversationId?: string }): Promise<StagedView> {
+    // Refused before anything is stored: a conversation of an agent the registry does not hold could never be answered.
+    registeredStagedAgent(deps.agents, agentId);
     const { config } = await deps.configs.current(agentId);
     const title = request.title?.trim() || `${config.agentName} ${new Date().toISOString().slice(0, 10)}`;
     const conversation = await deps.conversations.start({ id: request.conversationId, actor, scenarioId: agentId, projectId: request.projectId, title });

@@ -5,6 +5,8 @@ import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-m
 import { buildTestContext } from '../../testing/test-context.js';
 import { testEngines } from '../../testing/test-database.js';
 import type { StagedAgentConfigInput } from './config.js';
+import { stagedAgentDefinition } from './stage-definition.js';
+import { validateStagedConfig } from './validate-config.js';
 
 /**
  * The staged-agent framework with a configuration of its own (not the Protocol Agent): a new staged agent is a
@@ -46,6 +48,8 @@ describe.each(testEngines())('a staged agent of its own configuration on %s', (e
     const pi = await ctx.users.create({ name: 'pi-cfg', role: 'pi' });
     owner = pi.user;
     tokens = { admin: admin.token, pi: pi.token };
+    // A staged agent runs from the registry, as the server registers its shipped files at start-up.
+    ctx.agents.register(stagedAgentDefinition(validateStagedConfig(INTAKE, { toolNames: new Set(ctx.tools.list().map((t) => t.name)), validators: new Set(), source: 'study_intake.v1.yaml' }), 'study_intake.v1.yaml'));
   });
   afterAll(async () => {
     await app?.close();
@@ -54,7 +58,6 @@ describe.each(testEngines())('a staged agent of its own configuration on %s', (e
   });
 
   it('seeds a shipped version once: a restart with the same file adds nothing', async () => {
-    const { validateStagedConfig } = await import('./validate-config.js');
     const config = validateStagedConfig(INTAKE, { toolNames: new Set(ctx.tools.list().map((t) => t.name)), validators: new Set(), source: 'study_intake.v1.yaml' });
     expect((await ctx.agentConfigs.seed(config, 'study_intake.v1.yaml')).seeded).toBe(true);
     expect((await ctx.agentConfigs.seed(config, 'study_intake.v1.yaml')).seeded).toBe(false);
