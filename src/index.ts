@@ -15,6 +15,7 @@ export { createRunHost, advanceAgentRunQueue, type RunHost, type RunFamily } fro
 export { createStepDriver, type StepDriver, type NodeHandlers, type NodeResult } from './runtime/runs/step-driver.js';
 export { createAgentRunService, type AgentRunService } from './runtime/runs/agent-run-service.js';
 export { createAgentRegistry, validateDefinition, type AgentRegistry, type AgentDefinition, type DecisionSpec, type EngineSpec, type StopSettings, type StageDefinition } from './runtime/definitions/index.js';
+export { builtinAgentDefinitions } from './builtin-agents.js';
 export { createEngines, type AgentEngine, type AgentEngines, type EngineRunOptions } from './runtime/engines/index.js';
 export { runLoop, readDecision, type AgentEvent, type AgentEventSink, type LoopOutcome } from './runtime/loop/index.js';
 export { runDefinition } from './runtime/loop/run-definition.js';

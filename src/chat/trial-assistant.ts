@@ -46,7 +46,7 @@ interface TrialAssistantDeps {
   trial: { readTools: Pick<ReadToolService, 'forProject'>; qc: Pick<QcService, 'startQcRun'>; skills: Pick<SkillService, 'active'> };
   logger: Logger;
   /** The registry the router's and the question engine's definitions are resolved from. */
-  agents?: Pick<AgentRegistry, 'get'>;
+  agents: Pick<AgentRegistry, 'get'>;
 }
 
 type ChatEnding = 'answer' | 'max_rounds' | 'token_budget' | 'error_breaker' | 'guided' | 'started' | 'remembered' | 'forbidden' | 'failed';

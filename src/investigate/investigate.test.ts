@@ -89,6 +89,7 @@ describe('investigate: the read-only ReAct engine', () => {
       language: 'en',
       context: { hotMemory, profile },
       limits: { maxIterations: 5, tokenBudget: 100_000 },
+      agents: ctx.agents,
       ...overrides,
     });
     await trace.finish({ status: 'success' });

@@ -23,8 +23,8 @@ export interface InvestigateInput {
   onMessages?: (added: ChatMessage[]) => Promise<void>;
   signal?: AbortSignal;
   model?: string;
-  /** The registry the definition is resolved from (the server's); the one declared in code without it (a library caller). */
-  agents?: Pick<AgentRegistry, 'get'>;
+  /** The registry the definition is resolved from (the server's; a library caller registers builtinAgentDefinitions). */
+  agents: Pick<AgentRegistry, 'get'>;
 }
 
 export interface InvestigateResult {
@@ -56,7 +56,7 @@ const emptyAnswersTwice: StopCondition = (progress) => (progress.corrections >= 
 export async function investigate(input: InvestigateInput): Promise<InvestigateResult> {
   const question = input.question.trim();
   checkInput(input, question);
-  const declared = input.agents?.get(INVESTIGATE_AGENT) ?? INVESTIGATE_DEFINITION;
+  const declared = input.agents.get(INVESTIGATE_AGENT);
   const allowed = (declared.requestTools ?? []).filter((name) => input.registry.get(name));
   const tools = allowed.map((name) => ({ name, description: input.registry.get(name)!.description }));
   // The limits are the assistant's settings; the rest of the definition is fixed.

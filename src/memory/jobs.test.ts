@@ -56,7 +56,7 @@ describe.each(testEngines())('memory jobs on %s', (engine) => {
       await ctx.users.createProject({ id, name: id });
       await ctx.users.addMember(id, owner.id);
     }
-    const reports = createMemoryReports({ db: ctx.db, llm: ctx.llm, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, config: { hotMaxTokens: 2000, historyWeeks: 50 } });
+    const reports = createMemoryReports({ db: ctx.db, llm: ctx.llm, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, agents: ctx.agents, config: { hotMaxTokens: 2000, historyWeeks: 50 } });
     await registerMemoryWorkers({ jobs: ctx.jobs!, hot: hot.hot, reports, logger: ctx.logger, cron: { distill: DISTILL_CRON, weekly: WEEKLY_CRON } });
   });
 

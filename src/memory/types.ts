@@ -27,8 +27,8 @@ export type { AnswerLanguage, DetailLevel, HotMemoryLine, HotMemorySection, Memo
 export interface MemoryDeps {
   db: Db;
   llm: LlmGateway;
-  /** The registry the memory writers' definitions are resolved from (the server's); those declared in code without it. */
-  agents?: Pick<AgentRegistry, 'get'>;
+  /** The registry the memory writers' definitions are resolved from (the server's). */
+  agents: Pick<AgentRegistry, 'get'>;
   trace: TraceStore;
   logger: Logger;
   users: MembershipCheck;

@@ -14,7 +14,7 @@ type Ctx = Awaited<ReturnType<typeof buildTestContext>>;
 
 async function route(ctx: Ctx, message: string) {
   const trace = await ctx.trace.start({ kind: 'test', name: 'route' });
-  const routed = await routeIntent({ llm: ctx.llm, trace }, message, { skills });
+  const routed = await routeIntent({ llm: ctx.llm, trace, agents: ctx.agents }, message, { skills });
   await trace.finish({ status: 'success' });
   return { routed, traceId: trace.traceId };
 }

@@ -21,8 +21,8 @@ const MAX_MESSAGE_TOKENS = 2000;
  * and `fallbackReason` says why. Only a cancelled request (the user stopped) propagates.
  */
 export async function routeIntent(
-  /** `agents`: the registry the router's definition is resolved from; the one declared in code without it. */
-  deps: { llm: LlmGateway; trace: TraceScope; agents?: Pick<AgentRegistry, 'get'> },
+  /** `agents`: the registry the router's definition is resolved from. */
+  deps: { llm: LlmGateway; trace: TraceScope; agents: Pick<AgentRegistry, 'get'> },
   message: string,
   options: { skills: ReadonlyArray<SkillOption>; signal?: AbortSignal },
 ): Promise<RoutedMessage> {
@@ -35,7 +35,7 @@ export async function routeIntent(
   let fallbackReason: string;
   let fallback: RoutingFallback = 'answer_unusable';
   try {
-    const outcome = await runDefinition(deps.agents?.get(ROUTE_INTENT_AGENT) ?? ROUTE_INTENT_DEFINITION, {
+    const outcome = await runDefinition(deps.agents.get(ROUTE_INTENT_AGENT), {
       llm: deps.llm,
       trace: deps.trace,
       input: { message: forModel, skills },

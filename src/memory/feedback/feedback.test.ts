@@ -21,7 +21,7 @@ describe.each(testEngines())('answer feedback on %s', (engine) => {
     // A clock a minute apart per rating: two ratings within one millisecond would tie, and "newest first" needs an order.
     let minute = 0;
     const now = () => new Date(Date.UTC(2026, 0, 5, 9, minute++));
-    const deps: MemoryDeps = { db: ctx.db, llm: ctx.llm, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, config: { hotMaxTokens: 2000, historyWeeks: 50 }, now };
+    const deps: MemoryDeps = { db: ctx.db, llm: ctx.llm, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, agents: ctx.agents, config: { hotMaxTokens: 2000, historyWeeks: 50 }, now };
     feedback = createFeedback(deps);
     pi = (await ctx.users.create({ name: 'pi-feedback', role: 'pi' })).user;
     viewer = (await ctx.users.create({ name: 'viewer-feedback', role: 'viewer' })).user;

@@ -38,7 +38,7 @@ describe.each(testEngines())('hot memory distillation and pruning on %s', (engin
   let projectCount = 0;
 
   function services(hotMaxTokens: number): { hot: HotMemoryService; feedback: FeedbackService } {
-    const deps: MemoryDeps = { db: ctx.db, llm: ctx.llm, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, config: { hotMaxTokens, historyWeeks: 50 } };
+    const deps: MemoryDeps = { db: ctx.db, llm: ctx.llm, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, agents: ctx.agents, config: { hotMaxTokens, historyWeeks: 50 } };
     return { hot: createHotMemory(deps), feedback: createFeedback(deps) };
   }
 
@@ -226,7 +226,7 @@ describe.each(testEngines())('hot memory distillation and pruning on %s', (engin
     // A stalled endpoint, through a gateway with a short timeout and no retries.
     const impatient = createLlmGateway({ baseUrl: model.baseURL, model: 'scripted-model', apiKey: 'sk-test-secret-key-000000000000', timeoutMs: 200, maxRetries: 0 });
     replies.push({ stallMs: 2000 });
-    const deps: MemoryDeps = { db: ctx.db, llm: impatient, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, config: { hotMaxTokens: SMALL_CAP, historyWeeks: 50 } };
+    const deps: MemoryDeps = { db: ctx.db, llm: impatient, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, agents: ctx.agents, config: { hotMaxTokens: SMALL_CAP, historyWeeks: 50 } };
     await expect(createHotMemory(deps).distill(projectId)).rejects.toMatchObject({ code: 'LLM_TIMEOUT', message: expect.stringContaining('Nothing was stored') });
 
     expect(await hot.get(pi, projectId)).toEqual(before);

@@ -144,7 +144,7 @@ type DistillInput = Parameters<typeof buildDistillMessages>[0];
 
 async function askForFacts(deps: MemoryDeps, trace: TraceScope, projectId: string, prompt: DistillInput, labels: ReadonlyMap<string, Cited>) {
   try {
-    const outcome = await runDefinition(deps.agents?.get(DISTILL_AGENT) ?? DISTILL_DEFINITION, { llm: deps.llm, trace, input: prompt });
+    const outcome = await runDefinition(deps.agents.get(DISTILL_AGENT), { llm: deps.llm, trace, input: prompt });
     const what = `distillation answer for project "${projectId}"`;
     const facts = oneRoundAnswer(outcome, what, { projectId }, (why) => `The model's ${what} could not be read (${why}).`);
     return readFacts(deps, projectId, facts, labels);

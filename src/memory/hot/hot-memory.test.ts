@@ -22,7 +22,7 @@ describe.each(testEngines())('hot memory on %s', (engine) => {
   let projectCount = 0;
 
   function hotWith(hotMaxTokens: number): HotMemoryService {
-    const deps: MemoryDeps = { db: ctx.db, llm: ctx.llm, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, config: { hotMaxTokens, historyWeeks: 50 } };
+    const deps: MemoryDeps = { db: ctx.db, llm: ctx.llm, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, agents: ctx.agents, config: { hotMaxTokens, historyWeeks: 50 } };
     return createHotMemory(deps);
   }
 

@@ -90,7 +90,7 @@ type Condensed = { ok: true; lines: HotMemoryLine[] } | { ok: false; problem: st
 
 async function askToCondense(deps: MemoryDeps, trace: TraceScope, lines: HotMemoryLine[]): Promise<Condensed> {
   const maxTokens = deps.config.hotMaxTokens;
-  const outcome = await runDefinition(deps.agents?.get(PRUNE_AGENT) ?? PRUNE_DEFINITION, {
+  const outcome = await runDefinition(deps.agents.get(PRUNE_AGENT), {
     llm: deps.llm,
     trace,
     input: { lines, maxTokens, targetTokens: Math.floor(maxTokens * TARGET_SHARE) },

@@ -17,7 +17,7 @@ describe.each(testEngines())('user profiles on %s', (engine) => {
 
   beforeAll(async () => {
     ctx = await buildTestContext({ engine });
-    const deps: MemoryDeps = { db: ctx.db, llm: ctx.llm, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, config: { hotMaxTokens: 2000, historyWeeks: 50 } };
+    const deps: MemoryDeps = { db: ctx.db, llm: ctx.llm, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, agents: ctx.agents, config: { hotMaxTokens: 2000, historyWeeks: 50 } };
     profiles = createProfiles(deps);
     pi = (await ctx.users.create({ name: 'pi-profile', role: 'pi' })).user;
     crc = (await ctx.users.create({ name: 'crc-profile', role: 'coordinator' })).user;

@@ -41,7 +41,7 @@ describe.each(testEngines())('memory reports on %s', (engine) => {
   let outsider: User;
 
   function reportsWith(historyWeeks: number): MemoryReportsService {
-    const deps: MemoryDeps = { db: ctx.db, llm: ctx.llm, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, config: { hotMaxTokens: 2000, historyWeeks } };
+    const deps: MemoryDeps = { db: ctx.db, llm: ctx.llm, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, agents: ctx.agents, config: { hotMaxTokens: 2000, historyWeeks } };
     return createMemoryReports(deps);
   }
 
@@ -310,7 +310,7 @@ describe.each(testEngines())('memory reports on %s', (engine) => {
     expect(outage.notice).toMatch(/^The new report of week 2026-W46 could not be written: the model is unavailable\. The previous report of week 2026-W46 \(made .+ UTC\) stands unchanged\./);
     expect(outage.notice).not.toMatch(/10\.9\.8\.7|exploded|500/);
     const impatient = createLlmGateway({ baseUrl: model.baseURL, model: 'scripted-model', apiKey: 'sk-test-secret-key-000000000000', timeoutMs: 200, maxRetries: 0 });
-    const deps: MemoryDeps = { db: ctx.db, llm: impatient, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, config: { hotMaxTokens: 2000, historyWeeks: 50 } };
+    const deps: MemoryDeps = { db: ctx.db, llm: impatient, trace: ctx.trace, logger: ctx.logger, users: ctx.users, conversations: ctx.conversations, agents: ctx.agents, config: { hotMaxTokens: 2000, historyWeeks: 50 } };
     model.push({ stallMs: 2000 });
     expect(await createMemoryReports(deps).regenerate(owner, p, '2026-11-09')).toMatchObject({ stored: false, notice: expect.stringMatching(/: the model did not answer in time\. .*stands unchanged/) });
     // The weekly job: the next week's report fails, nothing of it is stored, and the job fails so pg-boss retries it.

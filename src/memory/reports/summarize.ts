@@ -129,19 +129,19 @@ async function ask(llm: LlmGateway, trace: TraceScope, definition: AgentDefiniti
   return oneRoundAnswer(outcome, what, { step: what, maxTokens: definition.model.maxTokens });
 }
 
-/** The registry the report definitions are resolved from (the server's); the ones declared here without it. */
-type ReportAgents = Pick<AgentRegistry, 'get'> | undefined;
+/** The registry the report definitions are resolved from (the server's). */
+type ReportAgents = Pick<AgentRegistry, 'get'>;
 
-export async function summarizeWeek(llm: LlmGateway, trace: TraceScope, input: { label: string; log: WeekLog; readUpTo?: Date }, agents?: ReportAgents): Promise<string> {
+export async function summarizeWeek(llm: LlmGateway, trace: TraceScope, input: { label: string; log: WeekLog; readUpTo?: Date }, agents: ReportAgents): Promise<string> {
   // A running week is reported so far; the model is told, so it does not write as if the week were complete.
   const period = input.readUpTo ? `Week ${input.label} so far (it has not ended; the log runs until ${input.readUpTo.toISOString().slice(0, 16).replace('T', ' ')} UTC)` : `Week ${input.label}`;
   const user = `${period}, conversation log:\n${dataBlock('conversation_log', input.log.text)}`;
-  return ask(llm, trace, agents?.get(WEEKLY_REPORT_AGENT) ?? WEEKLY_REPORT_DEFINITION, user, 'weekly report');
+  return ask(llm, trace, agents.get(WEEKLY_REPORT_AGENT), user, 'weekly report');
 }
 
-export async function summarizeYear(llm: LlmGateway, trace: TraceScope, input: { year: string; weeks: readonly ReportRow[] }, agents?: ReportAgents): Promise<string> {
+export async function summarizeYear(llm: LlmGateway, trace: TraceScope, input: { year: string; weeks: readonly ReportRow[] }, agents: ReportAgents): Promise<string> {
   const share = Math.max(50, Math.floor(YEAR_INPUT_MAX_TOKENS / Math.max(1, input.weeks.length)));
   const text = input.weeks.map((week) => `[${week.label}] ${countTokens(week.summary) > share ? `${trimToTokens(week.summary, share)} [...]` : week.summary}`).join('\n\n');
   const user = `Year ${input.year}, ${input.weeks.length} weekly reports:\n${dataBlock('weekly_reports', text)}`;
-  return ask(llm, trace, agents?.get(YEARLY_SUMMARY_AGENT) ?? YEARLY_SUMMARY_DEFINITION, user, 'yearly summary');
+  return ask(llm, trace, agents.get(YEARLY_SUMMARY_AGENT), user, 'yearly summary');
 }

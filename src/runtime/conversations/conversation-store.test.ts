@@ -160,7 +160,7 @@ describe.each(testEngines())('conversation store on %s', (engine) => {
     // Conversations started within one millisecond would tie on their times, and the list (rightly) has no
     // other notion of "more recent": a clock a minute apart per reading defines the order.
     let minute = 0;
-    const store = createConversationStore({ db: ctx.db, users: ctx.users, now: () => new Date(Date.UTC(2026, 0, 5, 9, minute++)) });
+    const store = createConversationStore({ db: ctx.db, users: ctx.users, agents: ctx.agents, now: () => new Date(Date.UTC(2026, 0, 5, 9, minute++)) });
     const older = await store.start({ actor: lister, scenarioId: 'protocol-qa', title: 'older' });
     const inProject = await store.start({ actor: lister, projectId: 'trial-a', scenarioId: 'data-completeness', title: 'in project' });
     const newer = await store.start({ actor: lister, scenarioId: 'protocol-qa', title: 'newer' });

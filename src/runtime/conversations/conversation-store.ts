@@ -31,7 +31,7 @@ export interface ConversationStoreDeps {
   /** The one gateway; the summary history strategy condenses old turns through it. */
   llm?: LlmGateway;
   /** The registry the summary's definition is resolved from (the server's). */
-  agents?: Pick<AgentRegistry, 'get'>;
+  agents: Pick<AgentRegistry, 'get'>;
   /** The clock for when a conversation starts and was last active; tests pass one that moves on each call. */
   now?: () => Date;
 }

@@ -89,9 +89,9 @@ export const SUMMARIZE_TURNS_DEFINITION: AgentDefinition<SummarizeTurnsInput, st
 };
 
 /** One round of the summary definition: the previous summary plus the turns that just left the kept window. */
-export async function summarizeTurns(llm: LlmGateway, input: SummarizeTurnsInput, options: { trace?: TraceScope; model?: string; signal?: AbortSignal; agents?: Pick<AgentRegistry, 'get'> } = {}): Promise<string> {
-  // The server's registry when given (the definition it lists and may have replaced), the one declared here otherwise.
-  const outcome = await runDefinition(options.agents?.get(SUMMARIZE_TURNS_AGENT) ?? SUMMARIZE_TURNS_DEFINITION, { llm, trace: options.trace ?? UNTRACED, input, modelName: options.model, signal: options.signal });
+export async function summarizeTurns(llm: LlmGateway, input: SummarizeTurnsInput, options: { trace?: TraceScope; model?: string; signal?: AbortSignal; agents: Pick<AgentRegistry, 'get'> }): Promise<string> {
+  // The server's registry: the definition it lists and may have replaced.
+  const outcome = await runDefinition(options.agents.get(SUMMARIZE_TURNS_AGENT), { llm, trace: options.trace ?? UNTRACED, input, modelName: options.model, signal: options.signal });
   return oneRoundAnswer(outcome, 'summary of the earlier conversation', { step: 'conversation_summary' });
 }
 

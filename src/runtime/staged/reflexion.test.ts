@@ -2,10 +2,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../core/db/connect.js';
 import { createLlmGateway } from '../../core/llm/gateway.js';
 import { ALL_TRACES, createTraceStore } from '../../core/trace/store.js';
+import { builtinAgentRegistry } from '../../testing/builtin-registry.js';
 import { startScriptedModel, type ScriptedModel, type ScriptedStep } from '../../testing/scripted-model.js';
 import { openTestDatabase } from '../../testing/test-database.js';
 import { StageConfig, type ReflexionRuleConfig } from './config.js';
 import { buildReflexionPrompt, checkRulePattern, reflect, type CustomValidator } from './reflexion.js';
+
+const agents = builtinAgentRegistry();
 
 const pico = StageConfig.parse({
   stageId: 'pico',
@@ -35,7 +38,7 @@ const required = (field: string, extra: Partial<ReflexionRuleConfig> = {}) => ru
 
 describe('reflect: rule-based checks', () => {
   it('blocks the stage when a required field is missing, and says so in issues', async () => {
-    const result = await reflect({ rules: [required('population', { message: 'Describe the population' })], timing: 'on_complete', stage: pico, stageData: { intervention: 'drug A' } }, {});
+    const result = await reflect({ rules: [required('population', { message: 'Describe the population' })], timing: 'on_complete', stage: pico, stageData: { intervention: 'drug A' } }, { agents });
     expect(result).toEqual({
       passed: false,
       checks: [{ ruleId: 'population_required', ruleName: 'population_required', passed: false, severity: 'error', failureAction: 'block', message: 'Describe the population' }],
@@ -47,9 +50,9 @@ describe('reflect: rule-based checks', () => {
 
   it('treats blank text, empty lists and empty objects as missing, and reads dotted paths', async () => {
     const rules = [required('population'), required('eligibility.inclusion'), required('outcome.name')];
-    const missing = await reflect({ rules, timing: 'on_complete', stage: pico, stageData: { population: '  ', eligibility: { inclusion: [] }, outcome: {} } }, {});
+    const missing = await reflect({ rules, timing: 'on_complete', stage: pico, stageData: { population: '  ', eligibility: { inclusion: [] }, outcome: {} } }, { agents });
     expect(missing.checks.map((c) => c.passed)).toEqual([false, false, false]);
-    const present = await reflect({ rules, timing: 'on_complete', stage: pico, stageData: { population: 'adults', eligibility: { inclusion: [{ text: 'age ≥ 18' }] }, outcome: { name: 'SBP' } } }, {});
+    const present = await reflect({ rules, timing: 'on_complete', stage: pico, stageData: { population: 'adults', eligibility: { inclusion: [{ text: 'age ≥ 18' }] }, outcome: { name: 'SBP' } } }, { agents });
     expect(present).toMatchObject({ passed: true, issues: [], blockTransition: false });
   });
 
@@ -58,21 +61,21 @@ describe('reflect: rule-based checks', () => {
       rule({ ruleId: 'question_min', ruleLogic: { field: 'question', condition: 'min_length', value: 10 } }),
       rule({ ruleId: 'arms_max', ruleLogic: { field: 'arms', condition: 'max_length', value: 2 } }),
     ];
-    const short = await reflect({ rules, timing: 'on_complete', stage: pico, stageData: { question: '高血压新药研究', arms: ['a', 'b', 'c'] } }, {});
+    const short = await reflect({ rules, timing: 'on_complete', stage: pico, stageData: { question: '高血压新药研究', arms: ['a', 'b', 'c'] } }, { agents });
     expect(short.checks.map((c) => [c.ruleId, c.passed])).toEqual([['question_min', false], ['arms_max', false]]);
-    const ok = await reflect({ rules, timing: 'on_complete', stage: pico, stageData: { question: '老年高血压患者使用新药的降压效果', arms: ['a', 'b'] } }, {});
+    const ok = await reflect({ rules, timing: 'on_complete', stage: pico, stageData: { question: '老年高血压患者使用新药的降压效果', arms: ['a', 'b'] } }, { agents });
     expect(ok.passed).toBe(true);
-    const absent = await reflect({ rules, timing: 'on_complete', stage: pico, stageData: {} }, {});
+    const absent = await reflect({ rules, timing: 'on_complete', stage: pico, stageData: {} }, { agents });
     expect(absent.passed).toBe(true);
   });
 
   it('tests patterns in linear time, on text and on each item of a list', async () => {
     const timepoint = rule({ ruleId: 'timepoint_format', ruleLogic: { field: 'timepoints', condition: 'pattern', value: '^(day|week|month) \\d+$' } });
-    expect((await reflect({ rules: [timepoint], timing: 'on_complete', stage: pico, stageData: { timepoints: ['week 12', 'month 6'] } }, {})).passed).toBe(true);
-    expect((await reflect({ rules: [timepoint], timing: 'on_complete', stage: pico, stageData: { timepoints: ['week 12', 'later'] } }, {})).passed).toBe(false);
+    expect((await reflect({ rules: [timepoint], timing: 'on_complete', stage: pico, stageData: { timepoints: ['week 12', 'month 6'] } }, { agents })).passed).toBe(true);
+    expect((await reflect({ rules: [timepoint], timing: 'on_complete', stage: pico, stageData: { timepoints: ['week 12', 'later'] } }, { agents })).passed).toBe(false);
     // The classic catastrophic-backtracking pattern: V8's RegExp would take minutes here (past the test's timeout), RE2 answers at once.
     const evil = rule({ ruleId: 'evil', ruleLogic: { field: 'question', condition: 'pattern', value: '^(\\w+\\s?)*$' } });
-    const result = await reflect({ rules: [evil], timing: 'on_complete', stage: pico, stageData: { question: `${'a'.repeat(5000)}!` } }, {});
+    const result = await reflect({ rules: [evil], timing: 'on_complete', stage: pico, stageData: { question: `${'a'.repeat(5000)}!` } }, { agents });
     expect(result.passed).toBe(false);
   });
 
@@ -81,10 +84,10 @@ describe('reflect: rule-based checks', () => {
       pico_complete: (value, stageData) => (value === 'x' && !stageData.comparison ? 'a comparison is needed when the intervention is x' : undefined),
     };
     const custom = rule({ ruleId: 'custom_pico', message: 'PICO incomplete', ruleLogic: { field: 'intervention', condition: 'custom', customValidator: 'pico_complete' } });
-    const failed = await reflect({ rules: [custom], timing: 'on_complete', stage: pico, stageData: { intervention: 'x' } }, { validators });
+    const failed = await reflect({ rules: [custom], timing: 'on_complete', stage: pico, stageData: { intervention: 'x' } }, { validators, agents });
     expect(failed.issues).toEqual(['PICO incomplete (a comparison is needed when the intervention is x)']);
-    expect((await reflect({ rules: [custom], timing: 'on_complete', stage: pico, stageData: { intervention: 'x', comparison: 'placebo' } }, { validators })).passed).toBe(true);
-    const unknown = await reflect({ rules: [custom], timing: 'on_complete', stage: pico, stageData: { intervention: 'x' } }, {});
+    expect((await reflect({ rules: [custom], timing: 'on_complete', stage: pico, stageData: { intervention: 'x', comparison: 'placebo' } }, { validators, agents })).passed).toBe(true);
+    const unknown = await reflect({ rules: [custom], timing: 'on_complete', stage: pico, stageData: { intervention: 'x' } }, { agents });
     expect(unknown.checks[0]).toMatchObject({ passed: false, message: 'PICO incomplete (no validator named "pico_complete" is registered; the rule cannot be checked)' });
   });
 
@@ -96,16 +99,16 @@ describe('reflect: rule-based checks', () => {
       required('d', { triggerTiming: 'on_extract' }),
       required('e', { priority: 50 }),
     ];
-    const result = await reflect({ rules, timing: 'on_complete', stage: pico, stageData: {} }, {});
+    const result = await reflect({ rules, timing: 'on_complete', stage: pico, stageData: {} }, { agents });
     expect(result.checks.map((c) => c.ruleId)).toEqual(['a_required', 'b_required', 'e_required']);
   });
 
   it('shows warn failures without blocking, and keeps log failures in the checks only', async () => {
     const rules = [required('a', { failureAction: 'warn', message: 'A is advisable', severity: 'warning' }), required('b', { failureAction: 'log', message: 'B missing', severity: 'info' })];
-    const result = await reflect({ rules, timing: 'on_complete', stage: pico, stageData: {} }, {});
+    const result = await reflect({ rules, timing: 'on_complete', stage: pico, stageData: {} }, { agents });
     expect(result).toMatchObject({ passed: false, issues: ['A is advisable'], blockTransition: false });
     expect(result.checks.map((c) => [c.ruleId, c.passed, c.failureAction])).toEqual([['a_required', false, 'warn'], ['b_required', false, 'log']]);
-    const onlyLog = await reflect({ rules: [rules[1]!], timing: 'on_complete', stage: pico, stageData: {} }, {});
+    const onlyLog = await reflect({ rules: [rules[1]!], timing: 'on_complete', stage: pico, stageData: {} }, { agents });
     expect(onlyLog).toMatchObject({ passed: true, issues: [], blockTransition: false });
   });
 });
@@ -137,7 +140,7 @@ describe('reflect: prompt-based and hybrid checks against a model', () => {
 
   it("fails the check with the model's issues and suggestions, the stage data sent as a data block", async () => {
     const llm = await gatewayFor([{ reply: 'Verdict: {"passed": false, "issues": ["no age range"], "suggestions": ["say adults aged 40-75"],}' }]);
-    const result = await reflect({ rules: [vague], timing: 'on_complete', stage: pico, stageData }, { llm, model: 'judge-model' });
+    const result = await reflect({ rules: [vague], timing: 'on_complete', stage: pico, stageData }, { llm, model: 'judge-model', agents });
     expect(result).toEqual({
       passed: false,
       checks: [{ ruleId: 'population_specific', ruleName: 'population_specific', passed: false, severity: 'warning', failureAction: 'warn', message: 'The population is too vague: no age range', suggestion: 'say adults aged 40-75' }],
@@ -158,31 +161,31 @@ describe('reflect: prompt-based and hybrid checks against a model', () => {
 
   it('passes when the model says so', async () => {
     const llm = await gatewayFor([{ reply: '{"passed": true, "issues": [], "suggestions": []}' }]);
-    expect(await reflect({ rules: [vague], timing: 'on_complete', stage: pico, stageData }, { llm })).toMatchObject({ passed: true, issues: [] });
+    expect(await reflect({ rules: [vague], timing: 'on_complete', stage: pico, stageData }, { llm, agents })).toMatchObject({ passed: true, issues: [] });
   });
 
   it('passes with a log-level note when the model fails or answers nonsense, while rule-based checks still hold', async () => {
     const llm = await gatewayFor([{ status: 500, body: { error: { message: 'down' } } }, { reply: 'I think it is fine.' }]);
     const rules = [vague, required('comparison', { message: 'Name the comparison' })];
-    const outage = await reflect({ rules, timing: 'on_complete', stage: pico, stageData }, { llm });
+    const outage = await reflect({ rules, timing: 'on_complete', stage: pico, stageData }, { llm, agents });
     expect(outage.checks[0]).toMatchObject({ ruleId: 'population_specific', passed: true, failureAction: 'log', severity: 'info', message: expect.stringMatching(/^Not checked by the model: the model call failed \(LLM_/) });
     expect(outage).toMatchObject({ passed: false, issues: ['Name the comparison'], blockTransition: true });
-    const nonsense = await reflect({ rules: [vague], timing: 'on_complete', stage: pico, stageData }, { llm });
+    const nonsense = await reflect({ rules: [vague], timing: 'on_complete', stage: pico, stageData }, { llm, agents });
     expect(nonsense).toMatchObject({ passed: true, checks: [{ passed: true, message: expect.stringMatching(/^Not checked by the model: the model's answer was not a verdict/) }] });
   });
 
   it('skips prompt-based rules with a note when no model is given', async () => {
-    const result = await reflect({ rules: [vague], timing: 'on_complete', stage: pico, stageData }, {});
+    const result = await reflect({ rules: [vague], timing: 'on_complete', stage: pico, stageData }, { agents });
     expect(result).toMatchObject({ passed: true, checks: [{ passed: true, failureAction: 'log', message: 'Not checked by the model: no model is available to this check' }] });
   });
 
   it('asks the model in a hybrid rule only when the rule part passes', async () => {
     const hybrid = rule({ ruleId: 'population_hybrid', ruleType: 'hybrid', message: 'Describe the population precisely', ruleLogic: { field: 'population', condition: 'min_length', value: 10 } });
     const llm = await gatewayFor([{ reply: '{"passed": false, "issues": ["no setting"], "suggestions": []}' }]);
-    const short = await reflect({ rules: [hybrid], timing: 'on_complete', stage: pico, stageData: { population: 'adults' } }, { llm });
+    const short = await reflect({ rules: [hybrid], timing: 'on_complete', stage: pico, stageData: { population: 'adults' } }, { llm, agents });
     expect(short.issues).toEqual(['Describe the population precisely']);
     expect(model!.requests).toHaveLength(0);
-    const long = await reflect({ rules: [hybrid], timing: 'on_complete', stage: pico, stageData: { population: 'adults with hypertension' } }, { llm });
+    const long = await reflect({ rules: [hybrid], timing: 'on_complete', stage: pico, stageData: { population: 'adults with hypertension' } }, { llm, agents });
     expect(long.issues).toEqual(['Describe the population precisely: no setting']);
     expect(model!.requests).toHaveLength(1);
   });
@@ -215,7 +218,7 @@ describe('reflect: tracing', () => {
     const store = createTraceStore(database.db);
     const trace = await store.start({ kind: 'agent', name: 'reflexion' });
     const vague = rule({ ruleId: 'population_specific', ruleType: 'prompt_based', message: 'Too vague' });
-    await reflect({ rules: [vague], timing: 'on_complete', stage: pico, stageData: { population: 'adults' } }, { llm, trace });
+    await reflect({ rules: [vague], timing: 'on_complete', stage: pico, stageData: { population: 'adults' } }, { llm, trace, agents });
     await trace.finish({ status: 'success' });
     // The check is a one-round definition on the one loop: its round is a step span around the model call.
     const spans = (await store.get(trace.traceId, ALL_TRACES))!.spans;

@@ -58,8 +58,8 @@ interface ReflectDeps {
   trace?: TraceScope;
   model?: string;
   validators?: Readonly<Record<string, CustomValidator>>;
-  /** The registry the reflexion definition is resolved from (the server's); the one declared here without it. */
-  agents?: Pick<AgentRegistry, 'get'>;
+  /** The registry the reflexion definition is resolved from (the server's): a run never falls back on a constant. */
+  agents: Pick<AgentRegistry, 'get'>;
 }
 
 /**
@@ -109,7 +109,7 @@ export function checkRulePattern(pattern: unknown): { regex: RE2JS; problem?: un
   return { regex };
 }
 
-export async function reflect(input: ReflectInput, deps: ReflectDeps = {}): Promise<ReflexionResult> {
+export async function reflect(input: ReflectInput, deps: ReflectDeps): Promise<ReflexionResult> {
   const rules = input.rules
     .filter((rule) => rule.triggerTiming === input.timing && (rule.triggerStageId === undefined || rule.triggerStageId === input.stage.stageId))
     // Array.prototype.sort is stable: rules of equal priority keep their configured order.
@@ -197,7 +197,7 @@ async function askModel(rule: ReflexionRuleConfig, base: Omit<ReflexionCheck, 'p
   if (!deps.llm) return note('no model is available to this check');
   let outcome: LoopOutcome<ReflexionVerdict>;
   try {
-    outcome = await runDefinition(deps.agents?.get(REFLEXION_AGENT) ?? REFLEXION_DEFINITION, { llm: deps.llm, trace: deps.trace ?? UNTRACED, modelName: deps.model, input: { rule, stage: input.stage, stageData: input.stageData } });
+    outcome = await runDefinition(deps.agents.get(REFLEXION_AGENT), { llm: deps.llm, trace: deps.trace ?? UNTRACED, modelName: deps.model, input: { rule, stage: input.stage, stageData: input.stageData } });
   } catch (error) {
     if (ClinAgentError.isInstance(error) && error.code === 'CANCELLED') throw error;
     return note(`the model call failed (${ClinAgentError.isInstance(error) ? error.code : errorMessage(error)})`);

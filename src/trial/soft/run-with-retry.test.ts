@@ -24,7 +24,7 @@ describe('runWithRetry against the scripted model', () => {
   beforeAll(async () => {
     model = await startScriptedModel();
     ctx = await buildTestContext({ llmBaseUrl: model.baseURL, engine: 'pglite' });
-    deps = { llm: ctx.llm, tools: ctx.tools };
+    deps = { llm: ctx.llm, tools: ctx.tools, agents: ctx.agents };
     // A real registry tool that counts its runs, to prove a refused call never reaches it.
     ctx.tools.register({ name: 'count_invocations', description: 'Counts its own runs.', schema: z.object({}), run: () => ++invocations });
   });

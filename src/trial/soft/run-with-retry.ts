@@ -26,8 +26,8 @@ export interface SoftRuleDeps {
   llm: LlmGateway;
   tools: ToolRegistry;
   trace?: TraceScope;
-  /** The registry the judge's definition is resolved from (the server's); the one declared in code without it. */
-  agents?: Pick<AgentRegistry, 'get'>;
+  /** The registry the judge's definition is resolved from (the server's). */
+  agents: Pick<AgentRegistry, 'get'>;
 }
 
 export interface SoftRuleOptions {
@@ -115,7 +115,7 @@ interface Settings {
 
 async function judge(deps: SoftRuleDeps, settings: Settings, context: unknown): Promise<SoftRuleResult> {
   // The rule's own tools and limits on the judge's definition.
-  const judge = deps.agents?.get(SOFT_RULE_AGENT) ?? SOFT_RULE_DEFINITION;
+  const judge = deps.agents.get(SOFT_RULE_AGENT);
   const definition = { ...judge, tools: settings.tools, stop: { ...judge.stop, attempts: settings.maxRetries, maxToolRounds: settings.maxToolRounds } };
   const outcome = await runDefinition(definition, {
     llm: deps.llm,

@@ -28,7 +28,7 @@ export interface SopDeps {
   tools: ToolRegistry;
   trace: TraceStore;
   /** The registry the soft-rule judge is resolved from (the server's), so QC runs the judge GET /api/agents lists. */
-  agents?: Pick<AgentRegistry, 'get'>;
+  agents: Pick<AgentRegistry, 'get'>;
   notifier: ReviewNotifier;
   /** Queues the review notice of a suspended run (a job, so a slow webhook never holds a worker). */
   queueReviewNotice?: (taskRunId: string) => Promise<void>;

@@ -56,7 +56,7 @@ export const reflexionTarget: FaultTarget = {
     const { ctx } = server;
     const check = async () => {
       const trace = await ctx.trace.start({ kind: 'test', name: 'reflexion' });
-      const result = await reflect({ rules: [SPECIFIC], timing: 'on_complete', stage: PICO, stageData: { population: 'adults' } }, { llm: ctx.llm, trace });
+      const result = await reflect({ rules: [SPECIFIC], timing: 'on_complete', stage: PICO, stageData: { population: 'adults' } }, { llm: ctx.llm, trace, agents: ctx.agents });
       await trace.finish({ status: 'success' });
       return result;
     };
