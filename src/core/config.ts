@@ -81,6 +81,14 @@ const envSchema = z.object({
   ),
   // The hosts a Dify base URL may name although they are loopback, private or link-local: the administrator's say alone.
   DIFY_ALLOWED_HOSTS: hostList('127.0.0.1,dify.lab.example.org'),
+  // MCP servers whose tools agents may use (docs/mcp.md, "MCP tools in agents"): the administrator's file of servers,
+  // the URL policy of their URLs (as for Dify), and how long a call may take before it fails naming the server.
+  MCP_SERVERS_FILE: optionalString,
+  MCP_ALLOW_HTTP: optionalString.transform((value) => value ?? 'false').pipe(
+    z.enum(['true', 'false'], { message: 'must be true or false; true lets MCP server URLs use plain http on any host (their tokens then travel unencrypted)' }),
+  ),
+  MCP_ALLOWED_HOSTS: hostList('127.0.0.1,mcp.lab.example.org'),
+  MCP_TIMEOUT_MS: positiveInt(30_000, '30000').refine((n) => n >= 100 && n <= 600_000, { message: 'must be between 100 and 600000 (ms per MCP call), e.g. 30000' }),
   // Likewise for a project's REDCap API URL: a hospital's REDCap on its own network is named here.
   REDCAP_ALLOWED_HOSTS: hostList('redcap.hospital.internal,10.1.2.3'),
   UPLOAD_MAX_BYTES: positiveInt(50 * 1024 * 1024, '52428800').refine((n) => n >= 1024, { message: 'must be at least 1024 (bytes per uploaded file)' }),
@@ -185,6 +193,11 @@ export interface Config {
    */
   dify: { allowHttp: boolean; allowedHosts: string[] };
   /**
+   * MCP servers agents may use tools of (src/mcp/client): serversFile (MCP_SERVERS_FILE) lists them; their URLs follow
+   * the Dify URL policy with MCP_ALLOW_HTTP and MCP_ALLOWED_HOSTS; timeoutMs bounds every connect, listing and call.
+   */
+  mcp: { serversFile?: string; allowHttp: boolean; allowedHosts: string[]; timeoutMs: number };
+  /**
    * The audit chain's key (docs/audit-trail.md): AUDIT_KEY itself, or the file keyFile holds it in. createKeyFile is
    * true for the default file (beside the data folder; on PostgreSQL without DATA_DIR, one per database in the user's
    * configuration folder, legacyKeyFile being where older versions put it), which the first start creates; a file the administrator
@@ -286,6 +299,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     // REDCap credentials are per project (PUT /api/iit/projects/:id/redcap, admin), never one server-wide token.
     redcap: { allowHttp: e.REDCAP_ALLOW_HTTP === 'true', allowedHosts: e.REDCAP_ALLOWED_HOSTS },
     dify: { allowHttp: e.DIFY_ALLOW_HTTP === 'true', allowedHosts: e.DIFY_ALLOWED_HOSTS },
+    mcp: { serversFile: e.MCP_SERVERS_FILE === undefined ? undefined : path.resolve(cwd, e.MCP_SERVERS_FILE), allowHttp: e.MCP_ALLOW_HTTP === 'true', allowedHosts: e.MCP_ALLOWED_HOSTS, timeoutMs: e.MCP_TIMEOUT_MS },
     // Beside the data folder, not in it: a copy of the folder (a backup, a support bundle) must not carry the key.
     // On PostgreSQL without DATA_DIR, in the user's configuration folder, never the working folder.
     audit: { key: e.AUDIT_KEY, ...auditKeyFile, createKeyFile: e.AUDIT_KEY_FILE === undefined, anchorCron: e.AUDIT_ANCHOR_CRON },
