@@ -11,6 +11,12 @@ export interface ToolDefinition<Args = unknown> {
   name: string;
   description: string;
   schema: z.ZodType<Args>;
+  /**
+   * The JSON Schema the model sees, for a tool whose arguments are declared in JSON Schema rather than zod (an MCP
+   * server's tool): then `schema` checks arguments against it, and the model sees it as its author wrote it.
+   * Absent, the model sees `schema` converted.
+   */
+  parameters?: Record<string, unknown>;
   run(args: Args): Promise<unknown> | unknown;
   /**
    * What of a call's arguments its trace span may keep, for a tool whose arguments may carry what a trace must not
@@ -63,6 +69,7 @@ const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 const parametersByTool = new WeakMap<ToolDefinition, Record<string, unknown>>();
 
 function parametersOf(tool: ToolDefinition): Record<string, unknown> {
+  if (tool.parameters) return tool.parameters;
   let parameters = parametersByTool.get(tool);
   if (!parameters) {
     // The model writes the input side of the schema: a field with a default is optional to it. The output
