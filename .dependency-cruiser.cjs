@@ -57,6 +57,13 @@ module.exports = {
       to: { path: '^src/', pathNot: [`^src/(core|rag|runtime|chat|${AREAS})/`] },
     },
     {
+      name: 'mcp-server-imports-no-shell',
+      comment: "src/mcp/server offers the areas' services as MCP tools acting for a user: it composes them (trial, the Protocol Agent), so it may import them and the API contract, but never http, cli, chat or the composition root.",
+      severity: 'error',
+      from: { path: '^src/mcp/server/', pathNot: TESTS },
+      to: { path: '^src/', pathNot: [`^src/(core|rag|runtime|contract|agents|mcp/server|${AREAS})/`] },
+    },
+    {
       name: 'only-tests-import-testing',
       comment: 'src/testing is test harness code; the library, http and cli never import it.',
       severity: 'error',

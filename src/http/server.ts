@@ -37,6 +37,7 @@ import { toolRoutes } from './routes/tools.js';
 import { protocolAgentRoutes } from './routes/protocol-agent.js';
 import { agentConfigRoutes } from './routes/agent-configs.js';
 import { consultRoutes } from './routes/consult.js';
+import { mcpRoutes } from './routes/mcp.js';
 
 /** Request log lines keep method and path; query values such as a sign-in code are masked. */
 function serializeRequest(request: { method: string; url: string; id?: string }) {
@@ -119,6 +120,8 @@ export async function buildServer(ctx: AppContext, options: { serveConsole?: boo
   await app.register(protocolAgentRoutes, { staged: ctx.stagedAgents, trace: ctx.trace });
   await app.register(agentConfigRoutes, { configs: ctx.agentConfigs, db: ctx.db });
   await app.register(consultRoutes, { consult: ctx.consult });
+  // ClinAgent as an MCP server (docs/mcp.md): the trial services' reads and writes as tools acting for the token's user.
+  await app.register(mcpRoutes, { version: VERSION, catalogue: { trial, staged: ctx.stagedAgents, tools: ctx.tools, users: ctx.users, trace: ctx.trace, logger: ctx.logger.child({ area: 'mcp' }) } });
   await app.register(assistantRoutes, { assistant: createTrialAssistant(ctx) });
   app.get('/api/openapi.json', { schema: { tags: ['system'], summary: 'This API as an OpenAPI 3 document', hide: true } }, async () => app.swagger());
   if (options.serveConsole !== false) await registerConsole(app);
