@@ -34,6 +34,9 @@ import { createLogger, loggerSecrets, type Logger } from './core/logger.js';
 import { createSecretRegistry, type SecretRegistry } from './core/secrets.js';
 import { createToolRegistry, type ToolRegistry } from './core/tools/registry.js';
 import { createTraceStore, type TraceStore } from './core/trace/store.js';
+import type { TelemetryExport } from './core/telemetry/otel-export.js';
+import { withoutIdentifiers } from './agents/consult/safety/identifiers.js';
+import { VERSION } from './version.js';
 import { openSkills } from './trial/skills/open-skills.js';
 import type { StoredSkillCatalog } from './trial/skills/stored-skill-catalog.js';
 import { createTrialServices, type TrialServices } from './trial/trial-services.js';
@@ -51,6 +54,8 @@ export interface AppContext {
   embedder: Embedder;
   tools: ToolRegistry;
   trace: TraceStore;
+  /** The OpenTelemetry export of traces (docs/telemetry.md), when OTEL_EXPORTER_OTLP_ENDPOINT is set; closeContext flushes it. */
+  telemetry?: TelemetryExport;
   rag: RagStore;
   users: AuthStores;
   /** The raw log of agent conversations (user, assistant and tool turns); access checked inside. */
@@ -129,7 +134,10 @@ export async function createContext(config: Config, options: CreateContextOption
     const jobs = options.startJobs ? await createJobs(database, logger) : undefined;
     const llm = createLlmGateway(config.llm);
     const users = createAuthStores(database.db, { tokenTtlDays: config.tokenTtlDays });
-    const trace = createTraceStore(database.db, { secrets, logger });
+    // Imported only when an OTLP endpoint is set: without one no OpenTelemetry code is loaded and nothing is sent.
+    // Captured content goes through the same identifier masker as the consult's traces (the one masker of free content).
+    const telemetry = config.telemetry ? (await import('./core/telemetry/otel-export.js')).openTelemetryExport(config.telemetry, { logger, secrets, withoutIdentifiers: (value) => withoutIdentifiers(value), serviceVersion: VERSION }) : undefined;
+    const trace = createTraceStore(database.db, { secrets, logger, exporter: telemetry });
     const conversations = createConversationStore({ db: database.db, users, llm, agents });
     const memory = createProjectMemory({ db: database.db, llm, agents, trace, logger, users, conversations, config: { hotMaxTokens: config.memory.hotMaxTokens, historyWeeks: config.memory.historyWeeks } });
     // Agent runs share the QC run settings (QC_LEASE_MS, QC_SWEEP_INTERVAL_MS, QC_STALE_MS): one driver, one lease policy.
@@ -164,6 +172,7 @@ export async function createContext(config: Config, options: CreateContextOption
       embedder,
       tools,
       trace,
+      telemetry,
       rag,
       users,
       conversations,
@@ -192,5 +201,7 @@ export async function closeContext(ctx: AppContext, options: { keepDatabase?: bo
   await ctx.jobs?.stop();
   ctx.skills.close();
   await ctx.trace.close();
+  // After the trace store, whose last steps end their spans; never throws, and bounded by OTEL_EXPORTER_OTLP_TIMEOUT.
+  await ctx.telemetry?.shutdown();
   if (!options.keepDatabase) await ctx.database.close();
 }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defaultAuditKeyFile } from './audit/audit-key-location.js';
 import { ClinAgentError } from './errors.js';
+import { telemetryConfig, type TelemetryConfig } from './telemetry/otel-config.js';
 
 /**
  * Every setting comes from the environment and is validated once at start-up. All problems are reported
@@ -124,6 +125,16 @@ const envSchema = z.object({
   LOG_LEVEL: optionalString.transform((value) => value ?? 'info').pipe(
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be one of fatal, error, warn, info, debug, trace, silent, e.g. info' }),
   ),
+  // OpenTelemetry export of runs, model calls and tool calls (docs/telemetry.md): the standard OTel variables, read by core/telemetry/otel-config.ts.
+  OTEL_SDK_DISABLED: optionalString,
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalString,
+  OTEL_EXPORTER_OTLP_HEADERS: optionalString,
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: optionalString,
+  OTEL_EXPORTER_OTLP_TIMEOUT: optionalString,
+  OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: optionalString,
+  OTEL_SERVICE_NAME: optionalString,
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: optionalString,
 });
 
 export interface LlmConfig {
@@ -214,6 +225,8 @@ export interface Config {
   /** TRUST_PROXY: the reverse proxies whose X-Forwarded-For gives the client's address (Fastify's trustProxy). */
   trustProxy: boolean | string[];
   logLevel: string;
+  /** OTLP export of traces (docs/telemetry.md); undefined when OTEL_EXPORTER_OTLP_ENDPOINT is unset: nothing is loaded nor sent. */
+  telemetry?: TelemetryConfig;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
@@ -309,6 +322,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     signIn: { maxAttempts: e.SIGN_IN_MAX_ATTEMPTS, windowMs: e.SIGN_IN_WINDOW_SECONDS * 1000 },
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
+    telemetry: telemetryConfig(e),
   };
 }
 

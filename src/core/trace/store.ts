@@ -18,6 +18,26 @@ export interface SpanOutcome {
   error?: string;
 }
 
+/**
+ * Where runs also go as they happen, beside the tables: the OpenTelemetry export (core/telemetry/), when configured.
+ * Told of each run, step and end as the store records them; its methods never throw and never wait on the network.
+ */
+export interface TraceExportSink {
+  startRun(run: { traceId: string; kind: string; name: string; input: unknown; startedAt: Date }): ExportedRun;
+}
+
+export interface ExportedRun {
+  startStep(kind: SpanKind, name: string, input: unknown, startedAt: Date): ExportedStep;
+  end(outcome: { status: 'success' | 'failed' | 'cancelled'; output?: unknown; error?: string; promptTokens: number; completionTokens: number; endedAt: Date }): void;
+}
+
+export interface ExportedStep {
+  /** Runs `fn` with this step as the parent of the steps started inside it. */
+  within<T>(fn: () => Promise<T>): Promise<T>;
+  /** `thrown`: what `fn` threw, when it did (its type names the failure). */
+  end(outcome: SpanOutcome, endedAt: Date, thrown?: unknown): void;
+}
+
 /** What code inside a run needs: a way to time and record one step. */
 export interface TraceScope {
   readonly traceId: string;
@@ -115,6 +135,8 @@ function withholdsContent(trace: { kind: string; userId: string | null }, reader
 /** What runs need to size the trace writer; the defaults suit a server (see TraceWriterOptions). */
 interface TraceStoreOptions extends Omit<TraceWriterOptions, 'secrets'> {
   secrets?: SecretRegistry | ReadonlyArray<string | undefined>;
+  /** Also sends every run, step and end there (OpenTelemetry); absent, nothing more is done. */
+  exporter?: TraceExportSink;
 }
 
 /** The JSON text of a value as it is now; the writer masks secrets in it later, off the request path. */
@@ -138,6 +160,7 @@ export function createTraceStore(db: Db, options: TraceStoreOptions = {}): Trace
       const traceId = randomUUID();
       const startedAt = new Date();
       await writer.startTrace({ id: traceId, kind: run.kind, name: run.name, userId: isUuid(run.userId) ? run.userId : null, projectId: run.projectId ?? null, adminOnly: run.adminOnly ?? false, input: jsonText(run.input), startedAt });
+      const exported = options.exporter?.startRun({ traceId, kind: run.kind, name: run.name, input: run.input, startedAt });
 
       // Fast steps often start in the same millisecond, so spans carry their start order explicitly.
       let nextSeq = 0;
@@ -150,19 +173,21 @@ export function createTraceStore(db: Db, options: TraceStoreOptions = {}): Trace
           const spanStarted = new Date();
           const seq = nextSeq++;
           const t0 = performance.now();
+          const exportedStep = exported?.startStep(kind, name, input, spanStarted);
           let outcome: SpanOutcome;
           let result: Awaited<ReturnType<typeof fn>>;
           try {
-            result = await fn();
+            result = await (exportedStep ? exportedStep.within(fn) : fn());
             outcome = describe ? describe(result) : { output: result };
           } catch (error) {
-            await recordSpan({ status: 'failed', error: errorMessage(error) });
+            await recordSpan({ status: 'failed', error: errorMessage(error) }, error);
             throw error;
           }
           await recordSpan(outcome);
           return result;
 
-          function recordSpan(o: SpanOutcome): Promise<void> | undefined {
+          function recordSpan(o: SpanOutcome, thrown?: unknown): Promise<void> | undefined {
+            exportedStep?.end(o, new Date(), thrown);
             promptTokens += o.usage?.promptTokens ?? 0;
             completionTokens += o.usage?.completionTokens ?? 0;
             return writer.addSpan({
@@ -184,6 +209,7 @@ export function createTraceStore(db: Db, options: TraceStoreOptions = {}): Trace
         },
         async finish(outcome) {
           const endedAt = new Date();
+          exported?.end({ status: outcome.status, output: outcome.output, error: outcome.error, promptTokens, completionTokens, endedAt });
           await writer.endTrace(traceId, {
             status: outcome.status,
             output: jsonText(outcome.output),
