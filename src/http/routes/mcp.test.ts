@@ -161,8 +161,12 @@ describe.each(testEngines())('the MCP endpoint on %s', (engine) => {
     expect(crcTools.find((t) => t.name === 'answer_query')!.annotations?.readOnlyHint).toBe(false);
     // What is not listed cannot be called either.
     const query = (await rest('viewer', 'GET', `/api/iit/projects/${PROJECT}/queries`)).body.queries[0];
-    const text = await refusal(await connect('viewer'), 'answer_query', { projectId: PROJECT, queryId: query.id, comment: 'checked' });
+    const text = await refusal(await connect('viewer'), 'answer_query', { projectId: PROJECT, queryId: query.id, comment: ANSWER });
     expect(text).toContain('Unknown tool "answer_query"');
+    // The attempt is traced, without the arguments a tool it does not know could not say were safe to keep.
+    const attempt = (await ctx.trace.list(ALL_TRACES, { limit: 500 })).find((t) => t.kind === 'mcp' && t.name === 'answer_query' && t.userId === userIds.viewer)!;
+    expect(attempt.status).toBe('failed');
+    expect(JSON.stringify(await ctx.trace.get(attempt.id, ALL_TRACES))).not.toContain(PHONES[0]);
     expect((await rest('viewer', 'GET', `/api/iit/projects/${PROJECT}/queries?status=answered`)).body.total).toBe(0);
   });
 

@@ -103,9 +103,14 @@ async function withoutInternals(logger: Logger, tool: McpTool, args: unknown): P
   }
 }
 
+/** In the trace in place of the arguments of a call to a tool the user is not offered. */
+export const NOT_OFFERED = '[arguments withheld: no such tool is offered to this user]';
+
 /** As the registry does for an agent's tool span: the tool's own hook decides, and a hook that throws withholds all. */
 function tracedArguments(tool: McpTool | undefined, args: unknown): unknown {
-  if (!tool?.traceArguments) return args;
+  // A tool this user is not offered (a viewer naming answer_query) has no hook to say what its arguments may hold.
+  if (!tool) return NOT_OFFERED;
+  if (!tool.traceArguments) return args;
   try {
     return tool.traceArguments(args);
   } catch {
