@@ -186,6 +186,23 @@ describe.each(testEngines())('OpenTelemetry export of an agent run on %s', (engi
     for (const secret of [PLANTED_IDENTIFIER, 'sk-test-secret-key']) expect(sent, secret).not.toContain(secret);
   });
 
+  it('marks a failed tool call with error.type and error status, without the failure text that quotes the arguments', async () => {
+    const server = await serverWith({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    model.push({ toolCalls: [{ name: 'query_demo_records', id: 'call_otel_2', arguments: { fields: ['wombat_field'] } }] });
+    const traceId = await server.run();
+    await server.close();
+    await waitFor(rootArrived(traceId), 'the run span at the receiver', 10_000);
+
+    // The bad call fails, the model's next one (scripted by run()) succeeds: 2 is STATUS_CODE_ERROR in OTLP, 0 unset.
+    const calls = spansOf(traceId).filter((span) => span.name === 'execute_tool query_demo_records');
+    expect(calls.map((span) => span.status?.code ?? 0).sort()).toEqual([0, 2]);
+    const failed = calls.find((span) => span.status?.code === 2)!;
+    expect(failed.status).toEqual({ code: 2 });
+    expect(attributesOf(failed)).toMatchObject({ 'error.type': 'tool_call_failed', 'gen_ai.tool.name': 'query_demo_records' });
+    expect(attributesOf(calls.find((span) => span !== failed)!)['error.type']).toBeUndefined();
+    expect(bodiesOf(traceId)).not.toContain('wombat_field');
+  });
+
   it('finishes the run when the receiver is down, and says so once in the log at warn', async () => {
     const down = await startReceiver();
     await down.close();
