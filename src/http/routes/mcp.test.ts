@@ -233,6 +233,12 @@ describe.each(testEngines())('the MCP endpoint on %s', (engine) => {
     expect(JSON.stringify(viewerRecord)).not.toContain(PHONES[0]);
     expect(await call(pi, 'read_record', { projectId: PROJECT, recordId: 'S001' })).toEqual((await rest('pi', 'GET', `/api/iit/projects/${PROJECT}/records/S001`)).body);
 
+    // Concurrent calls of a viewer and the PI each get their own masking (a server per request, bound to its user).
+    const [asViewer, asPi] = await Promise.all([call(viewer, 'list_records', { projectId: PROJECT }), call(pi, 'list_records', { projectId: PROJECT }), call(viewer, 'list_projects'), call(pi, 'list_projects')]);
+    expect(asViewer).toEqual(viewerRecords);
+    expect(asPi).toEqual((await rest('pi', 'GET', `/api/iit/projects/${PROJECT}/records`)).body);
+    expect(asPi.records.map((r: { data: { phone: string } }) => r.data.phone).sort()).toEqual([...PHONES].sort());
+
     const viewerQueries = await call(viewer, 'list_queries', { projectId: PROJECT, field: 'phone' });
     expect(viewerQueries).toEqual((await rest('viewer', 'GET', `/api/iit/projects/${PROJECT}/queries?field=phone`)).body);
     expect(viewerQueries.queries.every((q: { value: unknown; masked: boolean }) => q.value === null && q.masked)).toBe(true);
@@ -321,6 +327,10 @@ describe.each(testEngines())('the MCP endpoint on %s', (engine) => {
     expect(await refusal(viewer, 'read_record', { projectId: PROJECT })).toMatch(/^Invalid arguments for read_record:\nrecordId: /);
     expect(await refusal(viewer, 'list_records', { projectId: PROJECT, sort: 'phone' })).toContain('sort');
     expect(await refusal(viewer, 'qc_run_status', { qcRunId: 'not-a-uuid' })).toContain('qcRunId: ');
+    const longName = `no_such_tool_${'x'.repeat(5000)}`;
+    const unknown = await refusal(viewer, longName, {});
+    expect(unknown).toContain(`Unknown tool "${longName.slice(0, 80)}". Available tools: list_projects`);
+    expect(unknown.length).toBeLessThan(1000);
     const logic = await refusal(viewer, 'compile_redcap_logic', { logic: '[age] < ' });
     expect(logic).toMatch(/^compile_redcap_logic failed: /);
     expect(logic).not.toMatch(/\/work\/|\/src\/|\bat .*\.ts:\d+/);

@@ -12,6 +12,8 @@ import { trialTools, type TrialToolServices } from './trial-tools.js';
 
 /** Tools of the platform registry the endpoint offers as they are: pure computations that read no one's data. */
 const SHARED_TOOLS = ['calculate_sample_size'] as const;
+/** Tool names are at most 64 characters (the registry's rule); a longer one is no tool, and is shown cut. */
+const MAX_UNKNOWN_NAME = 80;
 
 export interface McpCatalogueDeps {
   trial: TrialToolServices;
@@ -72,12 +74,14 @@ export async function userToolCatalogue(deps: McpCatalogueDeps, actor: User): Pr
       })),
     async call(name, args) {
       const tool = byName.get(name);
+      // The name of a tool not offered is the client's text: kept short in the trace and the answer.
+      const shownName = tool ? name : name.slice(0, MAX_UNKNOWN_NAME);
       const traced = tracedArguments(tool, args);
       // The trace belongs to the project only when the caller is its member: an outsider's probe is theirs alone.
       const projectId = typeof (args as { projectId?: unknown })?.projectId === 'string' ? (args as { projectId: string }).projectId : undefined;
       const member = projectId !== undefined && (await deps.users.isMember(projectId, actor));
-      const run = await deps.trace.start({ kind: 'mcp', name, userId: actor.id, projectId: member ? projectId : undefined, input: { tool: name, arguments: traced } });
-      const result: ToolCallResult = await run.span('tool', name, { arguments: traced }, () => registry.run(name, args), (outcome) => ({
+      const run = await deps.trace.start({ kind: 'mcp', name: shownName, userId: actor.id, projectId: member ? projectId : undefined, input: { tool: shownName, arguments: traced } });
+      const result: ToolCallResult = await run.span('tool', shownName, { arguments: traced }, () => registry.run(shownName, args), (outcome) => ({
         output: outcome.success ? tracedResult(tool, outcome.result) : null,
         status: outcome.success ? 'success' : 'failed',
         error: outcome.error || undefined,
