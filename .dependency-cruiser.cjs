@@ -64,6 +64,13 @@ module.exports = {
       to: { path: '^src/', pathNot: [`^src/(core|rag|runtime|contract|agents|mcp/server|${AREAS})/`] },
     },
     {
+      name: 'mcp-client-imports-only-core-runtime',
+      comment: 'src/mcp/client connects to the MCP servers an administrator configured and puts their tools in the one registry: it needs core (registry, errors, URL policy) and the scenario key it answers (runtime/scenarios/mcp-block.ts), never an area, http, cli or the composition root.',
+      severity: 'error',
+      from: { path: '^src/mcp/client/', pathNot: TESTS },
+      to: { path: '^src/', pathNot: ['^src/(core|runtime|mcp/client)/'] },
+    },
+    {
       name: 'only-tests-import-testing',
       comment: 'src/testing is test harness code; the library, http and cli never import it.',
       severity: 'error',

@@ -42,6 +42,7 @@ import type { StoredSkillCatalog } from './trial/skills/stored-skill-catalog.js'
 import { createTrialServices, type TrialServices } from './trial/trial-services.js';
 import { createEmbedder, createRagStore, type Embedder, type RagStore } from './rag/index.js';
 import { createProjectMemory, type ProjectMemory } from './memory/index.js';
+import { openMcpServers, type McpServers } from './mcp/client/index.js';
 
 /** Built once at start-up and handed to every area; per-request values are arguments, never fields here. */
 export interface AppContext {
@@ -53,6 +54,8 @@ export interface AppContext {
   llm: LlmGateway;
   embedder: Embedder;
   tools: ToolRegistry;
+  /** MCP servers the administrator configured (MCP_SERVERS_FILE), whose tools are in `tools`; closed with the context. */
+  mcp: McpServers;
   trace: TraceStore;
   /** The OpenTelemetry export of traces (docs/telemetry.md), when OTEL_EXPORTER_OTLP_ENDPOINT is set; closeContext flushes it. */
   telemetry?: TelemetryExport;
@@ -110,9 +113,12 @@ export async function createContext(config: Config, options: CreateContextOption
   tools.register(calculateSampleSizeTool());
   tools.register(assessRiskTool());
   tools.register(searchMedicationTool());
+  // Tools of the configured MCP servers join the registry before scenarios name them (a server that is down is logged).
+  const mcp = await openMcpServers(config.mcp, { env: process.env, secrets, logger, clientVersion: VERSION });
+  mcp.register(tools);
   // Scenarios are checked before the database opens; an invalid file is logged with all its problems and not
   // served, the others are (GET /api/scenarios lists both).
-  const scenarios = openScenarios({ directory: config.scenariosDir, policy: { difyAllowHttp: config.dify.allowHttp, difyAllowedHosts: config.dify.allowedHosts }, tools, logger });
+  const scenarios = openScenarios({ directory: config.scenariosDir, policy: { difyAllowHttp: config.dify.allowHttp, difyAllowedHosts: config.dify.allowedHosts, mcp }, tools, logger });
   // Staged agents' configurations are checked like definitions: every problem named with its stage and field.
   const validators = { ...PROTOCOL_VALIDATORS };
   const validateConfig = (raw: unknown, source: string) => validateStagedConfig(raw, { toolNames: new Set(tools.list().map((t) => t.name)), validators: new Set(Object.keys(validators)), source });
@@ -171,6 +177,7 @@ export async function createContext(config: Config, options: CreateContextOption
       llm,
       embedder,
       tools,
+      mcp,
       trace,
       telemetry,
       rag,
@@ -192,6 +199,7 @@ export async function createContext(config: Config, options: CreateContextOption
     };
   } catch (error) {
     if (!options.database) await database.close();
+    await mcp.close();
     throw error;
   }
 }
@@ -199,6 +207,7 @@ export async function createContext(config: Config, options: CreateContextOption
 /** pg-boss first (it may still be finishing a job that writes), then the trace spans still queued, then the database. */
 export async function closeContext(ctx: AppContext, options: { keepDatabase?: boolean } = {}): Promise<void> {
   await ctx.jobs?.stop();
+  await ctx.mcp.close();
   ctx.skills.close();
   await ctx.trace.close();
   // After the trace store, whose last steps end their spans; never throws, and bounded by OTEL_EXPORTER_OTLP_TIMEOUT.

@@ -6,6 +6,7 @@ import { scenarioFileSchema, scenarioFileSchemaFor } from './schema.js';
 import { historyStrategyFromFile } from '../conversations/history-strategy.js';
 import type { AgentDefinition, DecisionSpec, EngineSpec, StopSettings } from '../definitions/agent-definition.js';
 import type { DifyUrlPolicy } from './dify-base-url.js';
+import type { McpToolSource } from './mcp-block.js';
 
 /**
  * A scenario file compiled to the one AgentDefinition (seed 004 section 11), plus what only files declare: the
@@ -23,7 +24,7 @@ export interface Scenario extends AgentDefinition<string> {
  * What the server decides about scenario files, not the files themselves: which Dify base URLs they may name, and
  * (when given) the tools that exist, so an unknown tool is reported with the file's other problems.
  */
-export type ScenarioPolicy = DifyUrlPolicy & { toolNames?: ReadonlySet<string> };
+export type ScenarioPolicy = DifyUrlPolicy & { toolNames?: ReadonlySet<string>; mcp?: McpToolSource };
 
 export const SCENARIO_KIND: DefinitionKind = {
   noun: 'scenario',
@@ -36,8 +37,8 @@ export const SCENARIO_KIND: DefinitionKind = {
 
 export const scenarioSpec = (policy: ScenarioPolicy, baseDir: string): DefinitionSpec<typeof scenarioFileSchema, Scenario> => ({
   kind: SCENARIO_KIND,
-  schema: scenarioFileSchemaFor({ baseDir, policy, toolNames: policy.toolNames }),
-  build: (file, parsed) => buildScenario(file, parsed),
+  schema: scenarioFileSchemaFor({ baseDir, policy, toolNames: policy.toolNames, mcp: policy.mcp }),
+  build: (file, parsed) => buildScenario(file, parsed, policy.mcp),
 });
 
 /** Reads and validates one scenario file; every problem is reported at once, with the file and field. */
@@ -59,7 +60,7 @@ const DEFAULT_HISTORY = { strategy: 'full', max_tokens: 8000 } as const;
 const DEFAULT_MAX_TOOL_ROUNDS = 4;
 
 /** A file that passed its schema (scenarioFileSchemaFor checked documents, output type and Dify URL too) as a Scenario. */
-function buildScenario(file: string, s: ScenarioFileOutput): Scenario {
+function buildScenario(file: string, s: ScenarioFileOutput, mcp: McpToolSource | undefined): Scenario {
   const rag = s.rag ?? DEFAULT_RAG;
   const declared = s.output_type ?? 'text';
   const output: OutputType = typeof declared === 'string' ? resolveOutputType(declared) : { name: declared.name, schema: declared.schema, answerField: declared.answer_field };
@@ -71,7 +72,8 @@ function buildScenario(file: string, s: ScenarioFileOutput): Scenario {
     description: s.description,
     sourceFile: file,
     instructions: s.system_prompt ?? '',
-    tools: s.tools ?? [],
+    // The schema refused `mcp` entries when no MCP server is configured, so `mcp` is there whenever s.mcp is.
+    tools: [...new Set([...(s.tools ?? []), ...(s.mcp ?? []).flatMap((entry) => entry.tools.map((tool) => mcp!.admit(entry.server, tool)))])],
     // What the model says once tools are withheld is the answer; max_tool_rounds counts failed rounds too.
     toolUse: { whenWithheld: 'finish', scope: `in scenario ${s.id}`, toolRoundsCounted: 'all' },
     decision: decisionSpec(s.decision),

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { errorMessage } from '../../core/errors.js';
 import { resolveOutputType } from '../../core/structured/output-types.js';
 import { difyBaseUrlProblem, type DifyUrlPolicy } from './dify-base-url.js';
+import { mcpBlock, mcpBlockProblems, type McpToolSource } from './mcp-block.js';
 import { DIFY_INPUT_LIMITS, DifyInputValue, DifyVariableName } from '../../contract/agent.js';
 
 /** A scenario file as written by a user (snake_case, YAML or JSON). */
@@ -164,7 +165,7 @@ const modelBlock = z
  * What only the built-in engine reads. A Dify app has its own prompt, tools, knowledge, model and memory of the
  * conversation, so giving any of these with `engine.type: dify` is an error rather than a setting silently ignored.
  */
-const BUILTIN_ONLY_FIELDS = ['system_prompt', 'rag', 'tools', 'output_type', 'model', 'max_tool_rounds', 'documents', 'history', 'decision', 'stop'] as const;
+const BUILTIN_ONLY_FIELDS = ['system_prompt', 'rag', 'tools', 'mcp', 'output_type', 'model', 'max_tool_rounds', 'documents', 'history', 'decision', 'stop'] as const;
 
 export const scenarioFileSchema = z
   .object({
@@ -175,6 +176,8 @@ export const scenarioFileSchema = z
     system_prompt: z.string().min(1, 'must not be empty: it is the instruction the model works from').optional(),
     rag: ragBlock.optional(),
     tools: z.array(z.string().min(1)).optional(),
+    // Tools of MCP servers the administrator configured (mcp-block.ts), run as mcp__<server>__<tool>.
+    mcp: mcpBlock.optional(),
     output_type: outputTypeField
       .superRefine((declared, ctx) => {
         if (typeof declared !== 'string') return;
@@ -215,6 +218,8 @@ interface ScenarioChecks {
   policy: DifyUrlPolicy;
   /** The registry's tool names; absent: tools are checked when the catalog is made (createScenarioCatalog). */
   toolNames?: ReadonlySet<string>;
+  /** The configured MCP servers; absent: none is, and a file naming one is invalid. */
+  mcp?: McpToolSource;
 }
 
 /**
@@ -250,6 +255,7 @@ export function scenarioFileSchemaFor(checks: ScenarioChecks) {
           if (typeof name === 'string' && name && !checks.toolNames!.has(name)) ctx.addIssue({ code: 'custom', path: ['tools', i], message: `"${name}" is not a registered tool (known: ${known})` });
         });
       }
+      mcpBlockProblems(file.mcp, checks.mcp, ctx);
     },
     { when: (payload) => isObject(payload.value) },
   );
