@@ -2,6 +2,7 @@ import type { Attributes } from '@opentelemetry/api';
 import {
   ATTR_GEN_AI_AGENT_ID,
   ATTR_GEN_AI_AGENT_NAME,
+  ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_GEN_AI_INPUT_MESSAGES,
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_OUTPUT_MESSAGES,
@@ -21,6 +22,7 @@ import {
   GEN_AI_OPERATION_NAME_VALUE_RETRIEVAL,
   GEN_AI_PROVIDER_NAME_VALUE_OPENAI,
 } from '@opentelemetry/semantic-conventions/incubating';
+import { isUuid } from '../ids.js';
 import type { SpanKind, SpanOutcome } from '../trace/store.js';
 
 /**
@@ -50,6 +52,8 @@ export interface SpanShape {
 }
 
 export function runSpan(run: { kind: string; name: string; input: unknown }, content: ContentText | undefined): SpanShape {
+  // A conversation's turns are runs of their own: its id (a UUID, never content) ties them together in the receiver.
+  const conversationId = asObject(run.input)?.conversationId;
   return {
     name: `${GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT} ${run.name}`,
     attributes: {
@@ -59,6 +63,7 @@ export function runSpan(run: { kind: string; name: string; input: unknown }, con
       [ATTR_GEN_AI_AGENT_ID]: run.name,
       [ATTR_GEN_AI_AGENT_NAME]: run.name,
       'clinagent.trace.kind': run.kind,
+      ...(typeof conversationId === 'string' && isUuid(conversationId) ? { [ATTR_GEN_AI_CONVERSATION_ID]: conversationId } : {}),
       ...(content && run.input !== undefined ? { 'clinagent.run.input': content(run.input) } : {}),
     },
   };

@@ -203,6 +203,20 @@ describe.each(testEngines())('OpenTelemetry export of an agent run on %s', (engi
     expect(bodiesOf(traceId)).not.toContain('wombat_field');
   });
 
+  it('ties the turns of a conversation together with gen_ai.conversation.id, and marks a failed run', async () => {
+    const server = await serverWith({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    const conversationId = '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b';
+    const turn = await server.ctx.trace.start({ kind: 'consult', name: 'dermatology_consult', input: { conversationId, message: 'wombat rash' } });
+    await turn.finish({ status: 'failed', error: 'the wombat model refused' });
+    await server.close();
+    await waitFor(rootArrived(turn.traceId), 'the turn span at the receiver', 10_000);
+
+    const [root] = spansOf(turn.traceId);
+    expect(attributesOf(root!)).toMatchObject({ 'gen_ai.conversation.id': conversationId, 'gen_ai.agent.id': 'dermatology_consult', 'clinagent.trace.kind': 'consult', 'error.type': 'run_failed', 'clinagent.run.status': 'failed' });
+    expect(root!.status).toEqual({ code: 2 });
+    expect(bodiesOf(turn.traceId)).not.toContain('wombat');
+  });
+
   it('finishes the run when the receiver is down, and says so once in the log at warn', async () => {
     const down = await startReceiver();
     await down.close();
