@@ -76,7 +76,10 @@ export function openTelemetryExport(config: TelemetryConfig, deps: TelemetryDeps
     spanProcessors: [new BatchSpanProcessor({ exporter: warningOnFailure(new OTLPTraceExporter({ url: config.tracesUrl, headers: config.headers, timeoutMillis: config.timeoutMs }), config, deps), exportTimeoutMillis: config.timeoutMs })],
   });
   const tracer = provider.getTracer('clinagent', deps.serviceVersion);
+  // Identifiers first (the masker reads keys and values), then keys and tokens in the text that results.
   const content: ContentText | undefined = config.captureContent ? (value) => clip(secrets.redact(JSON.stringify(deps.withoutIdentifiers(value)) ?? 'null')) : undefined;
+  const contentMessage = (message: string): string => clip(secrets.redact(String(deps.withoutIdentifiers(message))));
+  logger.info({ receiver: config.tracesUrl, serviceName: config.serviceName, captureContent: config.captureContent }, 'OpenTelemetry: runs, model calls and tool calls are also sent as OTLP spans');
   // The step whose work is running now, per async call chain: steps it starts are its children. A step of another
   // run (a run started inside a tool) is not: that run is a trace of its own, whose steps hang from its root.
   const current = new AsyncLocalStorage<{ run: ExportedRun; span: Span }>();
@@ -142,7 +145,7 @@ export function openTelemetryExport(config: TelemetryConfig, deps: TelemetryDeps
   function failed(span: Span, type: string, message: string | undefined): void {
     span.setAttribute(ATTR_ERROR_TYPE, type);
     // The message may quote a prompt or a record value ("unknown field(s) ..."): content, so only when captured.
-    span.setStatus({ code: SpanStatusCode.ERROR, ...(content && message ? { message: clip(secrets.redact(message)) } : {}) });
+    span.setStatus({ code: SpanStatusCode.ERROR, ...(content && message ? { message: contentMessage(message) } : {}) });
   }
 
   return {

@@ -168,8 +168,14 @@ describe.each(testEngines())('OpenTelemetry export of an agent run on %s', (engi
   it('with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true sends what was said, without the identifier in it', async () => {
     const server = await serverWith({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
     const traceId = await server.run();
+    // A failure's text is content too: sent as the status message, through the same masks.
+    const turn = await server.ctx.trace.start({ kind: 'consult', name: 'dermatology_consult', input: { message: 'rash' } });
+    await turn.finish({ status: 'failed', error: `the model refused; the patient asked to be called at ${PLANTED_IDENTIFIER}` });
     await server.close();
     await waitFor(rootArrived(traceId), 'the run span at the receiver', 10_000);
+    await waitFor(rootArrived(turn.traceId), 'the failed turn at the receiver', 10_000);
+    const [failedTurn] = spansOf(turn.traceId);
+    expect(failedTurn!.status).toEqual({ code: 2, message: 'the model refused; the patient asked to be called at [identifier removed]' });
 
     const spans = spansOf(traceId);
     const chats = spans.filter((span) => span.name.startsWith('chat ')).map(attributesOf);
