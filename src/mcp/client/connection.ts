@@ -82,7 +82,10 @@ export function createMcpConnection(config: McpServerConfig, deps: McpConnection
         if (current === live) current = undefined;
       };
       current = live;
-      live.ready = open(live);
+      // Assigned before open() runs to its first await: a secret that is unset fails it synchronously.
+      const ready = open(live);
+      live.ready = ready;
+      return ready;
     }
     return current.ready!;
   }

@@ -42,8 +42,19 @@ const serverBlock = z
   });
 
 const serversFileSchema = z
-  .object({ servers: z.record(z.string().regex(MCP_SERVER_NAME, 'must be a server name of 1-30 lowercase letters, digits or -, starting with a letter, e.g. labdata'), serverBlock) })
+  .object({
+    servers: z.record(z.string(), serverBlock).superRefine((servers, ctx) => {
+      // The name's own message (zod's record says only "Invalid key in record").
+      for (const name of Object.keys(servers)) {
+        if (!MCP_SERVER_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'must be a server name of 1-30 lowercase letters, digits or -, starting with a letter, e.g. labdata' });
+      }
+    }, { when: (payload) => isObject(payload.value) }),
+  })
   .strict();
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 export type McpTransportConfig =
   | { type: 'http'; url: string; bearerTokenEnv?: string; headersEnv: Readonly<Record<string, string>> }
@@ -82,12 +93,16 @@ export function loadMcpServersFile(file: string, policy: McpServersPolicy): McpS
   } catch (error) {
     throw new ClinAgentError('CONFIG_INVALID', `MCP_SERVERS_FILE ${file} cannot be read: ${errorMessage(error)}. Point MCP_SERVERS_FILE at a YAML or JSON file with a servers: map, or unset it.`, { field: 'MCP_SERVERS_FILE', file });
   }
+  // Also when another field failed (the value may be raw then), so one start names every problem of the file.
   const parsed = serversFileSchema.superRefine((value, ctx) => {
-    for (const [name, server] of Object.entries(value.servers ?? {})) {
-      const problem = server?.url === undefined ? undefined : outboundUrlProblem(server.url, policy, MCP_URL_WORDS);
+    const servers: unknown = value.servers;
+    if (!isObject(servers)) return;
+    for (const [name, server] of Object.entries(servers)) {
+      const url = isObject(server) && typeof server.url === 'string' && server.url ? server.url : undefined;
+      const problem = url === undefined ? undefined : outboundUrlProblem(url, policy, MCP_URL_WORDS);
       if (problem) ctx.addIssue({ code: 'custom', path: ['servers', name, 'url'], message: problem });
     }
-  }).safeParse(raw);
+  }, { when: (payload) => isObject(payload.value) }).safeParse(raw);
   if (!parsed.success) {
     const problems = formatIssues(parsed.error.issues);
     throw new ClinAgentError('CONFIG_INVALID', `MCP_SERVERS_FILE ${file} is invalid; fix it and restart:\n- ${problems.join('\n- ')}`, { field: 'MCP_SERVERS_FILE', file, problems });
