@@ -102,6 +102,8 @@ describe('a scenario naming MCP servers and tools', () => {
   let labdata: McpTestServer;
   let servers: McpServers;
   const lines: string[] = [];
+  /** The server's environment: the test sets the missing secret later, as an administrator would. */
+  const env: Record<string, string | undefined> = { MCP_SECRET_LABDATA_TOKEN: MCP_TEST_TOKEN };
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'clinagent-mcp-scenario-'));
@@ -110,7 +112,7 @@ describe('a scenario naming MCP servers and tools', () => {
     writeFileSync(file, JSON.stringify({ servers: { labdata: { url: labdata.url, bearer_token_env: 'MCP_SECRET_LABDATA_TOKEN' }, locked: { url: labdata.url, bearer_token_env: 'MCP_SECRET_LOCKED_TOKEN' } } }));
     const sink = new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done(); } });
     // MCP_SECRET_LOCKED_TOKEN is not set: that server cannot be connected at start-up, which does not stop it.
-    servers = await openMcpServers({ serversFile: file, allowedHosts: ['127.0.0.1'], timeoutMs: 5000 }, { env: { MCP_SECRET_LABDATA_TOKEN: MCP_TEST_TOKEN }, secrets: createSecretRegistry(), logger: createLogger('info', sink), clientVersion: 'test' });
+    servers = await openMcpServers({ serversFile: file, allowedHosts: ['127.0.0.1'], timeoutMs: 5000 }, { env, secrets: createSecretRegistry(), logger: createLogger('info', sink), clientVersion: 'test' });
   });
   afterAll(async () => {
     await servers?.close();
@@ -152,5 +154,17 @@ describe('a scenario naming MCP servers and tools', () => {
     expect(lines.join('')).toMatch(/"mcpServer":"locked","err":"MCP_SECRET_LOCKED_TOKEN is not set: .*could not be listed at start-up; ClinAgent starts anyway/);
     const call = await tools.run('mcp__locked__lookup_visit', { visit: 1 });
     expect(call).toMatchObject({ success: false, error: 'mcp__locked__lookup_visit failed: MCP_SECRET_LOCKED_TOKEN is not set: MCP server "locked" needs it (MCP_SERVERS_FILE names it). Set it on the server and restart.' });
+
+    // Once the server can be reached, the tool is looked up in its list and its arguments checked before it is called.
+    env.MCP_SECRET_LOCKED_TOKEN = MCP_TEST_TOKEN;
+    const callsBefore = labdata.calls.length;
+    expect(await tools.run('mcp__locked__lookup_visit', { visit: 'one' })).toMatchObject({ success: false, error: 'mcp__locked__lookup_visit failed: Invalid arguments (the server was not called):\nvisit: must be integer' });
+    expect(labdata.calls.length).toBe(callsBefore);
+    expect(await tools.run('mcp__locked__lookup_visit', { visit: 2 })).toMatchObject({ success: true, result: 'Visit 2: week 8, labs complete.' });
+    expect(labdata.calls.at(-1)).toEqual({ tool: 'lookup_visit', args: { visit: 2 } });
+    const unlisted = path.join(dir, 'unlisted.yaml');
+    writeFileSync(unlisted, 'id: unlisted\nname: unlisted\nsystem_prompt: Help.\nmcp:\n  - server: locked\n    tools: [no_such_tool]\n');
+    const admitted = loadScenario(unlisted, { mcp: servers }).tools[0]!;
+    expect(await tools.run(admitted, {})).toMatchObject({ success: false, error: expect.stringMatching(/^mcp__locked__no_such_tool failed: MCP server "locked" does not list a tool "no_such_tool" \(it lists: lookup_visit, /) });
   });
 });
