@@ -16,7 +16,7 @@ import { createLogger } from '../logger.js';
  */
 
 interface OtlpValue { stringValue?: string; intValue?: string | number; boolValue?: boolean; arrayValue?: { values: OtlpValue[] } }
-interface OtlpSpan { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes: Array<{ key: string; value: OtlpValue }>; status?: { code?: number; message?: string } }
+interface OtlpSpan { traceId: string; spanId: string; parentSpanId?: string; name: string; startTimeUnixNano: string; endTimeUnixNano: string; attributes: Array<{ key: string; value: OtlpValue }>; status?: { code?: number; message?: string } }
 interface OtlpRequest { body: string; headers: http.IncomingHttpHeaders }
 
 /** A plain OTLP/HTTP receiver: accepts POST /v1/traces (JSON, as the exporter sends it), keeps every request. */
@@ -148,7 +148,8 @@ describe.each(testEngines())('OpenTelemetry export of an agent run on %s', (engi
         expect(ancestry(span).at(-1), span.name).toBe(root.spanId);
       }
       // The tool ran after the first model call and before the second, as the store recorded it.
-      expect(Number(BigInt((tool as unknown as { startTimeUnixNano: string }).startTimeUnixNano))).toBeGreaterThanOrEqual(Number(BigInt((chats[0] as unknown as { startTimeUnixNano: string }).startTimeUnixNano)));
+      expect(BigInt(tool.startTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(chats[0]!.endTimeUnixNano));
+      expect(BigInt(tool.endTimeUnixNano)).toBeLessThanOrEqual(BigInt(chats[1]!.startTimeUnixNano));
     });
 
     it('sends the configured headers, and no prompt, answer, tool argument, result, identifier or key in any span', () => {
