@@ -36,6 +36,7 @@ export async function buildTestContext(options: TestContextOptions = {}): Promis
     ...ctx,
     async close() {
       await ctx.jobs?.stop();
+      await ctx.mcp.close();
       ctx.skills.close();
       await ctx.trace.close();
       await database.close();

@@ -100,7 +100,6 @@ servers:
   afterAll(async () => {
     workers?.stop();
     await app?.close();
-    await ctx?.mcp.close();
     await ctx?.close();
     await model?.close();
     await labdata?.close();
