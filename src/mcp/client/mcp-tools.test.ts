@@ -31,7 +31,7 @@ mcp:
   - server: labdata
     tools: [lookup_visit, visit_counts, long_report, failing_lookup, slow_lookup]
   - server: textkit
-    tools: [count_words]
+    tools: [count_words, crash]
   - server: offline
     tools: [lookup_visit]
 max_tool_rounds: 6
@@ -118,7 +118,7 @@ servers:
     expect(labdata.calls.at(-1)).toEqual({ tool: 'lookup_visit', args: { visit: 3 } });
 
     const offered = model.requests[first]!.body.tools as Array<{ function: { name: string; description: string; parameters: any } }>;
-    expect(offered.map((t) => t.function.name).sort()).toEqual(['mcp__labdata__failing_lookup', 'mcp__labdata__long_report', 'mcp__labdata__lookup_visit', 'mcp__labdata__slow_lookup', 'mcp__labdata__visit_counts', 'mcp__offline__lookup_visit', 'mcp__textkit__count_words']);
+    expect(offered.map((t) => t.function.name).sort()).toEqual(['mcp__labdata__failing_lookup', 'mcp__labdata__long_report', 'mcp__labdata__lookup_visit', 'mcp__labdata__slow_lookup', 'mcp__labdata__visit_counts', 'mcp__offline__lookup_visit', 'mcp__textkit__count_words', 'mcp__textkit__crash']);
     const lookup = offered.find((t) => t.function.name === 'mcp__labdata__lookup_visit')!.function;
     expect(lookup.description).toBe('The visit schedule status of a visit number. (from MCP server labdata)');
     expect(lookup.parameters).toMatchObject({ type: 'object', properties: { visit: { type: 'integer', minimum: 1, maximum: 20 } }, required: ['visit'] });
@@ -174,6 +174,16 @@ servers:
     const result = await run('Count the words of "three short words".');
     expect(result.toolCalls).toEqual([expect.objectContaining({ success: true, result: '3 words (hello from the secret; planted variable absent)' })]);
     expect(result.answer).toBe('Three words.');
+  });
+
+  it('fails the call during which a stdio server exits, naming it, and starts the server again for the next call', async () => {
+    model.push({ toolCalls: [{ name: 'mcp__textkit__crash', arguments: {} }] }, { toolCalls: [{ name: 'mcp__textkit__count_words', arguments: { text: 'back again' } }] }, { reply: 'It is back.' });
+    const result = await run('Crash the text kit, then count.');
+    expect(result.toolCalls.map((c) => [c.toolName, c.success, c.success ? c.result : c.error])).toEqual([
+      ['mcp__textkit__crash', false, expect.stringMatching(/^mcp__textkit__crash failed: MCP server "textkit" failed calling crash: .*Connection closed.*ClinAgent connects again at the next call\.$/s)],
+      ['mcp__textkit__count_words', true, '2 words (hello from the secret; planted variable absent)'],
+    ]);
+    expect(result.answer).toBe('It is back.');
   });
 
   it('fails a call to a slow server after its timeout, naming the server, and the next call works', async () => {
