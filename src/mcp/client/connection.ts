@@ -74,7 +74,7 @@ export function createMcpConnection(config: McpServerConfig, deps: McpConnection
   }
 
   function client(): Promise<Client> {
-    if (closed) return Promise.reject(new ClinAgentError('CONFLICT_STATE', `MCP server "${name}": the connection is closed (the server is shutting down).`, { server: name }));
+    if (closed) return Promise.reject(new ClinAgentError('CONFLICT_STATE', `MCP server "${name}": the connection is closed (ClinAgent is shutting down).`, { server: name }));
     if (!current) {
       const live: Live = { client: new Client({ name: 'clinagent', version: deps.clientVersion }) };
       // A server that exits or drops the connection: the next call connects again.
@@ -90,14 +90,18 @@ export function createMcpConnection(config: McpServerConfig, deps: McpConnection
     return current.ready!;
   }
 
-  /** Runs one request; a timeout or a broken connection closes the client, so the next request starts afresh. */
+  /**
+   * Runs one request. A broken connection (a process that exited, a refused or dropped HTTP request) closes the
+   * client, so the next request starts afresh. A timeout does not: the SDK has told the server the request is
+   * cancelled, and closing would fail every other call in flight on the same connection.
+   */
   async function request<T>(what: string, run: (c: Client) => Promise<T>): Promise<T> {
     let c: Client | undefined;
     try {
       c = await client();
       return await run(c);
     } catch (error) {
-      const broken = !(error instanceof McpError) || error.code === ErrorCode.RequestTimeout || error.code === ErrorCode.ConnectionClosed;
+      const broken = !(error instanceof McpError) || error.code === ErrorCode.ConnectionClosed;
       if (broken && c) {
         if (current?.client === c) current = undefined;
         await c.close().catch(() => undefined);
