@@ -42,6 +42,9 @@ const FILES: Record<string, string> = {
   'src/contract/leaks.ts': "import { E } from '../core/errors.js';\nexport const CL = E;\n",
   'web/src/api.ts': "import type { Health } from '../../src/contract/api.js';\nimport { U } from './util.js';\nexport type H = Health;\nexport const W = U;\n",
   'web/src/util.ts': 'export const U = 1;\n',
+  // MCP: the server's tools compose area services (allowed) but never the http shell; the client is core and runtime only.
+  'src/mcp/server/tools.ts': "import { T } from '../../trial/trial-qc.js';\nimport { P } from '../../http/routes.js';\nexport const MT = T + P;\n",
+  'src/mcp/client/connect.ts': "import { A } from '../../runtime/run.js';\nimport { T } from '../../trial/trial-qc.js';\nexport const MC = A + T;\n",
   'web/src/server-types.ts': "import type { Q } from '../../src/trial/queries.js';\nexport type WQ = typeof Q;\n",
 };
 
@@ -79,11 +82,13 @@ describe('the dependency rules of npm run lint:deps', () => {
       'contract-imports-only-contract: src/contract/leaks.ts -> src/core/errors.ts',
       'core-imports-no-other-layer: src/core/leaks.ts -> src/trial/trial-qc.ts',
       'core-imports-no-other-layer: src/core/reads-root.ts -> src/context.ts',
+      'mcp-client-imports-only-core-runtime: src/mcp/client/connect.ts -> src/trial/trial-qc.ts',
+      'mcp-server-imports-no-shell: src/mcp/server/tools.ts -> src/http/routes.ts',
       'not-to-unresolvable: src/trial/typo.ts -> ../core/erors.js',
       'only-tests-import-testing: src/http/routes.ts -> src/testing/harness.ts',
       'rag-imports-only-core: src/rag/store.ts -> src/runtime/run.ts',
       'runtime-imports-only-core-and-rag: src/runtime/reads-area.ts -> src/trial/trial-qc.ts',
     ]);
-    expect(result.exitCode).toBe(12);
+    expect(result.exitCode).toBe(14);
   });
 });

@@ -30,7 +30,7 @@ export interface ToolDefinition<Args = unknown> {
 /** In the trace in place of arguments whose `traceArguments` threw: the arguments may hold what it was to remove. */
 export const ARGUMENTS_WITHHELD = '[arguments withheld: this tool\'s traceArguments failed]';
 
-function tracedArguments(tool: ToolDefinition | undefined, args: unknown): unknown {
+export function tracedArguments(tool: ToolDefinition | undefined, args: unknown): unknown {
   if (!tool?.traceArguments) return args;
   try {
     return tool.traceArguments(args);

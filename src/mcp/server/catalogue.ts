@@ -2,7 +2,7 @@ import type { MembershipCheck } from '../../core/auth/membership.js';
 import { WRITER_ROLES, type User } from '../../core/auth/users.js';
 import { ClinAgentError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
-import { ARGUMENTS_WITHHELD, createToolRegistry, type ToolCallResult, type ToolRegistry } from '../../core/tools/registry.js';
+import { createToolRegistry, tracedArguments, type ToolCallResult, type ToolRegistry } from '../../core/tools/registry.js';
 import type { TraceStore } from '../../core/trace/store.js';
 import type { StagedAgentService } from '../../runtime/staged/staged-agent-service.js';
 import type { McpTool } from './mcp-tool.js';
@@ -76,7 +76,8 @@ export async function userToolCatalogue(deps: McpCatalogueDeps, actor: User): Pr
       const tool = byName.get(name);
       // The name of a tool not offered is the client's text: kept short in the trace and the answer.
       const shownName = tool ? name : name.slice(0, MAX_UNKNOWN_NAME);
-      const traced = tracedArguments(tool, args);
+      // A tool this user is not offered (a viewer naming answer_query) has no hook to say what its arguments may hold.
+      const traced = tool ? tracedArguments(tool, args) : NOT_OFFERED;
       // The trace belongs to the project only when the caller is its member: an outsider's probe is theirs alone.
       const projectId = typeof (args as { projectId?: unknown })?.projectId === 'string' ? (args as { projectId: string }).projectId : undefined;
       const member = projectId !== undefined && (await deps.users.isMember(projectId, actor));
@@ -109,18 +110,6 @@ async function withoutInternals(logger: Logger, tool: McpTool, args: unknown): P
 
 /** In the trace in place of the arguments of a call to a tool the user is not offered. */
 export const NOT_OFFERED = '[arguments withheld: no such tool is offered to this user]';
-
-/** As the registry does for an agent's tool span: the tool's own hook decides, and a hook that throws withholds all. */
-function tracedArguments(tool: McpTool | undefined, args: unknown): unknown {
-  // A tool this user is not offered (a viewer naming answer_query) has no hook to say what its arguments may hold.
-  if (!tool) return NOT_OFFERED;
-  if (!tool.traceArguments) return args;
-  try {
-    return tool.traceArguments(args);
-  } catch {
-    return ARGUMENTS_WITHHELD;
-  }
-}
 
 /** In the span in place of a result whose `traceResult` threw: the result may hold what it was to remove. */
 export const RESULT_WITHHELD = "[result withheld: this tool's traceResult failed]";
