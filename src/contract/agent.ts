@@ -109,7 +109,7 @@ export const Scenario = z.object({
   outputType: z.string(),
   engine: z
     .object({
-      type: z.enum(['builtin', 'dify']),
+      type: z.enum(['builtin', 'dify', 'openai-agents']),
       appMode: z.enum(['chat', 'agent', 'completion', 'workflow']).optional().describe('dify only'),
       host: z.string().optional().describe("dify only: the host of the app's API (never its key variable)"),
       inputNames: z.array(z.string()).optional().describe('dify only: start-form variables the scenario fills in itself (engine.inputs); a run may override them'),

@@ -26,7 +26,7 @@ export const AgentSummary = z.object({
   description: z.string(),
   kind: AgentKind,
   engine: z.object({
-    type: z.enum(['builtin', 'dify']),
+    type: z.enum(['builtin', 'dify', 'openai-agents']),
     appMode: z.string().optional().describe("dify only: the app's mode"),
     host: z.string().optional().describe("dify only: the host of the app's API (never its key variable)"),
   }),

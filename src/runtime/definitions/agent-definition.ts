@@ -42,8 +42,8 @@ export interface ToolUse {
   toolRoundsCounted?: 'successful' | 'all';
 }
 
-/** Who runs the definition: the one loop, or an app on another platform (seed 004 section 11). */
-export type EngineSpec = { type: 'builtin' } | DifyEngineSpec;
+/** Who runs the definition: the one loop, an app on another platform (seed 004 section 11), or the OpenAI Agents SDK's run loop. */
+export type EngineSpec = { type: 'builtin' } | DifyEngineSpec | { type: 'openai-agents' };
 
 /** A value of a Dify app's start form: its text, number, select and checkbox variables. */
 export type DifyInputValue = string | number | boolean;

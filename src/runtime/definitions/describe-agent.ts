@@ -10,7 +10,7 @@ export interface AgentDescription {
   description: string;
   kind: AgentKind;
   /** The built-in loop, or a Dify app (its mode and host; the URL's path and the key variable stay server-side). */
-  engine: { type: 'builtin' } | { type: 'dify'; appMode: string; host: string };
+  engine: { type: 'builtin' } | { type: 'dify'; appMode: string; host: string } | { type: 'openai-agents' };
   tools: string[];
   /** Tools bound to one request (a project's records), offered when the run has them. */
   requestTools: string[];
@@ -38,7 +38,7 @@ export function describeAgent(definition: AgentDefinition<any, any>): AgentDescr
     name: definition.name,
     description: definition.description,
     kind: agentKind(definition),
-    engine: engine.type === 'dify' ? { type: 'dify', appMode: engine.appMode, host: hostOf(engine.baseUrl) } : { type: 'builtin' },
+    engine: engine.type === 'dify' ? { type: 'dify', appMode: engine.appMode, host: hostOf(engine.baseUrl) } : { type: engine.type },
     tools: [...definition.tools],
     requestTools: [...(definition.requestTools ?? [])],
     answer: { format: answer.format, schema: answer.jsonSchema },

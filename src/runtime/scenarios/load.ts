@@ -101,6 +101,7 @@ function stopSettings(block: ScenarioFileOutput['stop']): StopSettings {
 }
 
 function engineSpec(block: ScenarioFileOutput['engine']): EngineSpec {
+  if (block.type === 'openai-agents') return { type: 'openai-agents' };
   if (block.type !== 'dify') return { type: 'builtin' };
   const appMode = block.app_mode ?? 'chat';
   return {

@@ -52,7 +52,7 @@ const DIFY_ONLY = ['base_url', 'api_key_env', 'app_mode', 'inputs', 'input_varia
 
 const engineBlock = z
   .object({
-    type: z.enum(['builtin', 'dify'], { message: 'must be builtin (the one agent loop, the default) or dify (an app on a Dify server)' }).default('builtin'),
+    type: z.enum(['builtin', 'dify', 'openai-agents'], { message: 'must be builtin (the one agent loop, the default), dify (an app on a Dify server) or openai-agents (the OpenAI Agents SDK run loop)' }).default('builtin'),
     base_url: z.string().min(1).optional(),
     api_key_env: z
       .string()
@@ -94,7 +94,7 @@ const engineBlock = z
         if (textVariable && engine.inputs && typeof engine.inputs === 'object' && textVariable in engine.inputs) {
           ctx.addIssue({ code: 'custom', path: ['inputs', textVariable], message: `is where each run's text goes (${engine.input_variable ? 'input_variable' : 'a completion app\'s query'}); leave it out of inputs` });
         }
-      } else if (engine.type === 'builtin') {
+      } else if (engine.type === 'builtin' || engine.type === 'openai-agents') {
         for (const field of DIFY_ONLY) if (engine[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'applies only to type dify' });
       }
     },
@@ -167,6 +167,9 @@ const modelBlock = z
  */
 const BUILTIN_ONLY_FIELDS = ['system_prompt', 'rag', 'tools', 'mcp', 'output_type', 'model', 'max_tool_rounds', 'documents', 'history', 'decision', 'stop'] as const;
 
+/** What the OpenAI Agents SDK engine cannot honour: retrieval, documents, a JSON decision loop. */
+const OPENAI_AGENTS_UNSUPPORTED = ['rag', 'documents', 'decision'] as const;
+
 export const scenarioFileSchema = z
   .object({
     id: z.string().regex(idPattern, 'must be 1-64 lowercase letters, digits, - or _, starting with a letter or digit'),
@@ -204,8 +207,18 @@ export const scenarioFileSchema = z
         for (const field of BUILTIN_ONLY_FIELDS) {
           if (file[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'not allowed with engine.type dify: the Dify app has its own prompt, tools, knowledge, model and conversation memory; set them in Dify' });
         }
-      } else if (engineType === 'builtin' && file.system_prompt === undefined) {
+      } else if ((engineType === 'builtin' || engineType === 'openai-agents') && file.system_prompt === undefined) {
         ctx.addIssue({ code: 'custom', path: ['system_prompt'], message: 'required: the instruction the model works from (or engine.type dify to run a Dify app instead)' });
+      }
+      if (engineType === 'openai-agents') {
+        // The SDK's run loop has no retrieval, JSON decision mode or budgets of ours: refused rather than ignored.
+        for (const field of OPENAI_AGENTS_UNSUPPORTED) {
+          if (file[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'not supported with engine.type openai-agents (docs/agent-engines.md); use engine.type builtin for it' });
+        }
+        const stop: unknown = file.stop;
+        for (const field of isObject(stop) ? Object.keys(stop).filter((key) => key !== 'max_rounds') : []) {
+          ctx.addIssue({ code: 'custom', path: ['stop', field], message: 'not supported with engine.type openai-agents: only stop.max_rounds (the SDK\'s max turns) applies' });
+        }
       }
     },
     { when: (payload) => isObject(payload.value) },
