@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { roundLimit, runLoop } from '../src/runtime/loop/index.js';
@@ -31,8 +33,16 @@ const zeroLatencyFetch: typeof fetch = async (_url, init) => {
   return new Response(observations < TOOL_ROUNDS ? USE_TOOL : RESPOND, { status: 200, headers: { 'content-type': 'application/json' } });
 };
 
-export async function main(): Promise<void> {
-  const ctx = await buildTestContext({ engine: 'pglite', env: { LLM_BASE_URL: 'http://zero-latency.invalid/v1', LLM_MODEL: 'zero-latency' } });
+interface LoopFigures {
+  bare: number[];
+  perRound: number[];
+  loopCpuUs: number;
+  flushMsPerRound: number;
+}
+
+/** ITERATIONS runs of the loop in a context built with `env` (the OpenTelemetry export on or off). */
+async function measureLoop(env: Record<string, string>): Promise<LoopFigures> {
+  const ctx = await buildTestContext({ engine: 'pglite', env: { LLM_BASE_URL: 'http://zero-latency.invalid/v1', LLM_MODEL: 'zero-latency', ...env } });
   try {
     const llm = createLlmGateway({ ...ctx.config.llm, baseUrl: 'http://zero-latency.invalid/v1', model: 'zero-latency' }, { fetch: zeroLatencyFetch });
     ctx.tools.register({ name: 'bench_lookup', description: 'returns at once', schema: z.object({ id: z.string() }), run: async ({ id }) => ({ id, ok: true }) });
@@ -74,20 +84,59 @@ export async function main(): Promise<void> {
     const flushStarted = performance.now();
     await ctx.trace.flush();
     const flushMsPerRound = (performance.now() - flushStarted) / (ITERATIONS * (TOOL_ROUNDS + 1));
-    const b = summarise(bare);
-    const r = summarise(perRound);
-    printTable(`Agent loop cost per round (${ITERATIONS} runs of ${TOOL_ROUNDS} tool rounds + 1 answer, zero-latency model, PGlite trace store)`, [
-      { case: 'bare gateway call', 'p50 ms': b.p50, 'p99 ms': b.p99 },
-      { case: 'one loop round (model call, decision parse, tool call, 3 spans)', 'p50 ms': r.p50, 'p99 ms': r.p99 },
-      { case: 'loop overhead per round above the bare call', 'p50 ms': r.p50 - b.p50, 'p99 ms': r.p99 - b.p99 },
-      { case: 'loop overhead per round, CPU time (mean)', 'p50 ms': loopCpuUs / 1000 / (ITERATIONS * (TOOL_ROUNDS + 1)), 'p99 ms': '' },
-      { case: 'trace spans still queued at the end, written per round (mean)', 'p50 ms': flushMsPerRound, 'p99 ms': '' },
-    ]);
-    printTargets('Agent loop against issue 22', [
-      { figure: 'loop overhead per round, traces on, zero-latency model', measuredMs: r.p50 - b.p50, targetMs: 0.5, referenceMs: b.p50, reference: 'bare gateway call p50' },
-    ]);
+    return { bare, perRound, loopCpuUs, flushMsPerRound };
   } finally {
     await ctx.close();
+  }
+}
+
+/** An OTLP/HTTP receiver on loopback that answers at once and counts the spans it was sent (JSON, as the exporter sends). */
+async function startReceiver(): Promise<{ url: string; spans(): number; close(): Promise<void> }> {
+  let spans = 0;
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: unknown[] }> }> };
+      spans += body.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)).length;
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans: () => spans, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+export async function main(): Promise<void> {
+  const off = await measureLoop({});
+  const b = summarise(off.bare);
+  const r = summarise(off.perRound);
+  printTable(`Agent loop cost per round (${ITERATIONS} runs of ${TOOL_ROUNDS} tool rounds + 1 answer, zero-latency model, PGlite trace store)`, [
+    { case: 'bare gateway call', 'p50 ms': b.p50, 'p99 ms': b.p99 },
+    { case: 'one loop round (model call, decision parse, tool call, 3 spans)', 'p50 ms': r.p50, 'p99 ms': r.p99 },
+    { case: 'loop overhead per round above the bare call', 'p50 ms': r.p50 - b.p50, 'p99 ms': r.p99 - b.p99 },
+    { case: 'loop overhead per round, CPU time (mean)', 'p50 ms': off.loopCpuUs / 1000 / (ITERATIONS * (TOOL_ROUNDS + 1)), 'p99 ms': '' },
+    { case: 'trace spans still queued at the end, written per round (mean)', 'p50 ms': off.flushMsPerRound, 'p99 ms': '' },
+  ]);
+  printTargets('Agent loop against issue 22', [
+    { figure: 'loop overhead per round, traces on, zero-latency model', measuredMs: r.p50 - b.p50, targetMs: 0.5, referenceMs: b.p50, reference: 'bare gateway call p50' },
+  ]);
+
+  // The same loop with the OpenTelemetry export on (issue 34): spans batched to a receiver on loopback.
+  const receiver = await startReceiver();
+  try {
+    const on = await measureLoop({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    const ob = summarise(on.bare);
+    const or = summarise(on.perRound);
+    const offCpu = off.loopCpuUs / 1000 / (ITERATIONS * (TOOL_ROUNDS + 1));
+    const onCpu = on.loopCpuUs / 1000 / (ITERATIONS * (TOOL_ROUNDS + 1));
+    printTable(`Agent loop with the OpenTelemetry export on (OTLP/HTTP to a loopback receiver; ${receiver.spans()} spans received)`, [
+      { case: 'loop overhead per round above the bare call, export off', 'p50 ms': r.p50 - b.p50, 'p99 ms': r.p99 - b.p99 },
+      { case: 'loop overhead per round above the bare call, export on', 'p50 ms': or.p50 - ob.p50, 'p99 ms': or.p99 - ob.p99 },
+      { case: 'loop CPU time per round (mean), export off / on', 'p50 ms': offCpu, 'p99 ms': onCpu },
+      { case: 'ratio of the CPU time per round, on / off', 'p50 ms': onCpu / offCpu, 'p99 ms': '' },
+    ]);
+  } finally {
+    await receiver.close();
   }
 }
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { createContext, type AppContext } from '../context.js';
+import { closeContext, createContext, type AppContext } from '../context.js';
 import { loadConfig } from '../core/config.js';
 import type { Database } from '../core/db/connect.js';
 import { createLogger, type Logger } from '../core/logger.js';
@@ -34,11 +34,9 @@ export async function buildTestContext(options: TestContextOptions = {}): Promis
   const ctx = await createContext(config, { database, logger: options.logger ?? createLogger('silent'), startJobs: options.startJobs });
   return {
     ...ctx,
+    // The server's own shutdown order (closeContext), then the test's database, which the context did not open.
     async close() {
-      await ctx.jobs?.stop();
-      await ctx.mcp.close();
-      ctx.skills.close();
-      await ctx.trace.close();
+      await closeContext(ctx, { keepDatabase: true });
       await database.close();
     },
   };
