@@ -187,7 +187,7 @@ export async function createContext(config: Config, options: CreateContextOption
       secrets,
       scenarios,
       agents,
-      engines: createEngines({ dify: { secrets, allowedHosts: config.dify.allowedHosts } }),
+      engines: createEngines({ dify: { secrets, allowedHosts: config.dify.allowedHosts }, openaiAgents: { llm: config.llm } }),
       agentRuns,
       agentRunHost,
       agentConfigs,

@@ -4,6 +4,7 @@ import type { Scenario } from '../scenarios/load.js';
 import { builtinEngine } from './builtin-engine.js';
 import { createDifyEngine, type DifyEngineOptions } from './dify/dify-engine.js';
 import type { AgentEngine, EngineRunOptions, EngineRunRequest } from './engine.js';
+import { createOpenAiAgentsEngine, type OpenAiAgentsEngineOptions } from './openai-agents/openai-agents-engine.js';
 
 /** Every engine this process runs scenarios on, picked by each scenario's `engine.type`. */
 export interface AgentEngines {
@@ -16,12 +17,14 @@ export interface AgentEngines {
 
 interface CreateEnginesOptions {
   dify?: DifyEngineOptions;
+  openaiAgents?: OpenAiAgentsEngineOptions;
 }
 
 export function createEngines(options: CreateEnginesOptions = {}): AgentEngines {
   const byType = new Map<string, AgentEngine>([
     ['builtin', builtinEngine],
     ['dify', createDifyEngine(options.dify)],
+    ['openai-agents', createOpenAiAgentsEngine(options.openaiAgents)],
   ]);
   const get = (scenario: Scenario): AgentEngine => {
     const engine = byType.get(scenario.engine.type);
