@@ -8,6 +8,7 @@ import { readEventStream, type ReceivedEvent } from '../../testing/read-event-st
 import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
 import { buildTestContext } from '../../testing/test-context.js';
 import { testEngines } from '../../testing/test-database.js';
+import { waitFor } from '../../testing/wait-for.js';
 import { buildServer } from '../server.js';
 
 const SAMPLE_SIZE = { design: 'two_proportions', alpha: 0.05, power: 0.9, sides: 2, p1: 0.5, p2: 0.75 };
@@ -162,6 +163,30 @@ describe.each(testEngines())('scenarios on the OpenAI Agents SDK engine (%s)', (
     model.push(bad, { reply: '{"summary": "Two fields missing", "missing": 2}' });
     const { result } = await run({ scenarioId: 'oa-report', input: 'What is missing at visit 2?' });
     expect(result).toMatchObject({ status: 'success', answer: 'Two fields missing', structuredOutput: { summary: 'Two fields missing', missing: 2 } });
+  });
+
+  it('fails the run with a clear message when the model calls a tool the scenario does not offer', async () => {
+    model.push({ toolCalls: [{ name: 'launch_rocket', arguments: {} }] });
+    const { status, result } = await run({ scenarioId: 'oa-plain', input: 'Launch.' });
+    expect(status).toBe(200);
+    expect(result).toMatchObject({ status: 'failed', answer: '', toolCalls: [] });
+    expect(result.error).toMatch(/^The model gave no usable answer \(.*launch_rocket.*\), so none is shown\./);
+  });
+
+  it('stops the SDK run when the client closes the stream, and the run is cancelled', async () => {
+    const gate = model.gate();
+    model.push({ reply: 'never read' });
+    const controller = new AbortController();
+    const response = await fetch(`${url}/api/agent/run/stream`, { method: 'POST', headers: { ...headers(), accept: 'text/event-stream' }, body: JSON.stringify({ scenarioId: 'oa-plain', input: 'A long question' }), signal: controller.signal });
+    let traceId = '';
+    for await (const event of readEventStream(response)) {
+      if (event.event === 'run_started') traceId = event.data.traceId;
+      break;
+    }
+    await gate.reached;
+    controller.abort();
+    await waitFor(async () => (await ctx.trace.get(traceId, ALL_TRACES))?.status === 'cancelled', 'the trace to be cancelled');
+    gate.release();
   });
 
   it('gives a failed result naming the cause when the endpoint is down, never a 500', async () => {
