@@ -52,7 +52,7 @@ const DIFY_ONLY = ['base_url', 'api_key_env', 'app_mode', 'inputs', 'input_varia
 
 const engineBlock = z
   .object({
-    type: z.enum(['builtin', 'dify', 'openai-agents'], { message: 'must be builtin (the one agent loop, the default), dify (an app on a Dify server) or openai-agents (the OpenAI Agents SDK run loop)' }).default('builtin'),
+    type: z.enum(['builtin', 'dify', 'openai-agents'], { message: 'must be builtin (the one agent loop, the default), openai-agents (the OpenAI Agents SDK run loop) or dify (an app on a Dify server)' }).default('builtin'),
     base_url: z.string().min(1).optional(),
     api_key_env: z
       .string()

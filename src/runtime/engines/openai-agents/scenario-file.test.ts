@@ -33,6 +33,6 @@ describe('a scenario file with engine.type openai-agents', () => {
   });
 
   it('names the new engine among the engine types a file may give', () => {
-    expect(errorOf(() => loadScenario(file('e.yaml', 'id: e\nname: E\nengine: { type: langgraph }\nsystem_prompt: p\n'))).message).toMatch(/^- engine\.type: must be builtin .*, dify .* or openai-agents/m);
+    expect(errorOf(() => loadScenario(file('e.yaml', 'id: e\nname: E\nengine: { type: langgraph }\nsystem_prompt: p\n'))).message).toMatch(/^- engine\.type: must be builtin .*, openai-agents .* or dify/m);
   });
 });
