@@ -34,7 +34,7 @@ export function createOpenAiAgentsEngine(options: OpenAiAgentsEngineOptions = {}
       const started = performance.now();
       const result = emptyResult();
       const llm = options.llm;
-      result.modelName = scenario.model.name ?? llm?.model ?? runOptions.context.llm.modelName;
+      result.modelName = scenario.model.name ?? runOptions.context.llm.modelName;
       const trace = await runOptions.context.trace.start({ kind: 'agent', name: scenario.id, input: { scenarioId: scenario.id, input, engine: 'openai-agents' }, userId: runOptions.userId, projectId: runOptions.projectId });
       result.traceId = trace.traceId;
       let internalError: string | undefined;
@@ -45,7 +45,6 @@ export function createOpenAiAgentsEngine(options: OpenAiAgentsEngineOptions = {}
         const history = await openConversation(scenario, input, runOptions, trace, result);
         runOptions.onEvent?.({ type: 'run_started', traceId: trace.traceId, ...(result.conversationId ? { conversationId: result.conversationId } : {}) });
         const { answer, value } = await checkedAnswer({ scenario, input, history, llm, options: runOptions, trace, calls: result.toolCalls }, result);
-        result.modelName = scenario.model.name ?? llm.model ?? result.modelName;
         const parsed = parseStructuredOutput(answer, scenario.output);
         result.structuredOutput = parsed.success ? parsed.data : {};
         const answerField = scenario.output.answerField;
@@ -55,8 +54,10 @@ export function createOpenAiAgentsEngine(options: OpenAiAgentsEngineOptions = {}
         result.status = 'success';
       } catch (error) {
         if (!result.conversationId) runOptions.onEvent?.({ type: 'run_started', traceId: trace.traceId });
-        ({ internalError } = recordFailure(result, sdkRunError(error, scenario, llm ?? { timeoutMs: 0, maxRetries: 0 }, runOptions.signal)));
-        runOptions.context.logger?.warn({ traceId: trace.traceId, scenarioId: scenario.id, ...(ClinAgentError.isInstance(error) ? { code: error.code, error: error.message } : { err: error }) }, 'openai-agents run failed');
+        const failure = sdkRunError(error, scenario, llm, runOptions.signal);
+        ({ internalError } = recordFailure(result, failure));
+        // An unreachable endpoint or a looping model is said in words in the result: no stack trace for it.
+        runOptions.context.logger?.warn({ traceId: trace.traceId, scenarioId: scenario.id, ...(ClinAgentError.isInstance(failure) ? { code: failure.code, error: failure.message } : { err: failure }) }, 'openai-agents run failed');
       }
       result.latencyMs = Math.round(performance.now() - started);
       await trace.finish({

@@ -11,7 +11,7 @@ import { SdkOpenAI } from './sdk-provider.js';
  * rules, or the endpoint (worded by the gateway's one mapping, core/llm/errors.ts, so both engines say the same
  * thing about the same endpoint). Anything else is returned as it is: the run reports it as an internal error.
  */
-export function sdkRunError(error: unknown, scenario: Scenario, llm: LlmConfig, signal: AbortSignal | undefined): unknown {
+export function sdkRunError(error: unknown, scenario: Scenario, llm: LlmConfig | undefined, signal: AbortSignal | undefined): unknown {
   if (ClinAgentError.isInstance(error)) return error;
   if (signal?.aborted) return cancelled(error);
   const details = { scenarioId: scenario.id, engine: 'openai-agents' };
@@ -25,7 +25,7 @@ export function sdkRunError(error: unknown, scenario: Scenario, llm: LlmConfig, 
     return new ClinAgentError('LLM_BAD_RESPONSE', `The model gave no usable answer (${error.message}), so none is shown. Try again, or ask in other words.`, { ...details, reason: 'model_behavior' });
   }
   const gatewayError = asGatewayError(error);
-  if (gatewayError) return toLlmError(gatewayError, { ...llm, what: 'LLM' });
+  if (gatewayError && llm) return toLlmError(gatewayError, { ...llm, what: 'LLM' });
   if (error instanceof AgentsError) {
     return new ClinAgentError('LLM_BAD_RESPONSE', `The OpenAI Agents SDK stopped the run of scenario ${scenario.id}: ${error.message}.`, { ...details, reason: error.constructor.name });
   }
