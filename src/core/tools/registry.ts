@@ -65,18 +65,19 @@ export interface ToolRegistry {
 
 const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 
-// Converting a zod schema takes about a millisecond and every run asks before its first model call: once per tool.
-const parametersByTool = new WeakMap<ToolDefinition, Record<string, unknown>>();
+// Converting a zod schema takes about a millisecond and every run asks before its first model call: once per schema,
+// so tools built per request or per user (the MCP endpoint's, a project's) over the same schema convert it once.
+const parametersBySchema = new WeakMap<z.ZodType, Record<string, unknown>>();
 
 function parametersOf(tool: ToolDefinition): Record<string, unknown> {
   if (tool.parameters) return tool.parameters;
-  let parameters = parametersByTool.get(tool);
+  let parameters = parametersBySchema.get(tool.schema);
   if (!parameters) {
     // The model writes the input side of the schema: a field with a default is optional to it. The output
     // side (zod's default) would list `limit: z.number().default(50)` as required.
     parameters = z.toJSONSchema(tool.schema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
     delete parameters.$schema;
-    parametersByTool.set(tool, parameters);
+    parametersBySchema.set(tool.schema, parameters);
   }
   return parameters;
 }

@@ -62,11 +62,10 @@ export async function userToolCatalogue(deps: McpCatalogueDeps, actor: User): Pr
   const byName = new Map(offered.map((tool) => [tool.name, tool]));
   const registry = createToolRegistry();
   for (const tool of offered) registry.register({ ...tool, run: (args: unknown) => withoutInternals(deps.logger, tool, args) });
-  const specs = registry.specs([...byName.keys()]);
-
   return {
+    // Only tools/list needs the schemas (a tools/call request never does); the registry has each converted once.
     list: () =>
-      specs.map((spec) => ({
+      registry.specs([...byName.keys()]).map((spec) => ({
         name: spec.name,
         description: spec.description,
         inputSchema: spec.parameters as ListedTool['inputSchema'],

@@ -6,6 +6,10 @@ import { PROTOCOL_AGENT_ID, protocolContextOf } from '../../agents/protocol/prot
 import { spiritCoverage } from '../../agents/protocol/spirit/index.js';
 import type { McpTool } from './mcp-tool.js';
 
+// Built once: the registry converts each schema for tools/list once, whoever asks.
+const NO_ARGUMENTS = z.strictObject({});
+const SPIRIT_ARGUMENTS = z.strictObject({ conversationId: Uuid.describe('the protocol, as list_protocols names it') });
+
 /**
  * The caller's own Protocol Agent drafts: which there are, and the SPIRIT 2025 checklist of one. A protocol is its
  * owner's alone (the staged-agent service answers NOT_FOUND to anyone else, an admin or a project member included),
@@ -16,7 +20,7 @@ export function protocolTools(staged: Pick<StagedAgentService, 'list' | 'get'>, 
     {
       name: 'list_protocols',
       description: 'Your Protocol Agent drafts, most recently active first: conversation id, title, current and completed stages.',
-      schema: z.strictObject({}),
+      schema: NO_ARGUMENTS,
       run: async () => ({
         protocols: (await staged.list(actor, PROTOCOL_AGENT_ID)).map((p) => ({ conversationId: p.conversationId, title: p.state.title, currentStage: p.state.currentStage, completedStages: p.state.completedStages, updatedAt: p.updatedAt.toISOString() })),
       }),
@@ -24,7 +28,7 @@ export function protocolTools(staged: Pick<StagedAgentService, 'list' | 'get'>, 
     {
       name: 'spirit_checklist',
       description: 'The SPIRIT 2025 checklist of one of your protocols: which items the draft already answers (and from which fields), and which are still open.',
-      schema: z.strictObject({ conversationId: Uuid.describe('the protocol, as list_protocols names it') }),
+      schema: SPIRIT_ARGUMENTS,
       run: async ({ conversationId }: { conversationId: string }) => {
         const view = await staged.get(actor, PROTOCOL_AGENT_ID, conversationId);
         return { conversationId, title: view.state.title, spirit: spiritCoverage(protocolContextOf(view)) };

@@ -1,14 +1,12 @@
 import type { Role } from '../../core/db/schema/auth.js';
-import type { Db } from '../../core/db/connect.js';
 import { ClinAgentError, errorMessage } from '../../core/errors.js';
-import type { Logger } from '../../core/logger.js';
-import type { TraceRun, TraceStore } from '../../core/trace/store.js';
+import type { TraceRun } from '../../core/trace/store.js';
 import type { User } from '../../core/auth/users.js';
 import type { ConversationStore } from '../conversations/index.js';
 import type { AgentDefinition } from '../definitions/agent-definition.js';
 import { createDefinitionRun, DEFINITION_KIND_PREFIX, definitionIdOf, definitionRunStore, listDefinitionRuns, reopenDefinitionRun, stateOf, stateProblems, type DefinitionRun, type DefinitionRunState } from './definition-runs.js';
 import { runTurn, withReplyApplied, type TurnDeps } from './definition-turn.js';
-import type { RunHost } from './run-host.js';
+import type { HostedRunDeps } from './run-host.js';
 import { createStepDriver, isRetryableRunError, MODEL_UNAVAILABLE_STEP, type ModelOutagePolicy } from './step-driver.js';
 
 export { newRunWorkerId } from './step-driver.js';
@@ -18,15 +16,7 @@ interface AgentRunActor {
   role: Role;
 }
 
-interface AgentRunServiceDeps extends TurnDeps {
-  db: Db;
-  /** The one host of durable agent runs: its queue advances these runs and its sweep recovers them. */
-  host: RunHost;
-  trace: TraceStore;
-  logger: Logger;
-  /** Identifies this process in run leases. */
-  workerId: string;
-  leaseMs?: number;
+interface AgentRunServiceDeps extends TurnDeps, HostedRunDeps {
   /** Every agent by id (the agent registry); a durable run resolves its definition here when it starts and each time it advances. */
   definitions: { has(id: string): boolean; get(id: string): AgentDefinition<string> };
   /**

@@ -4,16 +4,14 @@ import type { z } from 'zod';
 import { appendAuditEntries, PLATFORM_AUDIT_SCOPE } from '../../core/audit/audit-log.js';
 import { assertWriterRole } from '../../core/auth/project-access.js';
 import type { User } from '../../core/auth/users.js';
-import type { Db } from '../../core/db/connect.js';
 import { agentRuns } from '../../core/db/schema/runs.js';
 import { ClinAgentError, errorMessage, formatIssues } from '../../core/errors.js';
-import type { Logger } from '../../core/logger.js';
-import type { TraceRun, TraceStore } from '../../core/trace/store.js';
+import type { TraceRun } from '../../core/trace/store.js';
 import type { ConversationStore } from '../conversations/index.js';
 import type { AgentEventSink } from '../loop/events.js';
 import { createRunStore, type RunAuditEvent } from './run-store.js';
 import type { RunReview } from './run-shape.js';
-import { inFamily, type RunHost } from './run-host.js';
+import { inFamily, type HostedRunDeps } from './run-host.js';
 import { createStepDriver } from './step-driver.js';
 import { withTransaction } from '../../core/db/transaction.js';
 
@@ -43,15 +41,7 @@ interface StepOutcome<S> {
 }
 
 /** What a service built on conversation runs is given (the Protocol Agent's, the consult's), besides its own needs. */
-export interface ConversationRunDeps {
-  db: Db;
-  /** The one host of durable agent runs, whose queue and sweep recover a step left by a dead process. */
-  host: RunHost;
-  trace: TraceStore;
-  logger: Logger;
-  /** Identifies this process in run leases. */
-  workerId: string;
-  leaseMs?: number;
+export interface ConversationRunDeps extends HostedRunDeps {
   /** Where each exchange is logged; `start` opens a conversation's log when it begins. */
   conversations: Pick<ConversationStore, 'start' | 'append'>;
   users: { get(id: string): Promise<User | undefined> };

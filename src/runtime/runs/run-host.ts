@@ -7,6 +7,7 @@ import { ClinAgentError, errorMessage } from '../../core/errors.js';
 import type { Jobs } from '../../core/jobs/boss.js';
 import { defineQueue } from '../../core/jobs/queues.js';
 import type { Logger } from '../../core/logger.js';
+import type { TraceStore } from '../../core/trace/store.js';
 import { createRunStore } from './run-store.js';
 
 /**
@@ -19,6 +20,18 @@ export const advanceAgentRunQueue = defineQueue('agent-advance-run', z.object({ 
   // Longer than the slowest step; a job of a dead worker is retried after this (the sweep is faster).
   expireInSeconds: 15 * 60,
 });
+
+/** What every service whose runs the host advances is given (definition runs, the consult's and staged agents' conversations). */
+export interface HostedRunDeps {
+  db: Db;
+  /** The one host of durable agent runs: its queue advances these runs and its sweep recovers a step left by a dead process. */
+  host: RunHost;
+  trace: TraceStore;
+  logger: Logger;
+  /** Identifies this process in run leases. */
+  workerId: string;
+  leaseMs?: number;
+}
 
 /** A family of agent runs (`agent:`, `consult:`, `staged:`): its kind prefix, and how one of its runs advances. */
 export interface RunFamily {

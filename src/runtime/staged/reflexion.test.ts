@@ -3,23 +3,15 @@ import type { Database } from '../../core/db/connect.js';
 import { createLlmGateway } from '../../core/llm/gateway.js';
 import { ALL_TRACES, createTraceStore } from '../../core/trace/store.js';
 import { builtinAgentRegistry } from '../../testing/builtin-registry.js';
+import { PICO_STAGE } from '../../testing/pico-stage.js';
 import { startScriptedModel, type ScriptedModel, type ScriptedStep } from '../../testing/scripted-model.js';
 import { openTestDatabase } from '../../testing/test-database.js';
-import { StageConfig, type ReflexionRuleConfig } from './config.js';
+import type { ReflexionRuleConfig } from './config.js';
 import { buildReflexionPrompt, checkRulePattern, reflect, type CustomValidator } from './reflexion.js';
 
 const agents = builtinAgentRegistry();
 
-const pico = StageConfig.parse({
-  stageId: 'pico',
-  stageName: 'PICO',
-  contextField: 'pico',
-  instruction: 'Collect population, intervention, comparison and outcome.',
-  extractionSchema: { type: 'object', properties: { population: { type: 'string' } } },
-  completionCriteria: 'All four PICO elements are specific.',
-  nextStageId: 'study_design',
-  transitionMode: 'user_confirm',
-});
+const pico = PICO_STAGE;
 
 function rule(overrides: Partial<ReflexionRuleConfig> & Pick<ReflexionRuleConfig, 'ruleId'>): ReflexionRuleConfig {
   return {

@@ -1,13 +1,11 @@
 import { create } from 'zustand';
 import { api, type InvalidScenario, type Scenario } from '../api';
+import { loadLists, NOT_LOADED, type LoadState } from './load-lists';
 
-interface ScenariosState {
+interface ScenariosState extends LoadState {
   scenarios: Scenario[];
   /** Scenario files the server could not load, with their problems (it serves the others). */
   invalid: InvalidScenario[];
-  hasLoaded: boolean;
-  isLoading: boolean;
-  error: unknown;
   load(): Promise<void>;
   reset(): void;
 }
@@ -15,22 +13,13 @@ interface ScenariosState {
 export const useScenariosStore = create<ScenariosState>()((set) => ({
   scenarios: [],
   invalid: [],
-  hasLoaded: false,
-  isLoading: false,
-  error: null,
-  async load() {
-    // The previous list stays on screen while refreshing, so a refresh does not flash an empty page.
-    set({ isLoading: true, error: null });
-    try {
+  ...NOT_LOADED,
+  load: () =>
+    loadLists(set, async () => {
       const { scenarios, invalid } = await api.listScenarios();
-      set({ scenarios, invalid, hasLoaded: true });
-    } catch (error) {
-      set({ error });
-    } finally {
-      set({ isLoading: false });
-    }
-  },
+      return { scenarios, invalid };
+    }),
   reset() {
-    set({ scenarios: [], invalid: [], hasLoaded: false, isLoading: false, error: null });
+    set({ scenarios: [], invalid: [], ...NOT_LOADED });
   },
 }));

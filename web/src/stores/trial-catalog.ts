@@ -1,12 +1,10 @@
 import { create } from 'zustand';
 import { api, type QcSkill, type TrialProject } from '../api';
+import { loadLists, NOT_LOADED, type LoadState } from './load-lists';
 
-interface TrialCatalogState {
+interface TrialCatalogState extends LoadState {
   projects: TrialProject[];
   skills: QcSkill[];
-  hasLoaded: boolean;
-  isLoading: boolean;
-  error: unknown;
   load(): Promise<void>;
   /** Admins: creates an empty project (its data comes from an import) and lists it. */
   createProject(id: string, name: string): Promise<void>;
@@ -25,26 +23,18 @@ export function skillsOfTrial(skills: readonly QcSkill[], projectId: string): Qc
 export const useTrialCatalogStore = create<TrialCatalogState>()((set, get) => ({
   projects: [],
   skills: [],
-  hasLoaded: false,
-  isLoading: false,
-  error: null,
-  async load() {
-    // The previous lists stay on screen while refreshing; record counts change after every import.
-    set({ isLoading: true, error: null });
-    try {
+  ...NOT_LOADED,
+  // Record counts change after every import: a refresh keeps the previous lists on screen meanwhile.
+  load: () =>
+    loadLists(set, async () => {
       const [projects, skills] = await Promise.all([api.trial.listProjects(), api.trial.listSkills()]);
-      set({ projects, skills, hasLoaded: true });
-    } catch (error) {
-      set({ error });
-    } finally {
-      set({ isLoading: false });
-    }
-  },
+      return { projects, skills };
+    }),
   async createProject(id, name) {
     await api.trial.createProject(id, name);
     await get().load();
   },
   reset() {
-    set({ projects: [], skills: [], hasLoaded: false, isLoading: false, error: null });
+    set({ projects: [], skills: [], ...NOT_LOADED });
   },
 }));

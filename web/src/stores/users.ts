@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import { api, type CreateUserResponse, type ManagedUser, type Role } from '../api';
+import { loadLists } from './load-lists';
 
 export const ROLES: readonly Role[] = ['admin', 'pi', 'data_manager', 'coordinator', 'viewer'];
 
@@ -56,16 +57,7 @@ export const useUsersStore = create<UsersState>()((set, get) => {
     isCreating: false,
     createError: null,
 
-    async load() {
-      set({ isLoading: true, error: null });
-      try {
-        set({ users: await api.account.listUsers(), hasLoaded: true });
-      } catch (error) {
-        set({ error });
-      } finally {
-        set({ isLoading: false });
-      }
-    },
+    load: () => loadLists(set, async () => ({ users: await api.account.listUsers() })),
 
     setRole: (userId, role) => change(userId, () => api.account.setRole(userId, role)),
     setActive: (userId, isActive) => change(userId, () => (isActive ? api.account.reactivate(userId) : api.account.deactivate(userId))),

@@ -1,5 +1,6 @@
 import { ClinAgentError } from '../../../core/errors.js';
-import { StageConfig, type ReflexionRuleConfig } from '../../../runtime/staged/config.js';
+import type { ReflexionRuleConfig } from '../../../runtime/staged/config.js';
+import { PICO_STAGE } from '../../pico-stage.js';
 import { reflect } from '../../../runtime/staged/reflexion.js';
 import { conversationTurns } from '../../../core/db/schema/conversations.js';
 import { selectReports, upsertReport } from '../../../memory/reports/report-queries.js';
@@ -23,16 +24,7 @@ async function asCall(work: () => Promise<string>): Promise<TurnOutcome> {
 
 const VERDICT = { passed: false, issues: ['The population is not specific: give the age range and the diagnosis.'], suggestions: ['Adults aged 40-75 with stage 1 hypertension.'] };
 
-const PICO = StageConfig.parse({
-  stageId: 'pico',
-  stageName: 'PICO',
-  contextField: 'pico',
-  instruction: 'Collect population, intervention, comparison and outcome.',
-  extractionSchema: { type: 'object', properties: { population: { type: 'string' } } },
-  completionCriteria: 'All four PICO elements are specific.',
-  nextStageId: 'study_design',
-  transitionMode: 'user_confirm',
-});
+const PICO = PICO_STAGE;
 
 const SPECIFIC: ReflexionRuleConfig = {
   ruleId: 'population_specific',
