@@ -155,6 +155,11 @@ function boundedText(sink: AgentEventSink | undefined): AgentEventSink | undefin
   };
 }
 
+/** An answer cut off by the model's output token limit: never passed off as the result, on any engine. */
+export function truncatedAnswerError(scenario: Scenario, details: Record<string, unknown> = { reason: 'truncated', scenarioId: scenario.id }): ClinAgentError {
+  return new ClinAgentError('LLM_BAD_RESPONSE', `The model's answer was cut off by its output token limit before it was complete, so it was not used. Ask a narrower question, or raise model.max_tokens of scenario ${scenario.id} (${scenario.sourceFile}).`, details);
+}
+
 /**
  * The turn ended without a usable answer: say why in words the asker can act on, and where the limit is set. An
  * answer cut off by the token limit or not valid for the output type is never passed off as the result.
@@ -162,9 +167,7 @@ function boundedText(sink: AgentEventSink | undefined): AgentEventSink | undefin
 function stoppedError(scenario: Scenario, outcome: Extract<LoopOutcome<string>, { kind: 'stopped' }>): ClinAgentError {
   const { reason, lastFailure } = outcome;
   const details = { reason, scenarioId: scenario.id };
-  if (reason === 'truncated') {
-    return new ClinAgentError('LLM_BAD_RESPONSE', `The model's answer was cut off by its output token limit before it was complete, so it was not used. Ask a narrower question, or raise model.max_tokens of scenario ${scenario.id} (${scenario.sourceFile}).`, details);
-  }
+  if (reason === 'truncated') return truncatedAnswerError(scenario, details);
   if (lastFailure?.kind === 'answer') {
     // What was wrong (parse errors, field paths) is for the trace, where each round's step has it; the person gets what to do.
     return new ClinAgentError('LLM_BAD_RESPONSE', `The model gave no usable answer after ${outcome.progress.corrections} tries, so none is shown. Try again, or ask in other words.`, { ...details, problems: lastFailure.problems });

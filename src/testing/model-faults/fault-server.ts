@@ -11,6 +11,7 @@ import { readEventStream } from '../read-event-stream.js';
 import { startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedStep } from '../scripted-model.js';
 import { buildTestContext } from '../test-context.js';
 import type { Engine } from './target.js';
+import { agentsSdkScenarioFiles } from './targets/scenario.js';
 
 /**
  * One server on a test database for the whole suite on an engine, its model a scripted one whose answers the
@@ -79,10 +80,11 @@ export async function startFaultServer(engine: Engine, options: { skills: Record
     dirs.push(dir);
     return dir;
   };
-  // The shipped scenarios as they are, plus the agent that waits for a person.
+  // The shipped scenarios as they are, their variants on the OpenAI Agents SDK engine, and the agent that waits for a person.
   const scenariosDir = tempDir('clinagent-faults-scenarios-');
   cpSync(path.join(packageRoot(), 'scenarios'), scenariosDir, { recursive: true });
   writeFileSync(path.join(scenariosDir, `${WAITING_SCENARIO_ID}.yaml`), INTAKE_SCENARIO);
+  for (const [file, text] of Object.entries(agentsSdkScenarioFiles())) writeFileSync(path.join(scenariosDir, file), text);
   const skillsDir = tempDir('clinagent-faults-skills-');
   for (const [file, text] of Object.entries(options.skills)) writeFileSync(path.join(skillsDir, file), text);
 

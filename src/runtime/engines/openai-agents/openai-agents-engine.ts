@@ -7,6 +7,7 @@ import type { TraceRun } from '../../../core/trace/store.js';
 import { answerOf } from '../../definitions/answer-of.js';
 import { correctionMessage, textCorrectionMessage } from '../../loop/correction.js';
 import { buildMessages } from '../../messages.js';
+import { truncatedAnswerError } from '../../run-agent.js';
 import { emptyResult, recordFailure, type AgentResult } from '../../result.js';
 import type { Scenario } from '../../scenarios/load.js';
 import type { AgentEngine, EngineRunOptions } from '../engine.js';
@@ -96,8 +97,14 @@ async function checkedAnswer(run: SdkRun, result: AgentResult): Promise<{ answer
   for (let tries = 1; tries <= ANSWER_TRIES; tries++) {
     const done = await runSdk(run, items, tries);
     result.rawOutput = done.answer;
+    // As on the built-in loop: an answer cut off at the token limit is not asked again, and never shown.
+    if (done.truncated) throw truncatedAnswerError(run.scenario);
     const checked = check.read({ content: done.answer }, run.input);
-    if (checked.ok) return { answer: done.answer, value: checked.value };
+    if (checked.ok) {
+      // Only the answer that passed is shown: a refused one (malformed, or longer than a person can read) never streams.
+      run.options.onEvent?.({ type: 'text_delta', round: done.rounds, text: done.answer });
+      return { answer: done.answer, value: checked.value };
+    }
     problems = checked.problems;
     await run.trace.span('step', 'openai-agents:answer refused', { try: tries, problems }, async () => undefined, () => ({ status: 'failed', error: problems.join('\n') }));
     const correction = check.format === 'text' ? textCorrectionMessage(problems) : correctionMessage(problems);
@@ -109,10 +116,10 @@ async function checkedAnswer(run: SdkRun, result: AgentResult): Promise<{ answer
 
 /**
  * One SDK run as one llm span (its model calls and tokens; the tool spans are the registry's own). Tool calls are
- * reported as they happen; each model call's tokens and the answer's text once the run has ended, since the SDK
- * runs without streaming here.
+ * reported as they happen, each model call's tokens once the run has ended (the SDK runs without streaming here);
+ * the answer's text once it has passed the check (checkedAnswer).
  */
-async function runSdk(run: SdkRun, items: AgentInputItem[], tries: number): Promise<{ answer: string; history: AgentInputItem[] }> {
+async function runSdk(run: SdkRun, items: AgentInputItem[], tries: number): Promise<{ answer: string; history: AgentInputItem[]; rounds: number; truncated: boolean }> {
   const { scenario, input, options, trace } = run;
   const [system] = buildMessages(scenario, input, []);
   const agent = new Agent({
@@ -121,7 +128,8 @@ async function runSdk(run: SdkRun, items: AgentInputItem[], tries: number): Prom
     tools: registryTools(scenario.tools, { registry: options.context.tools, trace, onEvent: options.onEvent, calls: run.calls }),
     modelSettings: { temperature: scenario.model.temperature, maxTokens: scenario.model.maxTokens },
   });
-  const runner = new Runner({ modelProvider: sdkModelProvider(run.llm), model: scenario.model.name ?? run.llm.model, tracingDisabled: true, workflowName: scenario.id });
+  const finishReasons: string[] = [];
+  const runner = new Runner({ modelProvider: sdkModelProvider(run.llm, finishReasons), model: scenario.model.name ?? run.llm.model, tracingDisabled: true, workflowName: scenario.id });
   const maxTurns = maxTurnsOf(scenario);
   const sdkResult = await trace.span(
     'llm',
@@ -141,8 +149,7 @@ async function runSdk(run: SdkRun, items: AgentInputItem[], tries: number): Prom
     throw new ClinAgentError('INTERNAL', `The run of scenario ${scenario.id} stopped for a tool approval, which the openai-agents engine does not offer.`);
   }
   const answer = typeof sdkResult.finalOutput === 'string' ? sdkResult.finalOutput : '';
-  if (answer) options.onEvent?.({ type: 'text_delta', round: sdkResult.rawResponses.length, text: answer });
-  return { answer, history: sdkResult.history };
+  return { answer, history: sdkResult.history, rounds: sdkResult.rawResponses.length, truncated: finishReasons.at(-1) === 'length' };
 }
 
 /** Our conversation (started or continued, the input logged first) and its history as SDK input items. */

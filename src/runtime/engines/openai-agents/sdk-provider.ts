@@ -14,7 +14,7 @@ type ErrorClass<Extra = object> = abstract new (...args: never[]) => Error & Ext
 
 /** What is used of openai 7 here: the client, and the error classes its calls throw. */
 interface SdkOpenAIModule {
-  default: new (options: { baseURL?: string; apiKey: string; timeout: number; maxRetries: number }) => OpenAIClient;
+  default: new (options: { baseURL?: string; apiKey: string; timeout: number; maxRetries: number; fetch?: typeof fetch }) => OpenAIClient;
   APIError: ErrorClass<{ status: number | undefined; error: unknown; headers: Headers | undefined }>;
   APIConnectionError: ErrorClass;
   APIConnectionTimeoutError: ErrorClass;
@@ -27,14 +27,24 @@ let tracingOff = false;
  * The model provider of one run: the gateway's OpenAI-compatible endpoint (LLM_BASE_URL, LLM_MODEL, LLM_API_KEY) on
  * the chat-completions API, as every OpenAI-compatible server has it (the Responses API is OpenAI's own). The SDK's
  * tracing is off: it would send each run to OpenAI's trace endpoint; the run is traced in our trace store instead.
+ * `finishReasons` gets each completion's finish reason in order: the SDK keeps none for an answer with text, and an
+ * answer cut off at the token limit ("length") must not pass for a whole one.
  */
-export function sdkModelProvider(llm: LlmConfig): OpenAIProvider {
+export function sdkModelProvider(llm: LlmConfig, finishReasons: string[] = []): OpenAIProvider {
   if (!tracingOff) {
     setTracingDisabled(true);
     tracingOff = true;
   }
   const OpenAI = SdkOpenAI.default;
+  const noting: typeof fetch = async (url, init) => {
+    const response = await fetch(url, init);
+    if (response.ok && response.headers.get('content-type')?.includes('application/json')) {
+      const body = (await response.clone().json().catch(() => undefined)) as { choices?: Array<{ finish_reason?: string | null }> } | undefined;
+      finishReasons.push(body?.choices?.[0]?.finish_reason ?? '');
+    }
+    return response;
+  };
   // Local servers (vLLM, Ollama) accept any key; the client insists on one being present (as in the gateway).
-  const client = new OpenAI({ baseURL: llm.baseUrl, apiKey: llm.apiKey ?? 'not-needed', timeout: llm.timeoutMs, maxRetries: llm.maxRetries });
+  const client = new OpenAI({ baseURL: llm.baseUrl, apiKey: llm.apiKey ?? 'not-needed', timeout: llm.timeoutMs, maxRetries: llm.maxRetries, fetch: noting });
   return new OpenAIProvider({ openAIClient: client, useResponses: false });
 }

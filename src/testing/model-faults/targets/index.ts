@@ -4,7 +4,7 @@ import { durableRunTarget } from './durable-run.js';
 import { distillTarget, pruneTarget } from './memory-writers.js';
 import { conversationSummaryTarget, reflexionTarget, yearlySummaryTarget } from './one-round.js';
 import { protocolAgentStreamTarget, protocolAgentTarget } from './protocol-agent.js';
-import { scenarioTarget, shippedScenarios } from './scenario.js';
+import { agentsSdkScenarios, scenarioTarget, shippedScenarios } from './scenario.js';
 import { softRuleTarget } from './soft-rule.js';
 import { trialAssistantStreamTarget, trialAssistantTarget } from './trial-assistant.js';
 import { weeklyReportTarget } from './weekly-report.js';
@@ -29,7 +29,7 @@ export function faultTargets(): FaultTarget[] {
     yearlySummaryTarget,
     reflexionTarget,
     conversationSummaryTarget,
-    ...shippedScenarios().flatMap((scenario) => [scenarioTarget(scenario), scenarioTarget(scenario, { streamed: true })]),
+    ...[...shippedScenarios(), ...agentsSdkScenarios()].flatMap((scenario) => [scenarioTarget(scenario), scenarioTarget(scenario, { streamed: true })]),
     // Last: runs advanced by job workers may go on retrying a fault after their cell gave up on them.
     softRuleTarget,
     durableRunTarget,

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parse, stringify } from 'yaml';
 import { Ajv } from 'ajv';
 import { ingestScenarioDocuments } from '../../../runtime/scenarios/ingest-documents.js';
 import { loadScenarios, type Scenario } from '../../../runtime/scenarios/load.js';
@@ -15,6 +17,31 @@ const NEVER_AN_ANSWER = new Set(['unknown_tool', 'tool_loop', 'http_500', 'timeo
 /** The scenarios shipped in scenarios/: each one is a row of the matrix, run through POST /api/agent/run. */
 export function shippedScenarios(): Scenario[] {
   return loadScenarios(path.join(packageRoot(), 'scenarios'));
+}
+
+/**
+ * Shipped scenarios the suite also runs on the OpenAI Agents SDK engine (`engine: {type: openai-agents}`), each under
+ * an id of its own: what the platform promises above the model must hold on that engine too.
+ */
+const AGENTS_SDK_VARIANTS: readonly string[] = ['data-completeness'];
+const agentsSdkId = (id: string) => `${id}-agents-sdk`;
+
+/** The variants' scenario files, by file name: the shipped file with its id and engine changed (the fault server serves them). */
+export function agentsSdkScenarioFiles(): Record<string, string> {
+  return Object.fromEntries(
+    AGENTS_SDK_VARIANTS.map((id) => {
+      // `rag` is refused with that engine, even switched off: the variants are of scenarios without retrieval.
+      const { rag: _rag, ...file } = parse(readFileSync(path.join(packageRoot(), 'scenarios', `${id}.yaml`), 'utf8')) as Record<string, unknown>;
+      return [`${agentsSdkId(id)}.yaml`, stringify({ ...file, id: agentsSdkId(id), engine: { type: 'openai-agents' } })];
+    }),
+  );
+}
+
+/** The variants as the fault server loads them from agentsSdkScenarioFiles. */
+export function agentsSdkScenarios(): Scenario[] {
+  return shippedScenarios()
+    .filter((scenario) => AGENTS_SDK_VARIANTS.includes(scenario.id))
+    .map((scenario) => ({ ...scenario, id: agentsSdkId(scenario.id), engine: { type: 'openai-agents' } }));
 }
 
 /** A value of the schema's shape, each string holding `text`: what a model that follows the schema sends. */
