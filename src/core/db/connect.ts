@@ -6,9 +6,8 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import lockfile from 'proper-lockfile';
 import { AUDIT_KEY_SETTINGS, type AuditKey } from '../audit/audit-key.js';
-import { ClinAgentError } from '../errors.js';
+import { lockDataDir } from './data-dir-lock.js';
 import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
@@ -53,10 +52,12 @@ interface OpenDatabaseOptions {
 }
 
 /**
- * The owner refreshes the lock every 5 s; a lock nobody refreshed for 20 s belongs to a process that died
- * (kill -9, power loss). 20 s rather than proper-lockfile's 10 s: PGlite runs queries on this process's own
- * thread, and a long import or migration must not block the refresh long enough for another process to
- * think the server is dead and open the same folder.
+ * A lock whose owner is a dead process on this host is taken over at once (data-dir-lock.ts); this rule is
+ * for the rest (an owner on another host, on a network share; a lock of an older ClinAgent). The owner
+ * refreshes the lock every 5 s; a lock nobody refreshed for 20 s belongs to a process that died. 20 s rather
+ * than proper-lockfile's 10 s: PGlite runs queries on this process's own thread, and a long import or
+ * migration must not block the refresh long enough for another process to think the server is dead and
+ * open the same folder.
  */
 const LOCK_STALE_MS = 20_000;
 
@@ -117,44 +118,6 @@ async function openPglite(pglite: PGlite, auditKey: AuditKey | undefined, releas
   const db = drizzlePglite({ client: pglite, schema }) as unknown as Db;
   // Closing twice (a signal during shutdown) must neither close PGlite twice nor release a released lock.
   return { db, engine: 'pglite', pglite, auditKey, close: () => (closing ??= close()) };
-}
-
-/**
- * PGlite keeps the database in this process's memory and writes the folder back; a second process on the
- * same folder would silently work on its own copy and overwrite the other's changes. So one process owns
- * the folder: a lock directory beside it (`<dataDir>.lock`), refreshed while open, removed on close or exit.
- * Returns the release function; throws DATABASE_IN_USE when another live process holds it.
- */
-async function lockDataDir(dataDir: string, staleMs: number): Promise<() => Promise<void>> {
-  let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(dataDir, {
-      stale: staleMs,
-      update: Math.max(1000, Math.floor(staleMs / 4)),
-      // Thrown from a timer, so the process stops: another process has taken the folder over, and two
-      // writers would corrupt each other's data.
-      onCompromised: (error) => {
-        throw new ClinAgentError('DATABASE_IN_USE', `Lost the lock on the embedded database in ${dataDir} (${error.message}); another process may have opened it. Stopping so that two processes never write it. Restart ClinAgent.`, { dataDir }, { cause: error });
-      },
-    });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
-    throw new ClinAgentError(
-      'DATABASE_IN_USE',
-      `The embedded database in ${dataDir} is in use by another ClinAgent process (usually a running \`clinagent serve\`); it belongs to one process at a time. Stop the server first and run this again, or set DATABASE_URL to a PostgreSQL server, which several processes can share. If no ClinAgent process runs, the lock of one that died expires within ${Math.ceil(staleMs / 1000)} seconds.`,
-      { dataDir },
-      { cause: error },
-    );
-  }
-  let released = false;
-  return async () => {
-    if (released) return;
-    released = true;
-    // Already gone (compromised, or removed by hand): nothing left to release.
-    await release().catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ERELEASED' && error.code !== 'ENOENT') throw error;
-    });
-  };
 }
 
 /** Runs raw SQL and returns its rows; both drivers put them under `.rows`. */
