@@ -26,6 +26,8 @@ export interface SendManyOptions<T> {
   /** With `singletonSeconds`: a payload whose key already has a job in the current time slot is skipped. */
   singletonKey?: (payload: T) => string;
   singletonSeconds?: number;
+  /** Fetched before jobs of a lower priority (default 0) queued earlier. */
+  priority?: number;
 }
 
 export interface CronSchedule {
@@ -142,6 +144,7 @@ export async function createJobs(database: Database, logger: Logger, options: Cr
         retryLimit: queue.retryLimit,
         expireInSeconds: queue.expireInSeconds,
         ...(sendOptions.singletonKey ? { singletonKey: sendOptions.singletonKey(data), singletonSeconds: sendOptions.singletonSeconds } : {}),
+        ...(sendOptions.priority ? { priority: sendOptions.priority } : {}),
       }));
       await boss.insert(rows, sendOptions.db ? { db: sendOptions.db } : {});
     },

@@ -76,6 +76,43 @@ describe.each(testEngines())('the run host under races on %s', (engine) => {
     expect(await jobsFor(lost.id)).toBe(1);
   });
 
+  it('queues a run again when it is stranded a second time within the minute (a worker took it over and died too)', async () => {
+    const [a] = processes.length ? processes : [await startProcess()];
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    const run = await insertRun({ status: 'RUNNING', leaseOwner: 'dead-worker#1', leaseUntil: new Date(aMinuteAgo.getTime() + 1_000), updatedAt: aMinuteAgo });
+    await a!.host.sweep(1_000);
+    expect(await jobsFor(run.id)).toBe(1);
+    // The sweep's job was taken by a worker that saved nothing and was killed too: a new lease, lapsed again. Before the
+    // fix this second stranding shared the first one's singleton slot (key = run id, 60 s), so its job was dropped and
+    // the run sat until the next minute (the 28-30 s recoveries of issue 35).
+    const later = new Date(aMinuteAgo.getTime() + 20_000);
+    await shared.db.update(agentRuns).set({ leaseOwner: 'dead-worker#2', leaseUntil: new Date(later.getTime() + 1_000), updatedAt: later }).where(eq(agentRuns.id, run.id));
+    await a!.host.sweep(1_000);
+    expect(await jobsFor(run.id)).toBe(2);
+    // Seen again in the same state, it is not queued a third time.
+    await a!.host.sweep(1_000);
+    expect(await jobsFor(run.id)).toBe(2);
+  });
+
+  it('puts the job of a run it recovers ahead of work queued before it, so a backlog does not hold the recovery up', async () => {
+    const [a] = processes.length ? processes : [await startProcess()];
+    // A backlog: runs whose jobs wait (each job for its own run, as a batch hands runs back at a model node).
+    const backlog = await Promise.all(Array.from({ length: 5 }, () => insertRun({})));
+    await a!.jobs.sendMany(advanceAgentRunQueue, backlog.map((run) => ({ runId: run.id })));
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    const abandoned = await insertRun({ status: 'RUNNING', leaseOwner: 'dead-worker#3', leaseUntil: new Date(aMinuteAgo.getTime() + 1_000), updatedAt: aMinuteAgo });
+    await a!.host.sweep(1_000);
+    // Jobs of earlier tests may wait too; of this test's, the recovered run's comes first.
+    const ours = new Set([abandoned.id, ...backlog.map((run) => run.id)]);
+    let first: string | undefined;
+    for (let fetched = 0; !first && fetched < 50; fetched++) {
+      const [job] = await a!.jobs.boss.fetch<{ runId: string }>(advanceAgentRunQueue.name);
+      if (!job) break;
+      if (ours.has(job.data.runId)) first = job.data.runId;
+    }
+    expect(first).toBe(abandoned.id);
+  });
+
   it('drops the job of a run of a kind no family here runs, and leaves the run as it is', async () => {
     const [a] = processes.length ? processes : [await startProcess()];
     const unknown = await insertRun({ kind: 'elsewhere:agent' });

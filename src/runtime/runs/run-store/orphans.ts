@@ -8,6 +8,11 @@ export interface Orphan {
   id: string;
   /** Its worker died mid-run (an expired lease), as opposed to a run whose job was lost. */
   abandoned: boolean;
+  /**
+   * The state the sweep found it in (its last update): two sweeps that see the same stranding queue one job, while a
+   * run stranded again later (taken over, then its new worker died too) is a new stranding with a job of its own.
+   */
+  strandedAt: string;
 }
 
 /**
@@ -27,14 +32,15 @@ export async function findOrphans(
   const now = options.now ?? new Date();
   const staleBefore = new Date(now.getTime() - options.staleMs);
   const candidates = await db
-    .select({ id: t.id, status: t.status, leaseUntil: t.leaseUntil })
+    .select({ id: t.id, status: t.status, leaseUntil: t.leaseUntil, updatedAt: t.updatedAt })
     .from(t)
     .where(and(inArray(t.status, ['PENDING', 'RUNNING']), or(isNull(t.leaseUntil), lt(t.leaseUntil, now)), lt(t.updatedAt, staleBefore), options.scope))
     .limit(options.limit ?? 500);
   const abandoned = candidates.filter((c) => c.status === 'RUNNING' && c.leaseUntil !== null);
   const waiting = candidates.filter((c) => !abandoned.includes(c));
   const queued = waiting.length ? await options.isQueued(waiting.map((w) => w.id)) : new Set<string>();
-  return [...abandoned.map(({ id }) => ({ id, abandoned: true })), ...waiting.filter((w) => !queued.has(w.id)).map(({ id }) => ({ id, abandoned: false }))];
+  const stamp = (c: (typeof candidates)[number]) => new Date(c.updatedAt).toISOString();
+  return [...abandoned.map((c) => ({ id: c.id, abandoned: true, strandedAt: stamp(c) })), ...waiting.filter((w) => !queued.has(w.id)).map((w) => ({ id: w.id, abandoned: false, strandedAt: stamp(w) }))];
 }
 
 /** Notes that runs are being picked up after their worker stopped; the next saved step clears it. */
