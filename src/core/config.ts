@@ -95,9 +95,12 @@ const envSchema = z.object({
   UPLOAD_MAX_BYTES: positiveInt(50 * 1024 * 1024, '52428800').refine((n) => n >= 1024, { message: 'must be at least 1024 (bytes per uploaded file)' }),
   UPLOAD_MAX_TOTAL_BYTES: optionalString.refine((value) => value === undefined || /^\d+$/.test(value), { message: 'must be a whole number of bytes, e.g. 104857600' }),
   QC_CONCURRENCY: positiveInt(4, '4').refine((n) => n >= 1 && n <= 64, { message: 'must be between 1 and 64' }),
-  QC_LEASE_MS: positiveInt(15_000, '15000').refine((n) => n >= 1000, { message: 'must be at least 1000 (1 s)' }),
-  QC_SWEEP_INTERVAL_MS: positiveInt(5_000, '5000').refine((n) => n >= 100, { message: 'must be at least 100' }),
-  QC_STALE_MS: positiveInt(10_000, '10000'),
+  // A run left RUNNING by a killed process moves again within 10 s of a live process seeing it (npm run test:chaos):
+  // its lease lapses at most 6 s after the kill, a sweep (every 2 s) finds it, a poller (0.5 s) takes its job. A live
+  // owner renews every 2 s (a third), so a lease only lapses when its owner's event loop stalls for 4 s.
+  QC_LEASE_MS: positiveInt(6_000, '6000').refine((n) => n >= 1000, { message: 'must be at least 1000 (1 s)' }),
+  QC_SWEEP_INTERVAL_MS: positiveInt(2_000, '2000').refine((n) => n >= 100, { message: 'must be at least 100' }),
+  QC_STALE_MS: positiveInt(3_000, '3000'),
   // The trial assistant (seed 000 section 5): model calls, and tokens of reasoning (what a run adds to its first prompt), per question.
   ASSISTANT_MAX_ITERATIONS: positiveInt(5, '5').refine((n) => n >= 1 && n <= 20, { message: 'must be between 1 and 20' }),
   ASSISTANT_TOKEN_BUDGET: positiveInt(4000, '4000').refine((n) => n >= 500, { message: 'must be at least 500 tokens' }),

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../core/db/connect.js';
+import { openDatabase, queryRows, sql, type Database } from '../../core/db/connect.js';
 import { runMigrations } from '../../core/db/migrate.js';
 import { pendingActions, taskRuns } from '../../core/db/schema/trial.js';
 import { auditLog } from '../../core/db/schema/audit.js';
@@ -26,16 +26,16 @@ import { waitFor } from '../../testing/wait-for.js';
  * on real PostgreSQL, a run it had suspended for review is approved while no worker runs, and a new worker
  * finishes the batch. Runs the killed worker was advancing stay RUNNING under its lease and their pg-boss
  * jobs stay active for 15 minutes; the test relies on neither expiring job nor luck: the new worker's orphan
- * sweep takes them over once their (short, QC_LEASE_MS) lease lapses.
+ * sweep takes them over once their (short, QC_LEASE_MS) lease lapses, within 10 s of the new worker being up.
  */
 
 const RECORDS = 300;
 /** Each soft-rule answer takes this long, so a kill lands while runs are mid-node, not between them. */
 const MODEL_DELAY_MS = 300;
-// Lease, sweep and staleness at their defaults: the issue's promise is recovery within 30 s as shipped.
+// Lease, sweep and staleness at their defaults: the promise is recovery within 10 s as shipped (issue 35).
 const WORKER_ENV = { QC_CONCURRENCY: '8' };
-/** How soon a run left mid-node by a killed worker must be moving again, with the default settings. */
-const RECOVERY_DEADLINE_MS = 30_000;
+/** How soon after the new worker is up a run left mid-node by the killed one must be moving again, with the defaults. */
+const RECOVERY_DEADLINE_MS = 10_000;
 const BATCH_TIMEOUT_MS = 120_000;
 
 const SKILL = `
@@ -185,12 +185,18 @@ describe.runIf(process.env.TEST_DATABASE_URL)('QC batch survives a killed worker
 
     const killedAt = Date.now();
     const second = await startWorker(workerEnv);
+    const restartedAt = Date.now();
     // Every run the killed worker held is picked up again (a new owner, or past its node) within the deadline.
     const strandedIds = stranded.map((r) => r.id);
-    await waitFor(async () => {
+    const resumed = async () => {
       const now = await db.select().from(taskRuns).where(inArray(taskRuns.id, strandedIds));
       return now.every((r) => r.status !== 'RUNNING' || !stranded.some((s) => s.id === r.id && s.leaseOwner === r.leaseOwner));
-    }, 'runs of the killed worker to be resumed', RECOVERY_DEADLINE_MS - (Date.now() - killedAt), 100);
+    };
+    await waitFor(resumed, 'runs of the killed worker to be resumed', RECOVERY_DEADLINE_MS - (Date.now() - restartedAt), 100).catch(async (error: unknown) => {
+      const now = await db.select({ id: taskRuns.id, status: taskRuns.status, node: taskRuns.currentNode, leaseOwner: taskRuns.leaseOwner, leaseUntil: taskRuns.leaseUntil, updatedAt: taskRuns.updatedAt }).from(taskRuns).where(inArray(taskRuns.id, strandedIds));
+      const queued = await queryRows(db, sql`select data->>'taskRunId' as run, state, singleton_key, created_on, started_on from pgboss.job where data->>'taskRunId' in ${strandedIds} order by created_on`);
+      throw new Error(`${String(error)}; ${restartedAt - killedAt} ms from the kill to the new worker; runs now: ${JSON.stringify(now)}\njobs: ${JSON.stringify(queued)}\nworker output:\n${second.output()}`);
+    });
     const recovered = await db.select().from(auditLog).where(and(eq(auditLog.projectId, 'crash'), eq(auditLog.action, 'recovered')));
     expect(recovered.map((e) => e.entityId)).toEqual(expect.arrayContaining(strandedIds));
     let finished: QcProgress;

@@ -25,11 +25,11 @@ interface QcWorkerOptions {
 const JOBS_PER_FETCH = 10;
 
 /**
- * With the default lease (15 s, renewed every 5 s by a live worker), a run left by a killed worker is found by
- * a sweep at most 5 s after its lease lapses, so it continues within about 20-25 s.
+ * With the default lease (6 s, renewed every 2 s by a live worker), a run left by a killed worker is found by a
+ * sweep at most 2 s after its lease lapses, so it continues within about 9 s of the kill (QC_* in core/config.ts).
  */
-const DEFAULT_SWEEP_INTERVAL_MS = 5_000;
-const DEFAULT_STALE_MS = 10_000;
+const DEFAULT_SWEEP_INTERVAL_MS = 2_000;
+const DEFAULT_STALE_MS = 3_000;
 
 /** One naming of run owners for every durable run (agent/runs). */
 export const newWorkerId = newRunWorkerId;

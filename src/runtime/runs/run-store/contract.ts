@@ -7,11 +7,12 @@ import type { RunReviewRequest, RunStatus, RunStep } from '../run-shape.js';
 import type { Orphan } from './orphans.js';
 
 /**
- * Default time a worker owns a run without renewing it. The worker renews the lease every third of it while a
- * step runs (an LLM step can take minutes), so only a dead worker lets it lapse; with the orphan sweep this puts
- * a run left by a killed worker back to work within about 30 s.
+ * Default time a worker owns a run without renewing it (QC_LEASE_MS's default). The worker renews the lease every
+ * third of it while a step runs (an LLM step can take minutes), so only a dead worker, or one whose event loop stalls
+ * for two thirds of it, lets it lapse; with the orphan sweep (every 2 s) this puts a run left by a killed worker back
+ * to work within 10 s (npm run test:chaos measures it).
  */
-export const DEFAULT_LEASE_MS = 15_000;
+export const DEFAULT_LEASE_MS = 6_000;
 
 /** What one committed step does to the run row. */
 export interface RunUpdate {
