@@ -134,4 +134,24 @@ describe.each(testEngines())('REDCap imports at the edges (%s)', (engine) => {
     expect(deep.message).toMatch(/limit odmElements\); nothing was imported\. Export the clinical data in parts/);
     expect(await snapshot(projectId)).toMatchObject({ fields: [], records: [] });
   }, 120_000);
+
+  it('refuses a records file over the row limit, and one over the cell limit, with 413 naming the limit and how to split it', async () => {
+    const projectId = await newProject();
+    const dictionaryCsv = dictionaryOf(3);
+
+    // Issue 32 asked for element, field and row limits named in the error; rows are record x event lines.
+    const tall = `record_id\n${'S1\n'.repeat(IMPORT_LIMITS.recordRows + 1)}`;
+    const rows = await errorOf(() => importRedcapCsv(store, projectId, { dictionaryCsv, recordsCsv: tall, fileNames: { records: 'all_visits.csv' } }, 'dm.alice'));
+    expect(rows).toMatchObject({ code: 'UPLOAD_TOO_LARGE', status: 413, details: { source: 'all_visits.csv', limit: 'recordRows', max: 500_000 } });
+    expect(rows.message).toContain('all_visits.csv has more than 500,000 rows, the most one import reads (limit recordRows); nothing was imported. Export the records in parts');
+
+    // Under the row limit but wide: 2 000 empty columns a row, 5 001 rows, a little over ten million cells.
+    const columns = 2_000;
+    const rowsOfCells = Math.floor(IMPORT_LIMITS.recordCells / columns) + 1;
+    const wide = `record_id${',f'.repeat(columns - 1)}\n${`S1${','.repeat(columns - 1)}\n`.repeat(rowsOfCells)}`;
+    const cells = await errorOf(() => importRedcapCsv(store, projectId, { dictionaryCsv, recordsCsv: wide, fileNames: { records: 'wide_export.csv' } }, 'dm.alice'));
+    expect(cells).toMatchObject({ code: 'UPLOAD_TOO_LARGE', status: 413, details: { source: 'wide_export.csv', limit: 'recordCells', max: 10_000_000 } });
+    expect(cells.message).toContain('wide_export.csv has more than 10,000,000 cells (rows x columns), the most one import reads (limit recordCells)');
+    expect(await snapshot(projectId)).toMatchObject({ fields: [], records: [] });
+  }, 120_000);
 });
