@@ -9,6 +9,7 @@ const { main: assistant } = await import('./assistant.bench.js');
 const { main: importing } = await import('./import.bench.js');
 const { main: reviewQueue } = await import('./review-queue.bench.js');
 const { main: reviewPage } = await import('./review-page.bench.js');
+const { main: crashRestart } = await import('./crash-restart.bench.js');
 
 console.log(`ClinAgent benchmarks on Node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
 await rag();
@@ -21,3 +22,4 @@ await assistant();
 await importing();
 await reviewQueue();
 await reviewPage();
+await crashRestart();
