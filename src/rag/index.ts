@@ -6,5 +6,6 @@ export { createEmbedder } from './create-embedder.js';
 export { chunkText, type ChunkOptions, type TextChunk } from './chunk-text.js';
 export { extractText, SUPPORTED_EXTENSIONS } from './extract-text.js';
 export { createRagStore } from './rag-store.js';
-export type { DocumentInfo, IngestInput, IngestResult, RagStore, ReferenceChunk, RetrieveQuery } from './types.js';
+export type { DocumentInfo, IndexScopeOptions, IngestInput, IngestResult, RagStore, ReferenceChunk, RetrieveQuery, ScopeIndexStatus, SearchScope } from './types.js';
+export { MIN_INDEXED_SCOPE_CHUNKS } from './search-plan.js';
 export { projectScope, isProjectScope } from './project-scope.js';

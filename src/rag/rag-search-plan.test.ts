@@ -1,97 +1,152 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, queryRows, sql, type Database, type Db } from '../core/db/connect.js';
+import { openDatabase, queryRows, sql, type Database } from '../core/db/connect.js';
 import { runMigrations } from '../core/db/migrate.js';
+import { TEST_AUDIT_KEY } from '../testing/test-database.js';
 import { createLocalEmbedder } from './local-embedder.js';
 import * as q from './rag-sql.js';
-import { createRagStore, efSearchFor } from './rag-store.js';
+import { createRagStore } from './rag-store.js';
+import { chooseSearchPlan, efSearchFor, MIN_INDEXED_SCOPE_CHUNKS } from './search-plan.js';
 import type { RagStore } from './types.js';
-import { collectionIndexName, vectorShape } from './vector-sql.js';
+import { scopeIndexName, vectorShape } from './vector-sql.js';
 import { withTransaction } from '../core/db/transaction.js';
 
 /**
- * Whether searches really use the collection's HNSW index, and still return topK rows when the scenario
- * filter discards most of what the index finds. Needs enough rows that the planner prefers the index to a
- * sequential scan (a few thousand), so the rows are bulk-inserted the way the benchmark does it.
+ * The search plan and the index's life cycle on PGlite: a query never builds an index and answers exactly until
+ * one exists; the ingest job's indexScope builds it in steps with progress; chunks ingested afterwards are found
+ * before they reach the index. The store's index threshold is lowered to INDEX_FROM so a few hundred chunks make
+ * a "large" scope; the plan's choice at the real threshold is tested on its own.
  */
-const TOTAL_CHUNKS = 8000;
-/** Every 20th chunk belongs to the small scenario, so the index's 400 candidates hold only ~20-40 of its chunks. */
-const MINOR_EVERY = 20;
+const INDEX_FROM = 300;
+const MAJOR_CHUNKS = 420;
+const MINOR_CHUNKS = 40;
 const COLLECTION = 'plan-test';
+const QUESTIONS = ['肝功能 转氨酶 ALT 暂停给药', 'visit window baseline endpoint', '不良事件 合并用药 血压', 'HbA1c deviation dose'];
 
 let database: Database;
 let store: RagStore;
 const embedder = createLocalEmbedder();
+const shape = vectorShape(embedder.dimension);
+const majorIndex = scopeIndexName(COLLECTION, 'major', embedder.dimension)!;
+
+function texts(count: number, seed: number): string[] {
+  const vocabulary = '受试者 筛选 随机化 访视 窗口 给药 暂停 肝功能 转氨酶 不良事件 合并用药 终点 基线 血压 心率 patient dose visit window ALT AST baseline endpoint HbA1c deviation'.split(' ');
+  let state = seed;
+  const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  return Array.from({ length: count }, () => Array.from({ length: 40 }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(' '));
+}
+
+/** Chunks written the way a bulk load writes them: outside any index. */
+async function load(scenarioId: string, documentId: string, contents: string[]): Promise<void> {
+  const vectors = await embedder.embed(contents);
+  await q.upsertDocument(database.db, { id: documentId, scenarioId, collection: COLLECTION, sourceFile: `${documentId}.md`, contentHash: documentId, chunkCount: contents.length });
+  await q.insertChunkRows(database.db, contents.map((content, i) => ({ documentId, chunkIndex: i, scenarioId, collection: COLLECTION, content, start: 0, end: content.length, embedding: vectors[i]! })));
+}
+
+async function exactIds(scenarioId: string, query: string, topK: number): Promise<Array<{ id: string; distance: number }>> {
+  const [vector] = await embedder.embed([query]);
+  const rows = await q.selectNearestChunks(database.db, q.exactNearestQuery({ collection: COLLECTION, scenarioId, shape, vector: vector!, topK }));
+  return rows.map((row) => ({ id: `${row.document_id}#${row.chunk_index}`, distance: Number(row.distance) }));
+}
+
+async function scopeIndexes(): Promise<string[]> {
+  return (await queryRows<{ indexname: string }>(database.db, sql`SELECT indexname FROM pg_indexes WHERE tablename = 'rag_chunks' AND indexname LIKE 'rag_scope_%'`)).map((row) => row.indexname);
+}
 
 beforeAll(async () => {
-  database = await openDatabase({});
+  database = await openDatabase({ auditKey: TEST_AUDIT_KEY });
   await runMigrations(database);
-  store = createRagStore({ db: database.db, embedder });
-
-  const vocabulary = '受试者 筛选 随机化 访视 窗口 给药 暂停 肝功能 转氨酶 不良事件 合并用药 终点 基线 血压 心率 patient dose visit window ALT AST baseline endpoint HbA1c deviation'.split(' ');
-  let seed = 7;
-  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-  const texts = Array.from({ length: TOTAL_CHUNKS }, () => Array.from({ length: 40 }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(' '));
-  const vectors = await embedder.embed(texts);
+  store = createRagStore({ db: database.db, embedder, indexFromChunks: INDEX_FROM });
   await q.insertCollection(database.db, { name: COLLECTION, embeddingModel: embedder.model, dimension: embedder.dimension });
-  for (const scenario of ['major', 'minor']) {
-    await q.upsertDocument(database.db, { id: `doc-${scenario}`, scenarioId: scenario, collection: COLLECTION, sourceFile: `${scenario}.md`, contentHash: 'x', chunkCount: 0 });
-  }
-  await q.insertChunkRows(
-    database.db,
-    texts.map((content, i) => {
-      const scenarioId = i % MINOR_EVERY === 0 ? 'minor' : 'major';
-      return { documentId: `doc-${scenarioId}`, chunkIndex: i, scenarioId, collection: COLLECTION, content, start: 0, end: content.length, embedding: vectors[i]! };
-    }),
-  );
+  await load('major', 'doc-major-1', texts(MAJOR_CHUNKS / 2, 7));
+  await load('major', 'doc-major-2', texts(MAJOR_CHUNKS / 2, 8));
+  await load('minor', 'doc-minor', texts(MINOR_CHUNKS, 9));
 }, 120_000);
 
 afterAll(async () => {
   await database.close();
 });
 
-/**
- * Runs the store's search statement with the store's settings. `forceIndex` disables sorting, which leaves the
- * HNSW index as the only ordered path: for a 5% scope the planner would rightly prefer the scope b-tree and
- * an exact sort, and this is about what happens when it does pick the index (larger collections).
- */
-async function search(scenarioId: string, topK: number, options: { iterativeScan: boolean; forceIndex?: boolean }) {
-  const [vector] = await embedder.embed(['肝功能 转氨酶 ALT 暂停给药']);
-  return withTransaction(database.db, async (tx) => {
-    await q.setSearchParameters(tx, { efSearch: efSearchFor(topK), iterativeScan: options.iterativeScan });
-    if (options.forceIndex) await tx.execute(sql`SET LOCAL enable_sort = off`);
-    const query = q.nearestChunksQuery({ collection: COLLECTION, shape: vectorShape(embedder.dimension), scenarioId, vector: vector!, topK });
-    const plan = (await queryRows<Record<string, string>>(tx, sql`EXPLAIN ${query}`)).map((row) => Object.values(row)[0]).join('\n');
-    return { plan, rows: await queryRows<q.NearestChunkRow>(tx, query) };
-  });
-}
-
-describe('RAG search plan', () => {
-  const indexScan = `Index Scan using ${collectionIndexName(COLLECTION, embedder.dimension)}`;
-
-  it('builds the collection index on first use and searches through it', async () => {
-    expect(await store.retrieve({ scenarioId: 'major', query: '肝功能 暂停给药', collection: COLLECTION, topK: 5 })).toHaveLength(5);
-    const [definition] = await queryRows<{ indexdef: string }>(database.db, sql`SELECT indexdef FROM pg_indexes WHERE indexname = ${collectionIndexName(COLLECTION, embedder.dimension)}`);
-    expect(definition!.indexdef).toMatch(/USING hnsw \(\(\(embedding\)::vector\(256\)\) vector_cosine_ops\).*WHERE \(collection = 'plan-test'::text\)/);
-    expect((await search('major', 5, { iterativeScan: true })).plan).toContain(indexScan);
+describe('chooseSearchPlan', () => {
+  it('searches exactly below the threshold and while no index exists, whatever the size', () => {
+    expect(chooseSearchPlan({ scopeChunks: MIN_INDEXED_SCOPE_CHUNKS - 1, searchedChunks: MIN_INDEXED_SCOPE_CHUNKS - 1, indexExists: true, topK: 5 })).toEqual({ kind: 'exact' });
+    expect(chooseSearchPlan({ scopeChunks: 1_000_000, searchedChunks: 1_000_000, indexExists: false, topK: 5 })).toEqual({ kind: 'exact' });
   });
 
-  it('returns topK rows through the index for a scenario holding 5% of the collection, thanks to the iterative scan', async () => {
-    const { plan, rows } = await search('minor', 50, { iterativeScan: true, forceIndex: true });
-    expect(plan).toContain(indexScan);
-    expect(rows).toHaveLength(50);
-    expect(new Set(rows.map((row) => row.scenario_id))).toEqual(new Set(['minor']));
-    expect(rows.map((row) => row.distance)).toEqual([...rows.map((row) => row.distance)].sort((a, b) => a - b));
+  it('uses the index from the threshold on, with more candidates for larger scopes', () => {
+    expect(chooseSearchPlan({ scopeChunks: MIN_INDEXED_SCOPE_CHUNKS, searchedChunks: MIN_INDEXED_SCOPE_CHUNKS, indexExists: true, topK: 5 })).toEqual({ kind: 'index', efSearch: efSearchFor(MIN_INDEXED_SCOPE_CHUNKS, 5) });
+    expect(efSearchFor(200_000, 5)).toBeGreaterThan(efSearchFor(10_000, 5));
+    expect(efSearchFor(10_000, 50)).toBeGreaterThanOrEqual(100);
   });
 
-  it('would have returned fewer than topK rows without it', async () => {
-    const { plan, rows } = await search('minor', 50, { iterativeScan: false, forceIndex: true });
-    expect(plan).toContain(indexScan);
-    expect(rows.length).toBeLessThan(50);
+  it('searches a few named documents of an indexed scope exactly', () => {
+    expect(chooseSearchPlan({ scopeChunks: 100_000, searchedChunks: 120, indexExists: true, topK: 5 })).toEqual({ kind: 'exact' });
+  });
+});
+
+describe('the scope index life cycle', () => {
+  it('answers a query on a large scope without an index exactly, and creates no index', async () => {
+    for (const query of QUESTIONS) {
+      const hits = await store.retrieve({ scenarioId: 'major', query, collection: COLLECTION, topK: 10 });
+      expect(hits.map((hit) => hit.chunkId)).toEqual((await exactIds('major', query, 10)).map((row) => row.id));
+    }
+    expect(await scopeIndexes()).toEqual([]);
+    expect(await store.indexStatus({ scenarioId: 'major', collection: COLLECTION })).toMatchObject({ chunks: MAJOR_CHUNKS, indexedChunks: 0, percent: 0, state: 'none', search: 'exact' });
   });
 
-  it('lets retrieve() return topK rows for the small scenario, whichever plan the planner picks', async () => {
-    const hits = await store.retrieve({ scenarioId: 'minor', query: '肝功能 转氨酶 ALT 暂停给药', collection: COLLECTION, topK: 50 });
-    expect(hits).toHaveLength(50);
-    expect(new Set(hits.map((hit) => hit.scenarioId))).toEqual(new Set(['minor']));
+  it('builds the index in indexScope, in steps, reporting progress up to 100 %', async () => {
+    const reports: number[] = [];
+    const status = await store.indexScope({ scenarioId: 'major', collection: COLLECTION }, { onProgress: ({ percent }) => void reports.push(percent) });
+    expect(status).toMatchObject({ chunks: MAJOR_CHUNKS, indexedChunks: MAJOR_CHUNKS, percent: 100, state: 'ready', search: 'index' });
+    expect(status.steps).toBeGreaterThan(1);
+    expect(reports.length).toBe(status.steps);
+    expect(reports).toEqual([...reports].sort((a, b) => a - b));
+    expect(reports.at(-1)).toBe(100);
+    const [definition] = await queryRows<{ indexdef: string }>(database.db, sql`SELECT indexdef FROM pg_indexes WHERE indexname = ${majorIndex}`);
+    expect(definition!.indexdef).toMatch(/USING hnsw \(\(\(embedding\)::vector\(256\)\) vector_cosine_ops\).*WHERE \(\(collection = 'plan-test'::text\) AND \(scenario_id = 'major'::text\) AND indexed\)/);
+  });
+
+  it('searches through the scope index, and finds the true nearest chunks', async () => {
+    const [vector] = await embedder.embed([QUESTIONS[0]!]);
+    const plan = await withTransaction(database.db, async (tx) => {
+      await q.setIndexSearchParameters(tx, { efSearch: efSearchFor(MAJOR_CHUNKS, 10), iterativeScan: true });
+      const query = q.indexedNearestQuery({ collection: COLLECTION, scenarioId: 'major', shape, vector: vector!, topK: 10 });
+      return (await queryRows<Record<string, string>>(tx, sql`EXPLAIN ${query}`)).map((row) => Object.values(row)[0]).join('\n');
+    });
+    expect(plan).toContain(`Index Scan using ${majorIndex}`);
+    expect(plan).toContain('rag_chunks_unindexed_idx');
+    for (const query of QUESTIONS) {
+      const hits = await store.retrieve({ scenarioId: 'major', query, collection: COLLECTION, topK: 10 });
+      const exact = await exactIds('major', query, 10);
+      // Near-identical chunks tie; any chunk no farther than the exact 10th is a correct answer.
+      expect(hits.filter((hit) => 1 - hit.score <= exact.at(-1)!.distance + 1e-6)).toHaveLength(10);
+    }
+  });
+
+  it('finds chunks ingested after the index was built before the ingest job adds them, then adds them', async () => {
+    const text = 'Hepatic safety stopping rule: interrupt dosing when ALT exceeds five times the upper limit and bilirubin doubles. '.repeat(3);
+    await store.ingestDocument({ documentId: 'doc-major-new', scenarioId: 'major', sourceFile: 'new.md', text, collection: COLLECTION });
+    const extending = await store.indexStatus({ scenarioId: 'major', collection: COLLECTION });
+    expect(extending).toMatchObject({ state: 'extending', search: 'index', chunks: MAJOR_CHUNKS + 1, indexedChunks: MAJOR_CHUNKS });
+    expect(extending.percent).toBeLessThan(100);
+
+    const hits = await store.retrieve({ scenarioId: 'major', query: 'interrupt dosing when ALT exceeds five times the upper limit', collection: COLLECTION, topK: 3 });
+    expect(hits[0]).toMatchObject({ documentId: 'doc-major-new', sourceFile: 'new.md' });
+
+    expect(await store.indexScope({ scenarioId: 'major', collection: COLLECTION })).toMatchObject({ state: 'ready', percent: 100, indexedChunks: MAJOR_CHUNKS + 1 });
+    const again = await store.retrieve({ scenarioId: 'major', query: 'interrupt dosing when ALT exceeds five times the upper limit', collection: COLLECTION, topK: 3 });
+    expect(again[0]).toMatchObject({ documentId: 'doc-major-new' });
+  });
+
+  it('keeps the scope filter and the document filter on the index plan', async () => {
+    const hits = await store.retrieve({ scenarioId: 'major', query: QUESTIONS[1]!, collection: COLLECTION, topK: 20, documentIds: ['doc-major-2', 'doc-minor'] });
+    expect(hits).toHaveLength(20);
+    expect(new Set(hits.map((hit) => hit.documentId))).toEqual(new Set(['doc-major-2']));
+  });
+
+  it('leaves a scope below the threshold without an index, searched exactly', async () => {
+    expect(await store.indexScope({ scenarioId: 'minor', collection: COLLECTION })).toMatchObject({ chunks: MINOR_CHUNKS, state: 'none', search: 'exact', steps: 0 });
+    expect(await scopeIndexes()).toEqual([majorIndex]);
+    const hits = await store.retrieve({ scenarioId: 'minor', query: QUESTIONS[2]!, collection: COLLECTION, topK: 5 });
+    expect(hits.map((hit) => hit.chunkId)).toEqual((await exactIds('minor', QUESTIONS[2]!, 5)).map((row) => row.id));
   });
 });

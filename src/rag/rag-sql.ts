@@ -1,7 +1,7 @@
 import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Db } from '../core/db/connect.js';
 import { ragCollections, ragDocuments } from '../core/db/schema/rag.js';
-import { collectionLiteral, vectorLiteral, type VectorShape } from './vector-sql.js';
+import { collectionLiteral, scopeLiteral, vectorLiteral, type VectorShape } from './vector-sql.js';
 
 /**
  * Every SQL statement RAG runs, one named function each. Functions take `db`, which may also be a
@@ -64,23 +64,53 @@ export async function indexExists(db: Db, indexName: string): Promise<boolean> {
   return row?.present === true;
 }
 
-export async function countCollectionChunks(db: Db, collection: string): Promise<number> {
-  const [row] = await queryRows<{ n: number | string }>(db, sql`SELECT count(*)::int AS n FROM rag_chunks WHERE collection = ${collection}`);
+/**
+ * A scope's size in chunks, from its documents' chunk_count (rag_documents_scope_idx): a few hundred rows to
+ * read where counting rag_chunks would read tens of thousands. With `documentIds`, only those documents.
+ */
+export async function selectScopeChunks(db: Db, scope: { collection: string; scenarioId: string; documentIds?: readonly string[] }): Promise<number> {
+  const inDocuments = scope.documentIds ? sql` AND id IN (${sql.join(scope.documentIds.map((id) => sql`${id}`), sql`, `)})` : sql``;
+  const [row] = await queryRows<{ n: number | string | null }>(
+    db,
+    sql`SELECT sum(chunk_count)::int AS n FROM rag_documents WHERE collection = ${scope.collection} AND scenario_id = ${scope.scenarioId}${inDocuments}`,
+  );
+  return Number(row?.n ?? 0);
+}
+
+/** Chunks of the scope not yet in its index (rag_chunks_unindexed_idx, small once the ingest job has caught up). */
+export async function countUnindexedChunks(db: Db, scope: { collection: string; scenarioId: string }): Promise<number> {
+  const [row] = await queryRows<{ n: number | string }>(db, sql`SELECT count(*)::int AS n FROM rag_chunks WHERE collection = ${scope.collection} AND scenario_id = ${scope.scenarioId} AND NOT indexed`);
   return Number(row?.n ?? 0);
 }
 
 /**
- * Through a function the migrating role owns (migration 0005): only the owner of rag_chunks may index it, and on
+ * Through a function the migrating role owns (migration 0016): only the owner of rag_chunks may index it, and on
  * PostgreSQL the application runs as a role that owns nothing (docs/database-roles.md). The function builds
  * `CREATE INDEX ... USING hnsw ((embedding::<type>) <opclass>) WITH (m = 16, ef_construction = 64) WHERE
- * collection = '<collection>'`, the expression selectNearestChunks casts to.
+ * collection = '<collection>' AND scenario_id = '<scenario>' AND indexed`, which indexedNearestQuery matches.
+ * Created before any of the scope's chunks is flagged, it is empty and returns at once.
  */
-export async function createCollectionIndex(db: Db, index: { name: string; collection: string; shape: VectorShape; maintenanceWorkMemMb: number }): Promise<void> {
-  await db.transaction(async (tx) => {
-    // Below the graph's size the build spills to disk and slows down several times.
-    await tx.execute(sql.raw(`SET LOCAL maintenance_work_mem = '${Math.round(index.maintenanceWorkMemMb)}MB'`));
-    await tx.execute(sql`SELECT clinagent_create_collection_index(${index.name}, ${index.collection}, ${index.shape.type}, ${index.shape.cosineOps ?? ''})`);
-  });
+export async function createScopeIndex(db: Db, index: { name: string; collection: string; scenarioId: string; shape: VectorShape }): Promise<void> {
+  await db.execute(sql`SELECT clinagent_create_scope_index(${index.name}, ${index.collection}, ${index.scenarioId}, ${index.shape.type}, ${index.shape.cosineOps ?? ''})`);
+}
+
+/**
+ * Flags up to `limit` of the scope's unindexed chunks, which inserts them into its HNSW index; returns how many.
+ * SKIP LOCKED lets two workers extend one scope at once without waiting on each other's rows.
+ */
+export async function flagChunksIndexed(db: Db, scope: { collection: string; scenarioId: string; limit: number }): Promise<number> {
+  const [row] = await queryRows<{ n: number | string }>(
+    db,
+    sql`WITH flagged AS (
+      UPDATE rag_chunks SET indexed = true
+      WHERE (document_id, chunk_index) IN (
+        SELECT document_id, chunk_index FROM rag_chunks
+        WHERE collection = ${scope.collection} AND scenario_id = ${scope.scenarioId} AND NOT indexed
+        LIMIT ${scope.limit} FOR UPDATE SKIP LOCKED)
+      RETURNING 1)
+    SELECT count(*)::int AS n FROM flagged`,
+  );
+  return Number(row?.n ?? 0);
 }
 
 export async function selectDocument(db: Db, documentId: string): Promise<DocumentRow | undefined> {
@@ -156,46 +186,89 @@ export async function selectEstimatedChunkRows(db: Db): Promise<number> {
   return Number(row?.estimate ?? -1);
 }
 
-/** Through the owner's function, as createCollectionIndex: ANALYZE too is for the table's owner. */
+/** Through the owner's function (migration 0005): ANALYZE too is for the table's owner. */
 export async function analyzeChunks(db: Db): Promise<void> {
   await db.execute(sql`SELECT clinagent_analyze_rag_chunks()`);
 }
 
 /**
- * Settings for the nearest-neighbour query that follows in the same transaction (SET LOCAL ends with it).
- * `iterativeScan` (pgvector 0.8+) lets HNSW keep walking the graph until the scenario and document
- * filters have let `LIMIT` rows through; without it a filtered search returns fewer rows than asked for.
- * `exact` turns index scans off, for measuring the index's recall against the true neighbours.
+ * Settings for the index search that follows in the same transaction (SET LOCAL ends with it). The plan was
+ * chosen by the scope's size (search-plan.ts), so the planner is held to it: with sequential and bitmap scans and
+ * sorts priced out, the scope's HNSW index is the only way left to the indexed part. `iterativeScan`
+ * (pgvector 0.8+) lets HNSW keep walking the graph until a document filter has let `LIMIT` rows through.
  */
-export async function setSearchParameters(db: Db, settings: { efSearch: number; iterativeScan: boolean; exact?: boolean }): Promise<void> {
+export async function setIndexSearchParameters(db: Db, settings: { efSearch: number; iterativeScan: boolean }): Promise<void> {
   await db.execute(sql.raw(`SET LOCAL hnsw.ef_search = ${Math.round(settings.efSearch)}`));
   if (settings.iterativeScan) await db.execute(sql.raw('SET LOCAL hnsw.iterative_scan = relaxed_order'));
-  if (settings.exact) await db.execute(sql.raw('SET LOCAL enable_indexscan = off'));
+  await db.execute(sql.raw('SET LOCAL enable_seqscan = off'));
+  await db.execute(sql.raw('SET LOCAL enable_bitmapscan = off'));
+  await db.execute(sql.raw('SET LOCAL enable_sort = off'));
+}
+
+export interface NearestSearch {
+  collection: string;
+  shape: VectorShape;
+  scenarioId: string;
+  documentIds?: readonly string[];
+  vector: readonly number[];
+  topK: number;
+}
+
+function distanceTo(search: NearestSearch): SQL {
+  const type = sql.raw(search.shape.type);
+  return sql`embedding::${type} <=> ${vectorLiteral(search.vector)}::${type}`;
+}
+
+function inDocuments(search: NearestSearch): SQL {
+  return search.documentIds ? sql` AND document_id IN (${sql.join(search.documentIds.map((id) => sql`${id}`), sql`, `)})` : sql``;
+}
+
+/** The nearest chunks joined with their document; the final sort repairs relaxed_order's slight misordering. */
+function withDocuments(nearest: SQL, topK: number): SQL {
+  // The `+ 0` stops PostgreSQL 17 (PGlite) from trusting an index's order and only sorting ties (an
+  // Incremental Sort), which would keep the misordering.
+  return sql`WITH nearest AS MATERIALIZED (${nearest})
+  SELECT n.document_id, n.chunk_index, n.content, n.distance, d.scenario_id, d.collection, d.source_file
+  FROM nearest n JOIN rag_documents d ON d.id = n.document_id
+  ORDER BY n.distance + 0, n.document_id, n.chunk_index
+  LIMIT ${topK}`;
 }
 
 /**
- * The `topK` chunks nearest to `vector` within one collection and scenario (and documents, when given).
- * The WHERE repeats the partial index's predicate and the ORDER BY its expression, so the HNSW index is
- * used. relaxed_order may return rows slightly out of order, hence the materialised CTE re-sorted outside,
- * as pgvector's documentation recommends; the `+ 0` stops PostgreSQL 17 (PGlite) from trusting the index's
- * order and only sorting ties (an Incremental Sort), which would keep the misordering.
+ * The exact plan: every chunk of the scope compared, through the scope b-tree (rag_chunks_scope_idx) or a
+ * sequential scan as the planner's statistics say (chunk-statistics.ts). Recall 1 by construction.
  */
-export function nearestChunksQuery(search: { collection: string; shape: VectorShape; scenarioId: string; documentIds?: readonly string[]; vector: readonly number[]; topK: number }): SQL {
-  const type = sql.raw(search.shape.type);
-  const inCollection = sql.raw(`collection = ${collectionLiteral(search.collection)}`);
-  const inDocuments = search.documentIds ? sql` AND document_id IN (${sql.join(search.documentIds.map((id) => sql`${id}`), sql`, `)})` : sql``;
-  return sql`WITH nearest AS MATERIALIZED (
-    SELECT document_id, chunk_index, content, embedding::${type} <=> ${vectorLiteral(search.vector)}::${type} AS distance
+export function exactNearestQuery(search: NearestSearch): SQL {
+  return withDocuments(
+    sql`SELECT document_id, chunk_index, content, ${distanceTo(search)} AS distance
     FROM rag_chunks
-    WHERE ${inCollection} AND scenario_id = ${search.scenarioId}${inDocuments}
+    WHERE collection = ${search.collection} AND scenario_id = ${search.scenarioId}${inDocuments(search)}
     ORDER BY distance
-    LIMIT ${search.topK}
-  )
-  SELECT n.document_id, n.chunk_index, n.content, n.distance, d.scenario_id, d.collection, d.source_file
-  FROM nearest n JOIN rag_documents d ON d.id = n.document_id
-  ORDER BY n.distance + 0, n.document_id, n.chunk_index`;
+    LIMIT ${search.topK}`,
+    search.topK,
+  );
 }
 
-export async function selectNearestChunks(db: Db, search: Parameters<typeof nearestChunksQuery>[0]): Promise<NearestChunkRow[]> {
-  return queryRows<NearestChunkRow>(db, nearestChunksQuery(search));
+/**
+ * The index plan, one statement so one snapshot: the scope's indexed chunks through its partial HNSW index (the
+ * WHERE repeats the index's predicate as literals, the ORDER BY its expression), and the chunks the ingest job
+ * has not indexed yet compared exactly (rag_chunks_unindexed_idx). A chunk moved between the parts by a
+ * concurrent batch is seen in exactly one of them.
+ */
+export function indexedNearestQuery(search: NearestSearch): SQL {
+  const inScope = sql.raw(`collection = ${collectionLiteral(search.collection)} AND scenario_id = ${scopeLiteral(search.scenarioId)}`);
+  return withDocuments(
+    sql`(SELECT document_id, chunk_index, content, ${distanceTo(search)} AS distance
+      FROM rag_chunks WHERE ${inScope} AND indexed${inDocuments(search)}
+      ORDER BY distance LIMIT ${search.topK})
+    UNION ALL
+    (SELECT document_id, chunk_index, content, ${distanceTo(search)} AS distance
+      FROM rag_chunks WHERE ${inScope} AND NOT indexed${inDocuments(search)}
+      ORDER BY distance LIMIT ${search.topK})`,
+    search.topK,
+  );
+}
+
+export async function selectNearestChunks(db: Db, query: SQL): Promise<NearestChunkRow[]> {
+  return queryRows<NearestChunkRow>(db, query);
 }

@@ -4,28 +4,15 @@ import type { Db } from '../core/db/connect.js';
 import type { Embedder } from '../core/embeddings.js';
 import { ClinAgentError } from '../core/errors.js';
 import { chunkText } from './chunk-text.js';
-import { createCollectionIndexes } from './collection-indexes.js';
 import { createChunkStatistics } from './chunk-statistics.js';
+import { createScopeIndexes } from './scope-indexes.js';
+import { chooseSearchPlan, MIN_INDEXED_SCOPE_CHUNKS, wantsScopeIndex } from './search-plan.js';
 import { assertSameEmbedding, documentInOtherScope, vectorStoreUnavailable } from './rag-errors.js';
 import * as q from './rag-sql.js';
-import type { DocumentInfo, IngestInput, IngestResult, RagStore, ReferenceChunk, RetrieveQuery } from './types.js';
-import { validateIngestInput, validateRetrieveQuery } from './validate-input.js';
-import { vectorShape } from './vector-sql.js';
+import type { DocumentInfo, IndexScopeOptions, IngestInput, IngestResult, RagStore, ReferenceChunk, RetrieveQuery, ScopeIndexStatus, SearchScope } from './types.js';
+import { validateIngestInput, validateRetrieveQuery, validateScope } from './validate-input.js';
+import { scopeIndexName, vectorShape, type VectorShape } from './vector-sql.js';
 import { withTransaction } from '../core/db/transaction.js';
-
-/**
- * HNSW candidate list size (at least 2 x topK). Measured by bench/rag.bench.ts on near-duplicate protocol
- * text (a hard case), recall@10 against an exact scan of the same scope:
- *   10k chunks:  ef 40 -> 0.80, 100 -> 0.93, 200 -> 0.985
- *   100k chunks: ef 200 -> 0.945 (60% scope) / 0.86 (10% scope), 400 -> 0.967 / 0.922, 800 -> 0.99 / 0.98
- * 400 costs ~20 ms per query in PGlite at 100k chunks against ~13 ms for 200 and ~35 ms for 800. A missed
- * chunk can be the one that answers the question, and the LLM call that follows takes seconds, so recall
- * wins over a few milliseconds; 800 would cost more than an exact scan of a 10% scope.
- */
-const MIN_EF_SEARCH = 400;
-
-/** The HNSW candidate list size retrieve() uses for `topK`. */
-export const efSearchFor = (topK: number): number => Math.max(MIN_EF_SEARCH, 2 * topK);
 
 /**
  * The RAG store over pgvector. Design choices:
@@ -35,15 +22,24 @@ export const efSearchFor = (topK: number): number => Math.max(MIN_EF_SEARCH, 2 *
  *   known after their first answer work without a probe call.
  * - Embedding happens before the write transaction, which stays short: PGlite has a single connection and
  *   every other query waits for it.
- * - Each collection gets its own partial HNSW index on first use in this process (CREATE INDEX IF NOT EXISTS).
+ * - Ingestion writes chunks outside any index, so it runs at the speed of embedding and one INSERT. The
+ *   background ingest job then calls indexScope, which gives each large scope (scenario and collection) its own
+ *   HNSW index and adds new chunks to it in short steps. retrieve() never builds: it searches a scope exactly
+ *   until its index exists, then through the index plus an exact look at chunks not indexed yet (search-plan.ts).
  * - Retrieval from a collection nothing was ingested into returns [] rather than NOT_FOUND: a scenario whose
  *   documents have not been uploaded yet is a normal state, not an error.
  */
-export function createRagStore(deps: { db: Db; embedder: Embedder }): RagStore {
+export function createRagStore(deps: {
+  db: Db;
+  embedder: Embedder;
+  /** The scope size from which a scope gets an index; tests lower it to index a few hundred chunks. */
+  indexFromChunks?: number;
+}): RagStore {
   const { db, embedder } = deps;
+  const indexFromChunks = deps.indexFromChunks ?? MIN_INDEXED_SCOPE_CHUNKS;
   let vectorStore: { iterativeScan: boolean } | undefined;
   const statistics = createChunkStatistics();
-  const indexes = createCollectionIndexes(statistics);
+  const indexes = createScopeIndexes();
 
   async function requireVectorStore(): Promise<{ iterativeScan: boolean }> {
     // Only a positive answer is cached: pgvector may be installed and the database migrated while we run.
@@ -89,9 +85,6 @@ export function createRagStore(deps: { db: Db; embedder: Embedder }): RagStore {
     const { vectors, dimension } = await embedChecked(chunks.map((chunk) => chunk.content));
     const identity = { model: embedder.model, dimension };
     if (collection) assertSameEmbedding(input.collection, toIdentity(collection), identity);
-    const shape = vectorShape(dimension);
-    // Outside the write transaction: an index build locks rag_chunks against writes for its duration.
-    await indexes.ensure(db, input.collection, shape);
 
     await withTransaction(db, async (tx) => {
       await q.insertCollection(tx, { name: input.collection, embeddingModel: embedder.model, dimension });
@@ -123,6 +116,46 @@ export function createRagStore(deps: { db: Db; embedder: Embedder }): RagStore {
     return { documentId, chunks: chunks.length, unchanged: false };
   }
 
+  /** Only asked of a scope large enough to use its index, so small scopes cost no catalogue lookup. */
+  async function scopeIndexExists(scope: SearchScope, shape: VectorShape, scopeChunks: number): Promise<boolean> {
+    const name = scopeIndexName(scope.collection, scope.scenarioId, shape.dimension);
+    if (!name || !shape.cosineOps || !wantsScopeIndex(scopeChunks, true, indexFromChunks)) return false;
+    return indexes.exists(db, name);
+  }
+
+  async function indexStatus(scope: SearchScope): Promise<ScopeIndexStatus> {
+    await requireVectorStore();
+    const collection = await q.selectCollection(db, scope.collection);
+    const chunks = collection ? await q.selectScopeChunks(db, scope) : 0;
+    const shape = collection && vectorShape(collection.dimension);
+    const indexExists = shape ? await scopeIndexExists(scope, shape, Math.max(chunks, indexFromChunks)) : false;
+    const indexedChunks = indexExists ? Math.max(0, chunks - (await q.countUnindexedChunks(db, scope))) : 0;
+    return {
+      ...scope,
+      chunks,
+      indexedChunks,
+      percent: !indexExists ? 0 : chunks === 0 ? 100 : Math.floor((100 * indexedChunks) / chunks),
+      state: !indexExists ? 'none' : indexedChunks < chunks ? 'extending' : 'ready',
+      search: chooseSearchPlan({ scopeChunks: chunks, searchedChunks: chunks, indexExists, topK: 1, indexFromChunks }).kind,
+      indexFromChunks,
+    };
+  }
+
+  async function indexScope(scope: SearchScope, options: IndexScopeOptions = {}): Promise<ScopeIndexStatus & { steps: number; longestStepMs: number }> {
+    await requireVectorStore();
+    validateScope(scope);
+    const collection = await q.selectCollection(db, scope.collection);
+    const shape = collection && vectorShape(collection.dimension);
+    const name = shape?.cosineOps ? scopeIndexName(scope.collection, scope.scenarioId, shape.dimension) : undefined;
+    if (!shape || !name || !wantsScopeIndex(await q.selectScopeChunks(db, scope), true, indexFromChunks)) return { ...(await indexStatus(scope)), steps: 0, longestStepMs: 0 };
+    const result = await indexes.extend(db, { ...scope, name, shape }, async (progress) => {
+      if (!options.onProgress) return;
+      const chunks = progress.flagged + progress.remaining;
+      await options.onProgress({ indexedChunks: progress.flagged, chunks, percent: chunks === 0 ? 100 : Math.floor((100 * progress.flagged) / chunks) });
+    });
+    return { ...(await indexStatus(scope)), steps: result.steps, longestStepMs: result.longestStepMs };
+  }
+
   async function retrieve(query: RetrieveQuery): Promise<ReferenceChunk[]> {
     const { iterativeScan } = await requireVectorStore();
     const topK = validateRetrieveQuery(query);
@@ -134,12 +167,18 @@ export function createRagStore(deps: { db: Db; embedder: Embedder }): RagStore {
     const { vectors, dimension } = await embedChecked([query.query]);
     assertSameEmbedding(query.collection, recorded, { model: embedder.model, dimension });
     const shape = vectorShape(dimension);
-    await indexes.ensure(db, query.collection, shape);
-
-    const rows = await withTransaction(db, async (tx) => {
-      await q.setSearchParameters(tx, { efSearch: efSearchFor(topK), iterativeScan });
-      return q.selectNearestChunks(tx, { collection: query.collection, shape, scenarioId: query.scenarioId, documentIds: query.documentIds, vector: vectors[0]!, topK });
-    });
+    const scope = { collection: query.collection, scenarioId: query.scenarioId };
+    const scopeChunks = await q.selectScopeChunks(db, scope);
+    const searchedChunks = query.documentIds ? await q.selectScopeChunks(db, { ...scope, documentIds: query.documentIds }) : scopeChunks;
+    const plan = chooseSearchPlan({ scopeChunks, searchedChunks, indexExists: await scopeIndexExists(scope, shape, scopeChunks), topK, indexFromChunks });
+    const search = { ...scope, shape, documentIds: query.documentIds, vector: vectors[0]!, topK };
+    const rows =
+      plan.kind === 'exact'
+        ? await q.selectNearestChunks(db, q.exactNearestQuery(search))
+        : await withTransaction(db, async (tx) => {
+            await q.setIndexSearchParameters(tx, { efSearch: plan.efSearch, iterativeScan });
+            return q.selectNearestChunks(tx, q.indexedNearestQuery(search));
+          });
     return rows.map((row) => ({
       documentId: row.document_id,
       scenarioId: row.scenario_id,
@@ -156,6 +195,10 @@ export function createRagStore(deps: { db: Db; embedder: Embedder }): RagStore {
     ingestDocument,
 
     retrieve,
+
+    indexScope,
+
+    indexStatus,
 
     async deleteDocument(documentId, actor = 'system') {
       await requireVectorStore();

@@ -52,6 +52,35 @@ export interface RetrieveQuery {
   documentIds?: string[];
 }
 
+export interface SearchScope {
+  scenarioId: string;
+  collection: string;
+}
+
+/**
+ * Where a scope's index stands, read from the database (so any process sees the ingest job's progress):
+ * - none: no index (the scope is below the size that needs one, or the ingest job has not reached it yet);
+ * - extending: the index exists and the ingest job is adding the chunks it does not hold yet;
+ * - ready: every chunk of the scope is in the index.
+ * Searches are complete in every state: chunks outside the index are compared exactly.
+ */
+export interface ScopeIndexStatus extends SearchScope {
+  chunks: number;
+  indexedChunks: number;
+  /** indexedChunks as a whole percentage of chunks; 100 for an empty scope with an index. */
+  percent: number;
+  state: 'none' | 'extending' | 'ready';
+  /** How retrieve() searches the scope now. */
+  search: 'exact' | 'index';
+  /** The scope size from which the ingest job gives a scope an index. */
+  indexFromChunks: number;
+}
+
+export interface IndexScopeOptions {
+  /** Called after every step (a few hundred milliseconds of work each). */
+  onProgress?: (status: { indexedChunks: number; chunks: number; percent: number }) => void | Promise<void>;
+}
+
 /**
  * Documents chunked, embedded and searched over pgvector, isolated by scenario.
  * Every method throws VECTOR_STORE_UNAVAILABLE on a PostgreSQL server without pgvector. Callers that trace
@@ -59,11 +88,20 @@ export interface RetrieveQuery {
  */
 export interface RagStore {
   ingestDocument(input: IngestInput): Promise<IngestResult>;
-  /** An unknown collection (nothing ingested into it yet) gives [], like a scenario with no documents. */
+  /**
+   * An unknown collection (nothing ingested into it yet) gives [], like a scenario with no documents. Never
+   * builds an index: a scope without one is searched exactly (search-plan.ts).
+   */
   retrieve(query: RetrieveQuery): Promise<ReferenceChunk[]>;
   /** False when there was no such document. Writes an audit entry naming `actor` (default 'system'). */
   deleteDocument(documentId: string, actor?: string): Promise<boolean>;
   /** Most recently updated first. */
   listDocuments(filter?: { scenarioId?: string }): Promise<DocumentInfo[]>;
   getDocument(documentId: string): Promise<DocumentInfo | undefined>;
+  /**
+   * Builds or extends the scope's index (the background ingest job calls it after ingesting): a scope large
+   * enough gets an HNSW index, and chunks ingested since are added to it in short steps. Returns the status after.
+   */
+  indexScope(scope: SearchScope, options?: IndexScopeOptions): Promise<ScopeIndexStatus & { steps: number; longestStepMs: number }>;
+  indexStatus(scope: SearchScope): Promise<ScopeIndexStatus>;
 }

@@ -1,5 +1,5 @@
 import { ClinAgentError } from '../core/errors.js';
-import type { IngestInput, RetrieveQuery } from './types.js';
+import type { IngestInput, RetrieveQuery, SearchScope } from './types.js';
 
 /** Letters, digits, '_' and '-': safe to inline in SQL and in index names (see vector-sql.ts). */
 const COLLECTION_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
@@ -58,4 +58,8 @@ function documentIdsProblems(ids: unknown): Array<string | undefined> {
   if (!Array.isArray(ids)) return ['documentIds: must be an array of document ids'];
   if (ids.length > MAX_DOCUMENT_IDS) return [`documentIds: at most ${MAX_DOCUMENT_IDS} ids, got ${ids.length}`];
   return ids.map((id, i) => documentIdProblem(`documentIds.${i}`, id));
+}
+
+export function validateScope(scope: SearchScope): void {
+  fail('search scope', [nonEmpty('scenarioId', scope.scenarioId), collectionProblem(scope.collection)]);
 }

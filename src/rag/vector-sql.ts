@@ -30,15 +30,30 @@ export function vectorShape(dimension: number): VectorShape {
   return { dimension, type: `vector(${dimension})` };
 }
 
+/** What clinagent_create_scope_index (migration 0016) accepts as a scenario id; others are searched exactly. */
+const INDEXABLE_SCOPE = /^[A-Za-z0-9._:@-]{1,200}$/;
+
 /**
- * A stable index name per collection and dimension. Collection names may differ only in case or in '-'
- * versus '_', and may be 64 characters long, so the name is a readable prefix plus a hash, within
- * PostgreSQL's 63-byte identifier limit.
+ * A stable index name per scope (collection and scenario) and dimension. Names may differ only in case or in
+ * punctuation, so the name is a readable prefix plus a hash, within PostgreSQL's 63-byte identifier limit.
+ * Undefined when the scenario id holds characters the owner's function refuses: such a scope is always
+ * searched exactly, which is correct, only slower once it is large.
  */
-export function collectionIndexName(collection: string, dimension: number): string {
-  const slug = collection.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 30);
-  const digest = createHash('sha256').update(`${collection}\0${dimension}`).digest('hex').slice(0, 12);
-  return `rag_hnsw_${slug}_${digest}`;
+export function scopeIndexName(collection: string, scenarioId: string, dimension: number): string | undefined {
+  if (!INDEXABLE_SCOPE.test(scenarioId)) return undefined;
+  const slug = `${collection}_${scenarioId}`.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 30);
+  const digest = createHash('sha256').update(`${collection}\0${scenarioId}\0${dimension}`).digest('hex').slice(0, 12);
+  return `rag_scope_${slug}_${digest}`;
+}
+
+/**
+ * A scenario id as an SQL string literal, for the same reason as collectionLiteral: a partial index's
+ * `scenario_id = '<id>'` matches only a literal. Only ids scopeIndexName accepts (no quote, no backslash) are
+ * inlined; this checks again.
+ */
+export function scopeLiteral(scenarioId: string): string {
+  if (!INDEXABLE_SCOPE.test(scenarioId)) throw new Error(`scopeLiteral: scenario id ${JSON.stringify(scenarioId)} cannot be inlined`);
+  return `'${scenarioId}'`;
 }
 
 /**

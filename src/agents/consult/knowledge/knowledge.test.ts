@@ -164,6 +164,8 @@ describe('search_medical_knowledge without a usable store', () => {
       deleteDocument: () => Promise.reject(new Error('not used')),
       listDocuments: () => Promise.reject(new Error('not used')),
       getDocument: () => Promise.reject(new Error('not used')),
+      indexScope: () => Promise.reject(new Error('not used')),
+      indexStatus: () => Promise.reject(new Error('not used')),
     };
     const error = await rejectionOf(createMedicalKnowledgeTool(unavailable).run({ query: 'itchy rash', specialty: 'dermatology' }));
 
