@@ -142,6 +142,8 @@ describe('the embedded data folder lock', () => {
     }
   }, 180_000);
 
+  // The cross-process race above is what fails without the takeover mutex (checked by removing it); this one
+  // pins down that the opens of one process, whose own pid is then the live owner, get the folder once.
   it('lets exactly one of many opens in one process take a dead owner’s lock', async () => {
     const dataDir = await crashedFolder('race-in-process');
     const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => lockDataDir(dataDir, STALE_MS)));
