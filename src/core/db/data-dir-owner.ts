@@ -120,16 +120,19 @@ export async function ownerState(record: OwnerRecord): Promise<OwnerState> {
     const where = record.hostname === host.hostname ? `host ${record.hostname} before a reboot, or in another container` : `host ${record.hostname}`;
     return { state: 'unknown', why: `process ${record.pid} on ${where}, which this process cannot check` };
   }
+  let anotherUser = false;
   try {
     process.kill(record.pid, 0);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ESRCH') return { state: 'dead', why: `process ${record.pid} no longer runs` };
-    // EPERM: it runs, as another user.
     if (code !== 'EPERM') return { state: 'unknown', why: `process ${record.pid} could not be checked (${code ?? String(error)})` };
+    anotherUser = true;
   }
   const proc = await readProcStat(record.pid);
-  if (host.bootId !== undefined && proc === undefined) return { state: 'dead', why: `process ${record.pid} no longer runs` };
+  // Gone from /proc after answering the signal: it exited in between. Not so for another user's process, which
+  // /proc may hide (mounted with hidepid): that one runs.
+  if (proc === undefined && host.bootId !== undefined && !anotherUser) return { state: 'dead', why: `process ${record.pid} no longer runs` };
   // A killed process its parent has not reaped yet still answers signal 0, but will never touch the folder again.
   if (proc && (proc.state === 'Z' || proc.state === 'X')) return { state: 'dead', why: `process ${record.pid} has exited` };
   if (proc && record.startTime !== undefined && proc.startTime !== record.startTime) {
