@@ -73,6 +73,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     });
     // An idle client that loses its server would otherwise crash the process with an unhandled 'error'.
     pool.on('error', () => undefined);
+    // So would one checked out (a transaction holds one) when PostgreSQL restarts: pg-pool listens on idle clients
+    // only. What ran on it fails with the error, and the pool drops the broken connection when it is released.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = drizzlePg({ client: pool, schema }) as unknown as Db;
     return { db, engine: 'postgres', pool, connectionString: options.databaseUrl, auditKey, close: () => pool.end() };
   }
