@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, rmdir, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, rmdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -211,6 +211,20 @@ describe('the embedded data folder lock', () => {
     const dataDir = await crashedFolder('pid-reused');
     // This test process is alive; only its start time says it is not the recorded owner.
     await editOwnerRecord(dataDir, (record) => ({ ...record, pid: process.pid, startTime: '1' }));
+    const release = await lockDataDir(dataDir, STALE_MS);
+    await release();
+  }, 90_000);
+
+  it('locks the folder itself when it is reached through a symlink', async () => {
+    const dataDir = path.join(workDir, 'real');
+    const link = path.join(workDir, 'link');
+    await mkdir(dataDir);
+    await symlink(dataDir, link);
+    const holder = await startHolder(link);
+    expect(existsSync(lockDirPath(dataDir))).toBe(true);
+    expect(JSON.parse(await readFile(ownerRecordPath(dataDir), 'utf8'))).toMatchObject({ pid: holder.child.pid });
+    expect((await refusal(lockDataDir(dataDir, STALE_MS))).message).toContain(`process ${holder.child.pid} on this host`);
+    await kill(holder);
     const release = await lockDataDir(dataDir, STALE_MS);
     await release();
   }, 90_000);

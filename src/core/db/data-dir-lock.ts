@@ -1,4 +1,4 @@
-import { rmdir, stat } from 'node:fs/promises';
+import { realpath, rmdir, stat } from 'node:fs/promises';
 import lockfile from 'proper-lockfile';
 import { ClinAgentError } from '../errors.js';
 import { describeThisProcess, ownerState, readOwnerRecord, removeOwnerRecord, writeOwnerRecord, type OwnerRecord, type OwnerState } from './data-dir-owner.js';
@@ -38,7 +38,10 @@ export function takeoverMutexPath(dataDir: string): string {
 }
 
 /** Returns the release function; throws DATABASE_IN_USE when another process holds the folder. */
-export async function lockDataDir(dataDir: string, staleMs: number): Promise<() => Promise<void>> {
+export async function lockDataDir(folder: string, staleMs: number): Promise<() => Promise<void>> {
+  // One name for the folder however it is reached (a symlink, a relative path), as proper-lockfile resolves it
+  // itself by default; the lock, its owner record and the mutex all sit beside that name.
+  const dataDir = await realpath(folder);
   const releaseMutex = await holdTakeoverMutex(dataDir);
   const enteredAt = Date.now();
   let releaseLock: (() => Promise<void>) | undefined;
@@ -119,6 +122,7 @@ async function takeLock(dataDir: string, staleMs: number): Promise<() => Promise
 
 function lockOptions(dataDir: string, staleMs: number): lockfile.LockOptions {
   return {
+    realpath: false,
     stale: staleMs,
     update: Math.max(1000, Math.floor(staleMs / 4)),
     // Thrown from a timer, so the process stops: another process has taken the folder over, and two
