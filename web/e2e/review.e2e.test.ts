@@ -320,6 +320,23 @@ describe('trial QC in the console', () => {
         await changed.waitFor({ timeout: UI_TIMEOUT_MS });
         expect(await changed.textContent()).toContain('This review changed since you loaded it');
         expect(await changed.textContent()).toContain('someone else decided some of its findings');
+        await changed.getByRole('button', { name: 'Dismiss' }).click();
+
+        // Issue 32: the site corrects the fifth record while this page shows it, and approving it was titled
+        // "Someone else decided first". Nobody else decided: the refusal says the record changed.
+        const q5 = page.getByTestId(`review-item-${shown[4]}`);
+        await createTrialStore(server.ctx.db).importRecords(BIG_PROJECT_ID, [row(shown[4]!, 'baseline', 'SITE-01', 91, 250)], { actor: 'site-crc', reason: 'Age re-entered from source' });
+        await q5.getByTestId('review-approve').click();
+        const dataChanged = page.getByTestId('review-conflict');
+        await dataChanged.waitFor({ timeout: UI_TIMEOUT_MS });
+        expect(await dataChanged.textContent()).toContain('This review changed since you loaded it');
+        expect(await dataChanged.textContent()).not.toContain('Someone else decided first');
+        expect(await dataChanged.textContent()).toContain(`record ${shown[4]} changed after the review was shown`);
+        // Its run checks the new values, which still break both rules, and waits for review again (the last page's count below).
+        await waitFor(
+          async () => ((await (await fetch(`${server.url}/api/iit/projects/${BIG_PROJECT_ID}/task-runs?status=SUSPENDED&pageSize=500`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { taskRuns: Array<{ recordId: string }> }).taskRuns.some((run) => run.recordId === shown[4]),
+          `the run of ${shown[4]} to wait for review again`,
+        );
 
         // The next two ticked and rejected together with one comment, in one request.
         for (const recordId of [secondId, thirdId]) await page.getByTestId(`review-item-${recordId}`).getByTestId('review-select').check();
