@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { hardRuleSkillYaml } from '../src/testing/skill-yaml.js';
+import { createThrowawayDatabase } from '../src/testing/test-database.js';
 import { createTrialStore } from '../src/trial/store/trial-store.js';
 import { buildConsole, launchBrowser, signIn, UI_TIMEOUT_MS } from '../web/e2e/browser.js';
 import { startHarness, stopHarness, type Harness } from '../web/e2e/harness.js';
@@ -12,7 +13,8 @@ import { printTable, summarise } from './stats.js';
  * The review page of issue 32 in a real browser (before the fix: 50.8 s and 148 requests for 141 records waiting):
  * from the action until all 50 items of page 1 show their findings, (a) as a full page load of the review URL and
  * (b) as a click from the trial's runs tab to its review tab, with the /api/ requests each makes. A real server
- * (PGlite, pg-boss workers, the built console) and Debian's chromium; the first sample of each is reported as cold.
+ * (pg-boss workers, the built console) and Debian's chromium; the first sample of each is reported as cold. On the
+ * embedded database, and on PostgreSQL (a throwaway database) when BENCH_DATABASE_URL or TEST_DATABASE_URL is set.
  */
 const QUEUE = Number(process.env.REVIEW_BENCH_RECORDS ?? 141);
 const SAMPLES = 10;
@@ -29,13 +31,15 @@ const SKILL = hardRuleSkillYaml(SKILL_ID, [
   '{ id: sbp-range, field: sbp, logic: { and: [{ ">=": [{ var: sbp }, 80] }, { "<=": [{ var: sbp }, 200] }] }, message: "SBP must be 80-200" }',
 ], true);
 
-async function startReviewHarness(): Promise<Harness> {
+/** `databaseUrl` absent: the embedded database in the harness's data folder. */
+async function startReviewHarness(databaseUrl?: string): Promise<Harness> {
   // No node of the skill calls the model; the scripted one only keeps the console from showing "LLM missing".
   const harness = await startHarness({
     name: 'review-page-bench',
     adminToken: ADMIN_TOKEN,
     fallback: { reply: '{"passed": true, "reason": "ok", "confidence": 0.9}' },
     skills: { [SKILL_ID]: SKILL },
+    ...(databaseUrl ? { env: () => ({ DATABASE_URL: databaseUrl }) } : {}),
   });
   const store = createTrialStore(harness.server.ctx.db);
   await store.ensureProject({ id: PROJECT, name: 'Bench review page' }, 'bench');
@@ -81,18 +85,13 @@ async function timeToQueue(page: Page, action: () => Promise<unknown>): Promise<
   }
 }
 
-export async function main(): Promise<void> {
-  // The same lookup as launchBrowser's, checked first so a machine without chromium skips rather than fails.
-  const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-  if (!existsSync(chromiumPath)) {
-    console.log(`Review page in the browser: skipped: set CHROMIUM_PATH or apt-get install chromium (no ${chromiumPath})`);
-    return;
-  }
-  buildConsole();
-  let browser: Browser | undefined;
+type Sample = { ms: number; requests: number };
+
+/** Both measures on one engine (`databaseUrl` absent: the embedded one), in one browser. */
+async function benchEngine(browser: Browser, databaseUrl?: string): Promise<{ loads: Sample[]; switches: Sample[] }> {
   let harness: Harness | undefined;
   try {
-    [browser, harness] = await Promise.all([launchBrowser(), startReviewHarness()]);
+    harness = await startReviewHarness(databaseUrl);
     const serverUrl = harness.server.url;
     await runQcToReview(serverUrl);
     const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1360, height: 900 } });
@@ -101,14 +100,14 @@ export async function main(): Promise<void> {
     const reviewUrl = `${serverUrl}/#/trial/${PROJECT}/review`;
 
     // (a) A full page load: from a blank page, so the review URL is a new document rather than a hash change.
-    const loads: Array<{ ms: number; requests: number }> = [];
+    const loads: Sample[] = [];
     for (let i = 0; i < SAMPLES; i++) {
       await page.goto('about:blank');
       loads.push(await timeToQueue(page, () => page.goto(reviewUrl)));
     }
 
     // (b) A tab switch: the runs tab shown first, then a click on the review tab.
-    const switches: Array<{ ms: number; requests: number }> = [];
+    const switches: Sample[] = [];
     for (let i = 0; i < SAMPLES; i++) {
       await page.getByTestId('trial-tab-runs').click();
       await page.getByTestId('qc-run-progress').first().waitFor({ timeout: UI_TIMEOUT_MS });
@@ -116,8 +115,35 @@ export async function main(): Promise<void> {
       switches.push(await timeToQueue(page, () => page.getByTestId('trial-tab-review').click()));
     }
     await context.close();
+    return { loads, switches };
+  } finally {
+    await stopHarness(harness);
+  }
+}
 
-    const rows = (name: string, samples: Array<{ ms: number; requests: number }>) => {
+export async function main(): Promise<void> {
+  // The same lookup as launchBrowser's, checked first so a machine without chromium skips rather than fails.
+  const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(chromiumPath)) {
+    console.log(`Review page in the browser: skipped: set CHROMIUM_PATH or apt-get install chromium (no ${chromiumPath})`);
+    return;
+  }
+  buildConsole();
+  const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  let browser: Browser | undefined;
+  try {
+    browser = await launchBrowser();
+    const results: Array<{ engine: string; loads: Sample[]; switches: Sample[] }> = [{ engine: 'pglite', ...(await benchEngine(browser)) }];
+    if (serverUrl) {
+      const database = await createThrowawayDatabase(serverUrl);
+      try {
+        results.push({ engine: 'postgres', ...(await benchEngine(browser, database.url)) });
+      } finally {
+        await database.drop();
+      }
+    }
+
+    const rows = (name: string, samples: Sample[]) => {
       const [cold, ...warm] = samples;
       const s = summarise(warm.map((x) => x.ms));
       const requests = [...new Set(warm.map((x) => x.requests))].sort((a, b) => a - b).join('-');
@@ -128,12 +154,13 @@ export async function main(): Promise<void> {
     };
     printTable(`Review page of a ${QUEUE}-record queue in chromium, until ${PAGE_SIZE} items show their findings`, [
       { measure: 'before the fix (issue 32)', ms: BEFORE.ms.toFixed(0), requests: BEFORE.requests, 'vs before': '1x' },
-      ...rows('(a) full page load of #/trial/<project>/review', loads),
-      ...rows('(b) tab switch runs -> review', switches),
+      ...results.flatMap(({ engine, loads, switches }) => [
+        ...rows(`${engine}: (a) full page load of #/trial/<project>/review`, loads),
+        ...rows(`${engine}: (b) tab switch runs -> review`, switches),
+      ]),
     ]);
   } finally {
     await browser?.close();
-    await stopHarness(harness);
   }
 }
 
