@@ -72,12 +72,15 @@ export async function lockDataDir(folder: string, staleMs: number): Promise<() =
   return async () => {
     if (released) return;
     released = true;
-    // Record first: while the lock is held nobody else writes a record, so this never removes another owner's.
-    await removeOwnerRecord(dataDir, owner);
-    // Already gone (compromised, or removed by hand): nothing left to release.
-    await giveBack().catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ERELEASED' && error.code !== 'ENOENT') throw error;
-    });
+    try {
+      // Record first: while the lock is held nobody else writes a record, so this never removes another owner's.
+      await removeOwnerRecord(dataDir, owner);
+    } finally {
+      // Already gone (compromised, or removed by hand): nothing left to release.
+      await giveBack().catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ERELEASED' && error.code !== 'ENOENT') throw error;
+      });
+    }
   };
 }
 
