@@ -21,6 +21,15 @@ export async function ingestCommand(args: string[]): Promise<number> {
     const text = await extractText(sourceFile, new Uint8Array(bytes));
     const result = await ctx.rag.ingestDocument({ documentId, scenarioId, sourceFile, text, collection: scenario.rag.collection });
     process.stdout.write(`${result.unchanged ? 'Unchanged' : 'Ingested'} ${sourceFile} as ${result.documentId}: ${result.chunks} chunks.\n`);
+    // What the background ingest job would do, here in the foreground: the command ends with the index current.
+    const status = await ctx.rag.indexScope({ scenarioId, collection: scenario.rag.collection }, {
+      onProgress: ({ indexedChunks, chunks, percent }) => void process.stdout.write(`Indexing: ${indexedChunks} of ${chunks} new chunks (${percent}%).\n`),
+    });
+    process.stdout.write(
+      status.state === 'none'
+        ? `Search index: none needed (${status.chunks} chunks; a scenario gets one from ${status.indexFromChunks}); searches are exact.\n`
+        : `Search index: ${status.state}, ${status.indexedChunks} of ${status.chunks} chunks (${status.percent}%).\n`,
+    );
     return 0;
   } finally {
     await closeContext(ctx);

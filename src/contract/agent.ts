@@ -150,3 +150,21 @@ export const IngestDocumentResponse = z.object({
   unchanged: z.boolean().describe('true when the text matched the stored content hash, so nothing was re-embedded'),
 });
 export type IngestDocumentResponse = z.infer<typeof IngestDocumentResponse>;
+
+/** GET /api/rag/search-index */
+export const SearchIndexQuery = z.strictObject({ scenarioId: IdText });
+/**
+ * Where a scenario's search index stands. The background ingest job builds and extends it; searches never wait
+ * for it and are complete in every state (chunks outside the index are compared exactly).
+ */
+export const SearchIndexStatus = z.object({
+  scenarioId: z.string(),
+  collection: z.string(),
+  chunks: z.int().describe("the scenario's chunks in its collection"),
+  indexedChunks: z.int().describe('chunks the index holds'),
+  percent: z.int().describe('indexedChunks as a whole percentage of chunks'),
+  state: z.enum(['none', 'extending', 'ready']).describe('none: no index (below indexFromChunks, or not built yet); extending: the ingest job is adding chunks; ready: every chunk indexed'),
+  search: z.enum(['exact', 'index']).describe('how queries are answered now'),
+  indexFromChunks: z.int().describe('the scope size from which a scenario gets an index'),
+});
+export type SearchIndexStatus = z.infer<typeof SearchIndexStatus>;

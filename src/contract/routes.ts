@@ -22,7 +22,7 @@ import {
   UpdateAgentConfigRequest,
 } from './protocol-agent.js';
 import { AgentList } from './agents.js';
-import { AgentResult, AgentRunRequest, DocumentList, DocumentListQuery, IngestDocumentRequest, IngestDocumentResponse, ScenarioList } from './agent.js';
+import { AgentResult, AgentRunRequest, DocumentList, DocumentListQuery, IngestDocumentRequest, IngestDocumentResponse, ScenarioList, SearchIndexQuery, SearchIndexStatus } from './agent.js';
 import {
   AccountToken,
   AddMemberRequest,
@@ -146,6 +146,7 @@ export const routes = {
   'GET /api/rag/documents': { querystring: DocumentListQuery, response: { 200: DocumentList, ...errorResponses } },
   'POST /api/rag/documents': { body: IngestDocumentRequest, response: { 201: IngestDocumentResponse, ...errorResponses } },
   'DELETE /api/rag/documents/:documentId': { params: textParams('documentId'), response: { 204: NoContent, ...errorResponses } },
+  'GET /api/rag/search-index': { querystring: SearchIndexQuery, response: { 200: SearchIndexStatus, ...errorResponses } },
   'GET /api/traces': { querystring: TraceListQuery, response: { 200: TraceList, ...errorResponses } },
   'GET /api/traces/:id': { params: uuidParams('id'), response: { 200: Trace, ...errorResponses } },
   'POST /api/agent/runs': { body: StartAgentRunRequest, response: { 202: AgentRun, ...errorResponses } },

@@ -14,5 +14,9 @@ export function defineQueue<T>(name: string, schema: z.ZodType<T>, options: Part
   return { name, schema, retryLimit: options.retryLimit ?? 3, expireInSeconds: options.expireInSeconds ?? 15 * 60 };
 }
 
-/** Ingests the documents a scenario ships with; one job per scenario, repeated runs are cheap (hash check). */
-export const ingestScenarioDocumentsQueue = defineQueue('rag-ingest-scenario-documents', z.object({ scenarioId: z.string().min(1) }));
+/**
+ * Ingests the documents a scenario ships with, then builds or extends the scenario's search index (also sent after
+ * an upload). One job per scenario; repeated runs are cheap (hash check, nothing left to index). Indexing 100 000
+ * chunks takes minutes on PGlite, and it resumes where it stopped, so the expiry is generous.
+ */
+export const ingestScenarioDocumentsQueue = defineQueue('rag-ingest-scenario-documents', z.object({ scenarioId: z.string().min(1) }), { expireInSeconds: 60 * 60 });

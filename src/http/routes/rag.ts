@@ -4,6 +4,8 @@ import { ClinAgentError } from '../../core/errors.js';
 import { extractText, isProjectScope } from '../../rag/index.js';
 import { requireUser } from '../access.js';
 import { routeSchema } from '../../contract/index.js';
+import { ingestScenarioDocumentsQueue } from '../../core/jobs/queues.js';
+import type { Scenario } from '../../runtime/scenarios/load.js';
 
 /** Multipart uploads arrive as `{ filename, data }` (see readMultipartBody in multipart-body.ts); JSON as text. */
 interface UploadBody {
@@ -21,6 +23,14 @@ export const ragRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
     if (document && isProjectScope(document.scenarioId)) {
       throw new ClinAgentError('NOT_FOUND', `Document "${documentId}" does not exist among scenario documents. A trial project's protocol documents are managed at /api/iit/projects/:projectId/protocol-documents.`, { documentId });
     }
+  }
+
+  function ragScenario(scenarioId: string): Scenario {
+    const scenario = ctx.scenarios.get(scenarioId);
+    if (!scenario.rag.enabled) {
+      throw new ClinAgentError('VALIDATION_FAILED', `Scenario "${scenario.id}" does not use RAG (rag.enabled is false in ${scenario.sourceFile}); enable it there first.`, { field: 'scenarioId' });
+    }
+    return scenario;
   }
 
   app.get<{ Querystring: { scenarioId?: string } }>(
@@ -53,10 +63,7 @@ export const ragRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
       const body = request.body;
       const user = requireUser(request);
       if (body.documentId !== undefined) await refuseProjectDocument(body.documentId);
-      const scenario = ctx.scenarios.get(body.scenarioId);
-      if (!scenario.rag.enabled) {
-        throw new ClinAgentError('VALIDATION_FAILED', `Scenario "${scenario.id}" does not use RAG (rag.enabled is false in ${scenario.sourceFile}); enable it there first.`, { field: 'scenarioId' });
-      }
+      const scenario = ragScenario(body.scenarioId);
       let text: string;
       let sourceFile: string;
       if (body.file) {
@@ -70,6 +77,9 @@ export const ragRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
         throw new ClinAgentError('VALIDATION_FAILED', 'Send either JSON with "text" and "sourceFile", or a multipart form with a "file" part.', { field: 'text' });
       }
       const result = await ctx.rag.ingestDocument({ documentId: body.documentId, scenarioId: scenario.id, sourceFile, text, collection: scenario.rag.collection, actor: user.name });
+      // The new chunks are searchable now (exactly); the ingest job adds them to the scenario's index, off the
+      // request. GET /api/rag/search-index shows its progress.
+      if (!result.unchanged && ctx.jobs) await ctx.jobs.send(ingestScenarioDocumentsQueue, { scenarioId: scenario.id });
       return reply.status(201).send(result);
     },
   );
@@ -91,6 +101,21 @@ export const ragRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
         throw new ClinAgentError('NOT_FOUND', `Document "${request.params.documentId}" does not exist. List documents with GET /api/rag/documents.`, { documentId: request.params.documentId });
       }
       return reply.status(204).send();
+    },
+  );
+
+  app.get<{ Querystring: { scenarioId: string } }>(
+    '/api/rag/search-index',
+    {
+      schema: {
+        tags: ['rag'],
+        summary: "Where a scenario's search index stands: chunks, how many are indexed, and whether queries use the index yet. The background ingest job builds it; queries never wait for it.",
+        ...routeSchema('GET /api/rag/search-index'),
+      },
+    },
+    async (request) => {
+      const scenario = ragScenario(request.query.scenarioId);
+      return ctx.rag.indexStatus({ scenarioId: scenario.id, collection: scenario.rag.collection });
     },
   );
 };
