@@ -6,6 +6,7 @@ import { openDatabase, queryRows, sql, type Database } from '../../core/db/conne
 import { createJobs, type Jobs } from '../../core/jobs/boss.js';
 import { createLogger } from '../../core/logger.js';
 import { openTestDatabase, testEngines, TEST_AUDIT_KEY } from '../../testing/test-database.js';
+import { waitFor } from '../../testing/wait-for.js';
 import { advanceAgentRunQueue, createRunHost, type RunHost } from './run-host.js';
 
 /** A process with a run host: its own database connection (PostgreSQL) and its own pg-boss, on the shared database. */
@@ -84,7 +85,7 @@ describe.each(testEngines())('the run host under races on %s', (engine) => {
     expect(await jobsFor(run.id)).toBe(1);
     // The sweep's job was taken by a worker that saved nothing and was killed too: a new lease, lapsed again. Before the
     // fix this second stranding shared the first one's singleton slot (key = run id, 60 s), so its job was dropped and
-    // the run sat until the next minute (the 28-30 s recoveries of issue 35).
+    // the run sat until the next minute (the 28-30 s recoveries of issue 35, a minute and more in the chaos test).
     const later = new Date(aMinuteAgo.getTime() + 20_000);
     await shared.db.update(agentRuns).set({ leaseOwner: 'dead-worker#2', leaseUntil: new Date(later.getTime() + 1_000), updatedAt: later }).where(eq(agentRuns.id, run.id));
     await a!.host.sweep(1_000);
@@ -92,6 +93,21 @@ describe.each(testEngines())('the run host under races on %s', (engine) => {
     // Seen again in the same state, it is not queued a third time.
     await a!.host.sweep(1_000);
     expect(await jobsFor(run.id)).toBe(2);
+  });
+
+  it('queues a recovered run again when its job was fetched by a process that died before running it', async () => {
+    const [a] = processes.length ? processes : [await startProcess()];
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    const run = await insertRun({ status: 'RUNNING', leaseOwner: 'dead-worker#4', leaseUntil: new Date(aMinuteAgo.getTime() + 1_000), updatedAt: aMinuteAgo });
+    await a!.host.sweep(1_000);
+    expect(await jobsFor(run.id)).toBe(1);
+    // A process fetches the job (it is active now) and is killed before it runs it: the job never finishes, the run
+    // never moves. Before the fix the next sweeps found the same stranding and queued nothing for the rest of the minute.
+    await waitFor(async () => {
+      const [job] = await a!.jobs.boss.fetch<{ runId: string }>(advanceAgentRunQueue.name);
+      return job?.data.runId === run.id;
+    }, 'the recovery job to be fetched', 5_000, 10);
+    await waitFor(async () => (await a!.host.sweep(1_000), (await jobsFor(run.id)) === 2), 'a second job for the run once it is stale again', 5_000, 200);
   });
 
   it('puts the job of a run it recovers ahead of work queued before it, so a backlog does not hold the recovery up', async () => {

@@ -8,11 +8,6 @@ export interface Orphan {
   id: string;
   /** Its worker died mid-run (an expired lease), as opposed to a run whose job was lost. */
   abandoned: boolean;
-  /**
-   * The state the sweep found it in (its last update): two sweeps that see the same stranding queue one job, while a
-   * run stranded again later (taken over, then its new worker died too) is a new stranding with a job of its own.
-   */
-  strandedAt: string;
 }
 
 /**
@@ -32,15 +27,32 @@ export async function findOrphans(
   const now = options.now ?? new Date();
   const staleBefore = new Date(now.getTime() - options.staleMs);
   const candidates = await db
-    .select({ id: t.id, status: t.status, leaseUntil: t.leaseUntil, updatedAt: t.updatedAt })
+    .select({ id: t.id, status: t.status, leaseUntil: t.leaseUntil })
     .from(t)
     .where(and(inArray(t.status, ['PENDING', 'RUNNING']), or(isNull(t.leaseUntil), lt(t.leaseUntil, now)), lt(t.updatedAt, staleBefore), options.scope))
     .limit(options.limit ?? 500);
   const abandoned = candidates.filter((c) => c.status === 'RUNNING' && c.leaseUntil !== null);
   const waiting = candidates.filter((c) => !abandoned.includes(c));
   const queued = waiting.length ? await options.isQueued(waiting.map((w) => w.id)) : new Set<string>();
-  const stamp = (c: (typeof candidates)[number]) => new Date(c.updatedAt).toISOString();
-  return [...abandoned.map((c) => ({ id: c.id, abandoned: true, strandedAt: stamp(c) })), ...waiting.filter((w) => !queued.has(w.id)).map((w) => ({ id: w.id, abandoned: false, strandedAt: stamp(w) }))];
+  return [...abandoned.map(({ id }) => ({ id, abandoned: true })), ...waiting.filter((w) => !queued.has(w.id)).map(({ id }) => ({ id, abandoned: false }))];
+}
+
+/**
+ * Claims orphans for one sweep: one conditional UPDATE stamps those still stale and unleased, so of two sweeps that
+ * found the same run at once only one gets it back (the other's condition fails on the stamped row) and queues its
+ * job. The stamp also starts the staleness clock again: if that job is lost too (fetched by a process killed before
+ * it ran it), the run is an orphan again after staleMs and the next sweep queues another, rather than waiting for a
+ * job that never runs.
+ */
+export async function claimOrphans(db: Db, t: RunShape, ids: string[], options: { staleMs: number; now?: Date; scope?: SQL }): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const now = options.now ?? new Date();
+  const rows = await db
+    .update(t)
+    .set({ updatedAt: now })
+    .where(and(inArray(t.id, ids), inArray(t.status, ['PENDING', 'RUNNING']), or(isNull(t.leaseUntil), lt(t.leaseUntil, now)), lt(t.updatedAt, new Date(now.getTime() - options.staleMs)), options.scope))
+    .returning({ id: t.id });
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Notes that runs are being picked up after their worker stopped; the next saved step clears it. */

@@ -1,7 +1,7 @@
 import type { Db } from '../../../core/db/connect.js';
 import type { RunRow, RunTable } from '../run-shape.js';
 import type { RunStore, SweepOptions } from './contract.js';
-import { findOrphans, markRecovered, type Orphan } from './orphans.js';
+import { claimOrphans, findOrphans, markRecovered, type Orphan } from './orphans.js';
 import type { StoreTable } from './store-table.js';
 
 /** pg-boss fetches higher priorities first; every other job of the run queues has the default, 0. */
@@ -29,21 +29,17 @@ export function sweepOf<T extends RunTable, Extra, DecisionExtra>({ t, hooks, as
         for (const id of await jobs.isQueuedInList(options.batch.queue, options.batch.key, rest)) queued.add(id);
         return queued;
       };
-      const orphans = await findOrphans(db, t, { ...options, scope: hooks.scope, isQueued });
+      const found = await findOrphans(db, t, { ...options, scope: hooks.scope, isQueued });
+      // Two processes sweeping at once both find a run; only the one whose claim stamps it queues its job
+      // (run-host-races.test.ts). No singleton slot: keyed by run for a minute, a run stranded again within the
+      // minute (its job fetched by a process killed before it ran it) got no new job and waited for the next minute.
+      const claimed = await claimOrphans(db, t, found.map((o) => o.id), { staleMs: options.staleMs, now: options.now, scope: hooks.scope });
+      const orphans = found.filter((o) => claimed.has(o.id));
       // Runs whose worker died mid-step: the console says they are resuming, rather than sitting at 197/200.
       await recovered(db, orphans.filter((o) => o.abandoned).map((o) => o.id));
-      // The singleton key keeps a slow sweep, or two processes sweeping at once, from queueing the same stranding of a
-      // run twice within a minute (run-host-races.test.ts); a duplicate across a minute's edge only finds the run
-      // leased. The key names the stranding (the run's last update), not just the run: keyed by run alone, a run
-      // stranded again within the minute (its new worker killed too) had its job dropped and waited for the next minute.
-      const strandedAt = new Map(orphans.map((o) => [o.id, o.strandedAt]));
-      await jobs.sendMany(queue, orphans.map(({ id }) => ({ [key]: id }) as Q), {
-        singletonKey: (payload) => `${payload[key]}@${strandedAt.get(payload[key])}`,
-        singletonSeconds: 60,
-        // Ahead of the queue's backlog (a batch's runs handed back at a model node, hundreds deep): a run a dead
-        // process left resumes within seconds of a live one seeing it, not after every job queued before it.
-        priority: RECOVERY_PRIORITY,
-      });
+      // Ahead of the queue's backlog (a batch's runs handed back at a model node, hundreds deep): a run a dead process
+      // left resumes within seconds of a live one seeing it, not after every job queued before it.
+      await jobs.sendMany(queue, orphans.map(({ id }) => ({ [key]: id }) as Q), { priority: RECOVERY_PRIORITY });
       return orphans;
     },
     findOrphans: (db, options) => findOrphans(db, t, { ...options, scope: hooks.scope }),
