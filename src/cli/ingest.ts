@@ -23,7 +23,7 @@ export async function ingestCommand(args: string[]): Promise<number> {
     process.stdout.write(`${result.unchanged ? 'Unchanged' : 'Ingested'} ${sourceFile} as ${result.documentId}: ${result.chunks} chunks.\n`);
     // What the background ingest job would do, here in the foreground: the command ends with the index current.
     const status = await ctx.rag.indexScope({ scenarioId, collection: scenario.rag.collection }, {
-      onProgress: ({ indexedChunks, chunks, percent }) => void process.stdout.write(`Indexing: ${indexedChunks} of ${chunks} new chunks (${percent}%).\n`),
+      onProgress: ({ added, toAdd, percent }) => void process.stdout.write(`Indexing: ${added} of ${toAdd} chunks added to the search index (${percent}%).\n`),
     });
     process.stdout.write(
       status.state === 'none'

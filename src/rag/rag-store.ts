@@ -116,11 +116,9 @@ export function createRagStore(deps: {
     return { documentId, chunks: chunks.length, unchanged: false };
   }
 
-  /** Only asked of a scope large enough to use its index, so small scopes cost no catalogue lookup. */
-  async function scopeIndexExists(scope: SearchScope, shape: VectorShape, scopeChunks: number): Promise<boolean> {
+  async function scopeIndexExists(scope: SearchScope, shape: VectorShape): Promise<boolean> {
     const name = scopeIndexName(scope.collection, scope.scenarioId, shape.dimension);
-    if (!name || !shape.cosineOps || !wantsScopeIndex(scopeChunks, true, indexFromChunks)) return false;
-    return indexes.exists(db, name);
+    return name !== undefined && shape.cosineOps !== undefined && indexes.exists(db, name);
   }
 
   async function indexStatus(scope: SearchScope): Promise<ScopeIndexStatus> {
@@ -128,7 +126,7 @@ export function createRagStore(deps: {
     const collection = await q.selectCollection(db, scope.collection);
     const chunks = collection ? await q.selectScopeChunks(db, scope) : 0;
     const shape = collection && vectorShape(collection.dimension);
-    const indexExists = shape ? await scopeIndexExists(scope, shape, Math.max(chunks, indexFromChunks)) : false;
+    const indexExists = shape ? await scopeIndexExists(scope, shape) : false;
     const indexedChunks = indexExists ? Math.max(0, chunks - (await q.countUnindexedChunks(db, scope))) : 0;
     return {
       ...scope,
@@ -148,10 +146,8 @@ export function createRagStore(deps: {
     const shape = collection && vectorShape(collection.dimension);
     const name = shape?.cosineOps ? scopeIndexName(scope.collection, scope.scenarioId, shape.dimension) : undefined;
     if (!shape || !name || !wantsScopeIndex(await q.selectScopeChunks(db, scope), true, indexFromChunks)) return { ...(await indexStatus(scope)), steps: 0, longestStepMs: 0 };
-    const result = await indexes.extend(db, { ...scope, name, shape }, async (progress) => {
-      if (!options.onProgress) return;
-      const chunks = progress.flagged + progress.remaining;
-      await options.onProgress({ indexedChunks: progress.flagged, chunks, percent: chunks === 0 ? 100 : Math.floor((100 * progress.flagged) / chunks) });
+    const result = await indexes.extend(db, { ...scope, name, shape }, async ({ flagged, remaining }) => {
+      await options.onProgress?.({ added: flagged, toAdd: flagged + remaining, percent: Math.floor((100 * flagged) / (flagged + remaining)) });
     });
     return { ...(await indexStatus(scope)), steps: result.steps, longestStepMs: result.longestStepMs };
   }
@@ -170,7 +166,9 @@ export function createRagStore(deps: {
     const scope = { collection: query.collection, scenarioId: query.scenarioId };
     const scopeChunks = await q.selectScopeChunks(db, scope);
     const searchedChunks = query.documentIds ? await q.selectScopeChunks(db, { ...scope, documentIds: query.documentIds }) : scopeChunks;
-    const plan = chooseSearchPlan({ scopeChunks, searchedChunks, indexExists: await scopeIndexExists(scope, shape, scopeChunks), topK, indexFromChunks });
+    // Only a search large enough for the index looks it up, so small scopes cost no catalogue query.
+    const indexExists = wantsScopeIndex(searchedChunks, true, indexFromChunks) && (await scopeIndexExists(scope, shape));
+    const plan = chooseSearchPlan({ scopeChunks, searchedChunks, indexExists, topK, indexFromChunks });
     const search = { ...scope, shape, documentIds: query.documentIds, vector: vectors[0]!, topK };
     const rows =
       plan.kind === 'exact'

@@ -77,8 +77,11 @@ export interface ScopeIndexStatus extends SearchScope {
 }
 
 export interface IndexScopeOptions {
-  /** Called after every step (a few hundred milliseconds of work each). */
-  onProgress?: (status: { indexedChunks: number; chunks: number; percent: number }) => void | Promise<void>;
+  /**
+   * Called after every step (a few hundred milliseconds of work each): chunks added to the index so far in this
+   * call, of those it found outside the index, and that as a whole percentage.
+   */
+  onProgress?: (progress: { added: number; toAdd: number; percent: number }) => void | Promise<void>;
 }
 
 /**

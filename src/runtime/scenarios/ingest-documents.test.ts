@@ -26,13 +26,13 @@ describe('ingestScenarioDocuments', () => {
     const scope = { scenarioId: scenario.id, collection: scenario.rag.collection };
     expect(await rag.indexStatus(scope)).toMatchObject({ chunks: 0, state: 'none', search: 'exact' });
 
-    const reports: Array<{ indexedChunks: number; percent: number }> = [];
-    const results = await ingestScenarioDocuments(rag, scenario, { onProgress: ({ indexedChunks, percent }) => void reports.push({ indexedChunks, percent }) });
+    const reports: Array<{ added: number; toAdd: number; percent: number }> = [];
+    const results = await ingestScenarioDocuments(rag, scenario, { onProgress: (progress) => void reports.push(progress) });
 
     const chunks = results.reduce((sum, result) => sum + result.chunks, 0);
     expect(chunks).toBeGreaterThanOrEqual(5);
     expect(await rag.indexStatus(scope)).toEqual({ ...scope, chunks, indexedChunks: chunks, percent: 100, state: 'ready', search: 'index', indexFromChunks: 5 });
-    expect(reports.at(-1)).toEqual({ indexedChunks: chunks, percent: 100 });
+    expect(reports.at(-1)).toEqual({ added: chunks, toAdd: chunks, percent: 100 });
 
     // A second run (a restart) finds nothing to ingest or index.
     reports.length = 0;
