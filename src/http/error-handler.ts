@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../core/db/database-unavailable.js';
 import { ClinAgentError } from '../core/errors.js';
 import { UUID_PATTERN } from '../core/ids.js';
 
@@ -47,26 +48,13 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
     void reply.status(fastifyError.statusCode).send({ code, message, details: {} });
     return;
   }
-  request.log.error({ err: error }, 'unhandled error');
   if (isDatabaseUnavailable(error)) {
     request.log.warn({ err: error }, 'the database was unavailable');
     void reply.status(503).send({ code: 'DATABASE_UNAVAILABLE', message: 'The database is restarting or unreachable, so nothing was done. Try again in a few seconds.', details: {} });
     return;
   }
+  request.log.error({ err: error }, 'unhandled error');
   void reply.status(500).send({ code: 'INTERNAL', message: `Internal error. The server log has the details under request id ${request.id}.`, details: { requestId: request.id } });
 }
 
 
-/**
- * PostgreSQL restarting, shutting down or unreachable (SQLSTATE classes 57P and 08, a refused or reset socket): the
- * request did nothing and may simply be sent again, so it is a 503 the client can act on, not an internal error.
- */
-const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
-function isDatabaseUnavailable(error: unknown): boolean {
-  for (let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    const code = typeof e.code === 'string' ? e.code : '';
-    if (UNAVAILABLE_CODES.has(code) || code.startsWith('08')) return true;
-    if (typeof e.message === 'string' && /^Connection terminated/.test(e.message)) return true;
-  }
-  return false;
-}
