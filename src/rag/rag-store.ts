@@ -40,6 +40,7 @@ export function createRagStore(deps: {
   let vectorStore: { iterativeScan: boolean } | undefined;
   const statistics = createChunkStatistics();
   const indexes = createScopeIndexes();
+  let embedded: boolean | undefined;
 
   async function requireVectorStore(): Promise<{ iterativeScan: boolean }> {
     // Only a positive answer is cached: pgvector may be installed and the database migrated while we run.
@@ -149,6 +150,7 @@ export function createRagStore(deps: {
     const result = await indexes.extend(db, { ...scope, name, shape }, async ({ flagged, remaining }) => {
       await options.onProgress?.({ added: flagged, toAdd: flagged + remaining, percent: Math.floor((100 * flagged) / (flagged + remaining)) });
     });
+    if (result.flagged > 0 && (embedded ??= await q.isEmbeddedDatabase(db))) await q.vacuumChunksWithoutIndexCleanup(db);
     return { ...(await indexStatus(scope)), steps: result.steps, longestStepMs: result.longestStepMs };
   }
 
