@@ -39,3 +39,20 @@ export function probeHealth(base: string): Promise<{ status: number; ms: number 
     }).on('error', reject);
   });
 }
+
+/** REDCap API's metadata answer (content=metadata, JSON) for a textFieldDictionary(`count`): record_id, f1, f2, ... */
+export function textFieldMetadataJson(count: number): string {
+  const field = (name: string, label: string) => ({ field_name: name, form_name: 'baseline', section_header: '', field_type: 'text', field_label: label, select_choices_or_calculations: '', field_note: '', text_validation_type_or_show_slider_number: '', text_validation_min: '', text_validation_max: '', identifier: '', branching_logic: '', required_field: '' });
+  return JSON.stringify([field('record_id', 'Subject ID'), ...Array.from({ length: count - 1 }, (_, i) => field(`f${i + 1}`, `Field ${i + 1}`))]);
+}
+
+/**
+ * REDCap API's records answer (content=record, type=flat, JSON) with the values of recordsOf(`fields`, `rows`,
+ * `cell`): built as one Buffer, since an answer of tens of MB is what is being tested.
+ */
+export function recordsJsonOf(fields: number, rows: number, cell: number): Buffer {
+  const values = Array.from({ length: fields - 1 }, (_, i) => `,"f${i + 1}":${JSON.stringify(`v${String(i).padStart(cell - 1, '0')}`.slice(0, cell))}`).join('');
+  const items: string[] = [];
+  for (let row = 0; row < rows; row++) items.push(`{"record_id":"S${String(row).padStart(5, '0')}","redcap_data_access_group":"site_a"${values},"baseline_complete":"2"}`);
+  return Buffer.from(`[${items.join(',')}]`);
+}

@@ -15,7 +15,7 @@ const WORKER_HEAP_MB = 4096;
 let pool: Piscina<ParseTask, ParseOutcome> | undefined;
 
 /**
- * Runs the import's decode, parse and check in a worker thread, so the server's event loop keeps answering
+ * Runs the import's decode, parse and check (an upload's files, or a REDCap API sync's answers) in a worker thread, so the server's event loop keeps answering
  * (the health check, other users' pages) while a 50 MB export is read. One thread on a two-core machine,
  * leaving the other core to the server; more imports at once wait their turn.
  */
@@ -38,7 +38,7 @@ export async function parseOffLoop(request: ParseRequest): Promise<TrialExport> 
   });
   let outcome: ParseOutcome;
   try {
-    outcome = await pool.run({ ...request, records: port2 }, { transferList: [port2] });
+    outcome = await pool.run({ ...request, records: port2 }, { transferList: [port2, ...movedBuffers(request)] });
   } catch (error) {
     port1.close();
     if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
@@ -60,6 +60,14 @@ export async function parseOffLoop(request: ParseRequest): Promise<TrialExport> 
     chunks[index] = '';
   }
   return { ...outcome.value, records };
+}
+
+/**
+ * Buffers handed to the worker rather than copied: a REDCap sync's answers (tens of MB each), which nothing on
+ * this side reads again. Copying them would be work on the server's thread that grows with the answer.
+ */
+function movedBuffers(request: ParseRequest): ArrayBuffer[] {
+  return request.kind === 'redcap-api' ? Object.values(request.answers).flatMap((segments) => segments ?? []) : [];
 }
 
 /**

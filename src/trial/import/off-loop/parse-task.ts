@@ -5,10 +5,14 @@ import { checkRedcapCsvFiles } from '../check-redcap-csv.js';
 import type { RedcapCsvFiles } from '../import-redcap-csv.js';
 import { checkOdmFile } from '../odm/check-odm.js';
 import type { OdmImportFile } from '../odm/import-odm.js';
+import { checkRedcapAnswers, type RedcapApiRequest } from '../../redcap/check-redcap-answers.js';
 import type { TrialExport } from '../write-trial-export.js';
 
-/** One import's files to decode, parse and check. */
-export type ParseRequest = { kind: 'csv'; files: RedcapCsvFiles; storedEvents: ReadonlyArray<TrialEvent> } | { kind: 'odm'; file: OdmImportFile };
+/** One import's files, or a REDCap API sync's answers, to decode, parse and check. */
+export type ParseRequest =
+  | { kind: 'csv'; files: RedcapCsvFiles; storedEvents: ReadonlyArray<TrialEvent> }
+  | { kind: 'odm'; file: OdmImportFile }
+  | ({ kind: 'redcap-api' } & RedcapApiRequest);
 
 /** The request as the worker thread receives it (structured clone), with the port its records go back on. */
 export type ParseTask = ParseRequest & {
@@ -35,7 +39,7 @@ export type ParseOutcome = { ok: true; value: TrialExport; recordChunks: number 
 /** The worker thread's entry (piscina calls the default export with each task). */
 export default function parseTask(task: ParseTask): ParseOutcome {
   try {
-    const value = task.kind === 'csv' ? checkRedcapCsvFiles(task.files, task.storedEvents) : checkOdmFile(task.file);
+    const value = task.kind === 'csv' ? checkRedcapCsvFiles(task.files, task.storedEvents) : task.kind === 'odm' ? checkOdmFile(task.file) : checkRedcapAnswers(task);
     const recordChunks = sendInChunks(value.records, task.records);
     return { ok: true, value: { ...value, records: [] }, recordChunks };
   } catch (error) {
