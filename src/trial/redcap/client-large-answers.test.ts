@@ -15,8 +15,11 @@ const TOKEN = '9876543210FEDCBA9876543210FEDCBA';
 const LOOP_DELAY_BOUND_MS = 500;
 const MONITOR_RESOLUTION_MS = 10;
 
-/** One scripted answer: a body sent whole (with Content-Length), or `stream` bytes sent in pieces until the client hangs up. */
-type Answer = { status: number; body: string | Buffer } | { status: number; stream: number };
+/**
+ * One scripted answer: a body sent whole (with Content-Length), `stream` bytes sent in pieces until the client hangs
+ * up, or the start of a list and then nothing (`stall`).
+ */
+type Answer = { status: number; body: string | Buffer } | { status: number; stream: number } | { status: number; stall: true };
 
 /** A REDCap API on 127.0.0.1 answering each content as scripted, and counting what it sent of a streamed answer. */
 async function startScriptedRedcap(): Promise<{ url: string; answers: Map<string, Answer>; streamed: { bytes: number; closed: boolean }; close(): Promise<void> }> {
@@ -30,6 +33,7 @@ async function startScriptedRedcap(): Promise<{ url: string; answers: Map<string
       if (params.get('token') !== TOKEN) return void res.writeHead(403).end(JSON.stringify({ error: 'You do not have permissions to use the API' }));
       const answer = answers.get(params.get('content') ?? '') ?? { status: 400, body: JSON.stringify({ error: 'You cannot export events for classic projects' }) };
       if ('body' in answer) return void res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
+      if ('stall' in answer) return void res.writeHead(answer.status, { 'content-type': 'application/json' }).write('[{"field_name":');
       streamWithoutLength(res, answer.stream, streamed);
     });
   });
@@ -105,9 +109,9 @@ describe('createRedcapClient with large answers', () => {
 
     expect(error.code).toBe('UPLOAD_TOO_LARGE');
     expect(error.status).toBe(413);
-    expect(error.message).toContain("REDCap's answer to the metadata export is larger than 1 MB, the most one sync reads (limit maxAnswerBytes); nothing was imported. Sync fewer records or forms");
+    expect(error.message).toContain("REDCap's answer to the metadata export is larger than 1 MB, the most a sync reads of one answer; nothing was imported. Sync fewer records or forms");
     expect(error.message).toContain('or import exported files instead');
-    expect(error.details).toEqual({ content: 'metadata', limit: 'maxAnswerBytes', max: 1024 * 1024 });
+    expect(error.details).toEqual({ content: 'metadata', limit: 'redcapAnswerBytes', max: 1024 * 1024 });
     expect(`${error.message}${JSON.stringify(error.details)}`).not.toContain(TOKEN);
   });
 
@@ -125,6 +129,17 @@ describe('createRedcapClient with large answers', () => {
     await waitFor(async () => redcap.streamed.closed, 'the stand-in to see the client hang up');
     // What the socket buffers held when the client hung up, not the gigabyte.
     expect(redcap.streamed.bytes).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it('names the timeout when REDCap stops sending an answer it began', async () => {
+    redcap.answers.clear();
+    redcap.answers.set('metadata', { status: 200, stall: true });
+    const client = createRedcapClient({ url: redcap.url, token: TOKEN, timeoutMs: 300 });
+
+    const error = await rejectionOf(client.exportMetadata());
+
+    expect(error.code).toBe('UPSTREAM_FAILED');
+    expect(error.message).toBe(`REDCap at ${redcap.url} stopped sending its answer to the metadata export (no answer within 300 ms). Try again later, or ask the REDCap administrator.`);
   });
 
   it('masks the token in an answer that is not a list, parsed in the import worker', async () => {

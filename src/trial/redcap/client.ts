@@ -135,8 +135,8 @@ export function createRedcapClient(options: RedcapClientOptions): RedcapClient {
   function tooLarge(content: RedcapContent): ClinAgentError {
     return new ClinAgentError(
       'UPLOAD_TOO_LARGE',
-      `REDCap's answer to the ${content} export is larger than ${sizeText(maxAnswerBytes)}, the most one sync reads (limit maxAnswerBytes); nothing was imported. Sync fewer records or forms (a REDCap API user of its own whose export rights cover fewer forms, or one data access group), or import exported files instead: export the records from REDCap in parts (Data Exports, by record range, site or form) and import each file (POST /api/iit/projects/{projectId}/imports).`,
-      { content, limit: 'maxAnswerBytes', max: maxAnswerBytes },
+      `REDCap's answer to the ${content} export is larger than ${sizeText(maxAnswerBytes)}, the most a sync reads of one answer; nothing was imported. Sync fewer records or forms (a REDCap API user of its own whose export rights cover fewer forms, or one data access group), or import exported files instead: export the records from REDCap in parts (Data Exports, by record range, site or form) and import each file (POST /api/iit/projects/{projectId}/imports).`,
+      { content, limit: 'redcapAnswerBytes', max: maxAnswerBytes },
     );
   }
 
