@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { errorHandler } from './error-handler.js';
 
 /**
- * A request that meets PostgreSQL restarting (found by the chaos test, issue 35): it did nothing and may be sent again,
- * so it is answered 503 saying so, not a 500 "internal error"; a client that retries on 503 then gets its answer.
+ * A request that meets PostgreSQL restarting (found by the chaos test, issue 35) is answered 503 saying the database
+ * is unavailable and the request may not have completed (what it committed before stays), not a 500 "internal error".
  */
 describe('a request while the database restarts', () => {
   const failing = (error: Error) => {
@@ -21,11 +21,12 @@ describe('a request while the database restarts', () => {
   it.each([
     ['the database system is shutting down', pgError('57P03', 'the database system is shutting down')],
     ['terminating connection due to administrator command', pgError('57P01', 'terminating connection due to administrator command')],
+    ['a connection that broke earlier in the request', Object.assign(new Error('Failed query: rollback'), { cause: new Error('Client has encountered a connection error and is not queryable') })],
     ['a refused connection, wrapped by the query builder', Object.assign(new Error('Failed query: select 1'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }) })],
   ])('answers 503 DATABASE_UNAVAILABLE for %s', async (_name, error) => {
     const response = await failing(error).inject({ method: 'GET', url: '/work' });
     expect(response.statusCode).toBe(503);
-    expect(response.json()).toMatchObject({ code: 'DATABASE_UNAVAILABLE', message: expect.stringMatching(/Try again/) });
+    expect(response.json()).toMatchObject({ code: 'DATABASE_UNAVAILABLE', message: expect.stringMatching(/may not have completed.*try again/) });
   });
 
   it('keeps other failures a 500 with the request id', async () => {

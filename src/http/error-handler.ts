@@ -50,7 +50,7 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
   }
   if (isDatabaseUnavailable(error)) {
     request.log.warn({ err: error }, 'the database was unavailable');
-    void reply.status(503).send({ code: 'DATABASE_UNAVAILABLE', message: 'The database is restarting or unreachable, so nothing was done. Try again in a few seconds.', details: {} });
+    void reply.status(503).send({ code: 'DATABASE_UNAVAILABLE', message: 'The database is restarting or unreachable, so this request may not have completed. Reload to see whether it took effect, then try again in a few seconds.', details: {} });
     return;
   }
   request.log.error({ err: error }, 'unhandled error');

@@ -130,9 +130,14 @@ export function startWorkload(client: ChaosClient, options: WorkloadOptions) {
             break;
           }
           // The consult is still answering an earlier message (one sent before a kill): refused, not saved; try again.
-          if ((sent.status === 409 || sent.status === 502 || sent.status === 503) && Date.now() < deadline) {
+          if ((sent.status === 409 || sent.status === 502) && Date.now() < deadline) {
             await pause(300);
             continue;
+          }
+          // The database went away mid-request: the message may have been saved, so it is not sent twice.
+          if (sent.status === 503) {
+            await pause(300);
+            break;
           }
           problem(`message ${text} of consult ${sessionId}`, sent);
           return;
