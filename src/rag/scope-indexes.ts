@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Db } from '../core/db/connect.js';
 import * as q from './rag-sql.js';
 import type { VectorShape } from './vector-sql.js';
@@ -75,6 +76,11 @@ export function createScopeIndexes(): ScopeIndexes {
         remaining = Math.max(0, remaining - flagged);
         await onProgress?.({ flagged: result.flagged, remaining });
         if (flagged < limit) break; // the scope is done (chunks ingested meanwhile were taken too)
+        // PGlite runs each statement synchronously on this thread and resolves it as a microtask, so a loop of
+        // steps would never let timers or I/O run: the HTTP server in the same process would not even read a
+        // request until the whole build ended (measured: one query in 44 s of building). Yielding here lets
+        // them in between steps.
+        await yieldToEventLoop();
         // Aim the next step at the target from this step's rate, never more than doubling at once.
         const perChunkMs = ms / flagged;
         batch = Math.round(Math.min(MAX_BATCH, 2 * batch, Math.max(MIN_BATCH, STEP_TARGET_MS / Math.max(perChunkMs, 1e-3))));
