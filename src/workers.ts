@@ -13,7 +13,9 @@ import { registerMemoryWorkers } from './memory/index.js';
 export async function registerWorkers(ctx: AppContext): Promise<{ stop(): void }> {
   if (!ctx.jobs) throw new Error('registerWorkers needs a context created with startJobs: true');
   // Scheduled skills are registered by registerSkillSchedules, which follows activations without a restart.
-  const qcWorkers = await registerQcWorkers({ ...ctx.trial.sop, jobs: ctx.jobs }, { concurrency: ctx.config.qc.concurrency, sweepIntervalMs: ctx.config.qc.sweepIntervalMs, staleMs: ctx.config.qc.staleMs });
+  // On the embedded database this is the only process, so runs still leased by another owner are a dead one's.
+  const exclusiveDatabase = ctx.database.engine === 'pglite';
+  const qcWorkers = await registerQcWorkers({ ...ctx.trial.sop, jobs: ctx.jobs }, { concurrency: ctx.config.qc.concurrency, sweepIntervalMs: ctx.config.qc.sweepIntervalMs, staleMs: ctx.config.qc.staleMs, exclusiveDatabase });
   await registerSkillSchedules({ db: ctx.db, jobs: ctx.jobs, catalog: ctx.skills, logger: ctx.logger });
   await ctx.jobs.work(ingestScenarioDocumentsQueue, async ({ scenarioId }) => {
     if (!ctx.scenarios.has(scenarioId)) {
@@ -26,7 +28,7 @@ export async function registerWorkers(ctx: AppContext): Promise<{ stop(): void }
   await registerMemoryWorkers({ jobs: ctx.jobs, hot: ctx.memory.hot, reports: ctx.memory.reports, logger: ctx.logger, cron: { distill: ctx.config.memory.distillCron, weekly: ctx.config.memory.weeklyCron } });
   // Every durable agent run (definition runs, consults, staged agents): one queue and one orphan sweep, with the QC
   // run settings (one lease policy).
-  const agentRunWorkers = await ctx.agentRunHost.start({ concurrency: ctx.config.qc.concurrency, sweepIntervalMs: ctx.config.qc.sweepIntervalMs, staleMs: ctx.config.qc.staleMs });
+  const agentRunWorkers = await ctx.agentRunHost.start({ concurrency: ctx.config.qc.concurrency, sweepIntervalMs: ctx.config.qc.sweepIntervalMs, staleMs: ctx.config.qc.staleMs, exclusiveDatabase });
   await registerAuditAnchorJob({ jobs: ctx.jobs, db: ctx.db, logger: ctx.logger, webhookUrl: ctx.config.qc.reviewWebhookUrl, cron: ctx.config.audit.anchorCron });
   return {
     stop: () => {

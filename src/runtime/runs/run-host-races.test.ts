@@ -8,6 +8,7 @@ import { createLogger } from '../../core/logger.js';
 import { openTestDatabase, testEngines, TEST_AUDIT_KEY } from '../../testing/test-database.js';
 import { waitFor } from '../../testing/wait-for.js';
 import { advanceAgentRunQueue, createRunHost, type RunHost } from './run-host.js';
+import { thisProcessLeasePrefix } from './step-driver.js';
 
 /** A process with a run host: its own database connection (PostgreSQL) and its own pg-boss, on the shared database. */
 interface Process {
@@ -108,6 +109,19 @@ describe.each(testEngines())('the run host under races on %s', (engine) => {
       return job?.data.runId === run.id;
     }, 'the recovery job to be fetched', 5_000, 10);
     await waitFor(async () => (await a!.host.sweep(1_000), (await jobsFor(run.id)) === 2), 'a second job for the run once it is stale again', 5_000, 200);
+  });
+
+  it('on a database only it can open, takes over at start the runs another (so dead) process still leases', async () => {
+    const host = createRunHost({ db: shared.db, jobs: processes[0]?.jobs ?? (await startProcess()).jobs, logger: createLogger('silent') });
+    host.register({ prefix: 'race:', label: 'race', advance: async () => undefined });
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    // Killed a minute ago with a fresh lease (it had just renewed it): under the lease rule alone it waits out the lease.
+    const held = await insertRun({ status: 'RUNNING', leaseOwner: 'old-host:4242:abc123#1', leaseUntil: new Date(Date.now() + 60_000), updatedAt: aMinuteAgo });
+    const mine = await insertRun({ status: 'RUNNING', leaseOwner: `${thisProcessLeasePrefix()}abc123#2`, leaseUntil: new Date(Date.now() + 60_000), updatedAt: aMinuteAgo });
+    const workers = await host.start({ concurrency: 1, sweepIntervalMs: 60_000, staleMs: 1_000, exclusiveDatabase: true });
+    workers.stop();
+    expect(await jobsFor(held.id)).toBe(1);
+    expect(await jobsFor(mine.id)).toBe(0);
   });
 
   it('puts the job of a run it recovers ahead of work queued before it, so a backlog does not hold the recovery up', async () => {

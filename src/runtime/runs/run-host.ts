@@ -9,6 +9,7 @@ import { defineQueue } from '../../core/jobs/queues.js';
 import type { Logger } from '../../core/logger.js';
 import type { TraceStore } from '../../core/trace/store.js';
 import { createRunStore } from './run-store.js';
+import { thisProcessLeasePrefix } from './step-driver.js';
 
 /**
  * One job advances one agent run of any family: its first start, its continuation after a person's answer or
@@ -53,6 +54,14 @@ interface RunHostOptions {
   db: Db;
   jobs?: Jobs;
   logger: Logger;
+}
+
+interface RunHostWorkerOptions {
+  concurrency: number;
+  sweepIntervalMs: number;
+  staleMs: number;
+  /** The database only this process can open (embedded): other processes' leases are ended at start. */
+  exclusiveDatabase?: boolean;
 }
 
 interface RunHostWorkers {
@@ -118,8 +127,10 @@ export function createRunHost(options: RunHostOptions) {
     return orphans.length;
   }
 
-  async function startWorkers(workerOptions: { concurrency: number; sweepIntervalMs: number; staleMs: number }): Promise<RunHostWorkers> {
+  async function startWorkers(workerOptions: RunHostWorkerOptions): Promise<RunHostWorkers> {
     const jobs = requireJobs('be worked on');
+    // The embedded database belongs to this process alone: a lease of any other owner is a dead process's.
+    if (workerOptions.exclusiveDatabase) await sweepStore.endLeasesOfOthers(db, thisProcessLeasePrefix());
     for (let i = 0; i < workerOptions.concurrency; i++) await jobs.work(advanceAgentRunQueue, ({ runId }) => advance(runId), { batchSize: 1, pollingIntervalSeconds: 0.5 });
     const once = () => sweep(workerOptions.staleMs);
     const timer = setInterval(() => void once().catch((error) => logger.error({ err: errorMessage(error) }, 'orphan sweep of agent runs failed')), workerOptions.sweepIntervalMs);
@@ -163,7 +174,7 @@ export function createRunHost(options: RunHostOptions) {
      * call, even one made while the first is still starting, returns the first workers (not a second set of pollers
      * and a timer nobody could stop).
      */
-    start(workerOptions: { concurrency: number; sweepIntervalMs: number; staleMs: number }): Promise<RunHostWorkers> {
+    start(workerOptions: RunHostWorkerOptions): Promise<RunHostWorkers> {
       workers ??= startWorkers(workerOptions);
       return workers;
     },

@@ -130,9 +130,12 @@ function retryAfterMsOf(error: ClinAgentError): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
+/** How every lease owner of this process starts: host and pid. */
+export const thisProcessLeasePrefix = (): string => `${hostname()}:${process.pid}:`;
+
 /** Names this process in run leases: host, pid and a random part (a restarted process is another owner). */
 export function newRunWorkerId(): string {
-  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  return `${thisProcessLeasePrefix()}${randomBytes(3).toString('hex')}`;
 }
 
 const defaultIsEndNode = (nodeId: string): boolean => nodeId.startsWith('end');
@@ -340,8 +343,10 @@ export function createStepDriver<Row extends DrivenRow, Extra = object, Decision
    * pass at once so runs of a process that died before this one started move again without waiting.
    */
   let sweeper: { sweep(): Promise<number>; stop(): void } | undefined;
-  async function startSweep(sweepOptions: { intervalMs: number; staleMs: number }): Promise<{ sweep(): Promise<number>; stop(): void }> {
+  async function startSweep(sweepOptions: { intervalMs: number; staleMs: number; exclusiveDatabase?: boolean }): Promise<{ sweep(): Promise<number>; stop(): void }> {
     if (sweeper) return sweeper;
+    // The embedded database belongs to this process alone: a lease of any other owner is a dead process's.
+    if (sweepOptions.exclusiveDatabase) await store.endLeasesOfOthers(db, thisProcessLeasePrefix());
     const once = () => sweep(sweepOptions.staleMs);
     const timer = setInterval(() => void once().catch((error) => logger?.error({ err: errorMessage(error) }, `orphan sweep of ${label}s failed`)), sweepOptions.intervalMs);
     timer.unref();

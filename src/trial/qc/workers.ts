@@ -15,6 +15,8 @@ interface QcWorkerOptions {
   sweepIntervalMs?: number;
   /** A pending or lease-less running run untouched this long is re-enqueued. */
   staleMs?: number;
+  /** The database only this process can open (embedded): runs other processes held are taken over at start. */
+  exclusiveDatabase?: boolean;
 }
 
 /**
@@ -57,7 +59,7 @@ export async function registerQcWorkers(deps: SopDeps & { jobs: Jobs }, options:
   await registerReviewNoticeWorker({ db: deps.db, jobs, notifier: deps.notifier, logger: deps.logger });
 
   // Marks runs whose worker died as recovering, and queues one advance job for each run nobody advances.
-  const sweeper = await taskRunDriver(deps).startSweep({ intervalMs: options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS, staleMs: options.staleMs ?? DEFAULT_STALE_MS });
+  const sweeper = await taskRunDriver(deps).startSweep({ intervalMs: options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS, staleMs: options.staleMs ?? DEFAULT_STALE_MS, exclusiveDatabase: options.exclusiveDatabase });
 
   return sweeper;
 }

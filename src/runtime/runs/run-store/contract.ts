@@ -163,4 +163,9 @@ export interface RunStore<Row, Extra = object, DecisionExtra = object> {
   findOrphans(db: Db, options: { staleMs: number; isQueued(ids: string[]): Promise<Set<string>>; now?: Date; limit?: number }): Promise<Orphan[]>;
   /** Notes that runs are being picked up after their worker stopped; the next saved step clears it. */
   markRecovered(db: Db, ids: string[]): Promise<void>;
+  /**
+   * Ends at once the leases of every owner whose name does not start with `ownPrefix` (this process): for a database
+   * only this process can open (the embedded one), whose other owners are processes that died. The ids whose lease ended.
+   */
+  endLeasesOfOthers(db: Db, ownPrefix: string): Promise<string[]>;
 }

@@ -1,4 +1,4 @@
-import { and, inArray, isNull, lt, or, type SQL } from 'drizzle-orm';
+import { and, eq, gte, inArray, isNull, lt, not, or, sql, type SQL } from 'drizzle-orm';
 import { appendAuditEntries, type AuditEntryInput } from '../../../core/audit/audit-log.js';
 import type { Db } from '../../../core/db/connect.js';
 import type { RunRow, RunShape } from '../run-shape.js';
@@ -53,6 +53,21 @@ export async function claimOrphans(db: Db, t: RunShape, ids: string[], options: 
     .where(and(inArray(t.id, ids), inArray(t.status, ['PENDING', 'RUNNING']), or(isNull(t.leaseUntil), lt(t.leaseUntil, now)), lt(t.updatedAt, new Date(now.getTime() - options.staleMs)), options.scope))
     .returning({ id: t.id });
   return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * On a database only this process can open, a lease held by anyone else belongs to a process that died (the embedded
+ * folder's lock was taken over from it): ended now rather than after up to a lease's length, so the sweep that
+ * follows takes its runs over (once their last update is QC_STALE_MS old, as for any stranded run).
+ */
+export async function endLeasesOfOthers(db: Db, t: RunShape, ownPrefix: string, scope?: SQL): Promise<string[]> {
+  const now = new Date();
+  const rows = await db
+    .update(t)
+    .set({ leaseUntil: new Date(now.getTime() - 1) })
+    .where(and(eq(t.status, 'RUNNING'), gte(t.leaseUntil, now), not(sql`starts_with(${t.leaseOwner}, ${ownPrefix})`), scope))
+    .returning({ id: t.id });
+  return rows.map((r) => r.id);
 }
 
 /** Notes that runs are being picked up after their worker stopped; the next saved step clears it. */

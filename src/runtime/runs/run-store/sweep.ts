@@ -1,13 +1,13 @@
 import type { Db } from '../../../core/db/connect.js';
 import type { RunRow, RunTable } from '../run-shape.js';
 import type { RunStore, SweepOptions } from './contract.js';
-import { claimOrphans, findOrphans, markRecovered, type Orphan } from './orphans.js';
+import { claimOrphans, endLeasesOfOthers, findOrphans, markRecovered, type Orphan } from './orphans.js';
 import type { StoreTable } from './store-table.js';
 
 /** pg-boss fetches higher priorities first; every other job of the run queues has the default, 0. */
 const RECOVERY_PRIORITY = 10;
 
-type SweepMethods<Row> = Pick<RunStore<Row>, 'sweepOrphans' | 'findOrphans' | 'markRecovered'>;
+type SweepMethods<Row> = Pick<RunStore<Row>, 'sweepOrphans' | 'findOrphans' | 'markRecovered' | 'endLeasesOfOthers'>;
 
 /**
  * The orphan sweep: finds runs nobody is advancing (see orphans.ts), notes the ones whose worker died, and queues a
@@ -44,5 +44,6 @@ export function sweepOf<T extends RunTable, Extra, DecisionExtra>({ t, hooks, as
     },
     findOrphans: (db, options) => findOrphans(db, t, { ...options, scope: hooks.scope }),
     markRecovered: recovered,
+    endLeasesOfOthers: (db, ownPrefix) => endLeasesOfOthers(db, t, ownPrefix, hooks.scope),
   };
 }
