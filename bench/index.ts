@@ -22,4 +22,6 @@ await assistant();
 await importing();
 await reviewQueue();
 await reviewPage();
+// The crash tests SIGKILL servers and restart PostgreSQL, so they are not run from here; they print their own figures.
+console.log('Crash tests of every process (kills, resumes after a restart, PostgreSQL restart recovery): npm run test:chaos (TEST_DATABASE_URL for the PostgreSQL half)');
 await crashRestart();
