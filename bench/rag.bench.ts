@@ -332,7 +332,7 @@ async function sweepEfSearch(db: Db, store: RagStore, embedder: Embedder, scenar
     for (const [i, vector] of vectors.entries()) {
       const t0 = performance.now();
       const found = await withTransaction(db, async (tx) => {
-        await q.setIndexSearchParameters(tx, { efSearch, iterativeScan: true });
+        await q.setIndexSearchParameters(tx, { efSearch, iterativeScan: false });
         return q.selectNearestChunks(tx, q.indexedNearestQuery({ collection: COLLECTION, scenarioId, shape, vector, topK: TOP_K }));
       });
       samples.push(performance.now() - t0);

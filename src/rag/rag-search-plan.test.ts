@@ -142,7 +142,9 @@ describe('the scope index life cycle', () => {
   });
 
   it('keeps the scope filter and the document filter on the index plan', async () => {
-    const hits = await store.retrieve({ scenarioId: 'major', query: QUESTIONS[1]!, collection: COLLECTION, topK: 20, documentIds: ['doc-major-2', 'doc-minor'] });
+    // A lower threshold makes the 210 chunks of the named documents a search for the index, with the iterative scan.
+    const lowThreshold = createRagStore({ db: database.db, embedder, indexFromChunks: 100 });
+    const hits = await lowThreshold.retrieve({ scenarioId: 'major', query: QUESTIONS[1]!, collection: COLLECTION, topK: 20, documentIds: ['doc-major-2', 'doc-minor'] });
     expect(hits).toHaveLength(20);
     expect(new Set(hits.map((hit) => hit.documentId))).toEqual(new Set(['doc-major-2']));
   });

@@ -181,7 +181,7 @@ export function createRagStore(deps: {
       plan.kind === 'exact'
         ? await q.selectNearestChunks(db, q.exactNearestQuery(search))
         : await withTransaction(db, async (tx) => {
-            await q.setIndexSearchParameters(tx, { efSearch: plan.efSearch, iterativeScan });
+            await q.setIndexSearchParameters(tx, { efSearch: plan.efSearch, iterativeScan: iterativeScan && query.documentIds !== undefined });
             return q.selectNearestChunks(tx, q.indexedNearestQuery(search));
           });
     return rows.map((row) => ({
