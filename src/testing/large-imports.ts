@@ -1,4 +1,6 @@
 import { get } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setTimeout as pause } from 'node:timers/promises';
 
 /** The header row of a REDCap data dictionary export. */
 export const REDCAP_DICTIONARY_HEADER =
@@ -38,6 +40,38 @@ export function probeHealth(base: string): Promise<{ status: number; ms: number 
       response.on('end', () => resolve({ status: response.statusCode ?? 0, ms: performance.now() - started }));
     }).on('error', reject);
   });
+}
+
+/**
+ * Runs `request` while a monitor asks GET /api/health every 100 ms, its first answer in before the request starts, as
+ * a load balancer's probe would; answers with the request's result, the longest the event loop was held while it ran
+ * and how many health answers came. A health answer other than 200 fails it.
+ */
+export async function whileHealthPolled<T>(base: string, request: () => Promise<T>): Promise<{ result: T; longestLoopDelayMs: number; healthAnswers: number }> {
+  let running = true;
+  let healthAnswers = 0;
+  let firstAnswer!: () => void;
+  const answered = new Promise<void>((resolve) => (firstAnswer = resolve));
+  const poll = (async () => {
+    while (running) {
+      const health = await probeHealth(base);
+      if (health.status !== 200) throw new Error(`GET /api/health answered ${health.status} during the request`);
+      healthAnswers++;
+      firstAnswer();
+      await pause(100); // a monitor's pace, not a wait for anything
+    }
+  })();
+  await Promise.race([answered, poll]);
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  try {
+    const result = await request();
+    return { result, longestLoopDelayMs: loopDelay.max / 1e6, healthAnswers };
+  } finally {
+    loopDelay.disable();
+    running = false;
+    await poll;
+  }
 }
 
 /** REDCap API's metadata answer (content=metadata, JSON) for a textFieldDictionary(`count`): record_id, f1, f2, ... */

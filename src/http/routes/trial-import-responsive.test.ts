@@ -1,7 +1,5 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { setTimeout as pause } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emptyElementsOdm, probeHealth, recordsOf, textFieldDictionary as dictionaryOf } from '../../testing/large-imports.js';
+import { emptyElementsOdm, recordsOf, whileHealthPolled, textFieldDictionary as dictionaryOf } from '../../testing/large-imports.js';
 import { buildTestContext } from '../../testing/test-context.js';
 import { multipartBody, type MultipartFile } from '../../testing/multipart.js';
 import { testEngines } from '../../testing/test-database.js';
@@ -42,29 +40,11 @@ describe.each(testEngines())('the server keeps answering during a large import o
    */
   async function importWhilePolling(projectId: string, query: string, files: Record<string, MultipartFile>) {
     const upload = multipartBody({ files });
-    let importing = true;
-    let answers = 0;
-    let firstAnswer!: () => void;
-    const answered = new Promise<void>((resolve) => (firstAnswer = resolve));
-    const poll = (async () => {
-      while (importing) {
-        const health = await probeHealth(base);
-        expect(health.status).toBe(200);
-        answers++;
-        firstAnswer();
-        await pause(100); // a monitor's pace, not a wait for anything
-      }
-    })();
-    // The monitor's first answer is in before the upload starts.
-    await answered;
-    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-    loopDelay.enable();
-    const response = await fetch(`${base}/api/iit/projects/${projectId}/imports${query}`, { method: 'POST', headers: { ...member, ...upload.headers }, body: upload.payload });
-    const body = await response.json();
-    loopDelay.disable();
-    importing = false;
-    await poll;
-    return { status: response.status, body, longestLoopDelayMs: loopDelay.max / 1e6, healthAnswers: answers };
+    const { result, longestLoopDelayMs, healthAnswers } = await whileHealthPolled(base, async () => {
+      const response = await fetch(`${base}/api/iit/projects/${projectId}/imports${query}`, { method: 'POST', headers: { ...member, ...upload.headers }, body: upload.payload });
+      return { status: response.status, body: await response.json() };
+    });
+    return { ...result, longestLoopDelayMs, healthAnswers };
   }
 
   it('keeps the event loop turning while previewing an ODM file of 1.25 million empty elements', async () => {

@@ -1,34 +1,10 @@
+import { crashCheckSkill } from '../crash-check-skill.js';
 import { CHAOS_SOFT_INSTRUCTION } from './chaos-model.js';
 
 export const CHAOS_PROJECT = 'chaos';
 export const CHAOS_SKILL_ID = 'chaos-check';
 
-/** Hard rules first (queries from the data, in a batch), then the model's soft rule (a model call per record), then review. */
-export const CHAOS_SKILL = `
-id: ${CHAOS_SKILL_ID}
-name: Chaos test checks
-start_node: hard
-nodes:
-  hard:
-    type: hard_rule
-    rules:
-      - { id: age-range, field: age, logic: { and: [{ ">=": [{ var: age }, 18] }, { "<=": [{ var: age }, 75] }] }, message: "Age must be 18-75" }
-      - { id: consent-first, field: consent_date, logic: { date_on_or_before: [{ var: consent_date }, { var: enrollment_date }] }, message: "Consent after enrolment" }
-      - { id: weight-required, field: weight_kg, logic: { "!": { missing: [weight_kg] } }, message: "Weight is required", severity: warning }
-    on_pass: soft
-    on_fail: dm_review
-  soft:
-    type: soft_instruction
-    instruction: ${CHAOS_SOFT_INSTRUCTION}
-    field: ae_text
-    on_pass: end_ok
-    on_fail: dm_review
-  dm_review:
-    type: human_review
-    description: A data manager confirms the violations before queries go to the site.
-    on_approve: end_confirmed
-    on_reject: end_rejected
-`;
+export const CHAOS_SKILL = crashCheckSkill({ id: CHAOS_SKILL_ID, name: 'Chaos test checks', instruction: CHAOS_SOFT_INSTRUCTION });
 
 export interface SeededRecord {
   recordId: string;

@@ -15,6 +15,7 @@ import { packageRoot } from '../../core/paths.js';
 import { createThrowawayDatabase, TEST_AUDIT_ENV, TEST_AUDIT_KEY } from '../../testing/test-database.js';
 import { startScriptedModel } from '../../testing/scripted-model.js';
 import { childEnv } from '../../testing/child-env.js';
+import { crashCheckSkill } from '../../testing/crash-check-skill.js';
 import { loadSkill, type Skill } from '../sop/load-skills.js';
 import { createTrialStore } from '../store/trial-store.js';
 import { getQcProgress, startQcRun, type QcProgress } from './qc-runs.js';
@@ -38,31 +39,7 @@ const WORKER_ENV = { QC_CONCURRENCY: '8' };
 const RECOVERY_DEADLINE_MS = 10_000;
 const BATCH_TIMEOUT_MS = 120_000;
 
-const SKILL = `
-id: crash-check
-name: Crash recovery check
-start_node: hard
-nodes:
-  hard:
-    type: hard_rule
-    rules:
-      - { id: age-range, field: age, logic: { and: [{ ">=": [{ var: age }, 18] }, { "<=": [{ var: age }, 75] }] }, message: "Age must be 18-75" }
-      - { id: consent-first, field: consent_date, logic: { date_on_or_before: [{ var: consent_date }, { var: enrollment_date }] }, message: "Consent after enrolment" }
-      - { id: weight-required, field: weight_kg, logic: { "!": { missing: [weight_kg] } }, message: "Weight is required", severity: warning }
-    on_pass: soft
-    on_fail: dm_review
-  soft:
-    type: soft_instruction
-    instruction: Judge whether the adverse event text is plausible for the recorded vital signs.
-    field: ae_text
-    on_pass: end_ok
-    on_fail: dm_review
-  dm_review:
-    type: human_review
-    description: A data manager confirms the violations before queries go to the site.
-    on_approve: end_confirmed
-    on_reject: end_rejected
-`;
+const SKILL = crashCheckSkill({ id: 'crash-check', name: 'Crash recovery check', instruction: 'Judge whether the adverse event text is plausible for the recorded vital signs.' });
 
 interface SeededRecord {
   recordId: string;
