@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import cliProgress from 'cli-progress';
 import path from 'node:path';
 import { closeContext, createContext } from '../context.js';
 import { loadConfig } from '../core/config.js';
@@ -20,18 +21,43 @@ export async function ingestCommand(args: string[]): Promise<number> {
     const sourceFile = path.basename(file);
     const text = await extractText(sourceFile, new Uint8Array(bytes));
     const result = await ctx.rag.ingestDocument({ documentId, scenarioId, sourceFile, text, collection: scenario.rag.collection });
-    process.stdout.write(`${result.unchanged ? 'Unchanged' : 'Ingested'} ${sourceFile} as ${result.documentId}: ${result.chunks} chunks.\n`);
+    process.stdout.write(`${result.unchanged ? 'Unchanged' : 'Ingested'} ${sourceFile} as ${result.documentId}: ${chunks(result.chunks)}.\n`);
     // What the background ingest job would do, here in the foreground: the command ends with the index current.
-    const status = await ctx.rag.indexScope({ scenarioId, collection: scenario.rag.collection }, {
-      onProgress: ({ added, toAdd, percent }) => void process.stdout.write(`Indexing: ${added} of ${toAdd} chunks added to the search index (${percent}%).\n`),
-    });
+    const display = createIndexingDisplay();
+    const status = await ctx.rag.indexScope({ scenarioId, collection: scenario.rag.collection }, { onProgress: display.update }).finally(display.stop);
     process.stdout.write(
       status.state === 'none'
-        ? `Search index: none needed (${status.chunks} chunks; a scenario gets one from ${status.indexFromChunks}); searches are exact.\n`
-        : `Search index: ${status.state}, ${status.indexedChunks} of ${status.chunks} chunks (${status.percent}%).\n`,
+        ? `Search index: none needed (${chunks(status.chunks)}; a scenario gets one from ${status.indexFromChunks}); searches are exact.\n`
+        : `Search index: ${status.state}, ${status.indexedChunks} of ${chunks(status.chunks)} (${status.percent}%).\n`,
     );
     return 0;
   } finally {
     await closeContext(ctx);
   }
 }
+
+/** A bar on a terminal; one plain line per step elsewhere (CI logs, tests), where a bar's redraws are noise. */
+function createIndexingDisplay(): { update(progress: { added: number; toAdd: number; percent: number }): void; stop(): void } {
+  if (process.stdout.isTTY) {
+    const bar = new cliProgress.SingleBar(
+      { format: 'Indexing {bar} {value}/{total} chunks added to the search index | {duration_formatted}', stream: process.stdout, hideCursor: true },
+      cliProgress.Presets.shades_classic,
+    );
+    let started = false;
+    return {
+      update({ added, toAdd }) {
+        if (!started) bar.start(toAdd, added);
+        started = true;
+        bar.setTotal(toAdd);
+        bar.update(added);
+      },
+      stop: () => started && bar.stop(),
+    };
+  }
+  return {
+    update: ({ added, toAdd, percent }) => void process.stdout.write(`Indexing: ${added} of ${toAdd} chunks added to the search index (${percent}%).\n`),
+    stop() {},
+  };
+}
+
+const chunks = (n: number): string => `${n} chunk${n === 1 ? '' : 's'}`;
