@@ -2,8 +2,9 @@ import type { Db } from '../core/db/connect.js';
 import { analyzeChunks, selectEstimatedChunkRows } from './rag-sql.js';
 
 /**
- * Keeps the planner's statistics on rag_chunks current. The choice between the HNSW index (large scopes) and
- * the scope b-tree plus an exact sort (small scopes) rests on row estimates. PGlite runs no autovacuum, so
+ * Keeps the planner's statistics on rag_chunks current. search-plan.ts chooses between an exact and an index
+ * search, but whether PostgreSQL then walks the scope's HNSW index, or the scope b-tree for an exact one, rests on
+ * its row estimates. PGlite runs no autovacuum, so
  * without this a never-analysed table is estimated at one row and every search becomes an exact scan, which
  * at 100k chunks is tens of times slower. On a PostgreSQL server autovacuum does the same job; the extra
  * ANALYZE after large writes is cheap there.
@@ -11,8 +12,6 @@ import { analyzeChunks, selectEstimatedChunkRows } from './rag-sql.js';
 export interface ChunkStatistics {
   /** Call after rows were written or deleted; analyses when enough changed since the last analysis. */
   noteChanges(db: Db, rows: number): Promise<void>;
-  /** Call after building an index over rows that were never counted (e.g. a bulk load). */
-  refresh(db: Db): Promise<void>;
 }
 
 /** autovacuum's defaults: analyse after 50 rows plus 10% of the table have changed. */
@@ -29,10 +28,6 @@ export function createChunkStatistics(): ChunkStatistics {
         await analyzeChunks(db);
         changedSinceAnalyze = 0;
       }
-    },
-    async refresh(db) {
-      await analyzeChunks(db);
-      changedSinceAnalyze = 0;
     },
   };
 }

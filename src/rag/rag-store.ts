@@ -146,7 +146,7 @@ export function createRagStore(deps: {
     const collection = await q.selectCollection(db, scope.collection);
     const shape = collection && vectorShape(collection.dimension);
     const name = shape?.cosineOps ? scopeIndexName(scope.collection, scope.scenarioId, shape.dimension) : undefined;
-    if (!shape || !name || !wantsScopeIndex(await q.selectScopeChunks(db, scope), true, indexFromChunks)) return { ...(await indexStatus(scope)), steps: 0, longestStepMs: 0 };
+    if (!shape || !name || !wantsScopeIndex(await q.selectScopeChunks(db, scope), indexFromChunks)) return { ...(await indexStatus(scope)), steps: 0, longestStepMs: 0 };
     const result = await indexes.extend(db, { ...scope, name, shape }, async ({ flagged, remaining }) => {
       await options.onProgress?.({ added: flagged, toAdd: flagged + remaining, percent: Math.floor((100 * flagged) / (flagged + remaining)) });
     });
@@ -174,7 +174,7 @@ export function createRagStore(deps: {
     const scopeChunks = await q.selectScopeChunks(db, scope);
     const searchedChunks = query.documentIds ? await q.selectScopeChunks(db, { ...scope, documentIds: query.documentIds }) : scopeChunks;
     // Only a search large enough for the index looks it up, so small scopes cost no catalogue query.
-    const indexExists = wantsScopeIndex(searchedChunks, true, indexFromChunks) && (await scopeIndexExists(scope, shape));
+    const indexExists = wantsScopeIndex(searchedChunks, indexFromChunks) && (await scopeIndexExists(scope, shape));
     const plan = chooseSearchPlan({ scopeChunks, searchedChunks, indexExists, topK, indexFromChunks });
     const search = { ...scope, shape, documentIds: query.documentIds, vector: vectors[0]!, topK };
     const rows =

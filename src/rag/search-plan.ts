@@ -32,8 +32,8 @@ const EF_SEARCH_BY_SCOPE: ReadonlyArray<{ upToChunks: number; efSearch: number }
 export type SearchPlan = { kind: 'exact' } | { kind: 'index'; efSearch: number };
 
 /** Whether the ingest job should give this scope an index (and keep it current). */
-export function wantsScopeIndex(scopeChunks: number, indexable: boolean, indexFromChunks = MIN_INDEXED_SCOPE_CHUNKS): boolean {
-  return indexable && scopeChunks >= indexFromChunks;
+export function wantsScopeIndex(scopeChunks: number, indexFromChunks = MIN_INDEXED_SCOPE_CHUNKS): boolean {
+  return scopeChunks >= indexFromChunks;
 }
 
 /** The candidate-list size for a scope of this size, and never below 2 x topK. */
