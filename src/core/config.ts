@@ -25,6 +25,12 @@ const optionalUrl = optionalString.refine((value) => value === undefined || isHt
   message: 'must be an http(s) URL, e.g. http://127.0.0.1:8000/v1',
 });
 
+/**
+ * How soon a durable run left by a killed process is taken over, by default: the one source of QC_LEASE_MS,
+ * QC_SWEEP_INTERVAL_MS and QC_STALE_MS's defaults, which the run store and the QC workers fall back on too.
+ */
+export const RUN_RECOVERY_DEFAULTS: Readonly<{ leaseMs: number; sweepIntervalMs: number; staleMs: number }> = { leaseMs: 6_000, sweepIntervalMs: 2_000, staleMs: 3_000 };
+
 const positiveInt = (fallback: number, example: string) =>
   optionalString
     .refine((value) => value === undefined || /^\d+$/.test(value), { message: `must be a whole number, e.g. ${example}` })
@@ -98,9 +104,9 @@ const envSchema = z.object({
   // A run left RUNNING by a killed process moves again within 10 s of a live process seeing it (npm run test:chaos):
   // its lease lapses at most 6 s after the kill, a sweep (every 2 s) finds it, a poller (0.5 s) takes its job. A live
   // owner renews every 2 s (a third), so a lease only lapses when its owner's event loop stalls for 4 s.
-  QC_LEASE_MS: positiveInt(6_000, '6000').refine((n) => n >= 1000, { message: 'must be at least 1000 (1 s)' }),
-  QC_SWEEP_INTERVAL_MS: positiveInt(2_000, '2000').refine((n) => n >= 100, { message: 'must be at least 100' }),
-  QC_STALE_MS: positiveInt(3_000, '3000'),
+  QC_LEASE_MS: positiveInt(RUN_RECOVERY_DEFAULTS.leaseMs, '6000').refine((n) => n >= 1000, { message: 'must be at least 1000 (1 s)' }),
+  QC_SWEEP_INTERVAL_MS: positiveInt(RUN_RECOVERY_DEFAULTS.sweepIntervalMs, '2000').refine((n) => n >= 100, { message: 'must be at least 100' }),
+  QC_STALE_MS: positiveInt(RUN_RECOVERY_DEFAULTS.staleMs, '3000'),
   // The trial assistant (seed 000 section 5): model calls, and tokens of reasoning (what a run adds to its first prompt), per question.
   ASSISTANT_MAX_ITERATIONS: positiveInt(5, '5').refine((n) => n >= 1 && n <= 20, { message: 'must be between 1 and 20' }),
   ASSISTANT_TOKEN_BUDGET: positiveInt(4000, '4000').refine((n) => n >= 500, { message: 'must be at least 500 tokens' }),

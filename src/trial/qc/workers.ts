@@ -7,6 +7,7 @@ import type { TaskRun } from '../sop/task-runs.js';
 import { registerReviewNoticeWorker } from './review-notices.js';
 import { advanceTaskRunBatchQueue, advanceTaskRunQueue } from './queues.js';
 import { completeQcRunIfDone } from './qc-runs.js';
+import { RUN_RECOVERY_DEFAULTS } from '../../core/config.js';
 
 interface QcWorkerOptions {
   /** Task runs advanced at once by this process. */
@@ -31,8 +32,7 @@ const JOBS_PER_FETCH = 1;
  * With the default lease (6 s, renewed every 2 s by a live worker), a run left by a killed worker is found by a
  * sweep at most 2 s after its lease lapses, so it continues within about 9 s of the kill (QC_* in core/config.ts).
  */
-const DEFAULT_SWEEP_INTERVAL_MS = 2_000;
-const DEFAULT_STALE_MS = 3_000;
+const { sweepIntervalMs: DEFAULT_SWEEP_INTERVAL_MS, staleMs: DEFAULT_STALE_MS } = RUN_RECOVERY_DEFAULTS;
 
 /** One naming of run owners for every durable run (agent/runs). */
 export const newWorkerId = newRunWorkerId;

@@ -5,6 +5,7 @@ import type { Jobs } from '../../../core/jobs/boss.js';
 import type { QueueDef } from '../../../core/jobs/queues.js';
 import type { RunReviewRequest, RunStatus, RunStep } from '../run-shape.js';
 import type { Orphan } from './orphans.js';
+import { RUN_RECOVERY_DEFAULTS } from '../../../core/config.js';
 
 /**
  * Default time a worker owns a run without renewing it (QC_LEASE_MS's default). The worker renews the lease every
@@ -12,7 +13,7 @@ import type { Orphan } from './orphans.js';
  * for two thirds of it, lets it lapse; with the orphan sweep (every 2 s) this puts a run left by a killed worker back
  * to work within 10 s (npm run test:chaos measures it).
  */
-export const DEFAULT_LEASE_MS = 6_000;
+export const DEFAULT_LEASE_MS = RUN_RECOVERY_DEFAULTS.leaseMs;
 
 /** What one committed step does to the run row. */
 export interface RunUpdate {
