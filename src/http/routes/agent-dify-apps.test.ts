@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngines } from '../../runtime/engines/index.js';
 import { createLogger } from '../../core/logger.js';
 import { ALL_TRACES } from '../../core/trace/store.js';
-import { readEventStream, type ReceivedEvent } from '../../testing/read-event-stream.js';
+import { postEventStream, type ReceivedEvent } from '../../testing/read-event-stream.js';
 import { startScriptedDify, type DifyStep, type ScriptedDify } from '../../testing/scripted-dify.js';
 import { buildTestContext } from '../../testing/test-context.js';
 import { testEngines } from '../../testing/test-database.js';
@@ -75,12 +75,7 @@ describe.each(testEngines())('every kind of Dify app (%s)', (engine) => {
     return { status: response.status, result: await response.json() };
   }
 
-  async function streamed(body: Record<string, unknown>): Promise<ReceivedEvent[]> {
-    const response = await fetch(`${url}/api/agent/run/stream`, { method: 'POST', headers: { ...headers(), accept: 'text/event-stream' }, body: JSON.stringify(body) });
-    const events: ReceivedEvent[] = [];
-    for await (const event of readEventStream(response)) events.push(event);
-    return events;
-  }
+  const streamed = (body: Record<string, unknown>): Promise<ReceivedEvent[]> => postEventStream(`${url}/api/agent/run/stream`, token, body);
 
   it('sends the scenario\'s start-form inputs with the run\'s merged over them, which a required variable needs', async () => {
     const answer: DifyStep = { events: [{ event: 'message', answer: 'Site S01, visit 3.' }, { event: 'message_end', metadata: {} }], requiredInputs: ['site', 'patient'] };

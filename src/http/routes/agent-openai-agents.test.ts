@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_TRACES } from '../../core/trace/store.js';
 import { createEngines } from '../../runtime/engines/index.js';
-import { readEventStream, type ReceivedEvent } from '../../testing/read-event-stream.js';
+import { postEventStream, readEventStream, type ReceivedEvent } from '../../testing/read-event-stream.js';
 import { startScriptedModel, type ScriptedModel } from '../../testing/scripted-model.js';
 import { buildTestContext } from '../../testing/test-context.js';
 import { testEngines } from '../../testing/test-database.js';
@@ -49,12 +49,7 @@ describe.each(testEngines())('scenarios on the OpenAI Agents SDK engine (%s)', (
     return { status: response.status, result: await response.json() };
   }
 
-  async function streamed(body: Record<string, unknown>): Promise<ReceivedEvent[]> {
-    const response = await fetch(`${url}/api/agent/run/stream`, { method: 'POST', headers: { ...headers(), accept: 'text/event-stream' }, body: JSON.stringify(body) });
-    const events: ReceivedEvent[] = [];
-    for await (const event of readEventStream(response)) events.push(event);
-    return events;
-  }
+  const streamed = (body: Record<string, unknown>): Promise<ReceivedEvent[]> => postEventStream(`${url}/api/agent/run/stream`, token, body);
 
   /** The tool messages the model was sent back, in the order of its requests. */
   const toolMessages = (from: number) => model.requests.slice(from).flatMap((r) => (r.body.messages as Array<{ role: string; content: string }>).filter((m) => m.role === 'tool'));
