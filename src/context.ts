@@ -159,7 +159,7 @@ export async function createContext(config: Config, options: CreateContextOption
       vision: createVisionGateway(config), maxImageBytes: config.vision.maxImageBytes, tokenBudget: config.consult.tokenBudget,
       // The shipped articles are ingested once per process before the first consult turn (unchanged ones are not
       // embedded again); without pgvector the knowledge tool says so and the consult goes on without it.
-      prepare: () => (knowledgeReady ??= vectorStore ? ingestConsultKnowledge(rag).catch((error) => { knowledgeReady = undefined; logger.warn({ err: String(error) }, 'consult knowledge base could not be ingested'); }) : Promise.resolve()),
+      prepare: () => (knowledgeReady ??= vectorStore ? ingestConsultKnowledge(rag, { jobs }).catch((error) => { knowledgeReady = undefined; logger.warn({ err: String(error) }, 'consult knowledge base could not be ingested'); }) : Promise.resolve()),
     });
     const agentConfigs = createConfigStore({ db: database.db, validate: validateConfig });
     const seeded = await agentConfigs.seed(protocolSeed, protocolFile);

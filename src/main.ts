@@ -3,7 +3,7 @@ import { closeContext, createContext, type AppContext } from './context.js';
 import { loadConfig } from './core/config.js';
 import { createLogger } from './core/logger.js';
 import { buildServer } from './http/server.js';
-import { enqueueScenarioDocuments, registerWorkers } from './workers.js';
+import { enqueueScenarioDocuments, enqueueUnfinishedScopeIndexes, registerWorkers } from './workers.js';
 import { ensureDemoTrial } from './trial/demo/load-demo-trial.js';
 import { ensureDemoProtocol } from './trial/demo/load-demo-protocol.js';
 import { createTrialStore } from './trial/store/trial-store.js';
@@ -55,6 +55,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     if (loginUrl) print(`Sign in as admin with this one-time link (valid 24 hours):\n    ${loginUrl}`);
     if (!ctx.llm.isConfigured) print('No LLM is configured yet: set LLM_BASE_URL and LLM_MODEL (see .env.example); agent runs fail until then.');
     await enqueueScenarioDocuments(ctx);
+    await enqueueUnfinishedScopeIndexes(ctx);
     const server = app;
     return {
       url,

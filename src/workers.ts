@@ -1,6 +1,7 @@
 import { ingestScenarioDocuments } from './runtime/scenarios/ingest-documents.js';
+import { requestUnfinishedScopeIndexes } from './runtime/scope-index-job.js';
 import type { AppContext } from './context.js';
-import { ingestScenarioDocumentsQueue } from './core/jobs/queues.js';
+import { indexScopeQueue, ingestScenarioDocumentsQueue } from './core/jobs/queues.js';
 import { registerAuditAnchorJob } from './core/audit/audit-anchor-job.js';
 import { registerQcWorkers } from './trial/qc/workers.js';
 import { registerSkillSchedules } from './trial/skills/skill-schedules.js';
@@ -25,6 +26,12 @@ export async function registerWorkers(ctx: AppContext): Promise<{ stop(): void }
     const results = await ingestScenarioDocuments(ctx.rag, ctx.scenarios.get(scenarioId));
     ctx.logger.info({ scenarioId, documents: results.length, changed: results.filter((r) => !r.unchanged).length }, 'scenario documents ingested');
   });
+  // Sent by requestScopeIndex (protocol documents, the consult knowledge base). indexScope is idempotent and
+  // resumes a stopped build; a scope emptied meanwhile has nothing to index and the job just completes.
+  await ctx.jobs.work(indexScopeQueue, async (scope) => {
+    const status = await ctx.rag.indexScope(scope);
+    ctx.logger.info({ collection: scope.collection, scenarioId: scope.scenarioId, state: status.state, chunks: status.chunks, indexedChunks: status.indexedChunks, steps: status.steps }, 'document scope search index built or extended');
+  });
   await registerMemoryWorkers({ jobs: ctx.jobs, hot: ctx.memory.hot, reports: ctx.memory.reports, logger: ctx.logger, cron: { distill: ctx.config.memory.distillCron, weekly: ctx.config.memory.weeklyCron } });
   // Every durable agent run (definition runs, consults, staged agents): one queue and one orphan sweep, with the QC
   // run settings (one lease policy).
@@ -44,4 +51,19 @@ export async function enqueueScenarioDocuments(ctx: AppContext): Promise<void> {
   for (const scenario of ctx.scenarios.list()) {
     if (scenario.rag.enabled && scenario.documents.length) await ctx.jobs.send(ingestScenarioDocumentsQueue, { scenarioId: scenario.id });
   }
+}
+
+/**
+ * Queues the index build of each document scope outside the scenarios (protocol documents, the consult knowledge
+ * base) that is large enough and not fully indexed: after the 0016 upgrade, or a stop between an upload and its
+ * job. Scenario scopes are left to their ingest job (enqueueScenarioDocuments).
+ */
+export async function enqueueUnfinishedScopeIndexes(ctx: AppContext): Promise<void> {
+  if (!ctx.jobs || !ctx.hasVectorStore) return;
+  // Searches stay exact (complete) without these builds, so a failure here is worth a warning, not a failed start.
+  const requested = await requestUnfinishedScopeIndexes({ rag: ctx.rag, jobs: ctx.jobs }, { skip: (scope) => ctx.scenarios.has(scope.scenarioId) }).catch((error: unknown) => {
+    ctx.logger.warn({ err: error }, 'could not queue the search index builds of unindexed document scopes; they are searched exactly until their next upload or start');
+    return [];
+  });
+  if (requested.length) ctx.logger.info({ scopes: requested.length }, 'document scope search index builds queued');
 }

@@ -58,7 +58,7 @@ export function createTrialServices(deps: TrialServiceDeps) {
     qc: createQcService({ db, jobs: deps.jobs, users, skills: deps.skills }),
     queries: createQueryService({ db, users }),
     reports: createReportService({ db, users }),
-    protocolDocuments: createProtocolDocumentService({ users, rag: deps.rag, hasVectorStore: deps.hasVectorStore }),
+    protocolDocuments: createProtocolDocumentService({ users, rag: deps.rag, hasVectorStore: deps.hasVectorStore, jobs: deps.jobs }),
     readTools: createReadToolService({ db, users, rag: deps.rag, hasVectorStore: deps.hasVectorStore }),
   };
 }

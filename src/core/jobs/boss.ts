@@ -94,12 +94,12 @@ export async function createJobs(database: Database, logger: Logger, options: Cr
 
   async function ensureQueue(queue: QueueDef<unknown>, db?: PgBoss.Db): Promise<void> {
     if (created.has(queue.name)) return;
-    const queueOptions = { retryLimit: queue.retryLimit, expireInSeconds: queue.expireInSeconds, retryBackoff: true };
+    const queueOptions = { policy: queue.policy ?? 'standard', retryLimit: queue.retryLimit, expireInSeconds: queue.expireInSeconds, retryBackoff: true };
     if (db) {
       // send(..., { db }) runs inside the caller's transaction. pg-boss 10's createQueue has no db option, and its
       // own adapter would wait forever on the PGlite lock that transaction holds, so create the queue through the
       // caller's db (create_queue is idempotent). Not remembered: the transaction may still roll back.
-      await db.executeSql(`SELECT ${PGBOSS_SCHEMA}.create_queue($1, $2)`, [queue.name, { policy: 'standard', ...queueOptions }]);
+      await db.executeSql(`SELECT ${PGBOSS_SCHEMA}.create_queue($1, $2)`, [queue.name, queueOptions]);
       return;
     }
     // createQueue is idempotent in pg-boss 10, but two processes creating the same queue at once can

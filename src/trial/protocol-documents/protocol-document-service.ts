@@ -1,6 +1,7 @@
 import { assertProjectReader, assertProjectWriter } from '../../core/auth/project-access.js';
 import type { MembershipCheck } from '../../core/auth/membership.js';
 import type { User } from '../../core/auth/users.js';
+import type { Jobs } from '../../core/jobs/boss.js';
 import type { RagStore } from '../../rag/index.js';
 import { assertVectorStore, deleteProtocolDocument, ingestProtocolDocument, listProtocolDocuments, type ProtocolDocumentInput } from './protocol-documents.js';
 
@@ -10,6 +11,8 @@ interface ProtocolDocumentServiceDeps {
   rag: RagStore;
   /** False on a PostgreSQL without pgvector: protocol documents answer VECTOR_STORE_UNAVAILABLE. */
   hasVectorStore: boolean;
+  /** Where an upload's index build is sent; without it (a one-shot command) the upload indexes in place. */
+  jobs?: Jobs;
 }
 
 /**
@@ -17,7 +20,7 @@ interface ProtocolDocumentServiceDeps {
  * a non-member learns nothing, not even that pgvector is missing.
  */
 export function createProtocolDocumentService(deps: ProtocolDocumentServiceDeps) {
-  const { users, rag, hasVectorStore } = deps;
+  const { users, rag, hasVectorStore, jobs } = deps;
   return {
     list: async (actor: User, projectId: string) => {
       await assertProjectReader(users, actor, projectId);
@@ -28,7 +31,7 @@ export function createProtocolDocumentService(deps: ProtocolDocumentServiceDeps)
     ingest: async (actor: User, projectId: string, input: ProtocolDocumentInput) => {
       await assertProjectWriter(users, actor, projectId);
       assertVectorStore(hasVectorStore, projectId);
-      return ingestProtocolDocument(rag, projectId, input, actor.name);
+      return ingestProtocolDocument(rag, projectId, input, actor.name, { jobs });
     },
     delete: async (actor: User, projectId: string, documentId: string) => {
       await assertProjectWriter(users, actor, projectId);

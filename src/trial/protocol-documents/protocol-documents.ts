@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { ClinAgentError } from '../../core/errors.js';
+import type { Jobs } from '../../core/jobs/boss.js';
 import { extractText, projectScope, type RagStore } from '../../rag/index.js';
 import { vectorStoreUnavailable } from '../../rag/rag-errors.js';
+import { requestScopeIndex } from '../../runtime/scope-index-job.js';
 
 /**
  * A project's protocol documents (protocol, CRF completion guidelines, amendments) live in the RAG store
@@ -68,11 +70,17 @@ function protocolDocumentId(projectId: string, sourceFile: string): string {
   return `protocol_${createHash('sha256').update(`${projectId}\n${sourceFile}`, 'utf8').digest('hex').slice(0, 32)}`;
 }
 
-export async function ingestProtocolDocument(rag: RagStore, projectId: string, input: ProtocolDocumentInput, actor: string): Promise<IngestProtocolResult> {
+/**
+ * Stores the document, then has the project's search index extended by the background job (`jobs`), or here when
+ * there is no job queue. An unchanged document added no chunk, so it asks for nothing.
+ */
+export async function ingestProtocolDocument(rag: RagStore, projectId: string, input: ProtocolDocumentInput, actor: string, options: { jobs?: Jobs } = {}): Promise<IngestProtocolResult> {
   const { sourceFile, text } = await readInput(input);
   const documentId = protocolDocumentId(projectId, sourceFile);
   const replaced = (await rag.getDocument(documentId)) !== undefined;
-  const result = await rag.ingestDocument({ documentId, scenarioId: projectScope(projectId), collection: PROTOCOL_COLLECTION, sourceFile, text, actor });
+  const scope = { scenarioId: projectScope(projectId), collection: PROTOCOL_COLLECTION };
+  const result = await rag.ingestDocument({ documentId, ...scope, sourceFile, text, actor });
+  if (!result.unchanged) await requestScopeIndex({ rag, jobs: options.jobs }, scope);
   return { documentId, sourceFile, chunks: result.chunks, unchanged: result.unchanged, replaced };
 }
 
