@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OpenObject } from './common.js';
+import { OpenObject, Uuid } from './common.js';
 import { runStreamDescription } from './run-events.js';
 
 /**
@@ -25,10 +25,17 @@ const ConsultImage = z.strictObject({
 /** A multipart upload as the server reads it (`image` file part). */
 const UploadedImage = z.looseObject({ filename: z.string(), data: z.unknown() }).describe('multipart only: the image file');
 
-/** POST /api/consult/sessions/:id/messages (JSON; or multipart with a `message` field and an `image` file) */
+/**
+ * The client's own id of one message, so a message resent after a failure (a 503, a dropped connection) is taken
+ * once: a resend gets the first attempt's reply, or the reply to the message already stored.
+ */
+export const ClientMessageId = Uuid.describe('a UUID the client makes per message and sends again when it resends that message after a failure: the consult takes it once and answers every resend with its reply');
+
+/** POST /api/consult/sessions/:id/messages (JSON; or multipart with `message` and `clientMessageId` fields and an `image` file) */
 export const ConsultMessageRequest = z.strictObject({
   message: z.string().min(1).max(10_000),
   image: z.union([ConsultImage, UploadedImage]).optional(),
+  clientMessageId: ClientMessageId.optional(),
 });
 export type ConsultMessageRequest = z.infer<typeof ConsultMessageRequest>;
 
@@ -49,6 +56,8 @@ const ConsultTurn = z.object({
   content: z.string(),
   quickOptions: z.array(z.string()).optional(),
   attachmentId: z.string().optional(),
+  /** The client's id of a user message that came with one. */
+  clientMessageId: z.string().optional(),
   at: z.string(),
 });
 

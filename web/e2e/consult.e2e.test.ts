@@ -21,6 +21,8 @@ const ADMIN_TOKEN = 'e2e-admin-token-consult-0123456789abcdef';
 const FIRST_MESSAGE = 'I have an itchy red rash on my arm.';
 const PHOTO_MESSAGE = 'Here is a photo of the patch.';
 const URGENT_MESSAGE = '我发烧39度，全身起水疱，嘴里也溃烂了';
+const RETRIED_MESSAGE = 'A dry patch on my elbow.';
+const ASK_ELBOW = 'Is the patch on the elbow itchy or painful?';
 const ASK_DURATION = 'Thank you. How long have you had the rash, and did anything seem to start it, such as gardening, a new soap or a pet?';
 const ASK_PHOTO = 'Could you send a photo of the patch, so I can see its shape and edge?';
 const DIAGNOSIS = 'This looks most like tinea corporis (ringworm), a fungal skin infection. A topical antifungal usually clears it; see a doctor if it spreads or has not improved in two weeks. I am not a replacement for a doctor.';
@@ -67,6 +69,7 @@ const DECISIONS: Record<string, ScriptedStep> = {
     response: DIAGNOSIS,
     medical_context_update: { suspected_conditions: ['tinea corporis'], image_findings: [PHOTO_FINDING] },
   }),
+  askElbow: decide({ thought: 'Ask about the elbow.', action: 'respond', response: ASK_ELBOW, quick_options: [] }),
   askItch: decide({ thought: 'Ask about itch.', action: 'respond', response: 'Does it itch?', quick_options: ['Yes', 'No'], medical_context_update: { symptoms: ['fever', 'blisters', 'mouth sores'] } }),
 };
 
@@ -82,6 +85,7 @@ function decisionFor(request: RecordedRequest): string | undefined {
   if (text.includes(FIRST_MESSAGE)) return 'lookUp';
   if (text.includes(PHOTO_MESSAGE)) return 'lookAtPhoto';
   if (text.includes(URGENT_MESSAGE)) return 'askItch';
+  if (text.includes(RETRIED_MESSAGE)) return 'askElbow';
   if (text.includes('Weeks')) return 'askPhoto';
   return undefined;
 }
@@ -282,6 +286,54 @@ describe('the dermatology consult in the console', () => {
       expect(looks).toHaveLength(1);
       expect(looks[0]!.body.model).toBe('scripted-vision');
       expect(JSON.stringify(looks[0]!.body.messages)).toContain(`data:image/png;base64,${PNG_1PX.toString('base64')}`);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('retries a send whose answer was lost on the way back under the same message id: the consult holds and answers it once', async () => {
+    const context = await browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    const { server } = harness!;
+    try {
+      await withScreenshot(page, 'consult-retry', async () => {
+        await signIn(page, server.url, ADMIN_TOKEN);
+        await page.getByTestId('nav-consult').click();
+        await startConsult(page, 'Elbow');
+        // The first send reaches the server, which stores and answers it; the answer is lost on the way back (the
+        // page reads the 503 a restarting database gives), so the page cannot know the message was taken.
+        const sent: Array<{ message: string; clientMessageId?: string }> = [];
+        await page.route('**/api/consult/sessions/*/messages/stream', async (route) => {
+          sent.push(route.request().postDataJSON());
+          if (sent.length > 1) return route.continue();
+          await route.fetch();
+          return route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ code: 'DATABASE_UNAVAILABLE', message: 'The database is restarting or unreachable, so this request may not have completed.', details: {} }) });
+        });
+        const calls = harness!.model.requests.length;
+        await page.getByTestId('chat-input').fill(RETRIED_MESSAGE);
+        await page.getByTestId('chat-send').click();
+        const failed = page.getByTestId('consult-send-error');
+        await failed.waitFor({ timeout: UI_TIMEOUT_MS });
+        await snap(page, 'consult-send-failed');
+        await failed.getByTestId('consult-retry').click();
+        await page.getByTestId('consult-reply').filter({ hasText: ASK_ELBOW }).waitFor({ timeout: UI_TIMEOUT_MS });
+
+        expect(sent.map((body) => body.message)).toEqual([RETRIED_MESSAGE, RETRIED_MESSAGE]);
+        expect(sent[0]!.clientMessageId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expect(sent[1]!.clientMessageId).toBe(sent[0]!.clientMessageId);
+        // The model answered the message once; the retry got that answer.
+        expect(harness!.model.requests.slice(calls).map(decisionFor)).toEqual(['askElbow']);
+        await expect.poll(() => page.getByTestId('consult-user-message').allTextContents(), { timeout: UI_TIMEOUT_MS }).toEqual([`You${RETRIED_MESSAGE}`]);
+        expect(await page.getByTestId('consult-send-error').count()).toBe(0);
+
+        // The next message is another message: a new id.
+        await page.getByTestId('chat-input').fill('It is not itchy.');
+        await page.getByTestId('chat-send').click();
+        await page.getByTestId('consult-user-message').filter({ hasText: 'It is not itchy.' }).waitFor({ timeout: UI_TIMEOUT_MS });
+        await expect.poll(() => sent.length, { timeout: UI_TIMEOUT_MS }).toBe(3);
+        expect(sent[2]!.clientMessageId).toMatch(/^[0-9a-f-]{36}$/);
+        expect(sent[2]!.clientMessageId).not.toBe(sent[0]!.clientMessageId);
+      });
     } finally {
       await context.close();
     }

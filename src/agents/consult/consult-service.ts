@@ -9,12 +9,16 @@ import type { AgentEventSink } from '../../runtime/loop/events.js';
 import { createConversationRuns, type ConversationRun, type ConversationInput, type ConversationRunDeps } from '../../runtime/runs/conversation-runs.js';
 import { mergeStageData } from '../../runtime/staged/context-paths.js';
 import type { User } from '../../core/auth/users.js';
+import { assertWriterRole } from '../../core/auth/project-access.js';
+import type { RunReview } from '../../runtime/runs/run-shape.js';
 import { consultAttachments } from '../../core/db/schema/consult.js';
 import { ClinAgentError, errorMessage } from '../../core/errors.js';
+import { UUID_PATTERN } from '../../core/ids.js';
 import type { LlmGateway } from '../../core/llm/gateway.js';
 import { dataBlock } from '../../core/llm/untrusted-data.js';
 import { parseStructuredOutput } from '../../core/structured/parse.js';
 import { createToolRegistry, type ToolRegistry } from '../../core/tools/registry.js';
+import { answeredTurn, createClientMessages, messageFingerprint, reusedIdError } from './client-messages.js';
 import type { ConsultReply, ConsultState } from './consult-state.js';
 import { CONSULT_AGENT_ID } from './definition.js';
 import { buildDossier, createDossierStore, createDossierTool, recordedFindings, recordToolOutputs } from './dossier/index.js';
@@ -56,7 +60,7 @@ interface Judged {
  * One patient message as the consult's run stores it: the text (identifiers replaced) and the image it came with.
  * Consults whose message was taken before the input was typed kept it as that object in JSON text; read the same.
  */
-const ConsultInput = z.object({ text: z.string(), attachmentId: z.string().uuid().optional() });
+const ConsultInput = z.object({ text: z.string(), attachmentId: z.string().uuid().optional(), clientMessageId: z.string().regex(new RegExp(UUID_PATTERN)).optional() });
 export type ConsultInput = z.infer<typeof ConsultInput>;
 const StoredConsultInput = z.union([ConsultInput, z.string().transform((text, ctx) => {
   try {
@@ -76,8 +80,13 @@ const INITIAL_RISK: RiskAssessment = { risk_level: 'low', score: 0, red_flags: [
  */
 export function createConsultService(deps: ConsultServiceDeps) {
   const dossiers = createDossierStore(deps.db);
+  const clientMessages = createClientMessages(deps.db);
   const runs = createConversationRuns<ConsultState, ConsultInput>({
     ...deps,
+    // A message's clientMessageId is recorded with the message, in the transaction that takes it (client-messages.ts).
+    onDecision: async (tx, run, decision) => {
+      if (decision.kind === 'answer') await clientMessages.onTaken(tx, run.id, run.state as unknown as ConsultState, decision.input as ConsultInput);
+    },
     kindPrefix: 'consult:',
     input: StoredConsultInput,
     label: 'Consult',
@@ -99,8 +108,8 @@ export function createConsultService(deps: ConsultServiceDeps) {
     },
   });
 
-  async function turn(run: ConversationRun, state: ConsultState, { text, attachmentId }: ConsultInput, trace: Parameters<typeof runDefinition>[1]['trace'], onEvent?: AgentEventSink, signal?: AbortSignal) {
-    const asked = { role: 'user' as const, content: text, attachmentId, at: new Date().toISOString() };
+  async function turn(run: ConversationRun, state: ConsultState, { text, attachmentId, clientMessageId }: ConsultInput, trace: Parameters<typeof runDefinition>[1]['trace'], onEvent?: AgentEventSink, signal?: AbortSignal) {
+    const asked = { role: 'user' as const, content: text, attachmentId, clientMessageId, at: new Date().toISOString() };
     const said = [...state.turns.filter((t) => t.role === 'user').map((t) => t.content), text];
     if (state.tokensUsed >= deps.tokenBudget) {
       // A consult that has used its budget answers without a model call, saying what the patient can still do.
@@ -173,8 +182,8 @@ export function createConsultService(deps: ConsultServiceDeps) {
    * patient's words leading a plain sentence in their language. The model's history gets the patient's words, so
    * it reads them when it answers again; what failed is in the log and the trace.
    */
-  function unanswered(state: ConsultState, { text, attachmentId }: ConsultInput, error: unknown, traceId: string) {
-    const asked = { role: 'user' as const, content: text, attachmentId, at: new Date().toISOString() };
+  function unanswered(state: ConsultState, { text, attachmentId, clientMessageId }: ConsultInput, error: unknown, traceId: string) {
+    const asked = { role: 'user' as const, content: text, attachmentId, clientMessageId, at: new Date().toISOString() };
     const said = [...state.turns.filter((t) => t.role === 'user').map((t) => t.content), text];
     const notice: PatientNotice = ClinAgentError.isInstance(error) && error.code.startsWith('LLM_') ? 'model_unavailable' : 'fault';
     const judged = compose(state, { action: 'stopped', response: patientNotice(notice, patientLanguage(said)), quickOptions: [] }, traceId, said);
@@ -236,14 +245,41 @@ export function createConsultService(deps: ConsultServiceDeps) {
   }
 
   /** Checks the image by its bytes and keeps it beside the consult; its id is what the model is told. */
-  async function storeImage(run: ConversationRun, actor: User, image: IncomingImage): Promise<ConsultState['attachments'][number]> {
-    const bytes = 'bytes' in image ? image.bytes : decodeImageBase64(image.base64);
+  async function storeImage(run: ConversationRun, actor: User, bytes: Buffer): Promise<ConsultState['attachments'][number]> {
     const { mimeType } = checkImage(bytes, deps.maxImageBytes);
     const [row] = await deps.db
       .insert(consultAttachments)
-      .values({ runId: run.id, userId: actor.id, mimeType, sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), data: bytes })
+      .values({ runId: run.id, userId: actor.id, mimeType, sizeBytes: bytes.length, sha256: sha256Of(bytes), data: bytes })
       .returning({ id: consultAttachments.id, createdAt: consultAttachments.createdAt });
     return { id: row!.id, mimeType, sizeBytes: bytes.length, createdAt: row!.createdAt.toISOString() };
+  }
+
+  /**
+   * What became of an earlier attempt of a message with this clientMessageId: its reply when it was answered; the
+   * reply made now (or by the worker that has it) when it was taken but not answered, say by a process that died;
+   * undefined when it was never taken, or taken and given up (its stream closed): the message is to be taken.
+   */
+  async function earlierAttempt(run: ConversationRun, resend: { id: string; fingerprint: string }, stream: { onEvent?: AgentEventSink; signal?: AbortSignal }): Promise<ConsultReply | undefined> {
+    const earlier = await clientMessages.get(run.id, resend.id);
+    if (!earlier) return undefined;
+    if (earlier.fingerprint !== resend.fingerprint) throw reusedIdError(resend.id);
+    if (earlier.reply) return earlier.reply as unknown as ConsultReply;
+    let current = run;
+    const isBeingAnswered = (current.status === 'RUNNING' || current.status === 'PENDING') && takenInputOf(current)?.clientMessageId === resend.id;
+    if (isBeingAnswered) {
+      // Answered here when no live worker has it (its process died), else waited for; either way made once.
+      current = (await runs.advance(run.id, stream.onEvent, stream.signal)) ?? (await runs.waitForStep(run.id, { signal: stream.signal }));
+    }
+    const state = runs.stateOf(current);
+    const answered = answeredTurn(state, resend.id);
+    if (answered?.isLatest && state.lastReply) {
+      await clientMessages.keep(run.id, resend.id, state.lastReply);
+      return state.lastReply;
+    }
+    if (answered) throw new ClinAgentError('CONFLICT_STATE', 'This message was answered already, and the consult has gone on since; reload the consult to read its reply.', { field: 'clientMessageId', reason: 'client_message_answered' });
+    // Given up by the one who sent it (the stream closed): taken again below. Any other failure is reported as take does.
+    if (isBeingAnswered && state.lastError && state.lastError.code !== 'CANCELLED') throw new ClinAgentError(state.lastError.code as never, state.lastError.message);
+    return undefined;
   }
 
   return {
@@ -263,24 +299,45 @@ export function createConsultService(deps: ConsultServiceDeps) {
     async list(actor: User) {
       return (await runs.list(CONSULT_AGENT_ID, actor)).filter((run) => run.conversationId).map((run) => ({ sessionId: run.conversationId!, state: runs.stateOf(run), updatedAt: run.updatedAt }));
     },
-    /** One patient message, with an optional image (checked by its bytes, kept with the consult). */
-    async message(actor: User, sessionId: string, message: string, options: { image?: IncomingImage; onEvent?: AgentEventSink; signal?: AbortSignal } = {}): Promise<ConsultReply> {
+    /**
+     * One patient message, with an optional image (checked by its bytes, kept with the consult). With a
+     * clientMessageId, a message already taken is not taken again: its reply is sent again, or made once.
+     */
+    async message(actor: User, sessionId: string, message: string, options: { image?: IncomingImage; clientMessageId?: string; onEvent?: AgentEventSink; signal?: AbortSignal } = {}): Promise<ConsultReply> {
       deps.llm.assertConfigured();
+      assertWriterRole(actor);
       let run = await runs.owned(CONSULT_AGENT_ID, sessionId, actor);
-      let attachmentId: string | undefined;
-      if (options.image) {
-        if (run.status !== 'SUSPENDED') throw new ClinAgentError('CONFLICT_STATE', 'The previous message of this consult is still being answered; wait for its answer, then send this again.', { sessionId });
-        const stored = await storeImage(run, actor, options.image);
-        attachmentId = stored.id;
-        const state = runs.stateOf(run);
-        run = await runs.saveWaiting(run, { ...state, attachments: [...state.attachments, stored], updatedAt: new Date().toISOString() }, actor, { action: 'image_uploaded', newValue: { attachmentId: stored.id, mimeType: stored.mimeType, sizeBytes: stored.sizeBytes } });
-      }
       // The patient's phone number, ID number, e-mail, address or stated name is no clinical fact: it is replaced
       // before the message is stored, traced or sent to the model. The risk and drug checks read the rest.
-      const saved = await runs.take(run, actor, { kind: 'answer', input: { text: redactIdentifierText(message), attachmentId } }, options);
-      const reply = runs.stateOf(saved).lastReply;
-      if (!reply) throw new ClinAgentError('INTERNAL', 'The consult saved no reply for this message; reload it.');
-      return reply;
+      const text = redactIdentifierText(message);
+      const image = options.image && imageBytesOf(options.image);
+      const resend = options.clientMessageId ? { id: options.clientMessageId, fingerprint: messageFingerprint(text, image && sha256Of(image)) } : undefined;
+      if (resend) {
+        const earlier = await earlierAttempt(run, resend, options);
+        if (earlier) return earlier;
+      }
+      try {
+        let attachmentId: string | undefined;
+        if (image) {
+          if (run.status !== 'SUSPENDED') throw new ClinAgentError('CONFLICT_STATE', 'The previous message of this consult is still being answered; wait for its answer, then send this again.', { sessionId });
+          const stored = await storeImage(run, actor, image);
+          attachmentId = stored.id;
+          const state = runs.stateOf(run);
+          run = await runs.saveWaiting(run, { ...state, attachments: [...state.attachments, stored], updatedAt: new Date().toISOString() }, actor, { action: 'image_uploaded', newValue: { attachmentId: stored.id, mimeType: stored.mimeType, sizeBytes: stored.sizeBytes } });
+        }
+        const saved = await runs.take(run, actor, { kind: 'answer', input: { text, attachmentId, clientMessageId: resend?.id } }, options);
+        const reply = runs.stateOf(saved).lastReply;
+        if (!reply) throw new ClinAgentError('INTERNAL', 'The consult saved no reply for this message; reload it.');
+        // Not kept (the database went away just now): the consult's next message keeps it, and a resend reads it from the consult.
+        if (resend) await clientMessages.keep(run.id, resend.id, reply).catch((error) => deps.logger.warn({ runId: run.id, err: errorMessage(error) }, 'consult: the reply of a client message id could not be kept'));
+        return reply;
+      } catch (error) {
+        // The same message sent twice at once: the one that lost the race gets the other's reply.
+        if (!resend || !ClinAgentError.isInstance(error) || error.code !== 'CONFLICT_STATE' || error.details.reason === 'client_message_id_reused') throw error;
+        const earlier = await earlierAttempt(await runs.owned(CONSULT_AGENT_ID, sessionId, actor), resend, options);
+        if (earlier) return earlier;
+        throw error;
+      }
     },
     /** The latest record of the consult, made now from its state when it has none newer than its last message. */
     async dossier(actor: User, sessionId: string) {
@@ -307,6 +364,16 @@ export function createConsultService(deps: ConsultServiceDeps) {
 function riskOf(context: MedicalContext, said: string[]) {
   return assessRisk([...(context.symptoms ?? []), ...said], context.patient_info ?? {}, { duration: context.duration, location: context.location });
 }
+
+/** The message the consult's run has taken and is answering, as it was stored. */
+function takenInputOf(run: ConversationRun): ConsultInput | undefined {
+  const review = run.review as RunReview | null;
+  const parsed = review?.decision === 'answer' ? ConsultInput.safeParse(review.input) : undefined;
+  return parsed?.success ? parsed.data : undefined;
+}
+
+const imageBytesOf = (image: IncomingImage): Buffer => ('bytes' in image ? image.bytes : decodeImageBase64(image.base64));
+const sha256Of = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
 /** A consult's every step is a patient message: the run waits for an answer, never for a confirmation. */
 function messageOf(given: ConversationInput<ConsultInput>): ConsultInput {

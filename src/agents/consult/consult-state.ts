@@ -8,6 +8,8 @@ export interface ConsultTurn {
   content: string;
   quickOptions?: string[];
   attachmentId?: string;
+  /** A user message's clientMessageId, when its client sent one: how a resend finds the turn it already made. */
+  clientMessageId?: string;
   at: string;
 }
 

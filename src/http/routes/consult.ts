@@ -48,8 +48,8 @@ export const consultRoutes: FastifyPluginAsync<{ consult: ConsultService }> = as
 
   app.post<SessionParams & { Body: ConsultMessageRequest }>(
     '/api/consult/sessions/:id/messages',
-    { bodyLimit, config: { access: 'write' }, schema: { tags, summary: 'Send a message (and an image: JSON base64 or a multipart file); the reply, quick options, risk level', consumes: ['application/json', 'multipart/form-data'], ...routeSchema('POST /api/consult/sessions/:id/messages') } },
-    async (request) => consult.message(requireUser(request), request.params.id, request.body.message, { image: imageOf(request.body) }),
+    { bodyLimit, config: { access: 'write' }, schema: { tags, summary: 'Send a message (and an image: JSON base64 or a multipart file); the reply, quick options, risk level. A resend with the same clientMessageId is taken once and gets that reply', consumes: ['application/json', 'multipart/form-data'], ...routeSchema('POST /api/consult/sessions/:id/messages') } },
+    async (request) => consult.message(requireUser(request), request.params.id, request.body.message, { image: imageOf(request.body), clientMessageId: request.body.clientMessageId }),
   );
 
   app.post<SessionParams & { Body: ConsultMessageRequest }>(
@@ -58,7 +58,7 @@ export const consultRoutes: FastifyPluginAsync<{ consult: ConsultService }> = as
     async (request, reply) => {
       const user = requireUser(request);
       const image = imageOf(request.body);
-      await streamRun(reply, request, (onEvent, signal) => consult.message(user, request.params.id, request.body.message, { image, onEvent, signal }));
+      await streamRun(reply, request, (onEvent, signal) => consult.message(user, request.params.id, request.body.message, { image, clientMessageId: request.body.clientMessageId, onEvent, signal }));
     },
   );
 

@@ -9,7 +9,8 @@ import { ClinAgentError, errorMessage, formatIssues } from '../../core/errors.js
 import type { TraceRun } from '../../core/trace/store.js';
 import type { ConversationStore } from '../conversations/index.js';
 import type { AgentEventSink } from '../loop/events.js';
-import { createRunStore, type RunAuditEvent } from './run-store.js';
+import { createRunStore, type Decision, type RunAuditEvent } from './run-store.js';
+import type { Db } from '../../core/db/connect.js';
 import type { RunReview } from './run-shape.js';
 import { inFamily, type HostedRunDeps } from './run-host.js';
 import { createStepDriver } from './step-driver.js';
@@ -63,6 +64,11 @@ interface ConversationRunsOptions<S extends ConversationRunState, I> extends Omi
   /** The audit action of a step worth a line in the audit trail (a stage completed); none by default. */
   auditStep?(step: { type: string; outcome: string }): string | undefined;
   /**
+   * Runs in the transaction that takes an input, with the run row locked: what the family keeps beside the run
+   * (the consult's client message ids) is written with the input or not at all; what it throws refuses the input.
+   */
+  onDecision?(tx: Db, run: ConversationRun, decision: Decision): Promise<void>;
+  /**
    * Handles one input. Whatever it throws ends the step: the run waits again for input, the input not taken, and the
    * request that brought it gets the error (a fault that is not a ClinAgentError as a plain INTERNAL one).
    */
@@ -115,7 +121,7 @@ function countingTokens(trace: TraceRun): { trace: TraceRun; tokens(): number } 
  * step saving the agent's state with the run. Apart from createConversationRuns so the RunStore conformance spec
  * runs against the very store the consult and the staged agents use.
  */
-export function createConversationRunStore<S extends ConversationRunState>(options: Pick<ConversationRunsOptions<S, unknown>, 'kindPrefix' | 'label' | 'auditStep'>) {
+export function createConversationRunStore<S extends ConversationRunState>(options: Pick<ConversationRunsOptions<S, unknown>, 'kindPrefix' | 'label' | 'auditStep' | 'onDecision'>) {
   const { kindPrefix } = options;
   const auditAction = (event: RunAuditEvent): string | undefined => {
     if (event.type === 'step') return options.auditStep?.({ type: event.step.type, outcome: event.step.outcome });
@@ -128,6 +134,7 @@ export function createConversationRunStore<S extends ConversationRunState>(optio
     scope: inFamily(kindPrefix),
     columns: (update) => (update.state ? { state: update.state as unknown as Record<string, unknown> } : {}),
     audit: { entityType: 'agent_run', projectId: (run) => run.projectId ?? PLATFORM_AUDIT_SCOPE, actor: (run) => `agent:${run.kind.slice(kindPrefix.length)}`, action: auditAction },
+    ...(options.onDecision ? { onDecision: async (tx: Db, run: ConversationRun, decision: Decision) => { await options.onDecision!(tx, run, decision); return []; } } : {}),
   });
 }
 

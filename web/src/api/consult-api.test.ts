@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { consultMessageBody, createConsultApi } from './consult-api';
+import { consultMessageBody, createConsultApi, newClientMessageId } from './consult-api';
 import type { PostEventStream } from './event-stream';
 import type { HttpClient } from './http-client';
 
@@ -14,6 +14,32 @@ describe('consultMessageBody', () => {
     const image = sent.get('image') as File;
     expect(image.name).toBe('patch.png');
     expect(new Uint8Array(await image.arrayBuffer())).toEqual(new Uint8Array([0x89, 0x50, 0x4e, 0x47]));
+  });
+
+  it('carries the message id in the JSON body and as a form field, so a retry is recognised as the same message', () => {
+    const clientMessageId = newClientMessageId();
+    expect(consultMessageBody({ message: 'A rash', clientMessageId })).toEqual({ message: 'A rash', clientMessageId });
+    const photo = new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], 'patch.png', { type: 'image/png' });
+    expect((consultMessageBody({ message: 'Here it is', image: photo, clientMessageId }) as FormData).get('clientMessageId')).toBe(clientMessageId);
+  });
+});
+
+describe('newClientMessageId', () => {
+  const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+  it('makes a new version-4 UUID for every message, also where crypto.randomUUID is missing (plain http)', () => {
+    const ids = new Set(Array.from({ length: 50 }, () => newClientMessageId()));
+    expect(ids.size).toBe(50);
+    for (const id of ids) expect(id).toMatch(UUID_V4);
+    const randomUUID = crypto.randomUUID;
+    Object.defineProperty(crypto, 'randomUUID', { value: undefined, configurable: true });
+    try {
+      const fallback = Array.from({ length: 50 }, () => newClientMessageId());
+      expect(new Set(fallback).size).toBe(50);
+      for (const id of fallback) expect(id).toMatch(UUID_V4);
+    } finally {
+      Object.defineProperty(crypto, 'randomUUID', { value: randomUUID, configurable: true });
+    }
   });
 });
 

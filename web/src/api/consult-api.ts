@@ -10,10 +10,27 @@ export type ConsultTurn = ConsultSession['turns'][number];
 export type ConsultRedFlag = ConsultSession['redFlags'][number];
 export type DossierFormat = 'json' | 'md' | 'docx';
 
-/** One message to the consult: its words and, at most, one photo of the skin. */
+/**
+ * One message to the consult: its words, at most one photo of the skin, and the id the console made for it; a
+ * retry of a failed send carries the same id, so the consult takes the message once however often it is sent.
+ */
 export interface ConsultMessage {
   message: string;
   image?: File;
+  clientMessageId?: string;
+}
+
+/**
+ * A new message's id: a random UUID (crypto.randomUUID exists only on https and localhost; a console opened over
+ * plain http on a hospital network still has getRandomValues, from which the same version-4 UUID is made).
+ */
+export function newClientMessageId(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 const base = '/api/consult/sessions';
@@ -23,10 +40,11 @@ const segment = encodeURIComponent;
  * A message with an image goes as multipart: the file travels as bytes (a base64 JSON body would be a third larger
  * and meet the JSON body limit before the consult's own size check could say what is accepted).
  */
-export function consultMessageBody({ message, image }: ConsultMessage): FormData | { message: string } {
-  if (!image) return { message };
+export function consultMessageBody({ message, image, clientMessageId }: ConsultMessage): FormData | { message: string; clientMessageId?: string } {
+  if (!image) return clientMessageId ? { message, clientMessageId } : { message };
   const form = new FormData();
   form.append('message', message);
+  if (clientMessageId) form.append('clientMessageId', clientMessageId);
   form.append('image', image, image.name);
   return form;
 }

@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import { consultApi, type ConsultReply, type ConsultSession, type ConsultSummary, type DossierFormat } from '../api';
+import { newClientMessageId } from '../api/consult-api';
 import { saveFile } from '../components/save-file';
 import type { StreamingTool } from './chat-stream';
 import { createConversationStream, streamConversationOf, type StreamTurn } from './conversation-stream';
@@ -7,12 +8,18 @@ import { createConversationStream, streamConversationOf, type StreamTurn } from 
 /**
  * The message being answered, shown as it is written until the consult's turns include it: the reply as it streams
  * (its text and the tools the consult used), then the result, whose response replaces the text (it may lead with
- * urgent advice). `imageUrl` is the chosen image's local preview, until the server's copy replaces it.
+ * urgent advice). `imageUrl` is the chosen image's local preview, until the server's copy replaces it; `image` and
+ * `clientMessageId` are what a retry sends again.
  */
-export type LiveTurn = StreamTurn<ConsultReply, { imageUrl: string | null }>;
+interface LiveMessage {
+  imageUrl: string | null;
+  image: File | null;
+  clientMessageId: string;
+}
+export type LiveTurn = StreamTurn<ConsultReply, LiveMessage>;
 
 /** The message in flight per consult, folded from the run events as every chat page's are. */
-export const useConsultTurnsStore = createConversationStream<ConsultReply, { imageUrl: string | null }>();
+export const useConsultTurnsStore = createConversationStream<ConsultReply, LiveMessage>();
 
 /** The image chosen for the next message, with its preview. */
 export interface ChosenImage {
@@ -50,8 +57,10 @@ interface ConsultState {
   create(title?: string): Promise<string | null>;
   /** Shows a consult with its turns; what this page held of another consult goes. */
   open(sessionId: string): Promise<void>;
-  /** Sends a message (and the chosen image, if any) and streams the reply. */
+  /** Sends a message (and the chosen image, if any) under a new client message id, and streams the reply. */
   send(message: string): Promise<void>;
+  /** Sends the message whose request failed again, with its image and its id: the consult takes it once. */
+  retry(): Promise<void>;
   stop(): void;
   chooseImage(file: File): void;
   clearImage(): void;
@@ -126,6 +135,25 @@ export const useConsultStore = create<ConsultState>()((set, get) => {
     turns().clear(sessionId);
   }
 
+  /** Streams one message's reply into the page, then shows the consult as saved with it. */
+  async function deliver(sessionId: string, message: { input: string } & LiveMessage): Promise<void> {
+    const seen = generation;
+    const outcome = await turns().send(sessionId, message, (options) =>
+      consultApi.streamMessage(sessionId, { message: message.input, image: message.image ?? undefined, clientMessageId: message.clientMessageId }, options),
+    );
+    if (outcome.status !== 'answered' || seen !== generation) return;
+    set((state) => ({ session: state.session ? withReply(state.session, outcome.result) : null, dossier: null }));
+    void get().loadList();
+    const refreshed = await consultApi.get(sessionId).catch(() => null);
+    // The consult's turns now hold this message and its reply; the live copy goes (kept if the reload failed).
+    const live = liveTurnOf(turns(), sessionId);
+    if (refreshed && seen === generation && live?.result === outcome.result) {
+      const reply = refreshed.turns.findLastIndex((turn) => turn.role !== 'user');
+      set((state) => ({ session: refreshed, toolsUsed: outcome.streaming.tools.length > 0 && reply >= 0 ? { ...state.toolsUsed, [reply]: outcome.streaming.tools } : state.toolsUsed }));
+      dropLive(sessionId);
+    }
+  }
+
   /** Everything that belongs to the consult on screen, its object URLs released. */
   function dropConsult(): Partial<ConsultState> {
     const state = get();
@@ -183,21 +211,17 @@ export const useConsultStore = create<ConsultState>()((set, get) => {
       dropLive(sessionId);
       // The chosen image now belongs to the turn: its preview shows there, and the next message starts without one.
       set({ image: null });
-      const seen = generation;
-      const outcome = await turns().send(sessionId, { input: message, imageUrl: image?.previewUrl ?? null }, (options) =>
-        consultApi.streamMessage(sessionId, { message, image: image?.file }, options),
-      );
-      if (outcome.status !== 'answered' || seen !== generation) return;
-      set((state) => ({ session: state.session ? withReply(state.session, outcome.result) : null, dossier: null }));
-      void get().loadList();
-      const refreshed = await consultApi.get(sessionId).catch(() => null);
-      // The consult's turns now hold this message and its reply; the live copy goes (kept if the reload failed).
-      const live = liveTurnOf(turns(), sessionId);
-      if (refreshed && seen === generation && live?.result === outcome.result) {
-        const reply = refreshed.turns.findLastIndex((turn) => turn.role !== 'user');
-        set((state) => ({ session: refreshed, toolsUsed: outcome.streaming.tools.length > 0 && reply >= 0 ? { ...state.toolsUsed, [reply]: outcome.streaming.tools } : state.toolsUsed }));
-        dropLive(sessionId);
-      }
+      await deliver(sessionId, { input: message, imageUrl: image?.previewUrl ?? null, image: image?.file ?? null, clientMessageId: newClientMessageId() });
+    },
+
+    async retry() {
+      const sessionId = get().activeId;
+      const failed = liveTurnOf(turns(), sessionId);
+      if (!sessionId || !get().session || !failed || failed.requestError === undefined || streamConversationOf(turns(), sessionId).isRunning) return;
+      // The failed request may have been stored before it failed (a 503, a dropped connection): under the same id the
+      // consult answers it once. Its preview stays: it belongs to the message sent again.
+      turns().clear(sessionId);
+      await deliver(sessionId, { input: failed.input, imageUrl: failed.imageUrl, image: failed.image, clientMessageId: failed.clientMessageId });
     },
 
     stop() {

@@ -1,4 +1,4 @@
-import { customType, index, integer, json, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { customType, index, integer, json, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { agentRuns } from './runs.js';
 
 // PGlite hands bytea back as a plain Uint8Array (node-postgres as a Buffer); its toString('base64') would give "137,80,...".
@@ -35,4 +35,23 @@ export const consultDossiers = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('consult_dossiers_run_idx').on(t.runId, t.createdAt)],
+);
+
+/**
+ * The consult messages a client named (its clientMessageId), one row per id and consult: taken in the same
+ * transaction as the message itself, so a message resent after a failure (a 503, a dropped connection) is never
+ * taken twice. `fingerprint` (sha256 of the message as stored and its image's bytes) tells a resend from another
+ * message under a reused id; `reply` is the answer the first attempt got, sent again to every resend.
+ */
+export const consultClientMessages = pgTable(
+  'consult_client_messages',
+  {
+    runId: uuid('run_id').notNull().references(() => agentRuns.id, { onDelete: 'cascade' }),
+    clientMessageId: uuid('client_message_id').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    reply: jsonb('reply').$type<Record<string, unknown>>(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    answeredAt: timestamp('answered_at', { withTimezone: true }),
+  },
+  (t) => [primaryKey({ name: 'consult_client_messages_pk', columns: [t.runId, t.clientMessageId] })],
 );

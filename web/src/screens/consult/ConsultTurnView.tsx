@@ -5,7 +5,7 @@ import type { ReactNode } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useT } from '../../i18n/use-t';
 import type { ConsultTurn } from '../../api';
-import type { LiveTurn } from '../../stores/consult';
+import { useConsultStore, type LiveTurn } from '../../stores/consult';
 import { AttachmentImage } from './AttachmentImage';
 import { ReplyText } from './ReplyText';
 
@@ -53,7 +53,19 @@ export function LiveTurnView({ turn }: { turn: LiveTurn }) {
           <ToolsUsed tools={turn.streaming.tools} />
         </AgentReply>
       ) : null}
-      {turn.requestError !== undefined ? <ErrorAlert error={turn.requestError} title={t('consult.sendFailed')} testId="consult-send-error" /> : null}
+      {turn.requestError !== undefined ? (
+        <ErrorAlert
+          error={turn.requestError}
+          title={t('consult.sendFailed')}
+          testId="consult-send-error"
+          action={
+            // Sent again under the same id: a message the server stored before the failure is not taken twice.
+            <button type="button" className="button" data-testid="consult-retry" onClick={() => void useConsultStore.getState().retry()}>
+              {t('common.retry')}
+            </button>
+          }
+        />
+      ) : null}
     </div>
   );
 }
