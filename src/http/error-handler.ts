@@ -31,7 +31,11 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
       if (missing) return `${where}.${missing}: is required`;
       const extra = (v.params as { additionalProperty?: string })?.additionalProperty;
       if (extra) return `${where}.${shown(extra)}: is not a known field; remove it`;
-      if ((v.params as { pattern?: string })?.pattern === UUID_PATTERN) return `${where}: must be a UUID such as 3f0c1a9e-5b7d-4c2e-9a41-0d6b8e2f7c13; copy the id from the list it came from`;
+      if ((v.params as { pattern?: string })?.pattern === UUID_PATTERN) {
+        // An id the client makes itself (an idempotency key) is not copied from anywhere: say how to make one.
+        const clientMade = where.endsWith('.clientMessageId');
+        return `${where}: must be a UUID such as 3f0c1a9e-5b7d-4c2e-9a41-0d6b8e2f7c13; ${clientMade ? 'make a new one for each message (crypto.randomUUID()) and send it again only with a resend of that message' : 'copy the id from the list it came from'}`;
+      }
       return `${where}: ${v.message}`;
     });
     const more = problemCount - problems.length;

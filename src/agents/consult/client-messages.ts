@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
 import type { Db } from '../../core/db/connect.js';
 import { consultAttachments, consultClientMessages } from '../../core/db/schema/consult.js';
@@ -55,6 +55,9 @@ export function createClientMessages(db: Db) {
   return {
     get: async (runId: string, clientMessageId: string) =>
       (await db.select().from(consultClientMessages).where(and(eq(consultClientMessages.runId, runId), eq(consultClientMessages.clientMessageId, clientMessageId))).limit(1))[0],
+    /** The id of the latest image of the consult with these bytes, if any. */
+    storedImage: async (runId: string, sha256: string): Promise<string | undefined> =>
+      (await db.select({ id: consultAttachments.id }).from(consultAttachments).where(and(eq(consultAttachments.runId, runId), eq(consultAttachments.sha256, sha256))).orderBy(desc(consultAttachments.createdAt)).limit(1))[0]?.id,
     /** The reply a message with this id got, for its resends. */
     keep: (runId: string, clientMessageId: string, reply: ConsultReply) => keep(db, runId, clientMessageId, reply),
     /**

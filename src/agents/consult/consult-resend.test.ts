@@ -120,6 +120,32 @@ describe.each(testEngines())('a consult message resent with its clientMessageId 
     expect(model.requests.length - calls).toBe(2);
   });
 
+  it('keeps the image of a message whose stream dropped once, when the resend takes the message again', async () => {
+    const sessionId = await start();
+    const body = { message: 'This spot on my back.', image: { data: PNG_1PX.toString('base64') }, clientMessageId: randomUUID() };
+    model.push(ask('This answer is never read.'));
+    const held = model.gate();
+    const connection = new AbortController();
+    const response = await fetch(streamUrl(sessionId), { method: 'POST', headers: { authorization: `Bearer ${tokens.patient}`, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: connection.signal });
+    const events = readEventStream(response);
+    expect((await events.next()).value).toMatchObject({ event: 'run_started' });
+    await held.reached;
+    connection.abort();
+    await events.return(undefined).catch(() => undefined);
+    held.release();
+    const runId = await runIdOf(sessionId);
+    await waitFor(async () => ((await runOf(runId)).status === 'SUSPENDED' ? true : undefined), 'the dropped turn to end', 20_000, 50);
+    const listed = (await session(sessionId)).attachments;
+    expect(listed).toHaveLength(1);
+
+    model.push(ask('How big is the spot?'));
+    const again = await send(sessionId, body);
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    const saved = await session(sessionId);
+    expect(saved.attachments).toEqual(listed);
+    expect(saved.turns.filter((t) => t.role === 'user').map((t) => [t.content, t.attachmentId])).toEqual([['This spot on my back.', listed[0]!.id]]);
+  });
+
   it('answers the message a dead process took but never answered, once, when the client resends it', async () => {
     const sessionId = await start();
     const body = { message: 'My mole changed colour.', clientMessageId: randomUUID() };
@@ -202,7 +228,7 @@ describe.each(testEngines())('a consult message resent with its clientMessageId 
     }
     const malformed = await send(sessionId, { message: 'Spots on my back.', clientMessageId: 'message-1' });
     expect(malformed.status).toBe(400);
-    expect(malformed.body.message).toMatch(/body\.clientMessageId: must be a UUID/);
+    expect(malformed.body.message).toMatch(/body\.clientMessageId: must be a UUID .*make a new one for each message/);
     expect(model.requests.length).toBe(calls);
     expect((await session(sessionId)).turns).toHaveLength(2);
   });

@@ -317,8 +317,11 @@ export function createConsultService(deps: ConsultServiceDeps) {
         if (earlier) return earlier;
       }
       try {
-        let attachmentId: string | undefined;
-        if (image) {
+        // A message taken before and given up (its stream closed) had its image stored then: the resend uses it
+        // rather than listing the same image twice. Its id row exists only once that attempt's take committed,
+        // after the image was stored and listed, and its fingerprint matched, so the bytes are the same.
+        let attachmentId = image && resend && (await clientMessages.get(run.id, resend.id)) ? await clientMessages.storedImage(run.id, sha256Of(image)) : undefined;
+        if (image && !attachmentId) {
           if (run.status !== 'SUSPENDED') throw new ClinAgentError('CONFLICT_STATE', 'The previous message of this consult is still being answered; wait for its answer, then send this again.', { sessionId });
           const stored = await storeImage(run, actor, image);
           attachmentId = stored.id;
