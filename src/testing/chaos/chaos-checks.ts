@@ -68,7 +68,7 @@ export async function checkDatabase(db: Db, ledger: Ledger, options: { agentRuns
   return failures;
 }
 
-/** Every consult message the server answered 200 is in its consult exactly once (read over HTTP, as the patient would). */
+/** Every consult message the server answered 200 is in its consult exactly once, and no message is in it twice (read over HTTP, as the patient would). */
 export async function checkConsults(client: ChaosClient, ledger: Ledger): Promise<string[]> {
   const missing: string[] = [];
   for (const sessionId of ledger.consults) {
@@ -81,6 +81,11 @@ export async function checkConsults(client: ChaosClient, ledger: Ledger): Promis
     for (const { text } of ledger.consultMessages.filter((m) => m.sessionId === sessionId)) {
       const times = said.filter((content) => content === text).length;
       if (times !== 1) missing.push(`${sessionId}: "${text}" x${times}`);
+    }
+    // Every message is resent with its id until answered, so none may be stored twice, acknowledged or not.
+    for (const content of new Set(said)) {
+      const times = said.filter((other) => other === content).length;
+      if (times > 1 && !ledger.consultMessages.some((m) => m.sessionId === sessionId && m.text === content)) missing.push(`${sessionId}: "${content}" x${times} (never acknowledged)`);
     }
   }
   return missing.length ? [`acknowledged consult messages not in their consult exactly once: ${missing.length} (${ids(missing)})`] : [];

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { CHAOS_ANSWER_PREFIX } from './chaos-model.js';
 import { ServerUnreachable, type Answer, type ChaosClient } from './chaos-client.js';
 import { batchRecords, CHAOS_PROJECT, CHAOS_SKILL_ID, importForm, type SeededRecord } from './qc-batch-data.js';
@@ -114,32 +115,29 @@ export function startWorkload(client: ChaosClient, options: WorkloadOptions) {
       ledger.consults.push(sessionId);
       for (let k = 1; k <= 3 && !stopping; k++) {
         const text = `msg-${consult}-${n}-${k}: an itchy rash`;
+        // One id per message, sent again with every retry: the server stores the message once however many
+        // attempts reach it (a 503 or a kill may come after the message was saved), and answers a resend of an
+        // answered message with the stored reply.
+        const clientMessageId = randomUUID();
         const deadline = Date.now() + options.settleMs;
         for (;;) {
-          let sent: Answer;
+          let sent: Answer | undefined;
           try {
-            sent = await client.send('POST', `/api/consult/sessions/${sessionId}/messages`, { message: text });
+            sent = await client.send('POST', `/api/consult/sessions/${sessionId}/messages`, { message: text, clientMessageId });
           } catch (error) {
             if (!(error instanceof ServerUnreachable)) throw error;
-            // Whether it was saved is unknown; the next message waits until the consult is free again.
-            await pause(300);
-            break;
           }
-          if (sent.status === 200) {
+          if (sent?.status === 200) {
             ledger.consultMessages.push({ sessionId, text });
             break;
           }
-          // The consult is still answering an earlier message (one sent before a kill): refused, not saved; try again.
-          if ((sent.status === 409 || sent.status === 502) && Date.now() < deadline) {
+          // Unreachable, the database away (503), the model away (502), or an attempt still answering (409):
+          // whether the message was saved is unknown or it is still being answered; the same id again is safe.
+          if ((sent === undefined || [409, 502, 503].includes(sent.status)) && Date.now() < deadline) {
             await pause(300);
             continue;
           }
-          // The database went away mid-request: the message may have been saved, so it is not sent twice.
-          if (sent.status === 503) {
-            await pause(300);
-            break;
-          }
-          problem(`message ${text} of consult ${sessionId}`, sent);
+          problem(`message ${text} of consult ${sessionId}`, sent ?? { status: 0, body: 'the server never answered before the deadline' });
           return;
         }
       }
