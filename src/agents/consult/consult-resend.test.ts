@@ -93,19 +93,7 @@ describe.each(testEngines())('a consult message resent with its clientMessageId 
     const sessionId = await start();
     const body = { message: 'Blisters on my foot.', clientMessageId: randomUUID() };
     const calls = model.requests.length;
-    model.push(ask('This answer is never read.'));
-    const held = model.gate();
-    const connection = new AbortController();
-    const response = await fetch(streamUrl(sessionId), { method: 'POST', headers: { authorization: `Bearer ${tokens.patient}`, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: connection.signal });
-    const events = readEventStream(response);
-    expect((await events.next()).value).toMatchObject({ event: 'run_started' });
-    await held.reached;
-    // The connection drops while the model is writing: the server stops the turn, the message is already stored.
-    connection.abort();
-    await events.return(undefined).catch(() => undefined);
-    held.release();
-    const runId = await runIdOf(sessionId);
-    await waitFor(async () => ((await runOf(runId)).status === 'SUSPENDED' ? true : undefined), 'the dropped turn to end', 20_000, 50);
+    await dropStreamMidAnswer(sessionId, body);
 
     model.push(ask('How many blisters?'));
     const again = await send(sessionId, body);
@@ -123,18 +111,7 @@ describe.each(testEngines())('a consult message resent with its clientMessageId 
   it('keeps the image of a message whose stream dropped once, when the resend takes the message again', async () => {
     const sessionId = await start();
     const body = { message: 'This spot on my back.', image: { data: PNG_1PX.toString('base64') }, clientMessageId: randomUUID() };
-    model.push(ask('This answer is never read.'));
-    const held = model.gate();
-    const connection = new AbortController();
-    const response = await fetch(streamUrl(sessionId), { method: 'POST', headers: { authorization: `Bearer ${tokens.patient}`, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: connection.signal });
-    const events = readEventStream(response);
-    expect((await events.next()).value).toMatchObject({ event: 'run_started' });
-    await held.reached;
-    connection.abort();
-    await events.return(undefined).catch(() => undefined);
-    held.release();
-    const runId = await runIdOf(sessionId);
-    await waitFor(async () => ((await runOf(runId)).status === 'SUSPENDED' ? true : undefined), 'the dropped turn to end', 20_000, 50);
+    await dropStreamMidAnswer(sessionId, body);
     const listed = (await session(sessionId)).attachments;
     expect(listed).toHaveLength(1);
 
@@ -242,6 +219,25 @@ describe.each(testEngines())('a consult message resent with its clientMessageId 
     expect(model.requests.length - calls).toBe(2);
     expect((await userTurns(sessionId)).map((t) => t.content)).toEqual(['My ear itches.', 'My ear itches.']);
   });
+
+  /**
+   * Sends the message on the stream route and drops the connection while the model is writing: the server stops
+   * the turn after the message was taken, and the consult waits for a message again.
+   */
+  async function dropStreamMidAnswer(sessionId: string, body: Record<string, unknown>): Promise<void> {
+    model.push(ask('This answer is never read.'));
+    const held = model.gate();
+    const connection = new AbortController();
+    const response = await fetch(streamUrl(sessionId), { method: 'POST', headers: { authorization: `Bearer ${tokens.patient}`, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: connection.signal });
+    const events = readEventStream(response);
+    expect((await events.next()).value).toMatchObject({ event: 'run_started' });
+    await held.reached;
+    connection.abort();
+    await events.return(undefined).catch(() => undefined);
+    held.release();
+    const runId = await runIdOf(sessionId);
+    await waitFor(async () => ((await runOf(runId)).status === 'SUSPENDED' ? true : undefined), 'the dropped turn to end', 20_000, 50);
+  }
 
   async function runIdOf(sessionId: string): Promise<string> {
     const [run] = await database.db.select({ id: agentRuns.id }).from(agentRuns).where(eq(agentRuns.conversationId, sessionId));
