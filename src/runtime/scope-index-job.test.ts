@@ -144,10 +144,15 @@ describe('document scopes indexed by the background job (PGlite, with pgvector)'
     const scenario = { scenarioId: 'protocol-qa', collection: 'protocol-qa' };
     await ctx.rag.ingestDocument({ documentId: 'scenario-note', ...scenario, sourceFile: 'note.md', text: protocolText('scenario note', 6) });
     expect(await indexJobs(ctx.db, stranded)).toEqual([]);
+    // A stranded scope too small for an index: nothing to ask for.
+    const small = { scenarioId: projectScope('idx-proto-small'), collection: PROTOCOL_COLLECTION };
+    const smallDocument = await ctx.rag.ingestDocument({ documentId: 'small-protocol', ...small, sourceFile: 'protocol.md', text: 'Visit 1: consent.' });
+    expect(smallDocument.chunks).toBeLessThan(INDEX_FROM);
 
     const started = { ...ctx, rag: lowered };
     await enqueueUnfinishedScopeIndexes(started);
     expect(await settledJobs(ctx.db, stranded)).toEqual(['completed']);
+    expect(await indexJobs(ctx.db, small)).toEqual([]);
     expect(await lowered.indexStatus(stranded)).toMatchObject({ state: 'ready', percent: 100 });
     // Scenario scopes are their ingest job's; the finished scopes (and the emptied one) ask for nothing.
     expect(await indexJobs(ctx.db, scenario)).toEqual([]);

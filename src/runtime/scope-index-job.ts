@@ -29,12 +29,22 @@ export async function requestScopeIndex(deps: { rag: RagStore; jobs?: Jobs }, sc
  * scope below the store's threshold, or indexed already, costs its status queries only. Returns the scopes asked for.
  */
 export async function requestUnfinishedScopeIndexes(deps: { rag: RagStore; jobs: Jobs }, options: { skip?: (scope: SearchScope) => boolean } = {}): Promise<SearchScope[]> {
-  const scopes = new Map<string, SearchScope>();
-  for (const { collection, scenarioId } of await deps.rag.listDocuments()) scopes.set(scopeKey({ collection, scenarioId }), { collection, scenarioId });
+  // Each scope's size from its documents' chunk counts, so that, at every start, only scopes large enough for an
+  // index cost their status queries: largest first, and the walk stops at the first one below the threshold.
+  const scopes = new Map<string, SearchScope & { chunks: number }>();
+  for (const { collection, scenarioId, chunkCount } of await deps.rag.listDocuments()) {
+    const key = scopeKey({ collection, scenarioId });
+    const scope = scopes.get(key) ?? { collection, scenarioId, chunks: 0 };
+    scope.chunks += chunkCount;
+    scopes.set(key, scope);
+  }
   const requested: SearchScope[] = [];
-  for (const scope of scopes.values()) {
+  let threshold = 0;
+  for (const { chunks, ...scope } of [...scopes.values()].sort((a, b) => b.chunks - a.chunks)) {
+    if (chunks < threshold) break;
     if (options.skip?.(scope)) continue;
     const status = await deps.rag.indexStatus(scope);
+    threshold = status.indexFromChunks;
     if (status.chunks < status.indexFromChunks || status.state === 'ready') continue;
     await requestScopeIndex(deps, scope);
     requested.push(scope);
