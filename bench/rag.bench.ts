@@ -9,6 +9,7 @@ import { createThrowawayDatabase, TEST_AUDIT_KEY } from '../src/testing/test-dat
 import { chunkText, createLocalEmbedder, createRagStore, type Embedder, type RagStore } from '../src/rag/index.js';
 import * as q from '../src/rag/rag-sql.js';
 import { vectorLiteral, vectorShape } from '../src/rag/vector-sql.js';
+import { GRAPH_PARAMETERS } from '../src/rag/memory-index/usearch-graph.js';
 import { printTable, summarise } from './stats.js';
 import { withTransaction } from '../src/core/db/transaction.js';
 
@@ -50,6 +51,11 @@ const MEASURED_SCOPES = ['trial-a', 'trial-c', 'trial-d'];
 const TARGETS = { latencyFraction: 1 / 20, recall: 0.95, ingestChunksPerSecond: 500 };
 /** Candidate-list sizes tried at 100 000 chunks, to show where search-plan.ts's choice sits on the curve. */
 const EF_SWEEP = (process.env.RAG_BENCH_EF_SWEEP ?? '100,200,400').split(',').map(Number).filter((n) => n > 0);
+/**
+ * Where the scope indexes live: `in-process` (the embedded database's default: graphs in this process's memory,
+ * src/rag/memory-index/) or `pgvector` (HNSW inside PGlite, as a server database has them), for comparison.
+ */
+const INDEX_KIND = process.env.RAG_BENCH_INDEX === 'pgvector' ? 'pgvector' : 'in-process';
 
 /** Progress on stderr, so a run of many minutes shows where it is without cluttering the tables. */
 const progress = (message: string) => process.stderr.write(`[rag bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -69,11 +75,11 @@ export async function main(): Promise<void> {
   const ingestAt = Math.max(...SIZES.filter((size) => size <= TARGET_SIZE), Math.min(...SIZES));
   for (const size of SIZES) {
     const folder = size > IN_MEMORY_MAX_CHUNKS ? await mkdtemp(path.join(os.tmpdir(), 'clinagent-rag-bench-')) : undefined;
-    const engine = folder ? 'PGlite (data folder)' : 'PGlite (in-memory)';
+    const engine = `${folder ? 'PGlite (data folder)' : 'PGlite (in-memory)'}, ${INDEX_KIND === 'in-process' ? 'in-process graphs' : 'pgvector HNSW'}`;
     const database = await openDatabase({ auditKey: TEST_AUDIT_KEY, dataDir: folder });
     try {
       await runMigrations(database);
-      const store = createRagStore({ db: database.db, embedder });
+      const store = createRagStore({ db: database.db, embedder, inProcessGraphs: INDEX_KIND === 'in-process' });
       progress(`${size} chunks: bulk load`);
       ingestRows.push({ engine, ...(await bulkLoad(database.db, embedder, size)) });
 
@@ -234,7 +240,7 @@ async function buildIndexes(store: RagStore, size: number): Promise<Row[]> {
   const seconds = (performance.now() - t0) / 1000;
   const { p50, p99 } = summarise(waits);
   return [
-    { chunks: size, stage: `indexScope over every scope: ${indexed} chunks into scope HNSW indexes (m=16, ef_construction=64)`, seconds, 'chunks/s': indexed / seconds, steps, 'longest step ms': longest, results: '' },
+    { chunks: size, stage: `indexScope over every scope: ${indexed} chunks into scope HNSW indexes (${INDEX_KIND === 'in-process' ? `in-process usearch graphs, m=${GRAPH_PARAMETERS.connectivity}, ef_construction=${GRAPH_PARAMETERS.expansionAdd}` : 'pgvector, m=16, ef_construction=64'})`, seconds, 'chunks/s': indexed / seconds, steps, 'longest step ms': longest, results: '' },
     { chunks: size, stage: `${waits.length} queries in trial-c during the build: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...waits).toFixed(1)} ms`, seconds: '', 'chunks/s': '', steps: '', 'longest step ms': '', results: '' },
   ];
 }
@@ -304,7 +310,7 @@ async function measureSearch(db: Db, store: RagStore, embedder: Embedder, size: 
   return {
     chunks: size,
     scope: `${scenarioId} (${Math.round(share * 100)}%, ${status.chunks} chunks)`,
-    plan: status.search === 'index' ? 'scope HNSW + exact unindexed' : 'exact (scope b-tree)',
+    plan: status.search === 'exact' ? 'exact (scope b-tree)' : status.index === 'in-process' ? `in-process graph (ef ${GRAPH_PARAMETERS.expansionSearch}) + exact newer chunks` : 'pgvector scope HNSW + exact unindexed',
     'p50 ms': p50,
     'p99 ms': p99,
     [`recall@${TOP_K}`]: recallSum / recallQuestions.length,
@@ -318,7 +324,8 @@ async function measureSearch(db: Db, store: RagStore, embedder: Embedder, size: 
 /** The index plan at several candidate-list sizes, for scopes that have an index. */
 async function sweepEfSearch(db: Db, store: RagStore, embedder: Embedder, scenarioId: string): Promise<Row[]> {
   const status = await store.indexStatus({ scenarioId, collection: COLLECTION });
-  if (status.search !== 'index') return [];
+  // The in-process graphs fix their candidate-list size when they are made (usearch-graph.ts).
+  if (status.search !== 'index' || status.index !== 'pgvector') return [];
   const corpus = new Corpus(4);
   const questions = Array.from({ length: RECALL_QUERIES }, () => corpus.question());
   const vectors = await embedder.embed(questions);

@@ -40,7 +40,7 @@ import { VERSION } from './version.js';
 import { openSkills } from './trial/skills/open-skills.js';
 import type { StoredSkillCatalog } from './trial/skills/stored-skill-catalog.js';
 import { createTrialServices, type TrialServices } from './trial/trial-services.js';
-import { createEmbedder, createRagStore, type Embedder, type RagStore } from './rag/index.js';
+import { createEmbedder, createRagStore, loadGraphLibrary, type Embedder, type RagStore } from './rag/index.js';
 import { createProjectMemory, type ProjectMemory } from './memory/index.js';
 import { openMcpServers, type McpServers } from './mcp/client/index.js';
 
@@ -149,7 +149,11 @@ export async function createContext(config: Config, options: CreateContextOption
     // Agent runs share the QC run settings (QC_LEASE_MS, QC_SWEEP_INTERVAL_MS, QC_STALE_MS): one driver, one lease policy.
     const agentRunHost = createRunHost({ db: database.db, jobs, logger });
     const agentRuns = createAgentRunService({ db: database.db, host: agentRunHost, llm, tools, trace, logger, workerId: newRunWorkerId(), leaseMs: config.qc.leaseMs, definitions: agents, conversations, users });
-    const rag = createRagStore({ db: database.db, embedder });
+    const rag = createRagStore({ db: database.db, embedder, inProcessGraphs: config.ragScopeIndex === 'in-process' });
+    const graphLibrary = config.ragScopeIndex === 'in-process' && database.engine === 'pglite' ? loadGraphLibrary() : {};
+    if (graphLibrary.error) {
+      logger.warn({ reason: graphLibrary.error }, 'in-process search graphs unavailable (usearch did not load on this platform): large document scopes are indexed by pgvector inside the embedded database, 3 to 5 times slower; set RAG_SCOPE_INDEX=pgvector to silence this');
+    }
     // The knowledge tool reads the RAG store, which needs the database: the consult joins the registry here.
     tools.register(createMedicalKnowledgeTool(rag));
     agents.register(CONSULT_DEFINITION);

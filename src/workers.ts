@@ -54,14 +54,22 @@ export async function enqueueScenarioDocuments(ctx: AppContext): Promise<void> {
 }
 
 /**
- * Queues the index build of each document scope outside the scenarios (protocol documents, the consult knowledge
- * base) that is large enough and not fully indexed: after the 0016 upgrade, or a stop between an upload and its
- * job. Scenario scopes are left to their ingest job (enqueueScenarioDocuments).
+ * Queues the index build of each document scope that is large enough and not fully indexed: protocol documents, the
+ * consult knowledge base and scenarios without shipped documents, after the 0016 upgrade, a stop between an upload
+ * and its job, or any restart on the embedded database (its graphs live in memory). Scenarios that ship documents
+ * are left to their ingest job (enqueueScenarioDocuments).
  */
 export async function enqueueUnfinishedScopeIndexes(ctx: AppContext): Promise<void> {
   if (!ctx.jobs || !ctx.hasVectorStore) return;
   // Searches stay exact (complete) without these builds, so a failure here is worth a warning, not a failed start.
-  const requested = await requestUnfinishedScopeIndexes({ rag: ctx.rag, jobs: ctx.jobs }, { skip: (scope) => ctx.scenarios.has(scope.scenarioId) }).catch((error: unknown) => {
+  // A scenario that ships documents gets its ingest job at every start (enqueueScenarioDocuments), which builds its
+  // index; one whose documents were all uploaded gets a build here. In-process graphs (the embedded database) are
+  // gone after every restart, so on PGlite every large scope is queued here or there.
+  const hasIngestJob = (scenarioId: string) => {
+    const scenario = ctx.scenarios.has(scenarioId) ? ctx.scenarios.get(scenarioId) : undefined;
+    return scenario !== undefined && scenario.rag.enabled && scenario.documents.length > 0;
+  };
+  const requested = await requestUnfinishedScopeIndexes({ rag: ctx.rag, jobs: ctx.jobs }, { skip: (scope) => hasIngestJob(scope.scenarioId) }).catch((error: unknown) => {
     ctx.logger.warn({ err: error }, 'could not queue the search index builds of unindexed document scopes; they are searched exactly until their next upload or start');
     return [];
   });

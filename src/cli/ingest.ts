@@ -22,6 +22,13 @@ export async function ingestCommand(args: string[]): Promise<number> {
     const text = await extractText(sourceFile, new Uint8Array(bytes));
     const result = await ctx.rag.ingestDocument({ documentId, scenarioId, sourceFile, text, collection: scenario.rag.collection });
     process.stdout.write(`${result.unchanged ? 'Unchanged' : 'Ingested'} ${sourceFile} as ${result.documentId}: ${chunks(result.chunks)}.\n`);
+    const scope = { scenarioId, collection: scenario.rag.collection };
+    const before = await ctx.rag.indexStatus(scope);
+    if (before.index === 'in-process' && before.chunks >= before.indexFromChunks) {
+      // A graph built here would end with this command: the server builds its own from the table when it starts.
+      process.stdout.write(`Search index: built in the server's memory when it starts (${chunks(before.chunks)}); searches are exact until then.\n`);
+      return 0;
+    }
     // What the background ingest job would do, here in the foreground: the command ends with the index current.
     const display = createIndexingDisplay();
     const status = await ctx.rag.indexScope({ scenarioId, collection: scenario.rag.collection }, { onProgress: display.update }).finally(display.stop);

@@ -165,6 +165,9 @@ export const SearchIndexStatus = z.object({
   percent: z.int().describe('indexedChunks as a whole percentage of chunks'),
   state: z.enum(['none', 'extending', 'ready']).describe('none: no index (below indexFromChunks, or not built yet); extending: the ingest job is adding chunks; ready: every chunk indexed'),
   search: z.enum(['exact', 'index']).describe('how queries are answered now'),
+  index: z
+    .enum(['in-process', 'pgvector'])
+    .describe("where the index lives: in-process, a graph in the server's memory (the embedded database; rebuilt in the background after every start), or pgvector, an HNSW index in the database (a server database)"),
   indexFromChunks: z.int().describe('the scope size from which a scenario gets an index'),
 });
 export type SearchIndexStatus = z.infer<typeof SearchIndexStatus>;

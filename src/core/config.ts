@@ -67,6 +67,12 @@ const envSchema = z.object({
   HOST: optionalString.transform((value) => value ?? '127.0.0.1'),
   PORT: positiveInt(3000, '3000').refine((port) => port <= 65_535, { message: 'must be between 0 and 65535' }),
   DATA_DIR: optionalString,
+  // Where the embedded database keeps large document scopes' search indexes (docs/rag.md): in-process graphs in the
+  // server's memory (fast; rebuilt in the background after each start) or pgvector's HNSW inside PGlite (kept on
+  // disk, 3 to 5 times slower). A server database (DATABASE_URL) always uses pgvector.
+  RAG_SCOPE_INDEX: optionalString.transform((value) => value ?? 'in-process').pipe(
+    z.enum(['in-process', 'pgvector'], { message: "must be in-process or pgvector; in-process keeps the embedded database's search graphs in memory, pgvector keeps them on disk inside the database" }),
+  ),
   SCENARIOS_DIR: optionalString,
   SKILLS_DIR: optionalString,
   REVIEW_WEBHOOK_URL: optionalUrl,
@@ -186,6 +192,8 @@ export interface Config {
   host: string;
   port: number;
   dataDir: string;
+  /** Where the embedded database keeps large scopes' search indexes (RAG_SCOPE_INDEX); a server database uses pgvector. */
+  ragScopeIndex: 'in-process' | 'pgvector';
   scenariosDir: string;
   skillsDir: string;
   qc: {
@@ -313,6 +321,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     host: e.HOST,
     port: e.PORT,
     dataDir,
+    ragScopeIndex: e.RAG_SCOPE_INDEX,
     scenariosDir: path.resolve(cwd, e.SCENARIOS_DIR ?? 'scenarios'),
     skillsDir: path.resolve(cwd, e.SKILLS_DIR ?? 'skills'),
     qc: { concurrency: e.QC_CONCURRENCY, reviewWebhookUrl: e.REVIEW_WEBHOOK_URL, leaseMs: e.QC_LEASE_MS, sweepIntervalMs: e.QC_SWEEP_INTERVAL_MS, staleMs: e.QC_STALE_MS },

@@ -11,8 +11,8 @@ import { scopeIndexName, vectorShape } from './vector-sql.js';
 import { withTransaction } from '../core/db/transaction.js';
 
 /**
- * The search plan and the index's life cycle on PGlite: a query never builds an index and answers exactly until
- * one exists; the ingest job's indexScope builds it in steps with progress; chunks ingested afterwards are found
+ * The pgvector search plan (a server database's; tested here on PGlite with the in-process graphs turned off) and
+ * its index's life cycle: a query never builds an index and answers exactly until one exists; the ingest job's indexScope builds it in steps with progress; chunks ingested afterwards are found
  * before they reach the index. The store's index threshold is lowered to INDEX_FROM so a few hundred chunks make
  * a "large" scope; the plan's choice at the real threshold is tested on its own.
  */
@@ -55,7 +55,7 @@ async function scopeIndexes(): Promise<string[]> {
 beforeAll(async () => {
   database = await openDatabase({ auditKey: TEST_AUDIT_KEY });
   await runMigrations(database);
-  store = createRagStore({ db: database.db, embedder, indexFromChunks: INDEX_FROM });
+  store = createRagStore({ db: database.db, embedder, indexFromChunks: INDEX_FROM, inProcessGraphs: false });
   await q.insertCollection(database.db, { name: COLLECTION, embeddingModel: embedder.model, dimension: embedder.dimension });
   await load('major', 'doc-major-1', texts(MAJOR_CHUNKS / 2, 7));
   await load('major', 'doc-major-2', texts(MAJOR_CHUNKS / 2, 8));
@@ -151,7 +151,7 @@ describe('the scope index life cycle', () => {
 
   it('keeps the scope filter and the document filter on the index plan', async () => {
     // A lower threshold makes the 210 chunks of the named documents a search for the index, with the iterative scan.
-    const lowThreshold = createRagStore({ db: database.db, embedder, indexFromChunks: 100 });
+    const lowThreshold = createRagStore({ db: database.db, embedder, indexFromChunks: 100, inProcessGraphs: false });
     const hits = await lowThreshold.retrieve({ scenarioId: 'major', query: QUESTIONS[1]!, collection: COLLECTION, topK: 20, documentIds: ['doc-major-2', 'doc-minor'] });
     expect(hits).toHaveLength(20);
     expect(new Set(hits.map((hit) => hit.documentId))).toEqual(new Set(['doc-major-2']));

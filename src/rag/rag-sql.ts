@@ -154,8 +154,10 @@ export async function deleteDocumentRow(db: Db, documentId: string): Promise<Doc
   return deleted;
 }
 
-export async function deleteDocumentChunks(db: Db, documentId: string): Promise<void> {
-  await db.execute(sql`DELETE FROM rag_chunks WHERE document_id = ${documentId}`);
+/** Returns the deleted chunks' seq, for the in-process graphs that hold them (memory-index/). */
+export async function deleteDocumentChunks(db: Db, documentId: string): Promise<number[]> {
+  const rows = await queryRows<{ seq: number | string }>(db, sql`DELETE FROM rag_chunks WHERE document_id = ${documentId} RETURNING seq`);
+  return rows.map((row) => Number(row.seq));
 }
 
 const CHUNK_COLUMNS = 8;
@@ -286,6 +288,55 @@ export function indexedNearestQuery(search: NearestSearch): SQL {
   );
 }
 
-export async function selectNearestChunks(db: Db, query: SQL): Promise<NearestChunkRow[]> {
-  return queryRows<NearestChunkRow>(db, query);
+export async function selectNearestChunks<Row extends NearestChunkRow = NearestChunkRow>(db: Db, query: SQL): Promise<Row[]> {
+  return queryRows<Row>(db, query);
+}
+
+/**
+ * The scope's chunks written after `afterSeq`, oldest first, with their vectors: what an in-process graph adds next
+ * (rag_chunks_scope_seq_idx, migration 0018).
+ */
+export async function selectChunkVectorsAfter(db: Db, scope: { collection: string; scenarioId: string; afterSeq: number; limit: number }): Promise<Array<{ seq: number; embedding: string }>> {
+  const rows = await queryRows<{ seq: number | string; embedding: string }>(
+    db,
+    sql`SELECT seq, embedding::text AS embedding FROM rag_chunks
+    WHERE collection = ${scope.collection} AND scenario_id = ${scope.scenarioId} AND seq > ${scope.afterSeq}
+    ORDER BY seq LIMIT ${scope.limit}`,
+  );
+  return rows.map((row) => ({ seq: Number(row.seq), embedding: row.embedding }));
+}
+
+/** How many of the scope's chunks were written after `afterSeq`: those its in-process graph does not hold yet. */
+export async function countChunksAfter(db: Db, scope: { collection: string; scenarioId: string; afterSeq: number }): Promise<number> {
+  const [row] = await queryRows<{ n: number | string }>(
+    db,
+    sql`SELECT count(*)::int AS n FROM rag_chunks WHERE collection = ${scope.collection} AND scenario_id = ${scope.scenarioId} AND seq > ${scope.afterSeq}`,
+  );
+  return Number(row?.n ?? 0);
+}
+
+export interface GraphNearestChunkRow extends NearestChunkRow {
+  /** Whether the row is one of the graph's candidates (else it came from the exact look at newer chunks). */
+  from_graph: boolean;
+}
+
+/**
+ * The in-process graph's plan, one statement so one snapshot: the graph's candidates (by seq) that still exist in
+ * the scope, and the scope's chunks newer than the graph (seq above its watermark) compared exactly. Distances are
+ * computed here for both, so scores are those of the exact plan; a candidate deleted since the graph took it is
+ * simply not found.
+ */
+export function graphNearestQuery(search: NearestSearch & { candidates: readonly number[]; watermark: number }): SQL {
+  const inScope = sql`collection = ${search.collection} AND scenario_id = ${search.scenarioId}`;
+  const candidates = search.candidates.length
+    ? sql`(SELECT document_id, chunk_index, content, ${distanceTo(search)} AS distance, true AS from_graph
+      FROM rag_chunks WHERE ${inScope} AND seq IN (${sql.join(search.candidates.map((seq) => sql`${seq}`), sql`, `)}))
+    UNION ALL `
+    : sql``;
+  return sql`WITH nearest AS MATERIALIZED (${candidates}(SELECT document_id, chunk_index, content, ${distanceTo(search)} AS distance, false AS from_graph
+      FROM rag_chunks WHERE ${inScope} AND seq > ${search.watermark}
+      ORDER BY distance LIMIT ${search.topK}))
+  SELECT n.document_id, n.chunk_index, n.content, n.distance, n.from_graph, d.scenario_id, d.collection, d.source_file
+  FROM nearest n JOIN rag_documents d ON d.id = n.document_id
+  ORDER BY n.distance + 0, n.document_id, n.chunk_index`;
 }

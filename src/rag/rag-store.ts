@@ -6,6 +6,8 @@ import { ClinAgentError } from '../core/errors.js';
 import { chunkText } from './chunk-text.js';
 import { createChunkStatistics } from './chunk-statistics.js';
 import { createScopeIndexes } from './scope-indexes.js';
+import { createMemoryScopeIndexes, type MemoryScopeIndexes } from './memory-index/memory-scope-indexes.js';
+import { loadGraphLibrary } from './memory-index/usearch-graph.js';
 import { chooseSearchPlan, MIN_INDEXED_SCOPE_CHUNKS, wantsScopeIndex } from './search-plan.js';
 import { assertSameEmbedding, documentInOtherScope, vectorStoreUnavailable } from './rag-errors.js';
 import * as q from './rag-sql.js';
@@ -26,6 +28,9 @@ import { withTransaction } from '../core/db/transaction.js';
  *   background ingest job then calls indexScope, which gives each large scope (scenario and collection) its own
  *   HNSW index and adds new chunks to it in short steps. retrieve() never builds: it searches a scope exactly
  *   until its index exists, then through the index plus an exact look at chunks not indexed yet (search-plan.ts).
+ * - Where that index lives depends on the database: on the embedded one, a graph in this process's memory
+ *   (memory-index/), since pgvector's HNSW runs as single-threaded WebAssembly inside PGlite; on a server database,
+ *   pgvector's HNSW, shared by every process.
  * - Retrieval from a collection nothing was ingested into returns [] rather than NOT_FOUND: a scenario whose
  *   documents have not been uploaded yet is a normal state, not an error.
  */
@@ -34,6 +39,12 @@ export function createRagStore(deps: {
   embedder: Embedder;
   /** The scope size from which a scope gets an index; tests lower it to index a few hundred chunks. */
   indexFromChunks?: number;
+  /**
+   * On the embedded database, keep each scope's index as a graph in this process's memory (memory-index/) rather
+   * than pgvector's HNSW inside PGlite (default true). A server database always uses pgvector: several processes
+   * share it, and a graph in one process's memory would miss the others' writes.
+   */
+  inProcessGraphs?: boolean;
 }): RagStore {
   const { db, embedder } = deps;
   const indexFromChunks = deps.indexFromChunks ?? MIN_INDEXED_SCOPE_CHUNKS;
@@ -41,6 +52,15 @@ export function createRagStore(deps: {
   const statistics = createChunkStatistics();
   const indexes = createScopeIndexes();
   let embedded: boolean | undefined;
+  let graphs: MemoryScopeIndexes | null | undefined;
+
+  /** The in-process graphs when this store uses them (embedded database, usearch loaded), else null: pgvector. */
+  async function inProcessGraphs(): Promise<MemoryScopeIndexes | null> {
+    if (graphs !== undefined) return graphs;
+    const library = deps.inProcessGraphs === false ? undefined : loadGraphLibrary().module;
+    graphs = library && (embedded ??= await q.isEmbeddedDatabase(db)) ? createMemoryScopeIndexes(library) : null;
+    return graphs;
+  }
 
   async function requireVectorStore(): Promise<{ iterativeScan: boolean }> {
     // Only a positive answer is cached: pgvector may be installed and the database migrated while we run.
@@ -87,6 +107,7 @@ export function createRagStore(deps: {
     const identity = { model: embedder.model, dimension };
     if (collection) assertSameEmbedding(input.collection, toIdentity(collection), identity);
 
+    let replacedSeqs: number[] = [];
     await withTransaction(db, async (tx) => {
       await q.insertCollection(tx, { name: input.collection, embeddingModel: embedder.model, dimension });
       // Re-read: a concurrent first ingest with another model may have recorded the collection first.
@@ -97,7 +118,7 @@ export function createRagStore(deps: {
         const other = await q.selectDocument(tx, documentId);
         throw documentInOtherScope(documentId, other ?? scope, scope);
       }
-      await q.deleteDocumentChunks(tx, documentId);
+      replacedSeqs = await q.deleteDocumentChunks(tx, documentId);
       await q.insertChunkRows(
         tx,
         chunks.map((chunk, i) => ({ documentId, chunkIndex: chunk.index, ...scope, content: chunk.content, start: chunk.start, end: chunk.end, embedding: vectors[i]! })),
@@ -113,6 +134,7 @@ export function createRagStore(deps: {
         newValue: { ...scope, sourceFile: input.sourceFile, contentHash, chunkCount: chunks.length },
       });
     });
+    if (replacedSeqs.length) (await inProcessGraphs())?.forget(scope, replacedSeqs);
     await statistics.noteChanges(db, chunks.length + (existing?.chunkCount ?? 0));
     return { documentId, chunks: chunks.length, unchanged: false };
   }
@@ -127,8 +149,17 @@ export function createRagStore(deps: {
     const collection = await q.selectCollection(db, scope.collection);
     const chunks = collection ? await q.selectScopeChunks(db, scope) : 0;
     const shape = collection && vectorShape(collection.dimension);
-    const indexExists = shape ? await scopeIndexExists(scope, shape) : false;
-    const indexedChunks = indexExists ? Math.max(0, chunks - (await q.countUnindexedChunks(db, scope))) : 0;
+    const memory = await inProcessGraphs();
+    let indexExists: boolean;
+    let indexedChunks: number;
+    if (memory) {
+      const view = collection ? memory.view({ ...scope, dimension: collection.dimension }) : undefined;
+      indexExists = view !== undefined;
+      indexedChunks = view ? Math.max(0, chunks - (await q.countChunksAfter(db, { ...scope, afterSeq: view.watermark }))) : 0;
+    } else {
+      indexExists = shape ? await scopeIndexExists(scope, shape) : false;
+      indexedChunks = indexExists ? Math.max(0, chunks - (await q.countUnindexedChunks(db, scope))) : 0;
+    }
     return {
       ...scope,
       chunks,
@@ -136,6 +167,7 @@ export function createRagStore(deps: {
       percent: !indexExists ? 0 : chunks === 0 ? 100 : Math.floor((100 * indexedChunks) / chunks),
       state: !indexExists ? 'none' : indexedChunks < chunks ? 'extending' : 'ready',
       search: chooseSearchPlan({ scopeChunks: chunks, searchedChunks: chunks, indexExists, topK: 1, indexFromChunks }).kind,
+      index: memory ? 'in-process' : 'pgvector',
       indexFromChunks,
     };
   }
@@ -145,11 +177,18 @@ export function createRagStore(deps: {
     validateScope(scope);
     const collection = await q.selectCollection(db, scope.collection);
     const shape = collection && vectorShape(collection.dimension);
+    const report = async ({ flagged, remaining }: { flagged: number; remaining: number }) => {
+      await options.onProgress?.({ added: flagged, toAdd: flagged + remaining, percent: Math.floor((100 * flagged) / (flagged + remaining)) });
+    };
+    const memory = await inProcessGraphs();
+    if (memory) {
+      if (!collection || !wantsScopeIndex(await q.selectScopeChunks(db, scope), indexFromChunks)) return { ...(await indexStatus(scope)), steps: 0, longestStepMs: 0 };
+      const result = await memory.extend(db, { ...scope, dimension: collection.dimension }, report);
+      return { ...(await indexStatus(scope)), steps: result.steps, longestStepMs: result.longestStepMs };
+    }
     const name = shape?.cosineOps ? scopeIndexName(scope.collection, scope.scenarioId, shape.dimension) : undefined;
     if (!shape || !name || !wantsScopeIndex(await q.selectScopeChunks(db, scope), indexFromChunks)) return { ...(await indexStatus(scope)), steps: 0, longestStepMs: 0 };
-    const result = await indexes.extend(db, { ...scope, name, shape }, async ({ flagged, remaining }) => {
-      await options.onProgress?.({ added: flagged, toAdd: flagged + remaining, percent: Math.floor((100 * flagged) / (flagged + remaining)) });
-    });
+    const result = await indexes.extend(db, { ...scope, name, shape }, report);
     if (result.flagged > 0 && (embedded ??= await q.isEmbeddedDatabase(db))) {
       const t0 = performance.now();
       await q.vacuumChunksWithoutIndexCleanup(db);
@@ -173,17 +212,25 @@ export function createRagStore(deps: {
     const scope = { collection: query.collection, scenarioId: query.scenarioId };
     const scopeChunks = await q.selectScopeChunks(db, scope);
     const searchedChunks = query.documentIds ? await q.selectScopeChunks(db, { ...scope, documentIds: query.documentIds }) : scopeChunks;
-    // Only a search large enough for the index looks it up, so small scopes cost no catalogue query.
-    const indexExists = wantsScopeIndex(searchedChunks, indexFromChunks) && (await scopeIndexExists(scope, shape));
-    const plan = chooseSearchPlan({ scopeChunks, searchedChunks, indexExists, topK, indexFromChunks });
     const search = { ...scope, shape, documentIds: query.documentIds, vector: vectors[0]!, topK };
-    const rows =
-      plan.kind === 'exact'
-        ? await q.selectNearestChunks(db, q.exactNearestQuery(search))
-        : await withTransaction(db, async (tx) => {
-            await q.setIndexSearchParameters(tx, { efSearch: plan.efSearch, iterativeScan: iterativeScan && query.documentIds !== undefined });
-            return q.selectNearestChunks(tx, q.indexedNearestQuery(search));
-          });
+    const memory = await inProcessGraphs();
+    let rows: q.NearestChunkRow[];
+    if (memory) {
+      // The graph has no document filter: a search of named documents is exact (they are usually few).
+      const graph = query.documentIds === undefined && wantsScopeIndex(searchedChunks, indexFromChunks) ? memory.view({ ...scope, dimension }) : undefined;
+      rows = graph ? await searchGraph(memory, { ...search, dimension }, graph.size) : await q.selectNearestChunks(db, q.exactNearestQuery(search));
+    } else {
+      // Only a search large enough for the index looks it up, so small scopes cost no catalogue query.
+      const indexExists = wantsScopeIndex(searchedChunks, indexFromChunks) && (await scopeIndexExists(scope, shape));
+      const plan = chooseSearchPlan({ scopeChunks, searchedChunks, indexExists, topK, indexFromChunks });
+      rows =
+        plan.kind === 'exact'
+          ? await q.selectNearestChunks(db, q.exactNearestQuery(search))
+          : await withTransaction(db, async (tx) => {
+              await q.setIndexSearchParameters(tx, { efSearch: plan.efSearch, iterativeScan: iterativeScan && query.documentIds !== undefined });
+              return q.selectNearestChunks(tx, q.indexedNearestQuery(search));
+            });
+    }
     return rows.map((row) => ({
       documentId: row.document_id,
       scenarioId: row.scenario_id,
@@ -194,6 +241,22 @@ export function createRagStore(deps: {
       content: row.content,
       score: 1 - Number(row.distance),
     }));
+  }
+
+  /**
+   * The graph's candidates read back from the table with the chunks newer than the graph. Candidates deleted since
+   * the graph took them are not found; when too few are left the graph is asked for more (deletes by another store
+   * on the same database are the case: this store's own are forgotten by the graph at once).
+   */
+  async function searchGraph(memory: MemoryScopeIndexes, search: q.NearestSearch & { dimension: number }, graphSize: number): Promise<q.NearestChunkRow[]> {
+    const scope = { collection: search.collection, scenarioId: search.scenarioId, dimension: search.dimension };
+    for (let count = Math.max(2 * search.topK, search.topK + 10); ; count *= 4) {
+      const candidates = memory.candidates(scope, search.vector, count);
+      if (!candidates) return q.selectNearestChunks(db, q.exactNearestQuery(search));
+      const rows = await q.selectNearestChunks<q.GraphNearestChunkRow>(db, q.graphNearestQuery({ ...search, candidates: candidates.seqs, watermark: candidates.watermark }));
+      const live = rows.filter((row) => row.from_graph).length;
+      if (live >= search.topK || candidates.seqs.length < count || count >= graphSize) return rows.slice(0, search.topK);
+    }
   }
 
   return {
@@ -207,9 +270,13 @@ export function createRagStore(deps: {
 
     async deleteDocument(documentId, actor = 'system') {
       await requireVectorStore();
-      return withTransaction(db, async (tx) => {
+      const memory = await inProcessGraphs();
+      let forget = () => {};
+      const found = await withTransaction(db, async (tx) => {
+        const seqs = await q.deleteDocumentChunks(tx, documentId);
         const deleted = await q.deleteDocumentRow(tx, documentId);
         if (!deleted) return false;
+        forget = () => memory?.forget(deleted, seqs);
         await appendAudit(tx, {
           projectId: PLATFORM_AUDIT_SCOPE,
           entityType: 'document',
@@ -220,6 +287,9 @@ export function createRagStore(deps: {
         });
         return true;
       });
+      // After the commit: a rollback would have kept the chunks.
+      forget();
+      return found;
     },
 
     async listDocuments(filter = {}) {

@@ -109,7 +109,7 @@ describe('migration 0016 on a database with a collection-wide HNSW index', () =>
   });
 
   it('answers as before, exactly, then builds the scope index on indexScope and answers the same through it', async () => {
-    const store = createRagStore({ db: database.db, embedder, indexFromChunks: INDEX_FROM });
+    const store = createRagStore({ db: database.db, embedder, indexFromChunks: INDEX_FROM, inProcessGraphs: false });
     const answer = async (scope: typeof LARGE, question: string) => (await store.retrieve({ ...scope, query: question, topK: 5 })).map((chunk) => chunk.chunkId);
 
     expect(await store.indexStatus(LARGE)).toMatchObject({ chunks: 90, indexedChunks: 0, state: 'none', search: 'exact' });

@@ -72,6 +72,11 @@ export interface ScopeIndexStatus extends SearchScope {
   state: 'none' | 'extending' | 'ready';
   /** How retrieve() searches the scope now. */
   search: 'exact' | 'index';
+  /**
+   * Where the scope's index lives: `in-process`, a graph in the server's memory (the embedded database; rebuilt
+   * from the table after every start), or `pgvector`, an HNSW index in the database (a server database).
+   */
+  index: 'in-process' | 'pgvector';
   /** The scope size from which the ingest job gives a scope an index. */
   indexFromChunks: number;
 }

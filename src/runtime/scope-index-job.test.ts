@@ -86,7 +86,7 @@ describe('document scopes indexed by the background job (PGlite, with pgvector)'
 
     await startWorkers();
     expect(await settledJobs(ctx.db, scope)).toEqual(['completed']);
-    expect(await lowered.indexStatus(scope)).toEqual({ ...scope, chunks: before.chunks, indexedChunks: before.chunks, percent: 100, state: 'ready', search: 'index', indexFromChunks: INDEX_FROM });
+    expect(await lowered.indexStatus(scope)).toEqual({ ...scope, chunks: before.chunks, indexedChunks: before.chunks, percent: 100, state: 'ready', search: 'index', index: 'in-process', indexFromChunks: INDEX_FROM });
     const [hit] = await lowered.retrieve({ ...scope, query: 'visit 4 falls on day 28', topK: 1 });
     expect(hit?.content).toContain('visit 4 falls on day 28');
   });
@@ -159,6 +159,14 @@ describe('document scopes indexed by the background job (PGlite, with pgvector)'
     await enqueueUnfinishedScopeIndexes(started);
     expect(await indexJobs(ctx.db, stranded)).toHaveLength(1);
     expect(await indexJobs(ctx.db, { scenarioId: 'consult-dermatology', collection: 'consult-dermatology' })).toHaveLength(1);
+
+    // The embedded database's graphs live in the server's memory: after a restart (here a new store) every large
+    // scope is queued again, the finished ones included, and the small one still is not.
+    const restarted = { ...ctx, rag: createRagStore({ db: ctx.db, embedder: ctx.embedder, indexFromChunks: INDEX_FROM }) };
+    expect(await restarted.rag.indexStatus(stranded)).toMatchObject({ state: 'none', search: 'exact', index: 'in-process' });
+    await enqueueUnfinishedScopeIndexes(restarted);
+    expect(await indexJobs(ctx.db, stranded)).toHaveLength(2);
+    expect(await indexJobs(ctx.db, small)).toEqual([]);
   });
 
   it('indexes in place where there is no job queue (a one-shot command), before the upload returns', async () => {

@@ -47,6 +47,7 @@ describe('RAG search index over HTTP', () => {
       percent: 0,
       state: 'none',
       search: 'exact',
+      index: 'in-process',
       indexFromChunks: MIN_INDEXED_SCOPE_CHUNKS,
     });
   });

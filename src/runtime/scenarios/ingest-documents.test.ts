@@ -31,7 +31,7 @@ describe('ingestScenarioDocuments', () => {
 
     const chunks = results.reduce((sum, result) => sum + result.chunks, 0);
     expect(chunks).toBeGreaterThanOrEqual(5);
-    expect(await rag.indexStatus(scope)).toEqual({ ...scope, chunks, indexedChunks: chunks, percent: 100, state: 'ready', search: 'index', indexFromChunks: 5 });
+    expect(await rag.indexStatus(scope)).toEqual({ ...scope, chunks, indexedChunks: chunks, percent: 100, state: 'ready', search: 'index', index: 'in-process', indexFromChunks: 5 });
     expect(reports.at(-1)).toEqual({ added: chunks, toAdd: chunks, percent: 100 });
 
     // A second run (a restart) finds nothing to ingest or index.
