@@ -9,7 +9,7 @@ import { createThrowawayDatabase, TEST_AUDIT_KEY } from '../src/testing/test-dat
 import { chunkText, createLocalEmbedder, createRagStore, type Embedder, type RagStore } from '../src/rag/index.js';
 import * as q from '../src/rag/rag-sql.js';
 import { vectorLiteral, vectorShape } from '../src/rag/vector-sql.js';
-import { GRAPH_PARAMETERS } from '../src/rag/memory-index/usearch-graph.js';
+import { GRAPH_PARAMETERS, searchExpansionFor } from '../src/rag/memory-index/usearch-graph.js';
 import { printTable, summarise } from './stats.js';
 import { withTransaction } from '../src/core/db/transaction.js';
 
@@ -310,7 +310,7 @@ async function measureSearch(db: Db, store: RagStore, embedder: Embedder, size: 
   return {
     chunks: size,
     scope: `${scenarioId} (${Math.round(share * 100)}%, ${status.chunks} chunks)`,
-    plan: status.search === 'exact' ? 'exact (scope b-tree)' : status.index === 'in-process' ? `in-process graph (ef ${GRAPH_PARAMETERS.expansionSearch}) + exact newer chunks` : 'pgvector scope HNSW + exact unindexed',
+    plan: status.search === 'exact' ? 'exact (scope b-tree)' : status.index === 'in-process' ? `in-process graph (ef ${searchExpansionFor(status.indexedChunks)}) + exact newer chunks` : 'pgvector scope HNSW + exact unindexed',
     'p50 ms': p50,
     'p99 ms': p99,
     [`recall@${TOP_K}`]: recallSum / recallQuestions.length,

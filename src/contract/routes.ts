@@ -230,6 +230,7 @@ export const routes = {
   'PUT /api/users/:id/profile': { params: uuidParams('id'), body: UpdateProfileRequest, response: { 200: UserProfile, ...errorResponses } },
 
   'GET /api/iit/projects/:projectId/protocol-documents': { params: projectParams, response: { 200: ProtocolDocumentList, ...protocolErrorResponses } },
+  'GET /api/iit/projects/:projectId/protocol-documents/search-index': { params: projectParams, response: { 200: SearchIndexStatus, ...protocolErrorResponses } },
   'POST /api/iit/projects/:projectId/protocol-documents': { params: projectParams, body: IngestProtocolDocumentRequest, response: { 201: IngestProtocolDocumentResponse, ...protocolErrorResponses } },
   'DELETE /api/iit/projects/:projectId/protocol-documents/:documentId': { params: ProtocolDocumentParams, response: { 204: NoContent, ...protocolErrorResponses } },
 

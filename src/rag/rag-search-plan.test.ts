@@ -12,9 +12,10 @@ import { withTransaction } from '../core/db/transaction.js';
 
 /**
  * The pgvector search plan (a server database's; tested here on PGlite with the in-process graphs turned off) and
- * its index's life cycle: a query never builds an index and answers exactly until one exists; the ingest job's indexScope builds it in steps with progress; chunks ingested afterwards are found
- * before they reach the index. The store's index threshold is lowered to INDEX_FROM so a few hundred chunks make
- * a "large" scope; the plan's choice at the real threshold is tested on its own.
+ * its index's life cycle: a query never builds an index and answers exactly until one exists; the ingest job's
+ * indexScope builds it in steps with progress; chunks ingested afterwards are found before they reach the index.
+ * The store's index threshold is lowered to INDEX_FROM so a few hundred chunks make a "large" scope; the plan's
+ * choice at the real threshold is tested on its own.
  */
 const INDEX_FROM = 300;
 const MAJOR_CHUNKS = 420;

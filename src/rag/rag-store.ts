@@ -210,16 +210,17 @@ export function createRagStore(deps: {
     assertSameEmbedding(query.collection, recorded, { model: embedder.model, dimension });
     const shape = vectorShape(dimension);
     const scope = { collection: query.collection, scenarioId: query.scenarioId };
-    const scopeChunks = await q.selectScopeChunks(db, scope);
-    const searchedChunks = query.documentIds ? await q.selectScopeChunks(db, { ...scope, documentIds: query.documentIds }) : scopeChunks;
     const search = { ...scope, shape, documentIds: query.documentIds, vector: vectors[0]!, topK };
     const memory = await inProcessGraphs();
     let rows: q.NearestChunkRow[];
     if (memory) {
-      // The graph has no document filter: a search of named documents is exact (they are usually few).
-      const graph = query.documentIds === undefined && wantsScopeIndex(searchedChunks, indexFromChunks) ? memory.view({ ...scope, dimension }) : undefined;
+      // A scope has a graph only once it was large enough, and a graph's answers are complete whatever the scope's
+      // size now, so its size is not read. The graph has no document filter: named documents are searched exactly.
+      const graph = query.documentIds === undefined ? memory.view({ ...scope, dimension }) : undefined;
       rows = graph ? await searchGraph(memory, { ...search, dimension }, graph.size) : await q.selectNearestChunks(db, q.exactNearestQuery(search));
     } else {
+      const scopeChunks = await q.selectScopeChunks(db, scope);
+      const searchedChunks = query.documentIds ? await q.selectScopeChunks(db, { ...scope, documentIds: query.documentIds }) : scopeChunks;
       // Only a search large enough for the index looks it up, so small scopes cost no catalogue query.
       const indexExists = wantsScopeIndex(searchedChunks, indexFromChunks) && (await scopeIndexExists(scope, shape));
       const plan = chooseSearchPlan({ scopeChunks, searchedChunks, indexExists, topK, indexFromChunks });

@@ -99,6 +99,30 @@ describe('protocol documents over HTTP (PGlite, with pgvector)', () => {
     expect((await app.inject({ method: 'GET', url: url('http-proto-b'), headers: auth.coordinatorB })).json().documents).toHaveLength(1);
   });
 
+  it("shows members where the project's search index stands, and nobody else", async () => {
+    const index = `${url('http-proto-a')}/search-index`;
+    const member = await app.inject({ method: 'GET', url: index, headers: auth.viewerA });
+    expect(member.statusCode).toBe(200);
+    const documents = ProtocolDocumentList.parse((await app.inject({ method: 'GET', url: url('http-proto-a'), headers: auth.viewerA })).json()).documents;
+    // A few sections: far below the size from which a scope gets an index, so searched exactly.
+    expect(member.json()).toEqual({
+      scenarioId: 'project:http-proto-a',
+      collection: 'protocol',
+      chunks: documents.reduce((sum, document) => sum + document.chunkCount, 0),
+      indexedChunks: 0,
+      percent: 0,
+      state: 'none',
+      search: 'exact',
+      index: 'in-process',
+      indexFromChunks: expect.any(Number),
+    });
+    const outsider = await app.inject({ method: 'GET', url: index, headers: auth.coordinatorB });
+    expect(outsider.statusCode).toBe(404);
+    expect(outsider.json().message).toContain('does not exist or you are not a member');
+    expect((await app.inject({ method: 'GET', url: `${url('http-proto-missing')}/search-index`, headers: auth.coordinatorA })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'GET', url: index })).statusCode).toBe(401);
+  });
+
   it('refuses a body it cannot ingest with 400 or 415 and says what to send', async () => {
     const noText = await app.inject({ method: 'POST', url: url('http-proto-a'), headers: auth.coordinatorA, payload: { sourceFile: 'x.md' } });
     expect(noText.statusCode).toBe(400);
@@ -136,6 +160,7 @@ describe.each(testEngines())('protocol documents over HTTP without a vector stor
       ['GET', url('http-proto-a'), undefined],
       ['POST', url('http-proto-a'), { sourceFile: 'p.md', text: PROTOCOL }],
       ['DELETE', url('http-proto-a', 'protocol_0'), undefined],
+      ['GET', `${url('http-proto-a')}/search-index`, undefined],
     ] as const) {
       const response = await app.inject({ method, url: target, headers: auth.coordinatorA, payload });
       expect(response.statusCode, method).toBe(503);

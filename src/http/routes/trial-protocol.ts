@@ -17,6 +17,14 @@ export const trialProtocolRoutes: FastifyPluginAsync<{ documents: ProtocolDocume
     schema: { tags: ['trial assistant'], summary: "The project's protocol documents (members)", ...routeSchema('GET /api/iit/projects/:projectId/protocol-documents') },
   }, async (request) => ({ documents: await documents.list(requireUser(request), request.params.projectId) }));
 
+  app.get<{ Params: { projectId: string } }>('/api/iit/projects/:projectId/protocol-documents/search-index', {
+    schema: {
+      tags: ['trial assistant'],
+      summary: "Where the search index of the project's protocol documents stands: chunks, how many are indexed, whether queries use it yet (members). A background job builds it; searches never wait for it.",
+      ...routeSchema('GET /api/iit/projects/:projectId/protocol-documents/search-index'),
+    },
+  }, async (request) => documents.searchIndex(requireUser(request), request.params.projectId));
+
   app.post<{ Params: { projectId: string }; Body: IngestBody }>('/api/iit/projects/:projectId/protocol-documents', {
     config: { access: 'write' },
     schema: {

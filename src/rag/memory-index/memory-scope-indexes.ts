@@ -2,7 +2,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Db } from '../../core/db/connect.js';
 import * as q from '../rag-sql.js';
 import type { ExtendProgress, ExtendResult } from '../scope-indexes.js';
-import { createScopeGraph, type ScopeGraph, type UsearchModule } from './usearch-graph.js';
+import { createScopeGraph, searchExpansionFor, type ScopeGraph, type UsearchModule } from './usearch-graph.js';
 
 /**
  * The embedded database's scope indexes: one HNSW graph per large scope in this process's memory (usearch), where
@@ -113,7 +113,7 @@ export function createMemoryScopeIndexes(library: UsearchModule): MemoryScopeInd
     candidates(scope, vector, count) {
       const state = scopes.get(keyOf(scope));
       if (!state || state.graph.dimension !== scope.dimension) return undefined;
-      return { seqs: state.graph.search(vector, count), watermark: state.watermark };
+      return { seqs: state.graph.search(vector, count, searchExpansionFor(state.graph.size())), watermark: state.watermark };
     },
 
     forget(scope, seqs) {

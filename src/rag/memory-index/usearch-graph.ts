@@ -8,19 +8,38 @@ export interface ScopeGraph {
   readonly dimension: number;
   /** Adds vectors (one row of `dimension` values each) under the keys, on all cores: a blocking native call. */
   add(keys: readonly number[], vectors: Float32Array): void;
-  /** The keys of the `count` nearest vectors by cosine distance, nearest first; fewer when the graph is smaller. */
-  search(vector: readonly number[], count: number): number[];
+  /**
+   * The keys of the `count` nearest vectors by cosine distance, nearest first (fewer when the graph is smaller),
+   * found with a candidate list of `expansion` (at least `count`).
+   */
+  search(vector: readonly number[], count: number, expansion: number): number[];
   remove(keys: readonly number[]): void;
   /** Vectors in the graph (removed ones excluded). */
   size(): number;
 }
 
 /**
- * Graph parameters, measured on the bench corpus (docs/rag.md): connectivity 16 and expansion_add 128 reach
- * recall@10 0.95 or more on a 60 000-chunk scope at expansion_search 400 in about 2 ms; usearch fixes the search
- * expansion when the graph is made, so it is the one that holds for the largest scopes.
+ * Graph parameters, measured on the bench corpus (docs/rag.md): connectivity (m) 16 and expansion_add
+ * (ef_construction) 128. The search expansion is chosen per query (searchExpansionFor): usearch walks the graph with
+ * a candidate list as long as the number of results asked for, so a query asks for that many and keeps the nearest.
  */
-export const GRAPH_PARAMETERS = { connectivity: 16, expansionAdd: 128, expansionSearch: 400 } as const;
+export const GRAPH_PARAMETERS = { connectivity: 16, expansionAdd: 128 } as const;
+
+/**
+ * The candidate-list size (ef_search) by the graph's size: the smallest measured to keep recall@10 at 0.95 or more on
+ * the bench corpus, near-duplicate protocol text (graph search alone, 60 questions; docs/rag.md):
+ * 30 000 chunks: 200 -> 0.953 (0.9 ms), 400 -> 0.965 (1.8 ms); 60 000: 400 -> 0.958-0.978, 600 -> 0.963 (2.4 ms);
+ * 180 000: 600 -> 0.948, 800 -> 0.948, 1 200 -> 0.967 (8.6 ms).
+ */
+const SEARCH_EXPANSION_BY_GRAPH: ReadonlyArray<{ upToChunks: number; expansion: number }> = [
+  { upToChunks: 20_000, expansion: 400 },
+  { upToChunks: 80_000, expansion: 600 },
+  { upToChunks: Infinity, expansion: 1_200 },
+];
+
+export function searchExpansionFor(graphChunks: number): number {
+  return SEARCH_EXPANSION_BY_GRAPH.find((step) => graphChunks <= step.upToChunks)!.expansion;
+}
 
 interface UsearchIndex {
   add(keys: BigUint64Array, vectors: Float32Array, threads?: number): void;
@@ -53,7 +72,8 @@ export function createScopeGraph(library: UsearchModule, dimension: number): Sco
     dimensions: dimension,
     quantization: 'f32',
     expansion_add: GRAPH_PARAMETERS.expansionAdd,
-    expansion_search: GRAPH_PARAMETERS.expansionSearch,
+    // The least a query walks with; each asks for its own expansion's worth of results (search below).
+    expansion_search: 64,
     multi: false,
   });
   return {
@@ -62,11 +82,11 @@ export function createScopeGraph(library: UsearchModule, dimension: number): Sco
       if (keys.length === 0) return;
       index.add(BigUint64Array.from(keys, (key) => BigInt(key)), vectors, 0);
     },
-    search(vector, count) {
+    search(vector, count, expansion) {
       if (index.size() === 0) return [];
-      // One thread: a single query is microseconds of work, less than waking a pool.
-      const found = index.search(Float32Array.from(vector), count, 1);
-      return Array.from(found.keys, (key) => Number(key));
+      // One thread: one query is a millisecond or two of work, and a pool would have to be woken for it.
+      const found = index.search(Float32Array.from(vector), Math.max(count, expansion), 1);
+      return Array.from(found.keys.subarray(0, count), (key) => Number(key));
     },
     remove(keys) {
       if (keys.length) index.remove(BigUint64Array.from(keys, (key) => BigInt(key)));

@@ -3,7 +3,7 @@ import type { MembershipCheck } from '../../core/auth/membership.js';
 import type { User } from '../../core/auth/users.js';
 import type { Jobs } from '../../core/jobs/boss.js';
 import type { RagStore } from '../../rag/index.js';
-import { assertVectorStore, deleteProtocolDocument, ingestProtocolDocument, listProtocolDocuments, type ProtocolDocumentInput } from './protocol-documents.js';
+import { assertVectorStore, deleteProtocolDocument, ingestProtocolDocument, listProtocolDocuments, PROTOCOL_COLLECTION, projectScope, type ProtocolDocumentInput } from './protocol-documents.js';
 
 interface ProtocolDocumentServiceDeps {
   users: MembershipCheck;
@@ -32,6 +32,12 @@ export function createProtocolDocumentService(deps: ProtocolDocumentServiceDeps)
       await assertProjectWriter(users, actor, projectId);
       assertVectorStore(hasVectorStore, projectId);
       return ingestProtocolDocument(rag, projectId, input, actor.name, { jobs });
+    },
+    /** Where the search index of the project's protocol documents stands (the rag-index-scope job builds it). */
+    searchIndex: async (actor: User, projectId: string) => {
+      await assertProjectReader(users, actor, projectId);
+      assertVectorStore(hasVectorStore, projectId);
+      return rag.indexStatus({ scenarioId: projectScope(projectId), collection: PROTOCOL_COLLECTION });
     },
     delete: async (actor: User, projectId: string, documentId: string) => {
       await assertProjectWriter(users, actor, projectId);
