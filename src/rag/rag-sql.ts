@@ -242,15 +242,21 @@ function inDocuments(search: NearestSearch): SQL {
   return search.documentIds ? sql` AND document_id IN (${sql.join(search.documentIds.map((id) => sql`${id}`), sql`, `)})` : sql``;
 }
 
-/** The nearest chunks joined with their document; the final sort repairs relaxed_order's slight misordering. */
-function withDocuments(nearest: SQL, topK: number): SQL {
+/**
+ * The nearest chunks with their document's file name; the final sort repairs relaxed_order's slight misordering.
+ * The file name is a lookup by primary key per row (a chunk's document always exists: ON DELETE CASCADE), where a
+ * join let the planner hash the whole document table for a dozen rows (2 ms at 2 000 documents on PGlite, whose
+ * statistics for it are never refreshed: it runs no autovacuum).
+ */
+function withDocuments(nearest: SQL, topK: number | undefined, extraColumns: SQL = sql``): SQL {
   // The `+ 0` stops PostgreSQL 17 (PGlite) from trusting an index's order and only sorting ties (an
   // Incremental Sort), which would keep the misordering.
   return sql`WITH nearest AS MATERIALIZED (${nearest})
-  SELECT n.document_id, n.chunk_index, n.content, n.distance, d.scenario_id, d.collection, d.source_file
-  FROM nearest n JOIN rag_documents d ON d.id = n.document_id
-  ORDER BY n.distance + 0, n.document_id, n.chunk_index
-  LIMIT ${topK}`;
+  SELECT n.document_id, n.chunk_index, n.content, n.distance, n.scenario_id, n.collection${extraColumns},
+    (SELECT d.source_file FROM rag_documents d WHERE d.id = n.document_id) AS source_file
+  FROM nearest n
+  ORDER BY n.distance + 0, n.document_id, n.chunk_index${topK === undefined ? sql`` : sql`
+  LIMIT ${topK}`}`;
 }
 
 /**
@@ -259,7 +265,7 @@ function withDocuments(nearest: SQL, topK: number): SQL {
  */
 export function exactNearestQuery(search: NearestSearch): SQL {
   return withDocuments(
-    sql`SELECT document_id, chunk_index, content, ${distanceTo(search)} AS distance
+    sql`SELECT document_id, chunk_index, content, scenario_id, collection, ${distanceTo(search)} AS distance
     FROM rag_chunks
     WHERE collection = ${search.collection} AND scenario_id = ${search.scenarioId}${inDocuments(search)}
     ORDER BY distance
@@ -277,11 +283,11 @@ export function exactNearestQuery(search: NearestSearch): SQL {
 export function indexedNearestQuery(search: NearestSearch): SQL {
   const inScope = sql.raw(`collection = ${collectionLiteral(search.collection)} AND scenario_id = ${scopeLiteral(search.scenarioId)}`);
   return withDocuments(
-    sql`(SELECT document_id, chunk_index, content, ${distanceTo(search)} AS distance
+    sql`(SELECT document_id, chunk_index, content, scenario_id, collection, ${distanceTo(search)} AS distance
       FROM rag_chunks WHERE ${inScope} AND indexed${inDocuments(search)}
       ORDER BY distance LIMIT ${search.topK})
     UNION ALL
-    (SELECT document_id, chunk_index, content, ${distanceTo(search)} AS distance
+    (SELECT document_id, chunk_index, content, scenario_id, collection, ${distanceTo(search)} AS distance
       FROM rag_chunks WHERE ${inScope} AND NOT indexed${inDocuments(search)}
       ORDER BY distance LIMIT ${search.topK})`,
     search.topK,
@@ -328,15 +334,18 @@ export interface GraphNearestChunkRow extends NearestChunkRow {
  */
 export function graphNearestQuery(search: NearestSearch & { candidates: readonly number[]; watermark: number }): SQL {
   const inScope = sql`collection = ${search.collection} AND scenario_id = ${search.scenarioId}`;
+  const columns = sql`document_id, chunk_index, content, scenario_id, collection, ${distanceTo(search)} AS distance`;
   const candidates = search.candidates.length
-    ? sql`(SELECT document_id, chunk_index, content, ${distanceTo(search)} AS distance, true AS from_graph
+    ? sql`(SELECT ${columns}, true AS from_graph
       FROM rag_chunks WHERE ${inScope} AND seq IN (${sql.join(search.candidates.map((seq) => sql`${seq}`), sql`, `)}))
     UNION ALL `
     : sql``;
-  return sql`WITH nearest AS MATERIALIZED (${candidates}(SELECT document_id, chunk_index, content, ${distanceTo(search)} AS distance, false AS from_graph
+  // Not limited to topK: the caller counts the graph's candidates that still exist.
+  return withDocuments(
+    sql`${candidates}(SELECT ${columns}, false AS from_graph
       FROM rag_chunks WHERE ${inScope} AND seq > ${search.watermark}
-      ORDER BY distance LIMIT ${search.topK}))
-  SELECT n.document_id, n.chunk_index, n.content, n.distance, n.from_graph, d.scenario_id, d.collection, d.source_file
-  FROM nearest n JOIN rag_documents d ON d.id = n.document_id
-  ORDER BY n.distance + 0, n.document_id, n.chunk_index`;
+      ORDER BY distance LIMIT ${search.topK})`,
+    undefined,
+    sql`, n.from_graph`,
+  );
 }

@@ -166,7 +166,8 @@ export function createRagStore(deps: {
       indexedChunks,
       percent: !indexExists ? 0 : chunks === 0 ? 100 : Math.floor((100 * indexedChunks) / chunks),
       state: !indexExists ? 'none' : indexedChunks < chunks ? 'extending' : 'ready',
-      search: chooseSearchPlan({ scopeChunks: chunks, searchedChunks: chunks, indexExists, topK: 1, indexFromChunks }).kind,
+      // As retrieve() chooses: a graph is used whatever the scope's size now (its answers are complete).
+      search: memory ? (indexExists ? 'index' : 'exact') : chooseSearchPlan({ scopeChunks: chunks, searchedChunks: chunks, indexExists, topK: 1, indexFromChunks }).kind,
       index: memory ? 'in-process' : 'pgvector',
       indexFromChunks,
     };
