@@ -152,7 +152,7 @@ export async function createContext(config: Config, options: CreateContextOption
     const rag = createRagStore({ db: database.db, embedder, inProcessGraphs: config.ragScopeIndex === 'in-process' });
     const graphLibrary = config.ragScopeIndex === 'in-process' && database.engine === 'pglite' ? loadGraphLibrary() : {};
     if (graphLibrary.error) {
-      logger.warn({ reason: graphLibrary.error }, 'in-process search graphs unavailable (usearch did not load on this platform): large document scopes are indexed by pgvector inside the embedded database, 3 to 5 times slower; set RAG_SCOPE_INDEX=pgvector to silence this');
+      logger.warn({ reason: graphLibrary.error }, 'in-process search graphs unavailable (usearch did not load on this platform): large document scopes are indexed by pgvector inside the embedded database, 2 to 3 times slower; set RAG_SCOPE_INDEX=pgvector to silence this');
     }
     // The knowledge tool reads the RAG store, which needs the database: the consult joins the registry here.
     tools.register(createMedicalKnowledgeTool(rag));

@@ -69,7 +69,7 @@ const envSchema = z.object({
   DATA_DIR: optionalString,
   // Where the embedded database keeps large document scopes' search indexes (docs/rag.md): in-process graphs in the
   // server's memory (fast; rebuilt in the background after each start) or pgvector's HNSW inside PGlite (kept on
-  // disk, 3 to 5 times slower). A server database (DATABASE_URL) always uses pgvector.
+  // disk, 2 to 3 times slower to search, 5 times slower to extend). A server database always uses pgvector.
   RAG_SCOPE_INDEX: optionalString.transform((value) => value ?? 'in-process').pipe(
     z.enum(['in-process', 'pgvector'], { message: "must be in-process or pgvector; in-process keeps the embedded database's search graphs in memory, pgvector keeps them on disk inside the database" }),
   ),

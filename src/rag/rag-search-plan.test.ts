@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, queryRows, sql, type Database } from '../core/db/connect.js';
 import { runMigrations } from '../core/db/migrate.js';
+import { createChunkLoader, syntheticTexts } from '../testing/rag-chunks.js';
 import { TEST_AUDIT_KEY } from '../testing/test-database.js';
 import { createLocalEmbedder } from './local-embedder.js';
 import * as q from './rag-sql.js';
@@ -29,25 +30,9 @@ const embedder = createLocalEmbedder();
 const shape = vectorShape(embedder.dimension);
 const majorIndex = scopeIndexName(COLLECTION, 'major', embedder.dimension)!;
 
-function texts(count: number, seed: number): string[] {
-  const vocabulary = '受试者 筛选 随机化 访视 窗口 给药 暂停 肝功能 转氨酶 不良事件 合并用药 终点 基线 血压 心率 patient dose visit window ALT AST baseline endpoint HbA1c deviation'.split(' ');
-  let state = seed;
-  const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-  return Array.from({ length: count }, () => Array.from({ length: 40 }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(' '));
-}
-
-/** Chunks written the way a bulk load writes them: outside any index. */
-async function load(scenarioId: string, documentId: string, contents: string[]): Promise<void> {
-  const vectors = await embedder.embed(contents);
-  await q.upsertDocument(database.db, { id: documentId, scenarioId, collection: COLLECTION, sourceFile: `${documentId}.md`, contentHash: documentId, chunkCount: contents.length });
-  await q.insertChunkRows(database.db, contents.map((content, i) => ({ documentId, chunkIndex: i, scenarioId, collection: COLLECTION, content, start: 0, end: content.length, embedding: vectors[i]! })));
-}
-
-async function exactIds(scenarioId: string, query: string, topK: number): Promise<Array<{ id: string; distance: number }>> {
-  const [vector] = await embedder.embed([query]);
-  const rows = await q.selectNearestChunks(database.db, q.exactNearestQuery({ collection: COLLECTION, scenarioId, shape, vector: vector!, topK }));
-  return rows.map((row) => ({ id: `${row.document_id}#${row.chunk_index}`, distance: Number(row.distance) }));
-}
+let chunks: ReturnType<typeof createChunkLoader>;
+const load = (scenarioId: string, documentId: string, contents: string[]) => chunks.load(scenarioId, documentId, contents);
+const exactIds = (scenarioId: string, query: string, topK: number) => chunks.exact(scenarioId, query, topK);
 
 async function scopeIndexes(): Promise<string[]> {
   return (await queryRows<{ indexname: string }>(database.db, sql`SELECT indexname FROM pg_indexes WHERE tablename = 'rag_chunks' AND indexname LIKE 'rag_scope_%'`)).map((row) => row.indexname);
@@ -56,11 +41,12 @@ async function scopeIndexes(): Promise<string[]> {
 beforeAll(async () => {
   database = await openDatabase({ auditKey: TEST_AUDIT_KEY });
   await runMigrations(database);
+  chunks = createChunkLoader(database.db, embedder, COLLECTION);
   store = createRagStore({ db: database.db, embedder, indexFromChunks: INDEX_FROM, inProcessGraphs: false });
   await q.insertCollection(database.db, { name: COLLECTION, embeddingModel: embedder.model, dimension: embedder.dimension });
-  await load('major', 'doc-major-1', texts(MAJOR_CHUNKS / 2, 7));
-  await load('major', 'doc-major-2', texts(MAJOR_CHUNKS / 2, 8));
-  await load('minor', 'doc-minor', texts(MINOR_CHUNKS, 9));
+  await load('major', 'doc-major-1', syntheticTexts(MAJOR_CHUNKS / 2, 7));
+  await load('major', 'doc-major-2', syntheticTexts(MAJOR_CHUNKS / 2, 8));
+  await load('minor', 'doc-minor', syntheticTexts(MINOR_CHUNKS, 9));
 }, 120_000);
 
 afterAll(async () => {

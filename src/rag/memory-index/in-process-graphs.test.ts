@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, queryRows, sql, type Database } from '../../core/db/connect.js';
 import { runMigrations } from '../../core/db/migrate.js';
+import { createChunkLoader, syntheticTexts } from '../../testing/rag-chunks.js';
 import { TEST_AUDIT_KEY } from '../../testing/test-database.js';
 import { createLocalEmbedder } from '../local-embedder.js';
 import * as q from '../rag-sql.js';
 import { createRagStore } from '../rag-store.js';
 import type { RagStore } from '../types.js';
-import { vectorShape } from '../vector-sql.js';
 
 /**
  * The embedded database's scope indexes as graphs in the server's memory (memory-index/): built only by
@@ -24,34 +24,41 @@ const QUESTIONS = ['肝功能 转氨酶 ALT 暂停给药', 'visit window baselin
 let database: Database;
 let store: RagStore;
 const embedder = createLocalEmbedder();
-const shape = vectorShape(embedder.dimension);
 
-function texts(count: number, seed: number): string[] {
-  const vocabulary = '受试者 筛选 随机化 访视 窗口 给药 暂停 肝功能 转氨酶 不良事件 合并用药 终点 基线 血压 心率 patient dose visit window ALT AST baseline endpoint HbA1c deviation'.split(' ');
-  let state = seed;
-  const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-  return Array.from({ length: count }, () => Array.from({ length: 40 }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(' '));
-}
+let chunks: ReturnType<typeof createChunkLoader>;
+const load = (scenarioId: string, documentId: string, contents: string[]) => chunks.load(scenarioId, documentId, contents);
+const exact = (scenarioId: string, query: string, topK: number) => chunks.exact(scenarioId, query, topK);
 
-async function load(scenarioId: string, documentId: string, contents: string[]): Promise<void> {
-  const vectors = await embedder.embed(contents);
-  await q.upsertDocument(database.db, { id: documentId, scenarioId, collection: COLLECTION, sourceFile: `${documentId}.md`, contentHash: documentId, chunkCount: contents.length });
-  await q.insertChunkRows(database.db, contents.map((content, i) => ({ documentId, chunkIndex: i, scenarioId, collection: COLLECTION, content, start: 0, end: content.length, embedding: vectors[i]! })));
-}
+/** Questions over the chunks' vocabulary, for recall measured over many answers rather than one. */
+const RECALL_QUESTIONS = [
+  ...QUESTIONS,
+  '受试者 筛选 随机化 基线',
+  'patient dose window AST',
+  '访视 窗口 终点 心率',
+  'endpoint deviation 暂停 给药',
+  '转氨酶 ALT AST 肝功能 patient',
+  '血压 心率 baseline visit',
+  '合并用药 dose HbA1c 筛选',
+  '随机化 终点 deviation window',
+];
 
-async function exact(scenarioId: string, query: string, topK: number): Promise<Array<{ id: string; distance: number }>> {
-  const [vector] = await embedder.embed([query]);
-  const rows = await q.selectNearestChunks(database.db, q.exactNearestQuery({ collection: COLLECTION, scenarioId, shape, vector: vector!, topK }));
-  return rows.map((row) => ({ id: `${row.document_id}#${row.chunk_index}`, distance: Number(row.distance) }));
-}
-
-/** Every hit is a true top-k answer: no farther than the exact k-th (near-identical chunks tie), and k of them. */
-async function expectExactAnswers(target: RagStore, scenarioId: string, query: string, topK: number): Promise<void> {
-  const hits = await target.retrieve({ scenarioId, query, collection: COLLECTION, topK });
-  const reference = await exact(scenarioId, query, topK);
-  expect(hits).toHaveLength(reference.length);
-  for (const hit of hits) expect(1 - hit.score, `${query}: ${hit.chunkId}`).toBeLessThanOrEqual(reference.at(-1)!.distance + 1e-6);
-  expect(new Set(hits.map((hit) => hit.chunkId)).size).toBe(hits.length);
+/**
+ * Answers of an approximate index: every query gets topK distinct chunks, and over all the questions at least 90 %
+ * of them are true top-k answers (no farther than the exact k-th: near-identical chunks tie). A graph of duplicates
+ * may leave a chunk unreachable, so exactness per query is not promised; the bench holds the 0.95 target.
+ */
+async function expectGoodAnswers(target: RagStore, scenarioId: string, topK = 10, questions: readonly string[] = RECALL_QUESTIONS): Promise<void> {
+  let hits = 0;
+  let answers = 0;
+  for (const query of questions) {
+    const found = await target.retrieve({ scenarioId, query, collection: COLLECTION, topK });
+    const reference = await exact(scenarioId, query, topK);
+    expect(found, query).toHaveLength(reference.length);
+    expect(new Set(found.map((hit) => hit.chunkId)).size, query).toBe(found.length);
+    hits += found.filter((hit) => 1 - hit.score <= reference.at(-1)!.distance + 1e-6).length;
+    answers += reference.length;
+  }
+  expect(hits / answers).toBeGreaterThanOrEqual(0.9);
 }
 
 async function pgvectorScopeIndexes(): Promise<string[]> {
@@ -61,12 +68,13 @@ async function pgvectorScopeIndexes(): Promise<string[]> {
 beforeAll(async () => {
   database = await openDatabase({ auditKey: TEST_AUDIT_KEY });
   await runMigrations(database);
+  chunks = createChunkLoader(database.db, embedder, COLLECTION);
   store = createRagStore({ db: database.db, embedder, indexFromChunks: INDEX_FROM });
   await q.insertCollection(database.db, { name: COLLECTION, embeddingModel: embedder.model, dimension: embedder.dimension });
-  await load(MAJOR, 'doc-major-1', texts(700, 7));
-  await load(MAJOR, 'doc-major-2', texts(700, 8));
-  await load('minor', 'doc-minor', texts(40, 9));
-  await load(ODD, 'doc-odd', texts(400, 10));
+  await load(MAJOR, 'doc-major-1', syntheticTexts(700, 7));
+  await load(MAJOR, 'doc-major-2', syntheticTexts(700, 8));
+  await load('minor', 'doc-minor', syntheticTexts(40, 9));
+  await load(ODD, 'doc-odd', syntheticTexts(400, 10));
 }, 120_000);
 
 afterAll(async () => {
@@ -102,8 +110,8 @@ describe('in-process scope graphs on the embedded database', () => {
     expect(await pgvectorScopeIndexes()).toEqual([]);
   });
 
-  it('answers through the graph with the true nearest chunks', async () => {
-    for (const query of QUESTIONS) await expectExactAnswers(store, MAJOR, query, 10);
+  it('answers through the graph with the true nearest chunks (recall over many questions)', async () => {
+    await expectGoodAnswers(store, MAJOR);
   });
 
   it('finds chunks written after the graph before indexScope adds them, then adds them', async () => {
@@ -127,7 +135,7 @@ describe('in-process scope graphs on the embedded database', () => {
     const hits = await store.retrieve({ scenarioId: MAJOR, query: 'visit 9 window day 120 dermatology', collection: COLLECTION, topK: 20 });
     expect(hits.some((hit) => hit.content.includes('Visit 9'))).toBe(false);
     expect((await store.retrieve({ scenarioId: MAJOR, query: 'unscheduled visits reason vital signs', collection: COLLECTION, topK: 1 }))[0]?.documentId).toBe('doc-major-swap');
-    await expectExactAnswers(store, MAJOR, 'visit 9 window day 120 dermatology', 10);
+    await expectGoodAnswers(store, MAJOR, 10, ['visit 9 window day 120 dermatology', ...RECALL_QUESTIONS]);
   });
 
   it('keeps answers complete when another store deletes half the scope behind the graph', async () => {
@@ -137,9 +145,10 @@ describe('in-process scope graphs on the embedded database', () => {
     expect(await other.deleteDocument('doc-major-1')).toBe(true);
     for (const query of QUESTIONS) {
       const hits = await store.retrieve({ scenarioId: MAJOR, query, collection: COLLECTION, topK: 10 });
+      expect(hits).toHaveLength(10);
       expect(hits.every((hit) => hit.documentId !== 'doc-major-1')).toBe(true);
-      await expectExactAnswers(store, MAJOR, query, 10);
     }
+    await expectGoodAnswers(store, MAJOR);
   });
 
   it('forgets what this store deletes', async () => {
@@ -153,8 +162,8 @@ describe('in-process scope graphs on the embedded database', () => {
     for (const query of QUESTIONS) {
       const hits = await store.retrieve({ scenarioId: ODD, query, collection: COLLECTION, topK: 10 });
       expect(hits.every((hit) => hit.scenarioId === ODD && hit.documentId === 'doc-odd')).toBe(true);
-      await expectExactAnswers(store, ODD, query, 10);
     }
+    await expectGoodAnswers(store, ODD);
     const major = await store.retrieve({ scenarioId: MAJOR, query: QUESTIONS[0]!, collection: COLLECTION, topK: 50 });
     expect(major.every((hit) => hit.scenarioId === MAJOR)).toBe(true);
   });
@@ -167,11 +176,11 @@ describe('in-process scope graphs on the embedded database', () => {
   });
 
   it('takes two builds of one scope at once in turn, adding each chunk once', async () => {
-    await load(MAJOR, 'doc-major-3', texts(600, 11));
+    await load(MAJOR, 'doc-major-3', syntheticTexts(600, 11));
     const [a, b] = await Promise.all([store.indexScope({ scenarioId: MAJOR, collection: COLLECTION }), store.indexScope({ scenarioId: MAJOR, collection: COLLECTION })]);
     const chunks = (await store.indexStatus({ scenarioId: MAJOR, collection: COLLECTION })).chunks;
     for (const status of [a, b]) expect(status).toMatchObject({ chunks, indexedChunks: chunks, state: 'ready' });
-    for (const query of QUESTIONS) await expectExactAnswers(store, MAJOR, query, 10);
+    await expectGoodAnswers(store, MAJOR);
   });
 
   it('starts with no graph after a restart: exact answers until indexScope builds it again from the table', async () => {
@@ -183,7 +192,7 @@ describe('in-process scope graphs on the embedded database', () => {
       expect(hits.map((hit) => hit.chunkId)).toEqual((await exact(MAJOR, query, 10)).map((row) => row.id));
     }
     expect(await restarted.indexScope({ scenarioId: MAJOR, collection: COLLECTION })).toMatchObject({ state: 'ready', indexedChunks: before.chunks });
-    for (const query of QUESTIONS) await expectExactAnswers(restarted, MAJOR, query, 10);
+    await expectGoodAnswers(restarted, MAJOR);
   });
 
   it('uses pgvector on the embedded database when the graphs are turned off', async () => {

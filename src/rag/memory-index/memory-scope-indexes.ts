@@ -6,7 +6,7 @@ import { createScopeGraph, searchExpansionFor, type ScopeGraph, type UsearchModu
 
 /**
  * The embedded database's scope indexes: one HNSW graph per large scope in this process's memory (usearch), where
- * pgvector's on-disk HNSW would run as single-threaded WebAssembly inside PGlite, 3 to 5 times slower to search
+ * pgvector's on-disk HNSW would run as single-threaded WebAssembly inside PGlite, 2 to 3 times slower to search
  * and 5 times slower to extend (docs/rag.md). The table stays the only record:
  * - a graph holds every chunk of its scope whose seq is at most its watermark (deleted ones aside), and is
  *   extended by reading the chunks above it in seq order. On PGlite one transaction runs at a time, so a chunk
