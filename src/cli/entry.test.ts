@@ -103,6 +103,19 @@ describe('clinagent on an embedded database folder', () => {
     expect(stdout).toMatch(/^Ingested amendment-2\.md as \S+: 1 chunk\.\nSearch index: none needed \(1 chunk; a scenario gets one from \d+\); searches are exact\.\n$/);
   });
 
+  it('leaves a large scope\'s graph to the server: built here it would end with the command', async () => {
+    // About 3 100 chunks of ~900 characters: above the size from which a scope gets an index.
+    const sections = Array.from({ length: 3_100 }, (_, i) => `## Section ${i}\n\n${`Visit ${i % 12} of arm ${i % 7}: record vital signs, adverse events ${i} and dosing deviations. `.repeat(10)}`);
+    const file = path.join(workDir, 'large-protocol.md');
+    await writeFile(file, `# Large protocol\n\n${sections.join('\n\n')}\n`);
+
+    const { code, stdout } = await runCli(['ingest', 'protocol-qa', file], { DATA_DIR: dataDir });
+
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/Ingested large-protocol\.md as \S+: \d+ chunks\.\nSearch index: built in the server's memory when it starts \(\d+ chunks\); searches are exact until then\.\n$/);
+    expect(stdout).not.toContain('Indexing');
+  });
+
   it('refuses to ingest a Word file with UNSUPPORTED_FILE and what to do instead', async () => {
     const file = path.join(workDir, 'protocol.docx');
     await writeFile(file, Buffer.from('PK\u0003\u0004 not really a docx'));
