@@ -34,6 +34,9 @@ import { withTransaction } from '../core/db/transaction.js';
  * - Retrieval from a collection nothing was ingested into returns [] rather than NOT_FOUND: a scenario whose
  *   documents have not been uploaded yet is a normal state, not an error.
  */
+/** The most candidates a query reads back from an in-process graph before it searches the scope exactly instead. */
+const MAX_GRAPH_CANDIDATES = 5_000;
+
 export function createRagStore(deps: {
   db: Db;
   embedder: Embedder;
@@ -253,7 +256,9 @@ export function createRagStore(deps: {
   async function searchGraph(memory: MemoryScopeIndexes, search: q.NearestSearch & { dimension: number }, graphSize: number): Promise<q.NearestChunkRow[]> {
     const scope = { collection: search.collection, scenarioId: search.scenarioId, dimension: search.dimension };
     for (let count = Math.max(2 * search.topK, search.topK + 10); ; count *= 4) {
-      const candidates = memory.candidates(scope, search.vector, count);
+      // A graph most of whose chunks are gone answers no better than the exact plan, and its candidates would
+      // overflow one statement's parameters.
+      const candidates = count <= MAX_GRAPH_CANDIDATES ? memory.candidates(scope, search.vector, count) : undefined;
       if (!candidates) return q.selectNearestChunks(db, q.exactNearestQuery(search));
       const rows = await q.selectNearestChunks<q.GraphNearestChunkRow>(db, q.graphNearestQuery({ ...search, candidates: candidates.seqs, watermark: candidates.watermark }));
       const live = rows.filter((row) => row.from_graph).length;

@@ -151,6 +151,17 @@ describe('in-process scope graphs on the embedded database', () => {
     await expectGoodAnswers(store, MAJOR);
   });
 
+  it('answers completely from a graph whose chunks were nearly all deleted behind it', async () => {
+    // 5 200 chunks deleted through another store: the graph's candidates are all dead however many it is asked
+    // for, until the query gives up on it (past 5 000) and searches the scope exactly.
+    await load('churn', 'doc-churn-big', syntheticTexts(5_200, 21));
+    await load('churn', 'doc-churn-kept', syntheticTexts(5, 22));
+    expect(await store.indexScope({ scenarioId: 'churn', collection: COLLECTION })).toMatchObject({ state: 'ready', indexedChunks: 5_205 });
+    expect(await createRagStore({ db: database.db, embedder, indexFromChunks: INDEX_FROM }).deleteDocument('doc-churn-big')).toBe(true);
+    const hits = await store.retrieve({ scenarioId: 'churn', query: QUESTIONS[0]!, collection: COLLECTION, topK: 5 });
+    expect(hits.map((hit) => hit.chunkId).sort()).toEqual(['doc-churn-kept#0', 'doc-churn-kept#1', 'doc-churn-kept#2', 'doc-churn-kept#3', 'doc-churn-kept#4']);
+  });
+
   it('forgets what this store deletes', async () => {
     expect(await store.deleteDocument('doc-major-new')).toBe(true);
     const hits = await store.retrieve({ scenarioId: MAJOR, query: 'interrupt dosing when ALT exceeds five times the upper limit', collection: COLLECTION, topK: 5 });
