@@ -60,32 +60,46 @@ export function createScopeIndexes(): ScopeIndexes {
         }
         known.add(scope.name);
       }
-      let remaining = await q.countUnindexedChunks(db, scope);
-      const result: ExtendResult = { flagged: 0, steps: 0, longestStepMs: 0 };
-      let batch = FIRST_BATCH;
-      for (;;) {
-        const t0 = performance.now();
-        const limit = batch;
-        const flagged = await q.flagChunksIndexed(db, { collection: scope.collection, scenarioId: scope.scenarioId, limit });
-        const ms = performance.now() - t0;
-        // Nothing left that another worker has not locked or flagged: its steps will finish the scope.
-        if (flagged === 0) break;
-        result.flagged += flagged;
-        result.steps++;
-        result.longestStepMs = Math.max(result.longestStepMs, ms);
-        remaining = Math.max(0, remaining - flagged);
-        await onProgress?.({ flagged: result.flagged, remaining });
-        if (flagged < limit) break; // the scope is done (chunks ingested meanwhile were taken too)
-        // PGlite runs each statement synchronously on this thread and resolves it as a microtask, so a loop of
-        // steps would never let timers or I/O run: the HTTP server in the same process would not even read a
-        // request until the whole build ended (measured: one query in 44 s of building). Yielding here lets
-        // them in between steps.
-        await yieldToEventLoop();
-        // Aim the next step at the target from this step's rate, never more than doubling at once.
-        const perChunkMs = ms / flagged;
-        batch = Math.round(Math.min(MAX_BATCH, 2 * batch, Math.max(MIN_BATCH, STEP_TARGET_MS / Math.max(perChunkMs, 1e-3))));
-      }
-      return result;
+      const remaining = await q.countUnindexedChunks(db, scope);
+      // SKIP LOCKED: a step that flags nothing means another worker holds the rest, and its steps finish the scope.
+      return extendInSteps((limit) => q.flagChunksIndexed(db, { collection: scope.collection, scenarioId: scope.scenarioId, limit }), remaining, { first: FIRST_BATCH, min: MIN_BATCH, max: MAX_BATCH }, onProgress);
     },
   };
+}
+
+/**
+ * Adds a scope's chunks to its index in steps of about STEP_TARGET_MS: `step(limit)` adds up to `limit` and says
+ * how many it added; the loop ends when a step adds fewer than asked (none left, or taken by another worker).
+ * Each step's rate sizes the next, never more than doubling at once. Shared by pgvector's flagging (above) and the
+ * in-process graphs (memory-index/).
+ */
+export async function extendInSteps(
+  step: (limit: number) => Promise<number>,
+  remainingAtStart: number,
+  batches: { first: number; min: number; max: number },
+  onProgress?: (progress: ExtendProgress) => void | Promise<void>,
+): Promise<ExtendResult> {
+  const result: ExtendResult = { flagged: 0, steps: 0, longestStepMs: 0 };
+  let remaining = remainingAtStart;
+  let batch = batches.first;
+  for (;;) {
+    const t0 = performance.now();
+    const limit = batch;
+    const added = await step(limit);
+    const ms = performance.now() - t0;
+    if (added === 0) break;
+    result.flagged += added;
+    result.steps++;
+    result.longestStepMs = Math.max(result.longestStepMs, ms);
+    remaining = Math.max(0, remaining - added);
+    await onProgress?.({ flagged: result.flagged, remaining });
+    if (added < limit) break; // the scope is done (chunks ingested meanwhile were taken too)
+    // PGlite runs each statement synchronously on this thread and resolves it as a microtask, so a loop of
+    // steps would never let timers or I/O run: the HTTP server in the same process would not even read a
+    // request until the whole build ended (measured: one query in 44 s of building). Yielding here lets
+    // them in between steps.
+    await yieldToEventLoop();
+    batch = Math.round(Math.min(batches.max, 2 * batch, Math.max(batches.min, (STEP_TARGET_MS * added) / Math.max(ms, 1e-3))));
+  }
+  return result;
 }

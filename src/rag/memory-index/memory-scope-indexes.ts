@@ -1,7 +1,6 @@
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Db } from '../../core/db/connect.js';
 import * as q from '../rag-sql.js';
-import type { ExtendProgress, ExtendResult } from '../scope-indexes.js';
+import { extendInSteps, type ExtendProgress, type ExtendResult } from '../scope-indexes.js';
 import { createScopeGraph, searchExpansionFor, type ScopeGraph, type UsearchModule } from './usearch-graph.js';
 
 /**
@@ -31,7 +30,7 @@ export interface GraphView {
 export interface MemoryScopeIndexes {
   /** The scope's graph, undefined until extend has created it in this process. */
   view(scope: GraphScope): GraphView | undefined;
-  /** Adds the scope's chunks above the watermark in steps of about STEP_TARGET_MS, reporting after each. */
+  /** Adds the scope's chunks above the watermark in steps of about 250 ms (extendInSteps), reporting after each. */
   extend(db: Db, scope: GraphScope, onProgress?: (progress: ExtendProgress) => void | Promise<void>): Promise<ExtendResult>;
   /** The seq of the graph's `count` nearest chunks, and the watermark they were taken under. */
   candidates(scope: GraphScope, vector: readonly number[], count: number): { seqs: number[]; watermark: number } | undefined;
@@ -39,8 +38,7 @@ export interface MemoryScopeIndexes {
   forget(scope: Omit<GraphScope, 'dimension'>, seqs: readonly number[]): void;
 }
 
-/** Like scope-indexes.ts: each step holds the event loop (a native call) and on PGlite the one connection. */
-const STEP_TARGET_MS = 250;
+/** Steps of about 250 ms (extendInSteps): each holds the event loop (a native call) and PGlite's one connection. */
 const FIRST_BATCH = 100;
 const MIN_BATCH = 100;
 const MAX_BATCH = 20_000;
@@ -69,32 +67,26 @@ export function createMemoryScopeIndexes(library: UsearchModule): MemoryScopeInd
   }
 
   async function extendNow(db: Db, scope: GraphScope, state: ScopeState, onProgress?: (progress: ExtendProgress) => void | Promise<void>): Promise<ExtendResult> {
-    let remaining = await q.countChunksAfter(db, { ...scope, afterSeq: state.watermark });
-    const result: ExtendResult = { flagged: 0, steps: 0, longestStepMs: 0 };
-    let batch = FIRST_BATCH;
-    while (remaining > 0) {
-      const t0 = performance.now();
-      const rows = await q.selectChunkVectorsAfter(db, { ...scope, afterSeq: state.watermark, limit: batch });
-      if (rows.length === 0) break;
-      const vectors = new Float32Array(rows.length * scope.dimension);
-      rows.forEach((row, i) => parseVectorInto(row.embedding, vectors, i * scope.dimension, scope.dimension));
-      state.graph.add(
-        rows.map((row) => row.seq),
-        vectors,
-      );
-      state.watermark = rows.at(-1)!.seq;
-      const ms = performance.now() - t0;
-      result.flagged += rows.length;
-      result.steps++;
-      result.longestStepMs = Math.max(result.longestStepMs, ms);
-      remaining = Math.max(0, remaining - rows.length);
-      await onProgress?.({ flagged: result.flagged, remaining });
-      if (rows.length < batch) break;
-      // As in scope-indexes.ts: without a turn of the event loop between steps, nothing else in the process runs.
-      await yieldToEventLoop();
-      batch = Math.round(Math.min(MAX_BATCH, 2 * batch, Math.max(MIN_BATCH, (STEP_TARGET_MS * rows.length) / Math.max(ms, 1e-3))));
-    }
-    return result;
+    const remaining = await q.countChunksAfter(db, { ...scope, afterSeq: state.watermark });
+    if (remaining === 0) return { flagged: 0, steps: 0, longestStepMs: 0 };
+    return extendInSteps(
+      async (limit) => {
+        const rows = await q.selectChunkVectorsAfter(db, { ...scope, afterSeq: state.watermark, limit });
+        if (rows.length === 0) return 0;
+        const vectors = new Float32Array(rows.length * scope.dimension);
+        rows.forEach((row, i) => parseVectorInto(row.embedding, vectors, i * scope.dimension, scope.dimension));
+        // The add and the watermark move together, with no await between: a query sees both or neither.
+        state.graph.add(
+          rows.map((row) => row.seq),
+          vectors,
+        );
+        state.watermark = rows.at(-1)!.seq;
+        return rows.length;
+      },
+      remaining,
+      { first: FIRST_BATCH, min: MIN_BATCH, max: MAX_BATCH },
+      onProgress,
+    );
   }
 
   return {
